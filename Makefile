@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: MIT
+# lgrun: make | make check | make test | make demo | make bench | make deps
+#        make install PREFIX=... | make format | SANITIZE=1 | V=1
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= $(PREFIX)/etc/lgrun
+MANDIR ?= $(PREFIX)/share/man
+VERSION := 0.1.0
+
+B := build
+CC ?= cc
+# The in-tree build reads conf/ from the source tree; `make install` rebuilds
+# lgrun with the installed config directory.
+LG_CONFDIR ?= $(CURDIR)/conf
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
+	-Wno-format-nonliteral -Wno-format-truncation
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
+	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
+LDLIBS_SUP := -lseccomp -linih -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+B := build-san
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Debian packages the build, the tests and the demo need.
+DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev \
+	libcmocka-dev clang-format git sqlite3 python3 python3-venv strace \
+	bubblewrap tar
+DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h
+
+GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
+	supervisor/guard/same_target.c supervisor/guard/budget.c
+PURE_SRC := supervisor/event.c supervisor/glob.c supervisor/pathres.c \
+	supervisor/classify.c supervisor/config.c $(GUARD_SRC)
+SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
+	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
+	supervisor/state.c supervisor/metrics.c supervisor/session.c
+LGRUN_SRC := supervisor/lgrun.c
+LGCTL_SRC := supervisor/lgctl.c
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+PURE_OBJ := $(call obj,$(PURE_SRC))
+SYS_OBJ := $(call obj,$(SYS_SRC))
+
+BINS := $(B)/bin/lgrun $(B)/bin/lgctl
+
+UNIT_TESTS := glob pathres classify config volumetric same_target budget guard
+UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
+
+.PHONY: all check test integration demo bench deps deps-check format \
+	format-check install clean fixtures
+.DELETE_ON_ERROR:
+
+all: deps-check $(BINS)
+
+# Called by check and demo: installs what is missing (as root) or says how.
+deps-check:
+	@missing=0; for h in $(DEPS_HEADERS); do [ -f $$h ] || missing=1; done; \
+	if [ $$missing = 1 ]; then $(MAKE) --no-print-directory deps; fi
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "lgrun: installing build and test dependencies"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq $(DEPS_PKGS) >/dev/null; \
+	else \
+		echo "lgrun: missing build dependencies; as root run:"; \
+		echo "  apt-get install -y $(DEPS_PKGS)"; exit 1; \
+	fi
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
+
+$(B)/bin/lgctl: $(call obj,$(LGCTL_SRC)) $(SYS_OBJ) $(PURE_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
+
+# Unit tests: one cmocka binary per module, linked with the pure objects.
+$(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $^ -lcmocka -linih -lm
+
+-include tests/fixtures/fixtures.mk
+
+fixtures: $(FIXTURE_BINS)
+
+test: deps-check $(UNIT_BINS)
+	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; \
+	if [ $$fail = 1 ]; then echo "unit tests FAILED"; exit 1; fi
+
+integration: all fixtures
+	@B=$(B) bash tests/integration/run.sh
+
+check: deps-check
+	@$(MAKE) --no-print-directory all fixtures
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory format-check
+
+demo: deps-check all
+	@bash tests/demo.sh
+
+bench: all fixtures
+	@bash bench/run.sh
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@out=$$(clang-format --dry-run $(FORMAT_FILES) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out" | head -20; \
+	echo "format-check: run 'make format'"; exit 1; fi; \
+	echo "format-check: ok"
+
+install: $(BINS)
+	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
+		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
+		$(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
+	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini
+	install -m 644 conf/profiles/*.ini $(DESTDIR)$(SYSCONFDIR)/profiles/
+	install -m 644 man/lgrun.1 man/lgctl.1 $(DESTDIR)$(MANDIR)/man1/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "log.h"
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The cgroup2 mount point, from mountinfo (field 5 is the mount point). */
+static int cgroup2_mount(char *out, size_t size)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+		char mnt[PATH_MAX];
+
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		snprintf(out, size, "%s", mnt);
+		r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+static int own_cgroup(char *out, size_t size)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(out, size, "%s", line + 3);
+		r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+void lg_cgroup_create(struct lg_cgroup *cg, const char *name)
+{
+	char mnt[PATH_MAX], own[PATH_MAX], kill_file[PATH_MAX + 16];
+
+	memset(cg, 0, sizeof(*cg));
+	cg->dirfd = -1;
+	if (cgroup2_mount(mnt, sizeof(mnt)) < 0) {
+		snprintf(cg->why, sizeof(cg->why), "no cgroup2 mount");
+		return;
+	}
+	if (own_cgroup(own, sizeof(own)) < 0) {
+		snprintf(cg->why, sizeof(cg->why),
+			 "not in a cgroup v2 hierarchy");
+		return;
+	}
+	if (strcmp(own, "/") == 0)
+		own[0] = '\0';
+	if (snprintf(cg->path, sizeof(cg->path), "%s%s/%s", mnt, own, name) >=
+	    (int)sizeof(cg->path)) {
+		snprintf(cg->why, sizeof(cg->why), "cgroup path too long");
+		return;
+	}
+	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
+		snprintf(cg->why, sizeof(cg->why), "cannot create %s: %s",
+			 cg->path, strerror(errno));
+		return;
+	}
+	snprintf(kill_file, sizeof(kill_file), "%s/cgroup.kill", cg->path);
+	if (access(kill_file, W_OK) < 0) {
+		snprintf(cg->why, sizeof(cg->why),
+			 "%s has no writable cgroup.kill (kernel < 5.14?)",
+			 cg->path);
+		rmdir(cg->path);
+		return;
+	}
+	cg->dirfd = open(cg->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cg->dirfd < 0) {
+		snprintf(cg->why, sizeof(cg->why), "cannot open %s: %s",
+			 cg->path, strerror(errno));
+		rmdir(cg->path);
+		return;
+	}
+	cg->ok = true;
+}
+
+static int write_file(const char *dir, const char *file, const char *text)
+{
+	char p[PATH_MAX + 32];
+	int fd, r = 0;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int lg_cgroup_add(const struct lg_cgroup *cg, pid_t pid)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%d", pid);
+	return write_file(cg->path, "cgroup.procs", b);
+}
+
+bool lg_cgroup_populated(const struct lg_cgroup *cg)
+{
+	char p[PATH_MAX + 32], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/cgroup.events", cg->path);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, "populated 1") != NULL;
+}
+
+void lg_cgroup_destroy(struct lg_cgroup *cg)
+{
+	if (!cg->ok)
+		return;
+	if (cg->dirfd >= 0)
+		close(cg->dirfd);
+	cg->dirfd = -1;
+	/* EBUSY when something is still inside; nothing more we can do. */
+	if (rmdir(cg->path) < 0 && errno != ENOENT)
+		lg_dbg("cannot remove %s: %s", cg->path, strerror(errno));
+	cg->ok = false;
+}
+
+static void reap(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Live descendants of this process, from /proc/<pid>/stat ppid links. */
+int lg_descendants(pid_t *out, int max)
+{
+	struct {
+		pid_t pid, ppid;
+	} *procs = NULL;
+	size_t n = 0, cap = 0;
+	pid_t self = getpid();
+	struct dirent *de;
+	int found = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char p[64], buf[512], *rp, state;
+		pid_t pid = (pid_t)atoi(de->d_name), ppid;
+		ssize_t len;
+		int fd;
+
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		rp = strrchr(buf, ')'); /* comm may hold spaces and parens */
+		if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+			continue;
+		if (state == 'Z' || state == 'X')
+			continue;
+		if (n == cap) {
+			void *np;
+
+			cap = cap ? cap * 2 : 512;
+			np = realloc(procs, cap * sizeof(*procs));
+			if (!np)
+				break;
+			procs = np;
+		}
+		procs[n].pid = pid;
+		procs[n].ppid = ppid;
+		n++;
+	}
+	closedir(d);
+	/* Each pass adds children of what was found; stops when none is new. */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			bool parent_in = procs[i].ppid == self;
+
+			if (procs[i].pid == 0)
+				continue;
+			for (int k = 0; k < found && !parent_in; k++)
+				parent_in = out[k] == procs[i].ppid;
+			if (!parent_in)
+				continue;
+			if (found < max)
+				out[found++] = procs[i].pid;
+			procs[i].pid = 0;
+			more = true;
+		}
+	}
+	free(procs);
+	return found;
+}
+
+int lg_tree_signal(const struct lg_cgroup *cg, int sig)
+{
+	pid_t pids[4096];
+	int n;
+
+	if (cg && cg->ok) {
+		char p[PATH_MAX + 32];
+		FILE *f;
+		int pid;
+
+		snprintf(p, sizeof(p), "%s/cgroup.procs", cg->path);
+		f = fopen(p, "re");
+		if (f) {
+			while (fscanf(f, "%d", &pid) == 1)
+				kill(pid, sig);
+			fclose(f);
+			return 0;
+		}
+	}
+	n = lg_descendants(pids, (int)(sizeof(pids) / sizeof(pids[0])));
+	for (int i = 0; i < n; i++)
+		kill(pids[i], sig);
+	return n < 0 ? n : 0;
+}
+
+static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
+{
+	char p[PATH_MAX + 32];
+	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/cgroup.events", cg->path);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	while (lg_cgroup_populated(cg)) {
+		uint64_t now = mono_ms();
+		struct pollfd pfd = { fd, POLLPRI, 0 };
+
+		reap();
+		if (now >= end)
+			break;
+		/* cgroup.events signals a change with POLLPRI. */
+		if (fd >= 0) {
+			char buf[128];
+
+			if (pread(fd, buf, sizeof(buf), 0) < 0) {
+				/* re-armed by reading */
+			}
+			poll(&pfd, 1, (int)(end - now < 10 ? end - now : 10));
+		} else {
+			usleep(1000);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	reap();
+	return lg_cgroup_populated(cg) ? 1 : 0;
+}
+
+int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
+		 const char **method)
+{
+	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	pid_t pids[4096];
+	int n;
+
+	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0) {
+		*method = "cgroup.kill";
+		if (wait_cgroup_empty(cg, timeout_ms) == 0)
+			return 0;
+	} else {
+		*method = "descendant walk";
+	}
+	/*
+	 * Walk until nothing is left: a process may fork between our scan
+	 * and its kill, and its child is found on the next pass.
+	 */
+	for (;;) {
+		n = lg_descendants(pids, (int)(sizeof(pids) / sizeof(pids[0])));
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		reap();
+		if (mono_ms() >= end)
+			break;
+		usleep(200);
+	}
+	reap();
+	return n > 0 ? n : 0;
+}

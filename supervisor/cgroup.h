@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session's cgroup v2 leaf, and killing the whole tree: cgroup.kill
+ * where we have a leaf, else a repeated walk over our descendants (we are
+ * their child subreaper, so double-forked daemons come back to us).
+ */
+#ifndef LG_CGROUP_H
+#define LG_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct lg_cgroup {
+	bool ok;
+	int dirfd; /* O_PATH|O_DIRECTORY on the leaf, for CLONE_INTO_CGROUP */
+	char path[PATH_MAX];
+	char why[256]; /* why there is no leaf, for -v */
+};
+
+/* Creates <cgroup2 mount>/<our cgroup>/<name>. Leaves cg->ok false if not. */
+void lg_cgroup_create(struct lg_cgroup *cg, const char *name);
+bool lg_cgroup_populated(const struct lg_cgroup *cg);
+/* Adds pid to the leaf (fallback when clone3 cannot place it). */
+int lg_cgroup_add(const struct lg_cgroup *cg, pid_t pid);
+void lg_cgroup_destroy(struct lg_cgroup *cg);
+
+/* Sends sig to every process of the tree (cgroup, else our descendants). */
+int lg_tree_signal(const struct lg_cgroup *cg, int sig);
+
+/*
+ * SIGKILLs the whole tree and waits until it is empty or timeout_ms ran out.
+ * Reaps what it can. Returns the number of processes still alive (0).
+ * method is set to "cgroup.kill" or "descendant walk".
+ */
+int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
+		 const char **method);
+
+/* Number of live descendants of this process (zombies excluded). */
+int lg_descendants(pid_t *out, int max);
+
+#endif

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#include <string.h>
+
+#include "classify.h"
+#include "glob.h"
+
+bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns)
+{
+	/*
+	 * Without birth times, a file whose inode changed during the session
+	 * is taken as the session's own. That misses pre-existing files the
+	 * agent modified before deleting them; it never blames a build for
+	 * removing what it just wrote.
+	 */
+	if (f->has_btime)
+		return f->btime_ns < session_start_ns;
+	return f->ctime_ns < session_start_ns;
+}
+
+const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
+					size_t n, const char *path,
+					const char *exe)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rules[i].program &&
+		    (!exe || strcmp(rules[i].program, exe) != 0))
+			continue;
+		if (lg_glob_match_path(rules[i].glob, path))
+			return &rules[i];
+	}
+	return NULL;
+}
+
+enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
+			  const char *path, const char *exe,
+			  const struct lg_ignore_rule *rules, size_t nrules,
+			  int64_t session_start_ns)
+{
+	if (op == LG_OP_TOOL_DELETE)
+		return LG_CLASS_DESTROY; /* tool-level deletes always count */
+	if (!f->exists)
+		return LG_CLASS_MISSING;
+	if (lg_ignored(rules, nrules, path, exe))
+		return LG_CLASS_IGNORED;
+	if (!lg_facts_preexisting(f, session_start_ns))
+		return LG_CLASS_SESSION;
+	if (f->fd_deleted || op == LG_OP_SHRINK)
+		return LG_CLASS_HARMLESS;
+	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f->size == 0)
+		return LG_CLASS_HARMLESS;
+	return LG_CLASS_DESTROY;
+}

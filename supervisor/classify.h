@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decides what a destructive attempt would destroy, from facts the notify
+ * loop gathered (stat of the target, the program doing it). Pure.
+ */
+#ifndef LG_CLASSIFY_H
+#define LG_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct lg_ignore_rule {
+	char *program; /* basename of the executable, NULL = any program */
+	char *glob;
+};
+
+struct lg_facts {
+	bool exists;
+	bool has_btime;	  /* the filesystem records birth times */
+	int64_t btime_ns; /* birth time, CLOCK_REALTIME */
+	int64_t ctime_ns; /* fallback when there is no birth time */
+	int64_t size;
+	bool fd_deleted; /* ftruncate on a file that is already unlinked */
+};
+
+/* Session-created means born (or, without birth times, changed) after start. */
+bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns);
+
+/* The first rule that covers path for program exe, or NULL. */
+const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
+					size_t n, const char *path,
+					const char *exe);
+
+enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
+			  const char *path, const char *exe,
+			  const struct lg_ignore_rule *rules, size_t nrules,
+			  int64_t session_start_ns);
+
+#endif

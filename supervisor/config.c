@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#ifndef LG_SYSCONFDIR
+#define LG_SYSCONFDIR "/etc/lgrun"
+#endif
+
+/*
+ * What tools routinely regenerate, so removing it is never "lost data".
+ * A program-scoped rule applies only to that program: git managing .git/
+ * is routine, anything else removing .git/ is a disaster.
+ */
+const char *const lg_default_ignores[][2] = {
+	{ "git", "**/.git/**" },
+	{ NULL, "**/.git/*.lock" },
+	{ NULL, "**/.git/**/*.lock" },
+	{ NULL, "*.o" },
+	{ NULL, "*.obj" },
+	{ NULL, "*.lo" },
+	{ NULL, "*.d" },
+	{ NULL, "*.pyc" },
+	{ NULL, "*.pyo" },
+	{ NULL, "*~" },
+	{ NULL, ".*.swp" },
+	{ NULL, ".*.swo" },
+	{ NULL, ".#*" },
+	{ NULL, "#*#" },
+	{ NULL, "__pycache__" },
+	{ NULL, "node_modules" },
+	{ NULL, "site-packages" },
+	{ NULL, "dist-packages" },
+	{ NULL, ".cache" },
+	{ NULL, ".pytest_cache" },
+	{ NULL, ".mypy_cache" },
+	{ NULL, ".ruff_cache" },
+	{ NULL, ".tox" },
+	{ NULL, ".gradle" },
+	{ NULL, ".next" },
+	{ NULL, "*.egg-info" },
+	{ NULL, "build" },
+	{ NULL, "_build" },
+	{ NULL, "dist" },
+	{ NULL, "target" },
+	{ NULL, "cmake-build-*" },
+	{ NULL, "CMakeFiles" },
+	{ NULL, "pip-uninstall-*" },
+	{ NULL, "pip-install-*" },
+	{ NULL, "pip-req-build-*" },
+	{ NULL, "pip-unpack-*" },
+	{ NULL, "pip-build-env-*" },
+	{ NULL, "pip-ephem-wheel-cache-*" },
+	{ NULL, "pip-target-*" },
+	{ NULL, "pip-wheel-*" },
+	{ NULL, NULL },
+};
+
+enum ktype { K_BOOL, K_UINT, K_ULONG, K_DURATION, K_DURATION_U64, K_ACTION,
+	     K_ERRNO, K_FRACTION, K_STRING, K_SYSCALLS, K_IGNORE_PATH,
+	     K_IGNORE_PROGRAM };
+
+struct key {
+	const char *section, *name;
+	enum ktype type;
+	size_t off;
+	unsigned long min, max;
+};
+
+#define OFF(f) offsetof(struct lg_config, f)
+static const struct key keys[] = {
+	{ "guard", "observe", K_BOOL, OFF(observe), 0, 0 },
+	{ "guard", "deny_errno", K_ERRNO, OFF(deny_errno), 0, 0 },
+	{ "guard", "syscalls", K_SYSCALLS, OFF(syscalls), 0, 0 },
+	{ "guard", "kill_grace", K_DURATION, OFF(kill_grace_ms), 0, 600000 },
+	{ "guard", "kill_leftovers", K_BOOL, OFF(kill_leftovers), 0, 0 },
+	{ "guard", "state_dir", K_STRING, OFF(state_dir), 0, 0 },
+	{ "guard", "audit_log", K_STRING, OFF(audit_log), 0, 0 },
+	{ "guard", "metrics_file", K_STRING, OFF(metrics_file), 0, 0 },
+	{ "volumetric", "max_ops", K_UINT, OFF(guard.volumetric.max), 0, 1000000 },
+	{ "volumetric", "window", K_DURATION_U64, OFF(guard.volumetric.window_ms), 1, 86400000 },
+	{ "volumetric", "action", K_ACTION, OFF(guard.volumetric.action), 0, 0 },
+	{ "same_target", "max", K_UINT, OFF(guard.same_target.max), 0, 100000 },
+	{ "same_target", "window", K_DURATION_U64, OFF(guard.same_target.window_ms), 1, 86400000 },
+	{ "same_target", "action", K_ACTION, OFF(guard.same_target.action), 0, 0 },
+	{ "budget", "timeout", K_DURATION_U64, OFF(guard.budget.timeout_ms), 0, 31 * 86400000UL },
+	{ "budget", "max_destructive_ops", K_UINT, OFF(guard.budget.max_destructive_ops), 0, 100000000 },
+	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
+	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
+	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
+	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0 },
+	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0 },
+};
+#undef OFF
+
+void lg_config_init(struct lg_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->guard.volumetric = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
+	c->guard.same_target = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
+	c->guard.budget = (struct lg_budget_cfg){ 0, 0, 0.2, LG_KILL };
+	c->syscalls = LG_SC_DEFAULT;
+	c->deny_errno = EPERM;
+	c->kill_grace_ms = 2000;
+	c->kill_leftovers = true;
+	c->default_ignores = true;
+}
+
+void lg_config_free(struct lg_config *c)
+{
+	for (size_t i = 0; i < c->n_ignore; i++) {
+		free(c->ignore[i].program);
+		free(c->ignore[i].glob);
+	}
+	free(c->ignore);
+	free(c->state_dir);
+	free(c->audit_log);
+	free(c->metrics_file);
+	free(c->config_path);
+	free(c->profile);
+	free(c->agent);
+	memset(c, 0, sizeof(*c));
+}
+
+int lg_parse_duration_ms(const char *s, unsigned long *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		v *= 1000;
+	else if (strcmp(end, "ms") == 0)
+		;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		v *= 60000;
+	else if (strcmp(end, "h") == 0)
+		v *= 3600000;
+	else
+		return -EINVAL;
+	if (v > (double)ULONG_MAX / 2)
+		return -ERANGE;
+	*out = (unsigned long)(v + 0.5);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int value;
+} errnos[] = {
+	{ "EPERM", EPERM },   { "EACCES", EACCES }, { "EROFS", EROFS },
+	{ "EBUSY", EBUSY },   { "EIO", EIO },	    { "ENOSPC", ENOSPC },
+	{ "ENOENT", ENOENT }, { "EAGAIN", EAGAIN },
+};
+
+int lg_parse_errno(const char *s, int *out)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		if (strcmp(s, errnos[i].name) == 0) {
+			*out = errnos[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *lg_errno_name(int e)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (errnos[i].value == e)
+			return errnos[i].name;
+	return "E?";
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} syscall_names[] = {
+	{ "unlink", LG_SC_UNLINK },	  { "unlinkat", LG_SC_UNLINKAT },
+	{ "rmdir", LG_SC_RMDIR },	  { "truncate", LG_SC_TRUNCATE },
+	{ "ftruncate", LG_SC_FTRUNCATE }, { "open_trunc", LG_SC_OPEN_TRUNC },
+};
+
+static int parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz)
+{
+	unsigned mask = 0;
+
+	while (*s) {
+		size_t n;
+		size_t i;
+
+		while (*s == ',' || isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		n = strcspn(s, ", \t");
+		for (i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++) {
+			if (strlen(syscall_names[i].name) == n &&
+			    strncmp(s, syscall_names[i].name, n) == 0)
+				break;
+		}
+		if (i == sizeof(syscall_names) / sizeof(syscall_names[0])) {
+			snprintf(bad, badsz, "%.*s", (int)n, s);
+			return -EINVAL;
+		}
+		mask |= syscall_names[i].bit;
+		s += n;
+	}
+	*out = mask;
+	return 0;
+}
+
+static int add_ignore(struct lg_config *c, const char *program,
+		      const char *glob)
+{
+	struct lg_ignore_rule *r;
+
+	r = realloc(c->ignore, (c->n_ignore + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	c->ignore = r;
+	r = &c->ignore[c->n_ignore];
+	r->program = program ? strdup(program) : NULL;
+	r->glob = strdup(glob);
+	if ((program && !r->program) || !r->glob) {
+		free(r->program);
+		free(r->glob);
+		return -ENOMEM;
+	}
+	c->n_ignore++;
+	return 0;
+}
+
+int lg_config_finish(struct lg_config *c, struct lg_error *err)
+{
+	if (!c->default_ignores)
+		return 0;
+	for (size_t i = 0; lg_default_ignores[i][1]; i++) {
+		if (add_ignore(c, lg_default_ignores[i][0],
+			       lg_default_ignores[i][1]) < 0) {
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+enum phase { PH_BASE, PH_PROFILE, PH_AGENT };
+
+struct parse {
+	struct lg_config *c;
+	enum phase phase;
+	const char *profile, *agent;
+	bool profile_file;   /* parsing a profile file: its plain sections are the profile */
+	bool saw_profile;    /* a [profile NAME] section for the selected profile */
+	int err_line;	     /* set by inih's return value */
+	char msg[768];	     /* first error, from the handler */
+};
+
+static const struct key *find_key(const char *section, const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].section, section) == 0 &&
+		    strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static bool known_section(const char *s)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].section, s) == 0)
+			return true;
+	return false;
+}
+
+/* Parses value for k; applies it to c only when apply is set. */
+static int set_value(struct lg_config *c, const struct key *k,
+		     const char *value, bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+	unsigned long ul;
+	char *end;
+	bool b;
+	int e;
+
+	switch (k->type) {
+	case K_BOOL:
+		if (parse_bool(value, &b) < 0)
+			goto bad_bool;
+		if (apply)
+			*(bool *)(base + k->off) = b;
+		return 0;
+	case K_UINT:
+	case K_ULONG:
+		if (!isdigit((unsigned char)value[0]))
+			goto bad_number;
+		errno = 0;
+		ul = strtoul(value, &end, 10);
+		if (errno || *end)
+			goto bad_number;
+		if (ul < k->min || ul > k->max)
+			goto out_of_range;
+		if (apply) {
+			if (k->type == K_UINT)
+				*(unsigned *)(base + k->off) = (unsigned)ul;
+			else
+				*(unsigned long *)(base + k->off) = ul;
+		}
+		return 0;
+	case K_DURATION:
+	case K_DURATION_U64:
+		if (lg_parse_duration_ms(value, &ul) < 0) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (ul < k->min || ul > k->max) {
+			snprintf(msg, msgsz,
+				 "%s.%s: %s is out of range (%lums to %lums)",
+				 k->section, k->name, value, k->min, k->max);
+			return -ERANGE;
+		}
+		if (apply) {
+			if (k->type == K_DURATION)
+				*(unsigned long *)(base + k->off) = ul;
+			else
+				*(uint64_t *)(base + k->off) = ul;
+		}
+		return 0;
+	case K_ACTION: {
+		enum lg_verdict v;
+
+		if (lg_verdict_parse(value, &v) < 0 || v == LG_ALLOW) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' is not an action (warn, deny or kill)",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(enum lg_verdict *)(base + k->off) = v;
+		return 0;
+	}
+	case K_ERRNO:
+		if (lg_parse_errno(value, &e) < 0) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' is not a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(int *)(base + k->off) = e;
+		return 0;
+	case K_FRACTION: {
+		double d;
+
+		errno = 0;
+		d = strtod(value, &end);
+		if (end == value || *end || errno || d < 0 || d >= 1) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+				 k->section, k->name, value);
+			return -ERANGE;
+		}
+		if (apply)
+			*(double *)(base + k->off) = d;
+		return 0;
+	}
+	case K_STRING: {
+		char **p = (char **)(base + k->off);
+		char *s;
+
+		if (!*value) {
+			snprintf(msg, msgsz, "%s.%s: empty value", k->section,
+				 k->name);
+			return -EINVAL;
+		}
+		if (!apply)
+			return 0;
+		s = strdup(value);
+		if (!s)
+			return -ENOMEM;
+		free(*p);
+		*p = s;
+		return 0;
+	}
+	case K_SYSCALLS: {
+		char bad[64];
+		unsigned mask;
+
+		if (parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
+			snprintf(msg, msgsz,
+				 "%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)",
+				 k->section, k->name, bad);
+			return -EINVAL;
+		}
+		if (apply)
+			*(unsigned *)(base + k->off) = mask;
+		return 0;
+	}
+	case K_IGNORE_PATH:
+		if (!*value) {
+			snprintf(msg, msgsz, "ignore.path: empty glob");
+			return -EINVAL;
+		}
+		return apply ? add_ignore(c, NULL, value) : 0;
+	case K_IGNORE_PROGRAM: {
+		char prog[256];
+		size_t n = strcspn(value, " \t");
+		const char *glob = value + n;
+
+		while (*glob == ' ' || *glob == '\t')
+			glob++;
+		if (!n || n >= sizeof(prog) || !*glob) {
+			snprintf(msg, msgsz,
+				 "ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git/**'",
+				 value);
+			return -EINVAL;
+		}
+		memcpy(prog, value, n);
+		prog[n] = '\0';
+		return apply ? add_ignore(c, prog, glob) : 0;
+	}
+	}
+	return -EINVAL;
+bad_bool:
+	snprintf(msg, msgsz, "%s.%s: '%s' is not a boolean (true or false)",
+		 k->section, k->name, value);
+	return -EINVAL;
+bad_number:
+	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
+		 k->name, value);
+	return -EINVAL;
+out_of_range:
+	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu to %lu)",
+		 k->section, k->name, value, k->min, k->max);
+	return -ERANGE;
+}
+
+static int fail(struct parse *p, const char *fmt, const char *a, const char *b)
+{
+	if (!p->msg[0])
+		snprintf(p->msg, sizeof(p->msg), fmt, a, b);
+	return 0; /* inih: error on this line */
+}
+
+static int handler(void *user, const char *section, const char *name,
+		   const char *value)
+{
+	struct parse *p = user;
+	char msg[512] = "";
+	const struct key *k;
+	bool apply;
+	int r;
+
+	if (!name)
+		return 1; /* a section header on its own */
+	if (strncmp(section, "profile ", 8) == 0 ||
+	    strncmp(section, "agent ", 6) == 0) {
+		bool is_profile = section[0] == 'p';
+		const char *who = section + (is_profile ? 8 : 6);
+		const char *dot = strchr(name, '.');
+		char sec[64];
+
+		if (p->profile_file && is_profile)
+			return fail(p, "[%s]: a profile file cannot hold other profiles%s",
+				    section, "");
+		if (!dot || (size_t)(dot - name) >= sizeof(sec))
+			return fail(p, "[%s]: key '%s' must be SECTION.KEY, e.g. volumetric.max_ops",
+				    section, name);
+		memcpy(sec, name, (size_t)(dot - name));
+		sec[dot - name] = '\0';
+		k = find_key(sec, dot + 1);
+		if (!k)
+			return fail(p, "[%s]: unknown key '%s'", section, name);
+		if (is_profile) {
+			apply = p->phase == PH_PROFILE && p->profile &&
+				strcmp(who, p->profile) == 0;
+			if (apply)
+				p->saw_profile = true;
+		} else {
+			apply = p->phase == PH_AGENT && p->agent &&
+				strcmp(who, p->agent) == 0;
+		}
+	} else {
+		if (!known_section(section))
+			return fail(p, "unknown section [%s]%s", section, "");
+		k = find_key(section, name);
+		if (!k)
+			return fail(p, "unknown key '%s' in [%s]", name, section);
+		apply = p->profile_file ? p->phase == PH_PROFILE
+					: p->phase == PH_BASE;
+	}
+	r = set_value(p->c, k, value, apply, msg, sizeof(msg));
+	if (r == -ENOMEM)
+		return fail(p, "out of memory%s%s", "", "");
+	if (r < 0)
+		return fail(p, "%s%s", msg, "");
+	return 1;
+}
+
+static int run(struct parse *p, const char *text, FILE *f, const char *name,
+	       struct lg_error *err)
+{
+	int line;
+
+	p->msg[0] = '\0';
+	if (f) {
+		rewind(f);
+		line = ini_parse_file(f, handler, p);
+	} else {
+		line = ini_parse_string(text, handler, p);
+	}
+	if (line == 0)
+		return 0;
+	if (line < 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot read: %s",
+			 name, strerror(errno));
+		return -EIO;
+	}
+	snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name, line,
+		 p->msg[0] ? p->msg
+			   : "syntax error: expected [section] or key = value");
+	return -EINVAL;
+}
+
+static int set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -ENOMEM : 0;
+}
+
+static int load_profile_file(struct lg_config *c, const char *cfgpath,
+			     const char *profile, const char *agent,
+			     struct lg_error *err)
+{
+	char dirs[3][PATH_MAX];
+	char path[PATH_MAX + 64];
+	size_t nd = 0;
+	struct parse p = { .c = c, .profile = profile, .agent = agent,
+			   .profile_file = true };
+	FILE *f = NULL;
+	int r;
+
+	for (const char *s = profile; *s; s++) {
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
+		    *s != '.') {
+			snprintf(err->msg, sizeof(err->msg),
+				 "profile name '%s' may only hold letters, digits, '-', '_' and '.'",
+				 profile);
+			return -EINVAL;
+		}
+	}
+	if (cfgpath) {
+		const char *slash = strrchr(cfgpath, '/');
+
+		if (slash)
+			snprintf(dirs[nd++], PATH_MAX, "%.*s/profiles",
+				 (int)(slash - cfgpath), cfgpath);
+		else
+			snprintf(dirs[nd++], PATH_MAX, "profiles");
+	}
+	snprintf(dirs[nd++], PATH_MAX, "%s/profiles", LG_SYSCONFDIR);
+	for (size_t i = 0; i < nd && !f; i++) {
+		snprintf(path, sizeof(path), "%s/%s.ini", dirs[i], profile);
+		f = fopen(path, "re");
+	}
+	if (!f) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "profile '%s' not found: no [profile %s] section in the config and no %s.ini in %s%s%s",
+			 profile, profile, profile, dirs[0], nd > 1 ? " or " : "",
+			 nd > 1 ? dirs[1] : "");
+		return -ENOENT;
+	}
+	p.phase = PH_PROFILE;
+	r = run(&p, NULL, f, path, err);
+	if (r == 0) {
+		p.phase = PH_AGENT;
+		r = run(&p, NULL, f, path, err);
+	}
+	fclose(f);
+	return r;
+}
+
+/* Runs one phase over the main source (a string or a file path). */
+static int run_main(struct parse *p, const char *text, const char *path,
+		    enum phase ph, struct lg_error *err)
+{
+	FILE *f;
+	int r;
+
+	p->phase = ph;
+	if (text)
+		return run(p, text, NULL, path ? path : "<string>", err);
+	if (!path)
+		return 0;
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: cannot open config: %s", path, strerror(-r));
+		return r;
+	}
+	r = run(p, NULL, f, path, err);
+	fclose(f);
+	return r;
+}
+
+static int load(struct lg_config *c, const char *text, const char *path,
+		const char *profile, const char *agent, struct lg_error *err)
+{
+	struct parse p = { .c = c, .profile = profile, .agent = agent };
+	int r;
+
+	err->msg[0] = '\0';
+	if (set_str(&c->profile, profile) < 0 || set_str(&c->agent, agent) < 0 ||
+	    (path && !text && set_str(&c->config_path, path) < 0))
+		return -ENOMEM;
+	/* Order of precedence: defaults < file < profile < agent. */
+	r = run_main(&p, text, path, PH_BASE, err);
+	if (!r)
+		r = run_main(&p, text, path, PH_PROFILE, err);
+	if (!r && profile && !p.saw_profile)
+		r = load_profile_file(c, text ? NULL : path, profile, agent, err);
+	if (!r)
+		r = run_main(&p, text, path, PH_AGENT, err);
+	return r;
+}
+
+int lg_config_load(struct lg_config *c, const char *path, const char *profile,
+		   const char *agent, struct lg_error *err)
+{
+	const char *env = getenv("LGRUN_CONFIG");
+	char def[PATH_MAX];
+
+	if (!path && env && *env)
+		path = env;
+	if (!path) {
+		snprintf(def, sizeof(def), "%s/lgrun.ini", LG_SYSCONFDIR);
+		if (access(def, R_OK) == 0)
+			path = def;
+	}
+	return load(c, NULL, path, profile, agent, err);
+}
+
+int lg_config_load_string(struct lg_config *c, const char *text,
+			  const char *name, const char *profile,
+			  const char *agent, struct lg_error *err)
+{
+	return load(c, text, name, profile, agent, err);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Configuration: built-in defaults, then the INI file, then the selected
+ * profile, then [agent NAME] overrides. Any unknown section or key, bad
+ * value or out-of-range number is an error naming file and line.
+ */
+#ifndef LG_CONFIG_H
+#define LG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "classify.h"
+#include "guard/guard.h"
+
+enum {
+	LG_SC_UNLINK = 1u << 0,
+	LG_SC_UNLINKAT = 1u << 1,
+	LG_SC_RMDIR = 1u << 2,
+	LG_SC_TRUNCATE = 1u << 3,
+	LG_SC_FTRUNCATE = 1u << 4,
+	LG_SC_OPEN_TRUNC = 1u << 5,
+	LG_SC_DEFAULT = LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
+			LG_SC_TRUNCATE | LG_SC_FTRUNCATE,
+};
+
+struct lg_config {
+	struct lg_guard_cfg guard;
+	unsigned syscalls;
+	int deny_errno;
+	bool observe;
+	bool kill_leftovers;	/* kill what is left when the command exits */
+	unsigned long kill_grace_ms;
+	char *state_dir;	/* NULL: $LGRUN_STATE_DIR, XDG, /var/lib/lgrun */
+	char *audit_log;	/* NULL: <state_dir>/audit.jsonl */
+	char *metrics_file;	/* NULL: no metrics file */
+	bool default_ignores;
+	struct lg_ignore_rule *ignore;
+	size_t n_ignore;
+	/* where the values came from, for -v and error messages */
+	char *config_path;
+	char *profile;
+	char *agent;
+};
+
+struct lg_error {
+	char msg[1024];
+};
+
+void lg_config_init(struct lg_config *c);
+void lg_config_free(struct lg_config *c);
+
+/*
+ * Loads path (NULL: the default config if one exists), the profile (NULL:
+ * none) and the agent's overrides (NULL: none). 0 or -errno with err set.
+ */
+int lg_config_load(struct lg_config *c, const char *path, const char *profile,
+		   const char *agent, struct lg_error *err);
+
+/* Same, from a string; name is used in error messages. For tests. */
+int lg_config_load_string(struct lg_config *c, const char *text,
+			  const char *name, const char *profile,
+			  const char *agent, struct lg_error *err);
+
+/* Appends the shipped ignore rules when default_ignores is on. */
+int lg_config_finish(struct lg_config *c, struct lg_error *err);
+
+/* The shipped ignore rules, NULL-terminated pairs of program, glob. */
+extern const char *const lg_default_ignores[][2];
+
+int lg_parse_duration_ms(const char *s, unsigned long *out);
+int lg_parse_errno(const char *s, int *out);
+const char *lg_errno_name(int e);
+
+#endif

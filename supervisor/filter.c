@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <string.h>
+
+#include "config.h"
+#include "filter.h"
+#include "log.h"
+
+struct sysmap {
+	const char *name;
+	enum lg_sys sys;
+	unsigned needs; /* LG_SC_* bit that enables it */
+	int nr[2];	/* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
+};
+
+static struct sysmap map[] = {
+	{ "unlink", LG_SYS_UNLINK, LG_SC_UNLINK, { 0, 0 } },
+	{ "unlinkat", LG_SYS_UNLINKAT, LG_SC_UNLINKAT, { 0, 0 } },
+	{ "rmdir", LG_SYS_RMDIR, LG_SC_RMDIR, { 0, 0 } },
+	{ "truncate", LG_SYS_TRUNCATE, LG_SC_TRUNCATE, { 0, 0 } },
+	{ "truncate64", LG_SYS_TRUNCATE64, LG_SC_TRUNCATE, { 0, 0 } },
+	{ "ftruncate", LG_SYS_FTRUNCATE, LG_SC_FTRUNCATE, { 0, 0 } },
+	{ "ftruncate64", LG_SYS_FTRUNCATE64, LG_SC_FTRUNCATE, { 0, 0 } },
+	{ "open", LG_SYS_OPEN, LG_SC_OPEN_TRUNC, { 0, 0 } },
+	{ "openat", LG_SYS_OPENAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
+	{ "creat", LG_SYS_CREAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
+	{ "openat2", LG_SYS_OPENAT2, LG_SC_OPEN_TRUNC, { 0, 0 } },
+};
+#define NMAP (sizeof(map) / sizeof(map[0]))
+
+static const uint32_t arches[2] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
+
+static void resolve_numbers(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	for (size_t i = 0; i < NMAP; i++)
+		for (int a = 0; a < 2; a++)
+			map[i].nr[a] = seccomp_syscall_resolve_name_arch(
+				arches[a], map[i].name);
+	done = 1;
+}
+
+int lg_filter_arch_is_32(uint32_t arch)
+{
+	return arch == AUDIT_ARCH_I386;
+}
+
+enum lg_sys lg_filter_classify(uint32_t arch, int nr)
+{
+	int a;
+
+	if (arch == AUDIT_ARCH_X86_64)
+		a = 0;
+	else if (arch == AUDIT_ARCH_I386)
+		a = 1;
+	else
+		return LG_SYS_OTHER;
+	resolve_numbers();
+	for (size_t i = 0; i < NMAP; i++)
+		if (map[i].nr[a] == nr)
+			return map[i].sys;
+	return LG_SYS_OTHER;
+}
+
+/*
+ * Adds rule for every arch in the filter that has the syscall; libseccomp
+ * refuses a name an arch lacks (truncate64 on x86_64), which is fine.
+ */
+static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
+	       unsigned nargs, const struct scmp_arg_cmp *cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	int r;
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	r = seccomp_rule_add_array(ctx, action, nr, nargs, cmp);
+	if (r == -EDOM || r == -EINVAL)
+		return 0;
+	return r;
+}
+
+int lg_filter_build(unsigned syscalls, scmp_filter_ctx *out)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	resolve_numbers();
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	/*
+	 * i386 programs are supervised like native ones; any other ABI
+	 * (x32) is killed: it could do what the native rules deny.
+	 */
+	r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	if (r < 0 && r != -EEXIST)
+		goto fail;
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		goto fail;
+
+	for (size_t i = 0; i < NMAP; i++) {
+		struct scmp_arg_cmp cmp;
+		unsigned nargs = 0;
+
+		if (!(syscalls & map[i].needs))
+			continue;
+		/* Plain opens never leave the kernel: match O_TRUNC only. */
+		if (map[i].sys == LG_SYS_OPEN) {
+			cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC);
+			nargs = 1;
+		} else if (map[i].sys == LG_SYS_OPENAT) {
+			cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC);
+			nargs = 1;
+		}
+		r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, nargs, &cmp);
+		if (r < 0)
+			goto fail;
+	}
+	/* io_uring ops bypass seccomp; an errno lets libuv fall back. */
+	static const char *const uring[] = { "io_uring_setup", "io_uring_enter",
+					     "io_uring_register" };
+	for (size_t i = 0; i < 3; i++) {
+		r = add(ctx, SCMP_ACT_ERRNO(ENOSYS), uring[i], 0, NULL);
+		if (r < 0)
+			goto fail;
+	}
+	*out = ctx;
+	return 0;
+fail:
+	lg_err("cannot build the seccomp filter: %s", strerror(-r));
+	seccomp_release(ctx);
+	return r;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include <string.h>
+
+#include "glob.h"
+
+/* Matches a character class at p (after '['); returns the end or NULL. */
+static const char *class_match(const char *p, char c, bool *hit)
+{
+	bool neg = false, found = false;
+
+	if (*p == '!' || *p == '^') {
+		neg = true;
+		p++;
+	}
+	if (*p == ']') { /* a leading ']' is literal */
+		found = c == ']';
+		p++;
+	}
+	for (; *p && *p != ']'; p++) {
+		if (p[1] == '-' && p[2] && p[2] != ']') {
+			if (c >= p[0] && c <= p[2])
+				found = true;
+			p += 2;
+		} else if (*p == c) {
+			found = true;
+		}
+	}
+	if (*p != ']')
+		return NULL;
+	*hit = found != neg;
+	return p + 1;
+}
+
+/* Full match of s against p; stop is the end of s to consider. */
+static bool gmatch(const char *p, const char *s, const char *stop)
+{
+	while (*p) {
+		switch (*p) {
+		case '*':
+			if (p[1] == '*') {
+				const char *rest = p + 2;
+
+				/* "**" + "/" also matches zero directories. */
+				if (*rest == '/' && gmatch(rest + 1, s, stop))
+					return true;
+				for (const char *t = s;; t++) {
+					if (gmatch(rest, t, stop))
+						return true;
+					if (t == stop)
+						return false;
+				}
+			}
+			for (const char *t = s;; t++) {
+				if (gmatch(p + 1, t, stop))
+					return true;
+				if (t == stop || *t == '/')
+					return false;
+			}
+		case '?':
+			if (s == stop || *s == '/')
+				return false;
+			p++;
+			s++;
+			break;
+		case '[': {
+			bool hit = false;
+			const char *end;
+
+			if (s == stop || *s == '/')
+				return false;
+			end = class_match(p + 1, *s, &hit);
+			if (!end) { /* no closing ']': a literal '[' */
+				if (*s != '[')
+					return false;
+				p++;
+				s++;
+				break;
+			}
+			if (!hit)
+				return false;
+			p = end;
+			s++;
+			break;
+		}
+		case '\\':
+			if (p[1])
+				p++;
+			/* fall through */
+		default:
+			if (s == stop || *s != *p)
+				return false;
+			p++;
+			s++;
+		}
+	}
+	return s == stop;
+}
+
+/* Does p match s up to the end or up to some later '/' boundary? */
+static bool match_prefix(const char *p, const char *s)
+{
+	const char *end = s + strlen(s);
+
+	for (const char *t = s; t <= end; t++) {
+		if ((t == end || *t == '/') && t > s && gmatch(p, s, t))
+			return true;
+	}
+	return false;
+}
+
+bool lg_glob_match_path(const char *pattern, const char *path)
+{
+	if (!*pattern)
+		return false;
+	if (!strchr(pattern, '/')) {
+		for (const char *c = path; *c;) {
+			const char *e;
+
+			while (*c == '/')
+				c++;
+			if (!*c)
+				break;
+			e = strchr(c, '/');
+			if (!e)
+				e = c + strlen(c);
+			if (gmatch(pattern, c, e))
+				return true;
+			c = e;
+		}
+		return false;
+	}
+	if (pattern[0] == '/')
+		return match_prefix(pattern + 1, path[0] == '/' ? path + 1 : path);
+	for (const char *c = path; *c; c++) {
+		if (*c == '/')
+			continue;
+		if ((c == path || c[-1] == '/') && match_prefix(pattern, c))
+			return true;
+	}
+	return false;
+}

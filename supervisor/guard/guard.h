@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard: events in, verdicts out. Pure: no I/O, no globals, the clock
+ * and the one question it must ask the world ("has this target come back?")
+ * are passed in by the caller.
+ */
+#ifndef LG_GUARD_H
+#define LG_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../event.h"
+
+enum lg_verdict {
+	LG_ALLOW,
+	LG_WARN,
+	LG_DENY,
+	LG_KILL,
+};
+
+struct lg_detector_cfg {
+	unsigned max;	    /* trips when the count reaches max; 0 = off */
+	uint64_t window_ms; /* sliding window */
+	enum lg_verdict action;
+};
+
+struct lg_budget_cfg {
+	uint64_t timeout_ms;	      /* wall clock; 0 = off */
+	unsigned max_destructive_ops; /* per session; 0 = off */
+	double reserve;		      /* warn when this fraction is left */
+	enum lg_verdict action;
+};
+
+struct lg_guard_cfg {
+	struct lg_detector_cfg volumetric;
+	struct lg_detector_cfg same_target;
+	struct lg_budget_cfg budget;
+};
+
+struct lg_guard_env {
+	uint64_t now_ms; /* monotonic */
+	/*
+	 * True when a target removed earlier exists again (an overwrite, not a
+	 * loss). NULL means "never restored".
+	 */
+	bool (*restored)(void *ctx, const char *target, enum lg_op op);
+	void *ctx;
+};
+
+#define LG_SUMMARY_MAX 512
+#define LG_MAX_FINDINGS 4
+
+struct lg_finding {
+	enum lg_verdict action;
+	const char *rule;   /* detector: volumetric, same_target, budget */
+	const char *reason; /* loop_detected, volume_exceeded, ... */
+	char summary[LG_SUMMARY_MAX];
+};
+
+struct lg_findings {
+	size_t n;
+	struct lg_finding f[LG_MAX_FINDINGS];
+};
+
+struct lg_guard;
+
+struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms);
+void lg_guard_free(struct lg_guard *g);
+
+/* Feeds one event; returns the most severe action among the findings. */
+enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
+			      const struct lg_guard_env *env,
+			      struct lg_findings *out);
+
+/* Monotonic ms at which a time-based rule wants a LG_EV_TICK; 0 = none. */
+uint64_t lg_guard_next_deadline(const struct lg_guard *g);
+
+/* Counters for status and the session summary. */
+struct lg_guard_stats {
+	uint64_t events;
+	uint64_t counted; /* destructive ops of class DESTROY */
+	uint64_t trips;
+};
+void lg_guard_stats(const struct lg_guard *g, struct lg_guard_stats *st);
+
+const char *lg_verdict_name(enum lg_verdict v);
+int lg_verdict_parse(const char *s, enum lg_verdict *out);
+
+#endif

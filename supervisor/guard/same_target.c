@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Same target: one target attempted max times in the window trips, whether
+ * or not it came back in between. This is what stops a loop retrying one
+ * delete even when a profile raises the volumetric limit for bulk work.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "detectors.h"
+
+struct st_node {
+	struct st_node *next;
+	unsigned n;	/* attempts in ts[] */
+	uint64_t *ts;	/* the last (max - 1) attempt times, oldest first */
+	char key[];
+};
+
+struct lg_same_target {
+	struct lg_detector_cfg cfg;
+	struct st_node **buckets;
+	size_t nbuckets, nodes, sweep_at;
+	uint64_t last_now;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+struct lg_same_target *lg_same_target_new(const struct lg_detector_cfg *cfg)
+{
+	struct lg_same_target *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->cfg = *cfg;
+	d->nbuckets = 256;
+	d->sweep_at = 1024;
+	d->buckets = calloc(d->nbuckets, sizeof(*d->buckets));
+	if (!d->buckets) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void node_free(struct st_node *n)
+{
+	free(n->ts);
+	free(n);
+}
+
+void lg_same_target_free(struct lg_same_target *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nbuckets; i++) {
+		struct st_node *n = d->buckets[i], *next;
+
+		for (; n; n = next) {
+			next = n->next;
+			node_free(n);
+		}
+	}
+	free(d->buckets);
+	free(d);
+}
+
+size_t lg_same_target_tracked(const struct lg_same_target *d)
+{
+	return d->nodes;
+}
+
+static void expire(struct lg_same_target *d, struct st_node *n, uint64_t now)
+{
+	unsigned drop = 0;
+
+	while (drop < n->n && now - n->ts[drop] >= d->cfg.window_ms)
+		drop++;
+	if (drop) {
+		memmove(n->ts, n->ts + drop, (n->n - drop) * sizeof(*n->ts));
+		n->n -= drop;
+	}
+}
+
+/* Drops targets with no attempt left in the window; keeps memory bounded. */
+static void sweep(struct lg_same_target *d, uint64_t now)
+{
+	for (size_t i = 0; i < d->nbuckets; i++) {
+		struct st_node **pp = &d->buckets[i];
+
+		while (*pp) {
+			struct st_node *n = *pp;
+
+			expire(d, n, now);
+			if (n->n == 0) {
+				*pp = n->next;
+				node_free(n);
+				d->nodes--;
+			} else {
+				pp = &n->next;
+			}
+		}
+	}
+	d->sweep_at = d->nodes * 2 > 1024 ? d->nodes * 2 : 1024;
+}
+
+static void grow(struct lg_same_target *d)
+{
+	size_t nb = d->nbuckets * 2;
+	struct st_node **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return; /* keep the old table: slower, still correct */
+	for (size_t i = 0; i < d->nbuckets; i++) {
+		struct st_node *n = d->buckets[i], *next;
+
+		for (; n; n = next) {
+			size_t j = hash(n->key) & (nb - 1);
+
+			next = n->next;
+			n->next = b[j];
+			b[j] = n;
+		}
+	}
+	free(d->buckets);
+	d->buckets = b;
+	d->nbuckets = nb;
+}
+
+enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
+				    const struct lg_event *ev,
+				    const struct lg_guard_env *env,
+				    struct lg_findings *out)
+{
+	uint64_t now = env->now_ms;
+	const char *key = ev->target ? ev->target : "";
+	struct st_node *n;
+	size_t b;
+
+	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
+	    ev->cls != LG_CLASS_DESTROY)
+		return LG_ALLOW;
+	if (now < d->last_now)
+		now = d->last_now;
+	d->last_now = now;
+
+	b = hash(key) & (d->nbuckets - 1);
+	for (n = d->buckets[b]; n; n = n->next)
+		if (strcmp(n->key, key) == 0)
+			break;
+	if (n)
+		expire(d, n, now);
+	if (n && n->n + 1 >= d->cfg.max) {
+		uint64_t span = now - n->ts[0];
+
+		lg_findings_add(out, d->cfg.action, "same_target",
+				"loop_detected", "loop_detected, %u %s on %s in %llus",
+				n->n + 1, lg_op_plural(ev->op), key,
+				(unsigned long long)(span / 1000));
+		n->n = 0; /* a dry run starts this target's count over */
+		return d->cfg.action;
+	}
+	if (d->cfg.max == 1) {
+		lg_findings_add(out, d->cfg.action, "same_target",
+				"loop_detected", "loop_detected, 1 %s on %s",
+				lg_op_plural(ev->op), key);
+		return d->cfg.action;
+	}
+	if (!n) {
+		size_t len = strlen(key);
+
+		if (d->nodes >= d->sweep_at)
+			sweep(d, now);
+		if (d->nodes >= d->nbuckets)
+			grow(d);
+		n = malloc(sizeof(*n) + len + 1);
+		if (!n)
+			return LG_ALLOW;
+		n->ts = malloc((d->cfg.max - 1) * sizeof(*n->ts));
+		if (!n->ts) {
+			free(n);
+			return LG_ALLOW;
+		}
+		memcpy(n->key, key, len + 1);
+		n->n = 0;
+		b = hash(key) & (d->nbuckets - 1);
+		n->next = d->buckets[b];
+		d->buckets[b] = n;
+		d->nodes++;
+	}
+	n->ts[n->n++] = now;
+	return LG_ALLOW;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "launch.h"
+#include "log.h"
+
+static int send_fd(int sock, int fd)
+{
+	char data = 'F';
+	struct iovec iov = { &data, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	memset(u.buf, 0, sizeof(u.buf));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock, int *fd, char *tag)
+{
+	struct iovec iov = { tag, 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t r;
+
+	do
+		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return r < 0 ? -errno : -EPIPE;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
+
+/* Child side, between fork and exec: async-signal-safe calls only. */
+static void __attribute__((noreturn))
+child(int sock, pid_t parent, char *const argv[], char *const envp[],
+      scmp_filter_ctx filter)
+{
+	sigset_t none;
+	char go;
+	int nfd, e;
+
+	/* Die with the supervisor; if it is already gone, do not run. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
+	setpgid(0, 0);
+	/* Signals blocked for the parent's signalfd must not stay blocked. */
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		goto fail;
+	if (seccomp_load(filter) < 0)
+		goto fail;
+	nfd = seccomp_notify_fd(filter);
+	if (nfd < 0 || send_fd(sock, nfd) < 0)
+		goto fail;
+	close(nfd);
+	/* Wait until the parent holds the listener and has set us up. */
+	if (read(sock, &go, 1) != 1 || go != 'G')
+		_exit(125);
+	execvpe(argv[0], argv, envp);
+	e = errno;
+	if (write(sock, &e, sizeof(e)) < 0) {
+		/* the parent sees EOF and reports a generic failure */
+	}
+	_exit(e == ENOENT ? 127 : 126);
+fail:
+	e = errno ? errno : EINVAL;
+	{
+		char tag = 'E';
+		struct iovec iov[2] = { { &tag, 1 }, { &e, sizeof(e) } };
+		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+
+		if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+			/* nothing left to try */
+		}
+	}
+	_exit(125);
+}
+
+static pid_t spawn(struct lg_cgroup *cg, bool *in_cgroup)
+{
+	pid_t pid;
+
+	*in_cgroup = false;
+	if (cg && cg->ok) {
+		/* No window outside the cgroup: the child is born inside. */
+		struct clone_args args = { 0 };
+
+		args.flags = CLONE_INTO_CGROUP;
+		args.exit_signal = SIGCHLD;
+		args.cgroup = (uint64_t)cg->dirfd;
+		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+		if (pid >= 0) {
+			*in_cgroup = true;
+			return pid;
+		}
+		lg_dbg("clone3(CLONE_INTO_CGROUP): %s; using fork",
+		       strerror(errno));
+	}
+	pid = fork();
+	if (pid > 0 && cg && cg->ok)
+		*in_cgroup = lg_cgroup_add(cg, pid) == 0;
+	return pid;
+}
+
+int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
+	      scmp_filter_ctx filter, struct lg_cgroup *cg, int *exec_errno)
+{
+	pid_t parent = getpid();
+	int sv[2], r, e;
+	char tag = 0;
+	ssize_t n;
+
+	memset(c, 0, sizeof(*c));
+	c->notify_fd = -1;
+	c->tty_fd = -1;
+	*exec_errno = 0;
+	/* Made before the fork, so the hand-off never needs a notified call. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	c->pid = spawn(cg, &c->in_cgroup);
+	if (c->pid < 0) {
+		r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	if (c->pid == 0) {
+		close(sv[0]);
+		child(sv[1], parent, argv, envp, filter);
+	}
+	close(sv[1]);
+	setpgid(c->pid, c->pid); /* both sides do it: no race with exec */
+
+	r = recv_fd(sv[0], &c->notify_fd, &tag);
+	if (r < 0 || tag != 'F') {
+		/* The child could not set up; it sent an errno after 'E'. */
+		if (tag == 'E' && read(sv[0], &e, sizeof(e)) == sizeof(e))
+			r = -e;
+		else if (r >= 0)
+			r = -EPROTO;
+		lg_err("cannot set up the seccomp filter in the child: %s%s",
+		       strerror(-r),
+		       r == -EINVAL || r == -EACCES
+			       ? " (the kernel needs CONFIG_SECCOMP_FILTER and user notification, Linux 5.5 or later)"
+			       : "");
+		close(sv[0]);
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		return r;
+	}
+
+	/* Interactive agents keep the terminal: their group gets it. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+		struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+		sigaction(SIGTTOU, &ign, &old);
+		if (tcsetpgrp(STDIN_FILENO, c->pid) == 0) {
+			c->tty_fd = STDIN_FILENO;
+			c->our_pgrp = getpgrp();
+		}
+		sigaction(SIGTTOU, &old, NULL);
+	}
+
+	if (write(sv[0], "G", 1) != 1) {
+		r = -errno;
+		close(sv[0]);
+		return r;
+	}
+	/* EOF: exec succeeded (close-on-exec). An int: exec's errno. */
+	do
+		n = read(sv[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(sv[0]);
+	if (n == sizeof(e)) {
+		*exec_errno = e;
+		waitpid(c->pid, NULL, 0);
+		lg_launch_restore_tty(c);
+		return -e;
+	}
+	return 0;
+}
+
+void lg_launch_restore_tty(struct lg_child *c)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	if (c->tty_fd < 0)
+		return;
+	sigaction(SIGTTOU, &ign, &old);
+	tcsetpgrp(c->tty_fd, c->our_pgrp);
+	sigaction(SIGTTOU, &old, NULL);
+	c->tty_fd = -1;
+}

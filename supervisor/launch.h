@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Starting the command: its own process group (the terminal's foreground
+ * group when we have one), the session's cgroup leaf, no new privileges,
+ * the seccomp filter, then exec. The notify fd comes back to us over a
+ * socketpair made before the fork.
+ */
+#ifndef LG_LAUNCH_H
+#define LG_LAUNCH_H
+
+#include <seccomp.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct lg_cgroup;
+
+struct lg_child {
+	pid_t pid;
+	int notify_fd;
+	bool in_cgroup;
+	int tty_fd;	 /* the terminal we handed to the child, or -1 */
+	pid_t our_pgrp;	 /* to take the terminal back */
+};
+
+/*
+ * Returns 0, or -errno with *exec_errno set when the command could not be
+ * executed (the child is reaped then).
+ */
+int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
+	      scmp_filter_ctx filter, struct lg_cgroup *cg, int *exec_errno);
+
+/* Gives the terminal back to lgrun's own process group. */
+void lg_launch_restore_tty(struct lg_child *c);
+
+#endif

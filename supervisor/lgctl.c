@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* lgctl: inspect and reset lgrun sessions. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "config.h"
+#include "log.h"
+#include "session.h"
+#include "state.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: lgctl [--state-dir DIR] [--config FILE] COMMAND\n"
+		   "  status [ID]   list sessions and their state (or one session)\n"
+		   "  reset ID      unblock a session killed by the guard\n"
+		   "Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
+}
+
+static void field(const char *json, const char *key, char *out, size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	out[0] = '\0';
+	p = strstr(json, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	if (*p == '"') {
+		for (p++; *p && *p != '"' && n + 1 < size; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			out[n++] = *p;
+		}
+	} else {
+		while (*p && *p != ',' && *p != '}' && n + 1 < size)
+			out[n++] = *p++;
+	}
+	out[n] = '\0';
+}
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+static void show(const char *dir, const char *id, bool header)
+{
+	char p[PATH_MAX], buf[8192], killed[8192];
+	char state[32], agent[128], started[40], updated[40], st[16], pid[16];
+	char summary[512];
+	bool is_killed;
+
+	snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
+	buf[0] = '\0';
+	read_small(p, buf, sizeof(buf));
+	is_killed = lg_state_killed(dir, id, killed, sizeof(killed)) > 0;
+	field(buf, "state", state, sizeof(state));
+	field(buf, "agent", agent, sizeof(agent));
+	field(buf, "started", started, sizeof(started));
+	field(buf, "updated", updated, sizeof(updated));
+	field(buf, "exit_status", st, sizeof(st));
+	field(buf, "lgrun_pid", pid, sizeof(pid));
+	if (is_killed) {
+		snprintf(state, sizeof(state), "killed");
+		field(killed, "summary", summary, sizeof(summary));
+	} else {
+		summary[0] = '\0';
+		if (strcmp(state, "running") == 0 && pid[0] &&
+		    kill(atoi(pid), 0) < 0 && errno == ESRCH)
+			snprintf(state, sizeof(state), "lost");
+		else if (strcmp(state, "killed") == 0)
+			snprintf(state, sizeof(state), "reset");
+		if (st[0])
+			snprintf(summary, sizeof(summary), "exit status %s", st);
+	}
+	if (header)
+		printf("%-32s %-8s %-14s %-24s %s\n", "SESSION", "STATE", "AGENT",
+		       "STARTED", "DETAIL");
+	printf("%-32s %-8s %-14s %-24s %s\n", id, state[0] ? state : "?",
+	       agent[0] ? agent : "-", started[0] ? started : "-", summary);
+}
+
+static int status(const char *dir, const char *id)
+{
+	char p[PATH_MAX];
+	struct dirent **list;
+	int n, shown = 0;
+
+	if (id) {
+		char buf[16];
+
+		snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
+		if (access(p, F_OK) < 0 &&
+		    lg_state_killed(dir, id, buf, sizeof(buf)) <= 0) {
+			fprintf(stderr, "lgctl: no session '%s' in %s\n", id, dir);
+			return 1;
+		}
+		show(dir, id, true);
+		return 0;
+	}
+	snprintf(p, sizeof(p), "%s/sessions", dir);
+	n = scandir(p, &list, NULL, alphasort);
+	if (n < 0) {
+		printf("no sessions in %s\n", dir);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		char *name = list[i]->d_name;
+		size_t len = strlen(name);
+
+		if (len > 5 && strcmp(name + len - 5, ".json") == 0) {
+			name[len - 5] = '\0';
+			show(dir, name, shown++ == 0);
+		} else if (len > 7 && strcmp(name + len - 7, ".killed") == 0) {
+			char j[PATH_MAX];
+
+			/* A killed marker without a record: still show it. */
+			name[len - 7] = '\0';
+			snprintf(j, sizeof(j), "%s/%s.json", p, name);
+			if (access(j, F_OK) < 0)
+				show(dir, name, shown++ == 0);
+		}
+		free(list[i]);
+	}
+	free(list);
+	if (!shown)
+		printf("no sessions in %s\n", dir);
+	return 0;
+}
+
+static int reset(const char *dir, const char *id)
+{
+	struct lg_json j = { 0 };
+	char audit[PATH_MAX + 16], t[40];
+	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER")
+					       : getenv("USER");
+	int r;
+
+	if (!lg_session_id_valid(id)) {
+		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
+		return 2;
+	}
+	r = lg_state_reset(dir, id);
+	if (r == -ENOENT) {
+		fprintf(stderr, "lgctl: session '%s' is not killed (nothing to reset in %s)\n",
+			id, dir);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "lgctl: cannot reset '%s': %s\n", id,
+			strerror(-r));
+		return 2;
+	}
+	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_json_begin(&j);
+	lg_json_str(&j, "time", t);
+	lg_json_str(&j, "session", id);
+	lg_json_str(&j, "event", "reset");
+	lg_json_str(&j, "by", user ? user : "?");
+	lg_json_str(&j, "summary", "session reset by operator");
+	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
+	lg_audit_append(audit, lg_json_end(&j), true);
+	lg_json_free(&j);
+	printf("session '%s' reset: it may run again\n", id);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sd = NULL, *config = NULL;
+	char dir[PATH_MAX];
+	struct lg_config cfg;
+	struct lg_error err;
+	int c, rc;
+
+	lg_log_prog = "lgctl";
+	while ((c = getopt_long(argc, argv, "+d:c:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			sd = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	lg_config_init(&cfg);
+	if (lg_config_load(&cfg, config, NULL, NULL, &err) < 0) {
+		fprintf(stderr, "lgctl: %s\n", err.msg);
+		return 2;
+	}
+	if (lg_state_dir_resolve(sd, &cfg, dir, sizeof(dir)) < 0) {
+		fprintf(stderr, "lgctl: no state directory: pass --state-dir DIR\n");
+		return 2;
+	}
+	if (strcmp(argv[optind], "status") == 0 && argc - optind <= 2)
+		rc = status(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "reset") == 0 && argc - optind == 2)
+		rc = reset(dir, argv[optind + 1]);
+	else {
+		usage(stderr);
+		rc = 2;
+	}
+	lg_config_free(&cfg);
+	return rc;
+}

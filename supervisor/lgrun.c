@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lgrun: run a command under the loop guard. Sets up, launches, then runs
+ * one epoll loop over the seccomp listener, signals and timers until the
+ * command's tree is gone or the guard trips.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "config.h"
+#include "filter.h"
+#include "launch.h"
+#include "log.h"
+#include "notify.h"
+#include "pathres.h"
+#include "session.h"
+#include "state.h"
+
+enum lg_exit {
+	LG_EXIT_TRIPPED = 86,
+	LG_EXIT_KILLED_SESSION = 87,
+	LG_EXIT_ERROR = 125,
+	LG_EXIT_NOEXEC = 126,
+	LG_EXIT_NOTFOUND = 127,
+};
+
+#define KILL_WAIT_MS 5000
+
+struct opts {
+	const char *config, *profile, *agent, *session, *state_dir;
+	const char *timeout;
+	bool observe;
+	int verbose;
+	char **argv;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: lgrun [OPTIONS] -- COMMAND [ARGS...]\n"
+		"Run COMMAND (an AI agent, or anything it drives) under the loop guard:\n"
+		"destructive file syscalls of the whole process tree are checked, and a\n"
+		"destructive loop is refused, the tree killed, the trip audited.\n"
+		"\n"
+		"  -c, --config FILE     config file (default: $LGRUN_CONFIG, else %s/lgrun.ini)\n"
+		"  -p, --profile NAME    apply a profile (e.g. ci, bulk-cleanup)\n"
+		"  -a, --agent NAME      agent name: picks [agent NAME] overrides (default: COMMAND's name)\n"
+		"  -s, --session ID      session id; a killed session refuses to start until reset\n"
+		"  -d, --state-dir DIR   killed markers, audit log, metrics (default: $LGRUN_STATE_DIR,\n"
+		"                        else /var/lib/lgrun as root, else $XDG_STATE_HOME/lgrun)\n"
+		"  -t, --timeout DUR     wall-clock budget, e.g. 90s, 10m (budget.timeout)\n"
+		"  -n, --observe         dry run: never deny or kill, audit what would have tripped\n"
+		"  -v, --verbose         more output (-vv: every destructive attempt)\n"
+		"  -h, --help            this help\n"
+		"  -V, --version         version\n"
+		"\n"
+		"Exit status: the command's (128+N if killed by signal N); 86 the guard tripped;\n"
+		"87 the session is blocked (lgctl reset ID); 125 lgrun's own error;\n"
+		"126 command not executable; 127 command not found.\n",
+		LG_SYSCONFDIR);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "agent", required_argument, NULL, 'a' },
+		{ "session", required_argument, NULL, 's' },
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "observe", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+c:p:a:s:d:t:nvhV", lo, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'p':
+			o->profile = optarg;
+			break;
+		case 'a':
+			o->agent = optarg;
+			break;
+		case 's':
+			o->session = optarg;
+			break;
+		case 'd':
+			o->state_dir = optarg;
+			break;
+		case 't':
+			o->timeout = optarg;
+			break;
+		case 'n':
+			o->observe = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("lgrun %s\n", LG_VERSION);
+			exit(0);
+		default:
+			if (optopt)
+				lg_err("option '-%c' %s; see lgrun --help",
+				       optopt,
+				       strchr("cpasdt", optopt)
+					       ? "needs a value"
+					       : "is unknown");
+			else
+				lg_err("unknown option '%s'; see lgrun --help",
+				       argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		lg_err("no command given: lgrun [OPTIONS] -- COMMAND [ARGS...]");
+		return -1;
+	}
+	o->argv = argv + optind;
+	return 0;
+}
+
+/* Descriptors 0-2 must exist: libseccomp mistakes a listener on fd 0. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) < 0) {
+			int n = open("/dev/null", O_RDWR);
+
+			if (n >= 0 && n != fd) {
+				dup2(n, fd);
+				close(n);
+			}
+		}
+	}
+}
+
+/* Inside a session already: our filter is on us and the supervisor above us. */
+static bool nested(void)
+{
+	char line[256];
+	bool filtered = false;
+	FILE *f;
+
+	if (!getenv("LGRUN_SUPERVISOR_PID"))
+		return false;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Seccomp:", 8) == 0 && atoi(line + 8) == 2)
+			filtered = true;
+	fclose(f);
+	return filtered;
+}
+
+static char **make_env(const char *id, const char *agent, const char *state)
+{
+	extern char **environ;
+	static const char *const ours[] = { "LGRUN_SESSION=", "LGRUN_AGENT=",
+					    "LGRUN_STATE_DIR=",
+					    "LGRUN_SUPERVISOR_PID=" };
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 5, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool skip = false;
+
+		for (size_t o = 0; o < 4; o++)
+			if (strncmp(environ[i], ours[o], strlen(ours[o])) == 0)
+				skip = true;
+		if (!skip)
+			env[k++] = environ[i];
+	}
+	if (asprintf(&env[k++], "LGRUN_SESSION=%s", id) < 0 ||
+	    asprintf(&env[k++], "LGRUN_AGENT=%s", agent) < 0 ||
+	    asprintf(&env[k++], "LGRUN_STATE_DIR=%s", state) < 0 ||
+	    asprintf(&env[k++], "LGRUN_SUPERVISOR_PID=%d", getpid()) < 0)
+		return NULL;
+	return env;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return LG_EXIT_ERROR;
+}
+
+struct loop {
+	struct lg_session *s;
+	struct lg_notifier *nt;
+	struct lg_cgroup *cg;
+	struct lg_child child;
+	const struct lg_config *cfg;
+	int epfd, sfd, tfd, nfd;
+	bool main_exited, draining, notify_gone;
+	int status;
+	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
+	int got_signal;
+};
+
+static bool tree_alive(struct loop *l)
+{
+	pid_t p[1];
+
+	if (l->cg->ok && l->child.in_cgroup)
+		return lg_cgroup_populated(l->cg);
+	return lg_descendants(p, 1) > 0;
+}
+
+static void arm_timer(struct loop *l)
+{
+	uint64_t next = lg_session_next_deadline(l->s);
+	struct itimerspec its = { 0 };
+
+	if (l->kill_at && (!next || l->kill_at < next))
+		next = l->kill_at;
+	if (l->draining) {
+		uint64_t poll_at = lg_mono_ms() + 20;
+
+		if (!next || poll_at < next)
+			next = poll_at;
+	}
+	if (next) {
+		if (next == 0)
+			next = 1;
+		its.it_value.tv_sec = (time_t)(next / 1000);
+		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	}
+	timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void reap_children(struct loop *l)
+{
+	int st;
+	pid_t p;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == l->child.pid) {
+			l->main_exited = true;
+			l->status = st;
+		}
+	}
+}
+
+static void on_signal(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	while (read(l->sfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGCHLD) {
+			reap_children(l);
+			continue;
+		}
+		/* A second signal does not wait for the grace period. */
+		if (l->got_signal) {
+			l->kill_at = lg_mono_ms();
+			continue;
+		}
+		l->got_signal = sig;
+		lg_info("forwarding %s to the session's processes",
+			strsignal(sig));
+		lg_tree_signal(l->cg, sig);
+		l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
+	}
+}
+
+static int run_trip(struct loop *l)
+{
+	uint64_t t0 = lg_mono_ms();
+	const char *method = "none";
+	int survivors;
+	double ms;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	survivors = lg_tree_kill(l->cg, KILL_WAIT_MS, &method);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+	     (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	(void)t0;
+	reap_children(l);
+	lg_launch_restore_tty(&l->child);
+	lg_session_record_trip(l->s, method, ms, survivors);
+	lg_session_write_state(l->s, "killed", -1, l->child.pid);
+	return LG_EXIT_TRIPPED;
+}
+
+static int event_loop(struct loop *l)
+{
+	struct epoll_event evs[8];
+
+	for (;;) {
+		int n;
+
+		if (lg_session_kill_pending(l->s))
+			return run_trip(l);
+		if (l->main_exited && !l->draining) {
+			if (!tree_alive(l))
+				return 0;
+			if (l->cfg->kill_leftovers) {
+				lg_info("the command exited; stopping the processes it left behind");
+				lg_tree_signal(l->cg, SIGTERM);
+				l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
+			}
+			l->draining = true;
+		}
+		if (l->draining && !tree_alive(l))
+			return 0;
+		if (l->kill_at && lg_mono_ms() >= l->kill_at) {
+			const char *method;
+
+			lg_tree_kill(l->cg, KILL_WAIT_MS, &method);
+			l->kill_at = 0;
+			reap_children(l);
+			if (l->main_exited)
+				return 0;
+		}
+		arm_timer(l);
+		n = epoll_wait(l->epfd, evs, 8, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			lg_err("epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == l->nfd) {
+				if (evs[i].events & EPOLLIN) {
+					int r = lg_notifier_handle(l->nt, l->s);
+
+					if (r < 0 && r != -ENOENT)
+						lg_dbg("notify: %s",
+						       strerror(-r));
+				} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+					/* No filtered task is left. */
+					epoll_ctl(l->epfd, EPOLL_CTL_DEL,
+						  l->nfd, NULL);
+					l->notify_gone = true;
+				}
+				if (lg_session_kill_pending(l->s))
+					break;
+			} else if (fd == l->sfd) {
+				on_signal(l);
+			} else if (fd == l->tfd) {
+				uint64_t x;
+
+				if (read(l->tfd, &x, sizeof(x)) < 0) {
+					/* spurious */
+				}
+				if (lg_session_next_deadline(l->s) &&
+				    lg_mono_ms() >= lg_session_next_deadline(l->s))
+					lg_session_tick(l->s);
+			}
+		}
+	}
+}
+
+static void print_trip(const char *id, const char *summary, const char *audit)
+{
+	fprintf(stderr,
+		"lgrun: %s\n"
+		"lgrun: the operation was refused and every process of session '%s' was stopped.\n"
+		"lgrun: audit record: %s\n"
+		"lgrun: the session stays blocked (session_killed_loop_guard) until an operator runs: lgctl reset %s\n",
+		summary, id, audit, id);
+}
+
+/* Reads a "key":"value" string field from a one-line JSON record. */
+static void json_field(const char *json, const char *key, char *out,
+		       size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	out[0] = '\0';
+	p = strstr(json, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	while (*p && *p != '"' && n + 1 < size) {
+		if (*p == '\\' && p[1])
+			p++;
+		out[n++] = *p++;
+	}
+	out[n] = '\0';
+}
+
+int main(int argc, char **argv)
+{
+	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
+	char metrics_path[PATH_MAX + 16], gen_id[96], cgname[200];
+	struct lg_config cfg;
+	struct lg_error err;
+	struct lg_session_info info = { 0 };
+	struct loop l = { 0 };
+	struct lg_cgroup cg;
+	scmp_filter_ctx filter = NULL;
+	const char *id, *agent;
+	char **env;
+	int r, exec_errno, rc;
+	sigset_t mask;
+	struct opts o;
+
+	ensure_std_fds();
+	if (parse_args(argc, argv, &o) < 0)
+		return LG_EXIT_ERROR;
+	lg_log_verbosity = LG_LOG_WARN + o.verbose;
+
+	if (nested()) {
+		/* The enclosing supervisor's filter already covers us. */
+		lg_info("inside session %s: the enclosing lgrun supervises '%s'",
+			getenv("LGRUN_SESSION") ? getenv("LGRUN_SESSION") : "?",
+			o.argv[0]);
+		execvp(o.argv[0], o.argv);
+		lg_err("cannot execute '%s': %s", o.argv[0], strerror(errno));
+		return errno == ENOENT ? LG_EXIT_NOTFOUND : LG_EXIT_NOEXEC;
+	}
+
+	agent = o.agent ? o.agent : lg_path_basename(o.argv[0]);
+	lg_config_init(&cfg);
+	if (lg_config_load(&cfg, o.config, o.profile, agent, &err) < 0 ||
+	    lg_config_finish(&cfg, &err) < 0) {
+		lg_err("%s", err.msg);
+		return LG_EXIT_ERROR;
+	}
+	if (o.observe)
+		cfg.observe = true;
+	if (o.timeout) {
+		unsigned long ms;
+
+		if (lg_parse_duration_ms(o.timeout, &ms) < 0 || !ms) {
+			lg_err("--timeout '%s' is not a duration (e.g. 90s, 10m, 1h)",
+			       o.timeout);
+			return LG_EXIT_ERROR;
+		}
+		cfg.guard.budget.timeout_ms = ms;
+	}
+
+	if (lg_state_dir_resolve(o.state_dir, &cfg, state_dir,
+				 sizeof(state_dir)) < 0) {
+		lg_err("no state directory: pass --state-dir DIR or set LGRUN_STATE_DIR");
+		return LG_EXIT_ERROR;
+	}
+	r = lg_state_prepare(state_dir);
+	if (r < 0) {
+		lg_err("cannot create the state directory %s: %s (pass --state-dir DIR to use another)",
+		       state_dir, strerror(-r));
+		return LG_EXIT_ERROR;
+	}
+	if (o.session) {
+		if (!lg_session_id_valid(o.session)) {
+			lg_err("session id '%s' is not valid: use 1-128 letters, digits and . _ : @ + -",
+			       o.session);
+			return LG_EXIT_ERROR;
+		}
+		id = o.session;
+	} else {
+		snprintf(gen_id, sizeof(gen_id), "%.40s-%lld-%d",
+			 lg_session_id_valid(agent) ? agent : "lg",
+			 (long long)(lg_real_ns() / 1000000000LL), getpid());
+		id = gen_id;
+	}
+	{
+		char marker[4096], reason[256], summary[512], when[64];
+
+		r = lg_state_killed(state_dir, id, marker, sizeof(marker));
+		if (r > 0) {
+			json_field(marker, "summary", summary, sizeof(summary));
+			json_field(marker, "reason", reason, sizeof(reason));
+			json_field(marker, "time", when, sizeof(when));
+			fprintf(stderr,
+				"lgrun: session '%s' is blocked: session_killed_loop_guard (%s at %s)\n"
+				"lgrun: %s\n"
+				"lgrun: an operator must reset it before it can run again: lgctl reset %s\n",
+				id, reason[0] ? reason : "tripped", when[0] ? when : "?",
+				summary[0] ? summary : "no summary recorded", id);
+			return LG_EXIT_KILLED_SESSION;
+		}
+	}
+	snprintf(audit_path, sizeof(audit_path), "%s/audit.jsonl", state_dir);
+	snprintf(metrics_path, sizeof(metrics_path), "%s/lgrun.prom", state_dir);
+	info.id = id;
+	info.agent = agent;
+	info.state_dir = state_dir;
+	info.audit_path = cfg.audit_log ? cfg.audit_log : audit_path;
+	info.metrics_path = cfg.metrics_file ? cfg.metrics_file : metrics_path;
+
+	if (lg_filter_build(cfg.syscalls, &filter) < 0)
+		return LG_EXIT_ERROR;
+
+	/* Orphans of the tree come back to us, so nothing escapes the kill. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	l.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	l.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0) {
+		lg_err("cannot set up the event loop: %s", strerror(errno));
+		return LG_EXIT_ERROR;
+	}
+
+	snprintf(cgname, sizeof(cgname), "lgrun-%.128s-%d", id, getpid());
+	lg_cgroup_create(&cg, cgname);
+	if (!cg.ok)
+		lg_info("no cgroup for the session (%s); the tree is killed by walking descendants",
+			cg.why);
+	l.cg = &cg;
+	l.cfg = &cfg;
+
+	env = make_env(id, agent, state_dir);
+	if (!env) {
+		lg_err("out of memory");
+		return LG_EXIT_ERROR;
+	}
+	info.start_real_ns = lg_real_ns();
+	info.start_mono_ms = lg_mono_ms();
+	l.s = lg_session_new(&cfg, &info);
+	if (!l.s) {
+		lg_err("out of memory");
+		return LG_EXIT_ERROR;
+	}
+
+	r = lg_launch(&l.child, o.argv, env, filter, &cg, &exec_errno);
+	seccomp_release(filter);
+	if (r < 0) {
+		lg_cgroup_destroy(&cg);
+		if (exec_errno) {
+			lg_err("cannot execute '%s': %s", o.argv[0],
+			       strerror(exec_errno));
+			return exec_errno == ENOENT ? LG_EXIT_NOTFOUND
+						    : LG_EXIT_NOEXEC;
+		}
+		return LG_EXIT_ERROR;
+	}
+	l.nfd = l.child.notify_fd;
+	l.nt = lg_notifier_new(l.nfd);
+	if (!l.nt) {
+		lg_err("out of memory");
+		kill(l.child.pid, SIGKILL);
+		return LG_EXIT_ERROR;
+	}
+	if (!lg_notifier_sync_wakeup(l.nt))
+		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
+	{
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.fd = l.nfd;
+		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.nfd, &ev);
+		ev.data.fd = l.sfd;
+		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.sfd, &ev);
+		ev.data.fd = l.tfd;
+		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.tfd, &ev);
+	}
+	lg_info("session %s (agent %s) started pid %d%s%s", id, agent,
+		l.child.pid, cfg.observe ? ", observe mode" : "",
+		cg.ok ? ", cgroup " : "");
+	lg_session_write_state(l.s, "running", -1, l.child.pid);
+
+	rc = event_loop(&l);
+	if (rc == LG_EXIT_TRIPPED) {
+		print_trip(id, lg_session_trip_summary(l.s), info.audit_path);
+	} else {
+		lg_launch_restore_tty(&l.child);
+		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(l.status);
+		lg_session_write_state(l.s, "exited", rc, l.child.pid);
+		{
+			struct lg_session_stats st;
+
+			lg_session_stats(l.s, &st);
+			if (st.would_trip)
+				fprintf(stderr,
+					"lgrun: observe mode: the guard would have tripped %llu time(s); see %s\n",
+					(unsigned long long)st.would_trip,
+					info.audit_path);
+		}
+	}
+	lg_cgroup_destroy(&cg);
+	lg_notifier_free(l.nt);
+	lg_session_free(l.s);
+	lg_config_free(&cfg);
+	return rc;
+}

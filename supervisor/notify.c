@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "filter.h"
+#include "log.h"
+#include "notify.h"
+#include "pathres.h"
+#include "session.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+struct lg_notifier {
+	int fd;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	size_t req_size, resp_size;
+};
+
+struct lg_notifier *lg_notifier_new(int fd)
+{
+	struct seccomp_notif_sizes sz = { 0 };
+	struct lg_notifier *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->fd = fd;
+	/* The kernel's structs may be larger than our headers' ones. */
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0) {
+		sz.seccomp_notif = sizeof(struct seccomp_notif);
+		sz.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	}
+	n->req_size = sz.seccomp_notif > sizeof(*n->req) ? sz.seccomp_notif
+							  : sizeof(*n->req);
+	n->resp_size = sz.seccomp_notif_resp > sizeof(*n->resp)
+			       ? sz.seccomp_notif_resp
+			       : sizeof(*n->resp);
+	n->req = calloc(1, n->req_size);
+	n->resp = calloc(1, n->resp_size);
+	if (!n->req || !n->resp) {
+		lg_notifier_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void lg_notifier_free(struct lg_notifier *n)
+{
+	if (!n)
+		return;
+	free(n->req);
+	free(n->resp);
+	free(n);
+}
+
+int lg_notifier_sync_wakeup(struct lg_notifier *n)
+{
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0) == 0)
+		return 1;
+	return 0; /* EINVAL: older kernel, the loop works without it */
+}
+
+/*
+ * Copies a NUL-terminated string from the target, a page at a time so a
+ * string ending just before an unmapped page is still read.
+ */
+static int read_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (a & 4095);
+		struct iovec local, remote;
+		ssize_t r;
+		char *nul;
+
+		if (chunk > size - got)
+			chunk = size - got;
+		local = (struct iovec){ buf + got, chunk };
+		remote = (struct iovec){ (void *)(uintptr_t)a, chunk };
+		r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (r <= 0)
+			return r < 0 ? -errno : -EFAULT;
+		nul = memchr(buf + got, '\0', (size_t)r);
+		if (nul)
+			return (int)(nul - buf);
+		got += (size_t)r;
+	}
+	return -ENAMETOOLONG;
+}
+
+static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t size)
+{
+	struct iovec local = { buf, size };
+	struct iovec remote = { (void *)(uintptr_t)addr, size };
+	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (r < 0)
+		return -errno;
+	return (size_t)r == size ? 0 : -EFAULT;
+}
+
+static int proc_link(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char p[64];
+	ssize_t r;
+
+	snprintf(p, sizeof(p), "/proc/%d/%s", pid, what);
+	r = readlink(p, buf, size - 1);
+	if (r < 0)
+		return -errno;
+	buf[r] = '\0';
+	return (int)r;
+}
+
+static void facts_from_statx(struct lg_facts *f, const struct statx *st)
+{
+	f->exists = true;
+	f->has_btime = (st->stx_mask & STATX_BTIME) != 0;
+	f->btime_ns = (int64_t)st->stx_btime.tv_sec * 1000000000LL +
+		      st->stx_btime.tv_nsec;
+	f->ctime_ns = (int64_t)st->stx_ctime.tv_sec * 1000000000LL +
+		      st->stx_ctime.tv_nsec;
+	f->size = (int64_t)st->stx_size;
+}
+
+static void stat_target(const char *path, int flags, struct lg_facts *f)
+{
+	struct statx st;
+
+	memset(f, 0, sizeof(*f));
+	if (statx(AT_FDCWD, path, flags,
+		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME, &st) == 0)
+		facts_from_statx(f, &st);
+}
+
+/* What a notification asks for, decoded from the raw arguments. */
+struct attempt {
+	enum lg_op op;
+	int dirfd;	/* AT_FDCWD or the target's fd */
+	uint64_t path;	/* address in the target, 0 for fd-only ops */
+	int fd;		/* ftruncate */
+	uint64_t length;
+	bool follow;	/* the final component is followed (truncate, open) */
+	bool relevant;	/* false: an open without O_TRUNC slipped through */
+};
+
+static bool decode(const struct seccomp_notif *req, struct attempt *a)
+{
+	const __u64 *arg = req->data.args;
+	enum lg_sys sys = lg_filter_classify(req->data.arch, req->data.nr);
+
+	memset(a, 0, sizeof(*a));
+	a->dirfd = AT_FDCWD;
+	a->relevant = true;
+	switch (sys) {
+	case LG_SYS_UNLINK:
+		a->op = LG_OP_UNLINK;
+		a->path = arg[0];
+		break;
+	case LG_SYS_RMDIR:
+		a->op = LG_OP_RMDIR;
+		a->path = arg[0];
+		break;
+	case LG_SYS_UNLINKAT:
+		a->op = (arg[2] & AT_REMOVEDIR) ? LG_OP_RMDIR : LG_OP_UNLINK;
+		a->dirfd = (int)arg[0];
+		a->path = arg[1];
+		break;
+	case LG_SYS_TRUNCATE:
+		a->path = arg[0];
+		a->length = arg[1];
+		a->follow = true;
+		break;
+	case LG_SYS_TRUNCATE64:
+		a->path = arg[0];
+		a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
+		a->follow = true;
+		break;
+	case LG_SYS_FTRUNCATE:
+		a->fd = (int)arg[0];
+		a->length = arg[1];
+		break;
+	case LG_SYS_FTRUNCATE64:
+		a->fd = (int)arg[0];
+		a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
+		break;
+	case LG_SYS_OPEN:
+		a->op = LG_OP_OPEN_TRUNC;
+		a->path = arg[0];
+		a->follow = !(arg[1] & O_NOFOLLOW);
+		a->relevant = (arg[1] & O_TRUNC) != 0;
+		break;
+	case LG_SYS_OPENAT:
+		a->op = LG_OP_OPEN_TRUNC;
+		a->dirfd = (int)arg[0];
+		a->path = arg[1];
+		a->follow = !(arg[2] & O_NOFOLLOW);
+		a->relevant = (arg[2] & O_TRUNC) != 0;
+		break;
+	case LG_SYS_CREAT:
+		a->op = LG_OP_OPEN_TRUNC;
+		a->path = arg[0];
+		a->follow = true;
+		break;
+	case LG_SYS_OPENAT2:
+		a->op = LG_OP_OPEN_TRUNC;
+		a->dirfd = (int)arg[0];
+		a->path = arg[1];
+		a->follow = true;
+		break;
+	default:
+		return false;
+	}
+	if (sys == LG_SYS_TRUNCATE || sys == LG_SYS_TRUNCATE64 ||
+	    sys == LG_SYS_FTRUNCATE || sys == LG_SYS_FTRUNCATE64) {
+		a->op = a->length ? LG_OP_SHRINK : LG_OP_TRUNCATE;
+		if (lg_filter_arch_is_32(req->data.arch) && !(a->length >> 32))
+			a->length = (uint32_t)a->length;
+	}
+	if (lg_filter_arch_is_32(req->data.arch))
+		a->path &= 0xffffffffULL;
+	return true;
+}
+
+static int respond(struct lg_notifier *n, uint64_t id, int error)
+{
+	memset(n->resp, 0, n->resp_size);
+	n->resp->id = id;
+	if (error) {
+		n->resp->error = -error;
+	} else {
+		n->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	}
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, n->resp) < 0) {
+		/* ENOENT: the target died or its syscall was interrupted. */
+		return errno == ENOENT ? 0 : -errno;
+	}
+	return 0;
+}
+
+static bool still_valid(struct lg_notifier *n, uint64_t id)
+{
+	return ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/*
+ * Gathers the absolute path and the facts about the target. Returns 0, or
+ * -errno when the target's memory or links could not be read (the caller
+ * then denies: a read that fails never allows).
+ */
+static int gather(const struct seccomp_notif *req, struct attempt *a,
+		  char *path, size_t size, struct lg_facts *f)
+{
+	pid_t pid = (pid_t)req->pid;
+	char raw[PATH_MAX + 1], base[PATH_MAX + 1];
+	const char *basep = NULL;
+	int r;
+
+	if (!a->path) { /* ftruncate: the fd names the file */
+		char fdlink[32];
+
+		snprintf(fdlink, sizeof(fdlink), "fd/%d", a->fd);
+		r = proc_link(pid, fdlink, path, size);
+		if (r < 0)
+			return r == -ENOENT ? -EBADF : r;
+		snprintf(raw, sizeof(raw), "/proc/%d/fd/%d", pid, a->fd);
+		stat_target(raw, 0, f);
+		f->fd_deleted = lg_path_strip_deleted(path);
+		if (path[0] != '/') /* a pipe or socket: nothing to lose */
+			f->fd_deleted = true;
+		return 0;
+	}
+	r = read_string(pid, a->path, raw, sizeof(raw));
+	if (r < 0)
+		return r;
+	if (raw[0] != '/') {
+		if (a->dirfd == AT_FDCWD) {
+			r = proc_link(pid, "cwd", base, sizeof(base));
+		} else {
+			char fdlink[32];
+
+			snprintf(fdlink, sizeof(fdlink), "fd/%d", a->dirfd);
+			r = proc_link(pid, fdlink, base, sizeof(base));
+			if (r == -ENOENT)
+				r = -EBADF;
+		}
+		if (r < 0)
+			return r;
+		basep = base;
+	}
+	r = lg_path_resolve(basep, raw, path, size);
+	if (r < 0)
+		return r;
+	if (req->data.nr >= 0 && a->op == LG_OP_OPEN_TRUNC &&
+	    lg_filter_classify(req->data.arch, req->data.nr) == LG_SYS_OPENAT2) {
+		struct open_how how;
+
+		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)
+			return -EFAULT;
+		a->relevant = (how.flags & O_TRUNC) != 0;
+	}
+	stat_target(path, a->follow ? 0 : AT_SYMLINK_NOFOLLOW, f);
+	return 0;
+}
+
+int lg_notifier_handle(struct lg_notifier *n, struct lg_session *s)
+{
+	char path[PATH_MAX + 1];
+	struct lg_facts f;
+	struct attempt a;
+	int r, err;
+
+	memset(n->req, 0, n->req_size);
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, n->req) < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (!decode(n->req, &a)) {
+		/* Not ours (cannot happen with our filter): let it run. */
+		return respond(n, n->req->id, 0);
+	}
+	if (lg_session_blocked(s))
+		return respond(n, n->req->id, lg_session_deny_errno(s));
+
+	r = gather(n->req, &a, path, sizeof(path), &f);
+	if (!still_valid(n, n->req->id))
+		return 0; /* the target is gone; nothing to answer */
+	if (r < 0) {
+		/* Never allow what we could not read; say what the kernel would. */
+		lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
+		if (r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF)
+			return respond(n, n->req->id, -r);
+		return respond(n, n->req->id, lg_session_deny_errno(s));
+	}
+	if (!a.relevant)
+		return respond(n, n->req->id, 0);
+	err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
+	return respond(n, n->req->id, err);
+}

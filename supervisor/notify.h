@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seccomp notify loop's one step: receive a notification, read what
+ * the target asked for, turn it into an lg_event, let the session decide,
+ * answer. Every notification is answered; a target that died is not an error.
+ */
+#ifndef LG_NOTIFY_H
+#define LG_NOTIFY_H
+
+struct lg_session;
+struct lg_notifier;
+
+struct lg_notifier *lg_notifier_new(int fd);
+void lg_notifier_free(struct lg_notifier *n);
+
+/* Tries SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP; returns 1 if enabled. */
+int lg_notifier_sync_wakeup(struct lg_notifier *n);
+
+/*
+ * Handles one pending notification. Returns 0, or -ENOENT when the target
+ * went away, or another -errno when the listener itself failed.
+ */
+int lg_notifier_handle(struct lg_notifier *n, struct lg_session *s);
+
+#endif

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "log.h"
+#include "metrics.h"
+#include "pathres.h"
+#include "session.h"
+#include "state.h"
+
+#define RECENT 16
+#define MAX_WOULD_TRIP_RECORDS 20
+
+struct recent {
+	uint64_t t_ms;
+	enum lg_op op;
+	enum lg_class cls;
+	enum lg_verdict verdict;
+	pid_t pid;
+	char exe[64];
+	char target[1024];
+};
+
+struct lg_session {
+	const struct lg_config *cfg;
+	struct lg_session_info info;
+	struct lg_guard *guard;
+	bool has_program_rules;
+	struct recent recent[RECENT];
+	size_t nrecent, recent_head;
+	bool blocked, kill_pending;
+	struct lg_finding trip;
+	enum lg_op trip_op;
+	pid_t trip_pid;
+	char trip_exe[64];
+	char trip_target[1024];
+	char trip_summary[LG_SUMMARY_MAX + 32];
+	struct lg_session_stats st;
+};
+
+uint64_t lg_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int64_t lg_real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct lg_session *lg_session_new(const struct lg_config *cfg,
+				  const struct lg_session_info *info)
+{
+	struct lg_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->cfg = cfg;
+	s->info = *info;
+	s->guard = lg_guard_new(&cfg->guard, info->start_mono_ms);
+	if (!s->guard) {
+		free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < cfg->n_ignore; i++)
+		if (cfg->ignore[i].program)
+			s->has_program_rules = true;
+	return s;
+}
+
+void lg_session_free(struct lg_session *s)
+{
+	if (!s)
+		return;
+	lg_guard_free(s->guard);
+	free(s);
+}
+
+bool lg_session_blocked(const struct lg_session *s)
+{
+	return s->blocked;
+}
+
+int lg_session_deny_errno(const struct lg_session *s)
+{
+	return s->cfg->deny_errno;
+}
+
+bool lg_session_kill_pending(const struct lg_session *s)
+{
+	return s->kill_pending;
+}
+
+const char *lg_session_trip_summary(const struct lg_session *s)
+{
+	return s->trip_summary;
+}
+
+const char *lg_session_trip_reason(const struct lg_session *s)
+{
+	return s->trip.reason;
+}
+
+void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st)
+{
+	*st = s->st;
+}
+
+static void read_exe(pid_t pid, char *out, size_t size)
+{
+	char p[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		snprintf(out, size, "?");
+		return;
+	}
+	buf[n] = '\0';
+	lg_path_strip_deleted(buf);
+	snprintf(out, size, "%s", lg_path_basename(buf));
+}
+
+/* The guard's question: has a target removed earlier come back? */
+static bool restored(void *ctx, const char *target, enum lg_op op)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC)
+		return stat(target, &st) == 0 && st.st_size > 0;
+	return lstat(target, &st) == 0;
+}
+
+static void remember(struct lg_session *s, uint64_t now, pid_t pid,
+		     enum lg_op op, enum lg_class cls, enum lg_verdict v,
+		     const char *exe, const char *target)
+{
+	struct recent *r = &s->recent[(s->recent_head + s->nrecent) % RECENT];
+
+	if (s->nrecent == RECENT)
+		s->recent_head = (s->recent_head + 1) % RECENT;
+	else
+		s->nrecent++;
+	r->t_ms = now;
+	r->op = op;
+	r->cls = cls;
+	r->verdict = v;
+	r->pid = pid;
+	snprintf(r->exe, sizeof(r->exe), "%s", exe ? exe : "");
+	snprintf(r->target, sizeof(r->target), "%s", target);
+}
+
+static void json_recent(struct lg_session *s, struct lg_json *j)
+{
+	struct lg_json arr = { 0 };
+
+	lg_json_append(&arr, "[", 1);
+	for (size_t i = 0; i < s->nrecent; i++) {
+		struct recent *r = &s->recent[(s->recent_head + i) % RECENT];
+		struct lg_json e = { 0 };
+
+		lg_json_begin(&e);
+		lg_json_num(&e, "t",
+			    (double)(r->t_ms - s->info.start_mono_ms) / 1000.0);
+		lg_json_str(&e, "op", lg_op_name(r->op));
+		lg_json_str(&e, "target", r->target);
+		lg_json_str(&e, "class", lg_class_name(r->cls));
+		lg_json_str(&e, "verdict", lg_verdict_name(r->verdict));
+		lg_json_int(&e, "pid", r->pid);
+		lg_json_str(&e, "exe", r->exe);
+		if (i)
+			lg_json_append(&arr, ",", 1);
+		lg_json_end(&e);
+		if (e.buf)
+			lg_json_append(&arr, e.buf, e.len);
+		lg_json_free(&e);
+	}
+	lg_json_append(&arr, "]", 1);
+	lg_json_raw(j, "recent", arr.buf ? arr.buf : "[]");
+	lg_json_free(&arr);
+}
+
+static void json_head(struct lg_session *s, struct lg_json *j,
+		      const char *event)
+{
+	char t[40];
+
+	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_json_begin(j);
+	lg_json_str(j, "time", t);
+	lg_json_str(j, "session", s->info.id);
+	lg_json_str(j, "agent", s->info.agent);
+	lg_json_str(j, "event", event);
+}
+
+static void audit(struct lg_session *s, struct lg_json *j, bool sync)
+{
+	int r = lg_audit_append(s->info.audit_path, lg_json_end(j), sync);
+
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+}
+
+void lg_session_audit_simple(struct lg_session *s, const char *event,
+			     const char *summary)
+{
+	struct lg_json j = { 0 };
+
+	json_head(s, &j, event);
+	if (summary)
+		lg_json_str(&j, "summary", summary);
+	audit(s, &j, false);
+	lg_json_free(&j);
+}
+
+static const char *prefix_for(enum lg_verdict v, bool observe)
+{
+	if (observe)
+		return "would_kill";
+	switch (v) {
+	case LG_KILL:
+		return "session_killed";
+	case LG_DENY:
+		return "op_denied";
+	default:
+		return "warning";
+	}
+}
+
+static void audit_finding(struct lg_session *s, const struct lg_finding *f,
+			  const char *event, enum lg_op op, pid_t pid,
+			  const char *exe, const char *target, bool sync)
+{
+	struct lg_json j = { 0 };
+	char summary[LG_SUMMARY_MAX + 32];
+
+	snprintf(summary, sizeof(summary), "%s: %s",
+		 prefix_for(f->action, s->cfg->observe && f->action > LG_WARN),
+		 f->summary);
+	json_head(s, &j, event);
+	lg_json_str(&j, "rule", f->rule);
+	lg_json_str(&j, "reason", f->reason);
+	lg_json_str(&j, "action", lg_verdict_name(f->action));
+	lg_json_bool(&j, "observe", s->cfg->observe);
+	lg_json_str(&j, "summary", summary);
+	if (op != LG_OP_NONE) {
+		lg_json_str(&j, "op", lg_op_name(op));
+		lg_json_str(&j, "target", target);
+		lg_json_int(&j, "pid", pid);
+		lg_json_str(&j, "exe", exe);
+	}
+	json_recent(s, &j);
+	audit(s, &j, sync);
+	lg_json_free(&j);
+}
+
+/* Acts on the guard's findings; returns the errno for the syscall or 0. */
+static int act(struct lg_session *s, const struct lg_findings *out,
+	       enum lg_op op, pid_t pid, const char *exe, const char *target)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		const struct lg_finding *f = &out->f[i];
+
+		if (f->action == LG_WARN) {
+			lg_warn("warning: %s", f->summary);
+			audit_finding(s, f, "warn", op, pid, exe, target, false);
+			continue;
+		}
+		if (s->cfg->observe) {
+			if (s->st.would_trip++ < MAX_WOULD_TRIP_RECORDS)
+				audit_finding(s, f, "would_trip", op, pid, exe,
+					      target, false);
+			lg_info("observe: would %s: %s",
+				lg_verdict_name(f->action), f->summary);
+			continue;
+		}
+		err = s->cfg->deny_errno;
+		if (f->action == LG_DENY) {
+			lg_warn("refused: %s", f->summary);
+			audit_finding(s, f, "deny", op, pid, exe, target, true);
+			continue;
+		}
+		if (!s->kill_pending) {
+			s->kill_pending = true;
+			s->blocked = true;
+			s->trip = *f;
+			s->trip_op = op;
+			s->trip_pid = pid;
+			snprintf(s->trip_exe, sizeof(s->trip_exe), "%s",
+				 exe ? exe : "");
+			snprintf(s->trip_target, sizeof(s->trip_target), "%s",
+				 target ? target : "");
+			snprintf(s->trip_summary, sizeof(s->trip_summary),
+				 "session_killed: %s", f->summary);
+		}
+	}
+	if (err)
+		s->st.denied++;
+	return err;
+}
+
+int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		      const char *path, const struct lg_facts *f)
+{
+	const struct lg_config *c = s->cfg;
+	struct lg_guard_env env = { lg_mono_ms(), restored, s };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = op,
+			       .pid = pid,
+			       .target = path };
+	struct lg_findings out;
+	enum lg_verdict v;
+	char exe[64] = "";
+	int err;
+
+	s->st.attempts++;
+	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
+			     s->info.start_real_ns);
+	/* The program only matters for scoped rules and for the record. */
+	if (ev.cls == LG_CLASS_DESTROY || lg_log_verbosity >= LG_LOG_DEBUG) {
+		read_exe(pid, exe, sizeof(exe));
+		ev.exe = exe;
+		if (s->has_program_rules && ev.cls == LG_CLASS_DESTROY)
+			ev.cls = lg_classify(op, f, path, exe, c->ignore,
+					     c->n_ignore,
+					     s->info.start_real_ns);
+	}
+	if (ev.cls == LG_CLASS_DESTROY)
+		s->st.counted++;
+	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
+	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
+	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
+	if (v == LG_ALLOW)
+		return 0;
+	err = act(s, &out, op, pid, exe, path);
+	return err;
+}
+
+void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
+			   int err)
+{
+	s->st.unreadable++;
+	s->st.denied++;
+	lg_warn("refused %s by pid %d: cannot read its arguments (%s)",
+		lg_op_name(op), pid, strerror(err));
+	remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, "",
+		 "(unreadable)");
+}
+
+void lg_session_tick(struct lg_session *s)
+{
+	struct lg_guard_env env = { lg_mono_ms(), restored, s };
+	struct lg_event ev = { .kind = LG_EV_TICK, .source = LG_SRC_TIMER };
+	struct lg_findings out;
+
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, 0, NULL, NULL);
+}
+
+uint64_t lg_session_next_deadline(const struct lg_session *s)
+{
+	return lg_guard_next_deadline(s->guard);
+}
+
+void lg_session_record_trip(struct lg_session *s, const char *method,
+			    double kill_ms, int survivors)
+{
+	struct lg_json j = { 0 };
+	const struct lg_finding *f = &s->trip;
+	int r;
+
+	json_head(s, &j, "trip");
+	lg_json_str(&j, "rule", f->rule);
+	lg_json_str(&j, "reason", f->reason);
+	lg_json_str(&j, "action", lg_verdict_name(f->action));
+	lg_json_bool(&j, "observe", false);
+	lg_json_str(&j, "summary", s->trip_summary);
+	if (s->trip_op != LG_OP_NONE) {
+		lg_json_str(&j, "op", lg_op_name(s->trip_op));
+		lg_json_str(&j, "target", s->trip_target);
+		lg_json_int(&j, "pid", s->trip_pid);
+		lg_json_str(&j, "exe", s->trip_exe);
+		lg_json_str(&j, "errno", lg_errno_name(s->cfg->deny_errno));
+	}
+	lg_json_str(&j, "kill_method", method);
+	lg_json_num(&j, "kill_ms", kill_ms);
+	lg_json_int(&j, "survivors", survivors);
+	json_recent(s, &j);
+	lg_json_end(&j);
+	/* The marker first: even if the log write fails, the block holds. */
+	r = lg_state_mark_killed(s->info.state_dir, s->info.id, j.buf);
+	if (r < 0)
+		lg_err("cannot mark session '%s' killed in %s: %s", s->info.id,
+		       s->info.state_dir, strerror(-r));
+	r = lg_audit_append(s->info.audit_path, j.buf, true);
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+	lg_json_free(&j);
+	if (s->info.metrics_path) {
+		r = lg_metrics_count_trip(s->info.metrics_path, s->info.agent,
+					  f->reason);
+		if (r < 0)
+			lg_warn("cannot update the metrics file %s: %s",
+				s->info.metrics_path, strerror(-r));
+	}
+}
+
+void lg_session_write_state(struct lg_session *s, const char *state,
+			    int exit_status, pid_t pid)
+{
+	struct lg_json j = { 0 };
+	char t[40];
+	int r;
+
+	lg_json_begin(&j);
+	lg_json_str(&j, "session", s->info.id);
+	lg_json_str(&j, "agent", s->info.agent);
+	lg_json_str(&j, "state", state);
+	lg_json_int(&j, "lgrun_pid", getpid());
+	lg_json_int(&j, "pid", pid);
+	lg_time_iso(s->info.start_real_ns, t, sizeof(t));
+	lg_json_str(&j, "started", t);
+	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_json_str(&j, "updated", t);
+	if (exit_status >= 0)
+		lg_json_int(&j, "exit_status", exit_status);
+	if (s->kill_pending) {
+		lg_json_str(&j, "reason", s->trip.reason);
+		lg_json_str(&j, "summary", s->trip_summary);
+	}
+	lg_json_int(&j, "attempts", (long long)s->st.attempts);
+	lg_json_int(&j, "counted", (long long)s->st.counted);
+	lg_json_int(&j, "denied", (long long)s->st.denied);
+	lg_json_int(&j, "would_trip", (long long)s->st.would_trip);
+	r = lg_state_write_session(s->info.state_dir, s->info.id,
+				   lg_json_end(&j));
+	if (r < 0)
+		lg_dbg("cannot write the session record: %s", strerror(-r));
+	lg_json_free(&j);
+}

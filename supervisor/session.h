@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One supervised session: owns the guard, turns gathered facts into
+ * events, keeps the recent events for the audit record, and remembers the
+ * trip. The notify loop asks it for verdicts; lgrun acts on the trip.
+ */
+#ifndef LG_SESSION_H
+#define LG_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "classify.h"
+#include "config.h"
+#include "guard/guard.h"
+
+struct lg_session;
+
+struct lg_session_info {
+	const char *id, *agent, *state_dir, *audit_path, *metrics_path;
+	int64_t start_real_ns;
+	uint64_t start_mono_ms;
+};
+
+struct lg_session *lg_session_new(const struct lg_config *cfg,
+				  const struct lg_session_info *info);
+void lg_session_free(struct lg_session *s);
+
+/* After a trip every destructive attempt is refused. */
+bool lg_session_blocked(const struct lg_session *s);
+int lg_session_deny_errno(const struct lg_session *s);
+
+/* A destructive attempt with its facts: 0 to let it run, else an errno. */
+int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		      const char *path, const struct lg_facts *f);
+/* The target's arguments could not be read: the attempt is refused. */
+void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
+			   int err);
+/* Time-based rules; call when lg_session_next_deadline() is reached. */
+void lg_session_tick(struct lg_session *s);
+uint64_t lg_session_next_deadline(const struct lg_session *s);
+
+/* Set once the guard decided to kill (never in observe mode). */
+bool lg_session_kill_pending(const struct lg_session *s);
+const char *lg_session_trip_summary(const struct lg_session *s);
+const char *lg_session_trip_reason(const struct lg_session *s);
+
+/*
+ * After the tree is dead: the trip's audit record (fsync'ed), the killed
+ * marker, the metrics. method and kill_ms describe the kill.
+ */
+void lg_session_record_trip(struct lg_session *s, const char *method,
+			    double kill_ms, int survivors);
+/* The session's record in the state dir; state is running, exited, ... */
+void lg_session_write_state(struct lg_session *s, const char *state,
+			    int exit_status, pid_t pid);
+void lg_session_audit_simple(struct lg_session *s, const char *event,
+			     const char *summary);
+
+struct lg_session_stats {
+	uint64_t attempts, counted, denied, unreadable, would_trip;
+};
+void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
+
+uint64_t lg_mono_ms(void);
+int64_t lg_real_ns(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state directory: killed-session markers, the last record of each
+ * session, the audit log and the metrics file.
+ *   <dir>/audit.jsonl
+ *   <dir>/lgrun.prom
+ *   <dir>/sessions/<id>.json     last state of the session
+ *   <dir>/sessions/<id>.killed   present while the session is blocked
+ */
+#ifndef LG_STATE_H
+#define LG_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct lg_config;
+
+/* --state-dir, else $LGRUN_STATE_DIR, else the config, else XDG or /var/lib. */
+int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
+			 char *out, size_t size);
+/* Creates dir and dir/sessions. 0 or -errno. */
+int lg_state_prepare(const char *dir);
+
+/* A session id is [A-Za-z0-9._:@+-], 1..128 chars, not starting with '.'. */
+bool lg_session_id_valid(const char *id);
+
+/* 1 and the marker's text in buf if the session is killed, 0 if not. */
+int lg_state_killed(const char *dir, const char *id, char *buf, size_t size);
+int lg_state_mark_killed(const char *dir, const char *id, const char *json);
+/* 0, or -ENOENT when the session was not killed. */
+int lg_state_reset(const char *dir, const char *id);
+/* Replaces <id>.json atomically. */
+int lg_state_write_session(const char *dir, const char *id, const char *json);
+
+#endif

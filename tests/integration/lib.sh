@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for integration tests. Each test is a bash script t_*.sh that
+# sources this file, runs real processes under lgrun and exits 0 (pass),
+# 1 (fail) or 77 (skip, with the reason on stdout).
+set -u
+
+LG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LGRUN=${LGRUN:-$LG_ROOT/build/bin/lgrun}
+LGCTL=${LGCTL:-$LG_ROOT/build/bin/lgctl}
+FIXTURES=$LG_ROOT/tests/fixtures
+FIXBIN=$LG_ROOT/build/fixtures
+
+# A private scratch dir and state dir per test, removed on exit.
+T=$(mktemp -d "${TMPDIR:-/tmp}/lgtest.XXXXXX")
+STATE=$T/state
+mkdir -p "$STATE"
+export LGRUN_STATE_DIR=$STATE
+trap 'lg_cleanup' EXIT
+lg_cleanup() {
+	chmod -R u+w "$T" 2>/dev/null
+	rm -rf "$T"
+}
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$STATE/audit.jsonl" ]; then
+		echo "--- audit.jsonl"
+		tail -n 5 "$STATE/audit.jsonl"
+	fi
+	exit 1
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+pass() {
+	echo "PASS: ${*:-$(basename "$0")}"
+	exit 0
+}
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root ($1)"
+}
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "needs the '$1' command (make deps installs it)"
+}
+
+# Files created before lgrun starts are pre-existing: their birth time is
+# earlier than the session's start.
+mkfiles() { # dir n
+	mkdir -p "$1"
+	local i
+	for i in $(seq 1 "$2"); do echo "data $i" >"$1/f$i"; done
+}
+
+# Run lgrun with the test's state dir; sets RC.
+run_lg() {
+	"$LGRUN" --state-dir "$STATE" "$@"
+	RC=$?
+}
+
+# Count audit records whose JSON has "event":"$1".
+audit_count() {
+	[ -f "$STATE/audit.jsonl" ] || { echo 0; return; }
+	grep -c "\"event\":\"$1\"" "$STATE/audit.jsonl"
+}
+assert_no_trip() {
+	local n
+	n=$(audit_count trip)
+	[ "$n" = 0 ] || fail "$1: the guard tripped ($n trip records)"
+}
+assert_rc() { # expected actual what
+	[ "$1" = "$2" ] || fail "$3: exit status $2, expected $1"
+}
