@@ -44,7 +44,12 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_IGNORED;
 	if (!lg_facts_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
-	if (f->fd_deleted || op == LG_OP_SHRINK)
+	/*
+	 * rmdir of a non-empty directory fails and destroys nothing; git,
+	 * rmdir -p and package managers try it on every parent they touch.
+	 */
+	if (f->fd_deleted || op == LG_OP_SHRINK ||
+	    (op == LG_OP_RMDIR && f->nonempty_dir))
 		return LG_CLASS_HARMLESS;
 	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f->size == 0)
 		return LG_CLASS_HARMLESS;

@@ -24,6 +24,7 @@ struct lg_facts {
 	int64_t ctime_ns; /* fallback when there is no birth time */
 	int64_t size;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
+	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
 };
 
 /* Session-created means born (or, without birth times, changed) after start. */

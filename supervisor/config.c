@@ -21,13 +21,12 @@
  * is routine, anything else removing .git/ is a disaster.
  */
 const char *const lg_default_ignores[][2] = {
-	{ "git", "**/.git/**" },
+	{ "git", "**/.git" },
 	{ NULL, "**/.git/*.lock" },
 	{ NULL, "**/.git/**/*.lock" },
 	{ NULL, "*.o" },
 	{ NULL, "*.obj" },
 	{ NULL, "*.lo" },
-	{ NULL, "*.d" },
 	{ NULL, "*.pyc" },
 	{ NULL, "*.pyo" },
 	{ NULL, "*~" },
@@ -35,32 +34,32 @@ const char *const lg_default_ignores[][2] = {
 	{ NULL, ".*.swo" },
 	{ NULL, ".#*" },
 	{ NULL, "#*#" },
-	{ NULL, "__pycache__" },
-	{ NULL, "node_modules" },
-	{ NULL, "site-packages" },
-	{ NULL, "dist-packages" },
-	{ NULL, ".cache" },
-	{ NULL, ".pytest_cache" },
-	{ NULL, ".mypy_cache" },
-	{ NULL, ".ruff_cache" },
-	{ NULL, ".tox" },
-	{ NULL, ".gradle" },
-	{ NULL, ".next" },
-	{ NULL, "*.egg-info" },
-	{ NULL, "build" },
-	{ NULL, "_build" },
-	{ NULL, "dist" },
-	{ NULL, "target" },
-	{ NULL, "cmake-build-*" },
-	{ NULL, "CMakeFiles" },
-	{ NULL, "pip-uninstall-*" },
-	{ NULL, "pip-install-*" },
-	{ NULL, "pip-req-build-*" },
-	{ NULL, "pip-unpack-*" },
-	{ NULL, "pip-build-env-*" },
-	{ NULL, "pip-ephem-wheel-cache-*" },
-	{ NULL, "pip-target-*" },
-	{ NULL, "pip-wheel-*" },
+	{ NULL, "__pycache__/" },
+	{ NULL, "node_modules/" },
+	{ NULL, "site-packages/" },
+	{ NULL, "dist-packages/" },
+	{ NULL, ".cache/" },
+	{ NULL, ".pytest_cache/" },
+	{ NULL, ".mypy_cache/" },
+	{ NULL, ".ruff_cache/" },
+	{ NULL, ".tox/" },
+	{ NULL, ".gradle/" },
+	{ NULL, ".next/" },
+	{ NULL, "*.egg-info/" },
+	{ NULL, "build/" },
+	{ NULL, "_build/" },
+	{ NULL, "dist/" },
+	{ NULL, "target/" },
+	{ NULL, "cmake-build-*/" },
+	{ NULL, "CMakeFiles/" },
+	{ NULL, "pip-uninstall-*/" },
+	{ NULL, "pip-install-*/" },
+	{ NULL, "pip-req-build-*/" },
+	{ NULL, "pip-unpack-*/" },
+	{ NULL, "pip-build-env-*/" },
+	{ NULL, "pip-ephem-wheel-cache-*/" },
+	{ NULL, "pip-target-*/" },
+	{ NULL, "pip-wheel-*/" },
 	{ NULL, NULL },
 };
 
@@ -284,9 +283,30 @@ struct parse {
 	const char *profile, *agent;
 	bool profile_file;   /* parsing a profile file: its plain sections are the profile */
 	bool saw_profile;    /* a [profile NAME] section for the selected profile */
-	int err_line;	     /* set by inih's return value */
+	const char *text;    /* the source, to find section header lines */
+	int err_line;	     /* where the first error is, when not inih's line */
 	char msg[768];	     /* first error, from the handler */
 };
+
+/* The line of "[section]" in text, so the error points at the header. */
+static int header_line(const char *text, const char *section)
+{
+	size_t n = strlen(section);
+	int line = 1;
+
+	for (const char *c = text; c && *c; line++) {
+		const char *b = c;
+
+		while (*b == ' ' || *b == '\t')
+			b++;
+		if (*b == '[' && strncmp(b + 1, section, n) == 0 && b[1 + n] == ']')
+			return line;
+		c = strchr(c, '\n');
+		if (c)
+			c++;
+	}
+	return 0;
+}
 
 static const struct key *find_key(const char *section, const char *name)
 {
@@ -515,8 +535,11 @@ static int handler(void *user, const char *section, const char *name,
 				strcmp(who, p->agent) == 0;
 		}
 	} else {
-		if (!known_section(section))
+		if (!known_section(section)) {
+			if (!p->msg[0])
+				p->err_line = header_line(p->text, section);
 			return fail(p, "unknown section [%s]%s", section, "");
+		}
 		k = find_key(section, name);
 		if (!k)
 			return fail(p, "unknown key '%s' in [%s]", name, section);
@@ -531,29 +554,65 @@ static int handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
-static int run(struct parse *p, const char *text, FILE *f, const char *name,
+static int run(struct parse *p, const char *text, const char *name,
 	       struct lg_error *err)
 {
 	int line;
 
 	p->msg[0] = '\0';
-	if (f) {
-		rewind(f);
-		line = ini_parse_file(f, handler, p);
-	} else {
-		line = ini_parse_string(text, handler, p);
-	}
+	p->err_line = 0;
+	p->text = text;
+	line = ini_parse_string(text, handler, p);
 	if (line == 0)
 		return 0;
 	if (line < 0) {
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot read: %s",
-			 name, strerror(errno));
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot parse", name);
 		return -EIO;
 	}
-	snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name, line,
+	snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name,
+		 p->err_line ? p->err_line : line,
 		 p->msg[0] ? p->msg
 			   : "syntax error: expected [section] or key = value");
 	return -EINVAL;
+}
+
+/* Config files are small: read them whole, so errors can point at lines. */
+static int slurp(const char *path, char **out, struct lg_error *err)
+{
+	FILE *f = fopen(path, "re");
+	size_t n, cap = 1 << 20;
+	char *buf;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: cannot open config: %s", path, strerror(-r));
+		return r;
+	}
+	buf = malloc(cap + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, cap + 1, f);
+	r = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (!r && n > cap) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "%s: config larger than 1 MiB", path);
+		r = -EFBIG;
+	} else if (r) {
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot read config",
+			 path);
+	}
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
 }
 
 static int set_str(char **dst, const char *src)
@@ -572,7 +631,8 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 	size_t nd = 0;
 	struct parse p = { .c = c, .profile = profile, .agent = agent,
 			   .profile_file = true };
-	FILE *f = NULL;
+	char *text = NULL;
+	bool found = false;
 	int r;
 
 	for (const char *s = profile; *s; s++) {
@@ -594,69 +654,69 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 			snprintf(dirs[nd++], PATH_MAX, "profiles");
 	}
 	snprintf(dirs[nd++], PATH_MAX, "%s/profiles", LG_SYSCONFDIR);
-	for (size_t i = 0; i < nd && !f; i++) {
+	if (nd == 2 && strcmp(dirs[0], dirs[1]) == 0)
+		nd = 1;
+	for (size_t i = 0; i < nd && !found; i++) {
 		snprintf(path, sizeof(path), "%s/%s.ini", dirs[i], profile);
-		f = fopen(path, "re");
+		found = access(path, F_OK) == 0;
 	}
-	if (!f) {
+	if (!found) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "profile '%s' not found: no [profile %s] section in the config and no %s.ini in %s%s%s",
 			 profile, profile, profile, dirs[0], nd > 1 ? " or " : "",
 			 nd > 1 ? dirs[1] : "");
 		return -ENOENT;
 	}
+	r = slurp(path, &text, err);
+	if (r < 0)
+		return r;
 	p.phase = PH_PROFILE;
-	r = run(&p, NULL, f, path, err);
+	r = run(&p, text, path, err);
 	if (r == 0) {
 		p.phase = PH_AGENT;
-		r = run(&p, NULL, f, path, err);
+		r = run(&p, text, path, err);
 	}
-	fclose(f);
+	free(text);
 	return r;
 }
 
-/* Runs one phase over the main source (a string or a file path). */
-static int run_main(struct parse *p, const char *text, const char *path,
+/* Runs one phase over the main source, if there is one. */
+static int run_main(struct parse *p, const char *text, const char *name,
 		    enum phase ph, struct lg_error *err)
 {
-	FILE *f;
-	int r;
-
 	p->phase = ph;
-	if (text)
-		return run(p, text, NULL, path ? path : "<string>", err);
-	if (!path)
-		return 0;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: cannot open config: %s", path, strerror(-r));
-		return r;
-	}
-	r = run(p, NULL, f, path, err);
-	fclose(f);
-	return r;
+	p->profile_file = false;
+	return text ? run(p, text, name ? name : "<string>", err) : 0;
 }
 
 static int load(struct lg_config *c, const char *text, const char *path,
 		const char *profile, const char *agent, struct lg_error *err)
 {
 	struct parse p = { .c = c, .profile = profile, .agent = agent };
+	char *owned = NULL;
+	bool from_file = path && !text;
 	int r;
 
 	err->msg[0] = '\0';
 	if (set_str(&c->profile, profile) < 0 || set_str(&c->agent, agent) < 0 ||
-	    (path && !text && set_str(&c->config_path, path) < 0))
+	    (from_file && set_str(&c->config_path, path) < 0))
 		return -ENOMEM;
+	if (from_file) {
+		r = slurp(path, &owned, err);
+		if (r < 0)
+			return r;
+		text = owned;
+	}
 	/* Order of precedence: defaults < file < profile < agent. */
 	r = run_main(&p, text, path, PH_BASE, err);
 	if (!r)
 		r = run_main(&p, text, path, PH_PROFILE, err);
 	if (!r && profile && !p.saw_profile)
-		r = load_profile_file(c, text ? NULL : path, profile, agent, err);
+		r = load_profile_file(c, from_file ? path : NULL, profile,
+				      agent, err);
 	if (!r)
 		r = run_main(&p, text, path, PH_AGENT, err);
+	free(owned);
 	return r;
 }
 

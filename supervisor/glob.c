@@ -96,12 +96,17 @@ static bool gmatch(const char *p, const char *s, const char *stop)
 	return s == stop;
 }
 
-/* Does p match s up to the end or up to some later '/' boundary? */
-static bool match_prefix(const char *p, const char *s)
+/*
+ * Does p match s up to the end or up to some later '/' boundary? With
+ * dir_only the match must end before a '/' (a directory with something in it).
+ */
+static bool match_prefix(const char *p, const char *s, bool dir_only)
 {
 	const char *end = s + strlen(s);
 
 	for (const char *t = s; t <= end; t++) {
+		if (t == end && dir_only)
+			break;
 		if ((t == end || *t == '/') && t > s && gmatch(p, s, t))
 			return true;
 	}
@@ -110,9 +115,19 @@ static bool match_prefix(const char *p, const char *s)
 
 bool lg_glob_match_path(const char *pattern, const char *path)
 {
-	if (!*pattern)
+	char pat[1024];
+	size_t n = strlen(pattern);
+	bool dir_only = false;
+
+	if (!n || n >= sizeof(pat))
 		return false;
-	if (!strchr(pattern, '/')) {
+	memcpy(pat, pattern, n + 1);
+	/* "name/" matches directories only: what is below them, not a file. */
+	while (n > 1 && pat[n - 1] == '/') {
+		pat[--n] = '\0';
+		dir_only = true;
+	}
+	if (!strchr(pat, '/')) {
 		for (const char *c = path; *c;) {
 			const char *e;
 
@@ -123,18 +138,19 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 			e = strchr(c, '/');
 			if (!e)
 				e = c + strlen(c);
-			if (gmatch(pattern, c, e))
+			if ((!dir_only || *e == '/') && gmatch(pat, c, e))
 				return true;
 			c = e;
 		}
 		return false;
 	}
-	if (pattern[0] == '/')
-		return match_prefix(pattern + 1, path[0] == '/' ? path + 1 : path);
+	if (pat[0] == '/')
+		return match_prefix(pat + 1, path[0] == '/' ? path + 1 : path,
+				    dir_only);
 	for (const char *c = path; *c; c++) {
 		if (*c == '/')
 			continue;
-		if ((c == path || c[-1] == '/') && match_prefix(pattern, c))
+		if ((c == path || c[-1] == '/') && match_prefix(pat, c, dir_only))
 			return true;
 	}
 	return false;

@@ -156,6 +156,38 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 		facts_from_statx(f, &st);
 }
 
+/* True when dir has an entry besides "." and "..": rmdir would fail. */
+static bool dir_nonempty(const char *dir)
+{
+	char buf[1024];
+	bool found = false;
+	long n;
+	int fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (!found && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+
+			if (strcmp(d->name, ".") != 0 && strcmp(d->name, "..") != 0) {
+				found = true;
+				break;
+			}
+			off += d->reclen;
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /* What a notification asks for, decoded from the raw arguments. */
 struct attempt {
 	enum lg_op op;
@@ -323,6 +355,8 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 		a->relevant = (how.flags & O_TRUNC) != 0;
 	}
 	stat_target(path, a->follow ? 0 : AT_SYMLINK_NOFOLLOW, f);
+	if (a->op == LG_OP_RMDIR && f->exists)
+		f->nonempty_dir = dir_nonempty(path);
 	return 0;
 }
 

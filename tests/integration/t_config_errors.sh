@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Bad config refuses to start (125) with file:line and what is wrong.
+source "$(dirname "$0")/lib.sh"
+
+check() { # name expected-stderr-regex ini-text
+	printf '%b' "$3" >"$T/$1.ini"
+	run_lg --config "$T/$1.ini" -- touch "$T/ran-$1" 2>"$T/err"
+	assert_rc 125 "$RC" "config $1"
+	[ ! -e "$T/ran-$1" ] || fail "config $1: the command ran"
+	grep -Eq "$2" "$T/err" || fail "config $1: stderr '$(cat "$T/err")' does not match '$2'"
+}
+check unknown_key "$T/unknown_key.ini:3: unknown key 'max_op' in \[volumetric\]" '[volumetric]\nwindow = 60\nmax_op = 3\n'
+check unknown_section "$T/unknown_section.ini:1: unknown section \[volumetrc\]" '[volumetrc]\nmax_ops = 3\n'
+check bad_number "bad_number.ini:2: volumetric.max_ops: 'three' is not a whole number" '[volumetric]\nmax_ops = three\n'
+check out_of_range "out_of_range.ini:2: volumetric.max_ops: 9999999 is out of range" '[volumetric]\nmax_ops = 9999999\n'
+check bad_duration "bad_duration.ini:2: same_target.window: '5 parsecs' is not a duration" '[same_target]\nwindow = 5 parsecs\n'
+check bad_action "bad_action.ini:2: budget.action: 'explode' is not an action" '[budget]\naction = explode\n'
+check bad_syscall "bad_syscall.ini:2: guard.syscalls: unknown syscall 'unlnk'" '[guard]\nsyscalls = unlink, unlnk\n'
+check syntax "syntax.ini:3: syntax error" '[guard]\nobserve = false\nthis line is wrong\n'
+check agent_key "agent_key.ini:2: \[agent x\]: unknown key 'volumetric.max'" '[agent x]\nvolumetric.max = 3\n'
+run_lg --config "$T/missing.ini" -- true 2>"$T/err"
+assert_rc 125 "$RC" "missing config file"
+grep -q "missing.ini: cannot open config" "$T/err" || fail "missing config message: $(cat "$T/err")"
+run_lg --profile no-such-profile -- true 2>"$T/err"
+assert_rc 125 "$RC" "unknown profile"
+grep -q "profile 'no-such-profile' not found" "$T/err" || fail "unknown profile message"
+run_lg --session 'bad/id' -- true 2>"$T/err"
+assert_rc 125 "$RC" "bad session id"
+pass

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The main job: a shell loop deleting pre-existing files is stopped at #3,
+# files #3..#n survive, the trip is audited and the session is marked killed.
+source "$(dirname "$0")/lib.sh"
+
+mkfiles "$T/data" 8
+run_lg --session trip3 -- bash -c 'for i in 1 2 3 4 5 6 7 8; do rm "$0/f$i"; done' "$T/data" 2>"$T/err"
+assert_rc 86 "$RC" "lgrun on a delete loop"
+[ ! -e "$T/data/f1" ] && [ ! -e "$T/data/f2" ] || fail "deletes #1 and #2 should have happened"
+for i in 3 4 5 6 7 8; do
+	[ -e "$T/data/f$i" ] || fail "f$i was deleted: the loop was not stopped at #3"
+done
+[ "$(audit_count trip)" = 1 ] || fail "expected exactly one trip record"
+grep -q '"summary":"session_killed: volume_exceeded, 3 deletes' "$STATE/audit.jsonl" ||
+	fail "the audit summary does not say what happened"
+grep -q "\"target\":\"$T/data/f3\"" "$STATE/audit.jsonl" || fail "the refused target is not in the record"
+[ -f "$STATE/sessions/trip3.killed" ] || fail "the session is not marked killed"
+grep -q "lgctl reset trip3" "$T/err" || fail "stderr does not tell the operator how to reset"
+grep -q 'lgrun_trips_total{agent="bash",reason="volume_exceeded"} 1' "$STATE/lgrun.prom" ||
+	fail "the trip counter was not written"
+pass
