@@ -27,6 +27,7 @@ const char *const lg_default_ignores[][2] = {
 	{ NULL, "*.o" },
 	{ NULL, "*.obj" },
 	{ NULL, "*.lo" },
+	{ NULL, "*.d" },
 	{ NULL, "*.pyc" },
 	{ NULL, "*.pyo" },
 	{ NULL, "*~" },
@@ -465,7 +466,7 @@ static int set_value(struct lg_config *c, const struct key *k,
 			glob++;
 		if (!n || n >= sizeof(prog) || !*glob) {
 			snprintf(msg, msgsz,
-				 "ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git/**'",
+				 "ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
 				 value);
 			return -EINVAL;
 		}

@@ -2,7 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "filter.h"
@@ -85,7 +91,59 @@ static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 	return r;
 }
 
-int lg_filter_build(unsigned syscalls, scmp_filter_ctx *out)
+/* libseccomp 2.5 exports only to an fd: go through a memfd. */
+static int export_bpf(scmp_filter_ctx ctx, struct lg_bpf *out)
+{
+	struct sock_filter *insns;
+	off_t size;
+	int fd, r;
+
+	fd = memfd_create("lgrun-filter", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		goto out;
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(*insns) ||
+	    size / (off_t)sizeof(*insns) > BPF_MAXINSNS) {
+		r = -EINVAL;
+		goto out;
+	}
+	insns = malloc((size_t)size);
+	if (!insns) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, insns, (size_t)size, 0) != size) {
+		free(insns);
+		r = -EIO;
+		goto out;
+	}
+	out->prog.filter = insns;
+	out->prog.len = (unsigned short)(size / (off_t)sizeof(*insns));
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+void lg_filter_free(struct lg_bpf *bpf)
+{
+	free(bpf->prog.filter);
+	bpf->prog.filter = NULL;
+	bpf->prog.len = 0;
+}
+
+int lg_filter_load(const struct lg_bpf *bpf)
+{
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &bpf->prog);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 {
 	scmp_filter_ctx ctx;
 	int r;
@@ -131,7 +189,10 @@ int lg_filter_build(unsigned syscalls, scmp_filter_ctx *out)
 		if (r < 0)
 			goto fail;
 	}
-	*out = ctx;
+	r = export_bpf(ctx, out);
+	if (r < 0)
+		goto fail;
+	seccomp_release(ctx);
 	return 0;
 fail:
 	lg_err("cannot build the seccomp filter: %s", strerror(-r));

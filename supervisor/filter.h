@@ -7,7 +7,7 @@
 #ifndef LG_FILTER_H
 #define LG_FILTER_H
 
-#include <seccomp.h>
+#include <linux/filter.h>
 #include <stdint.h>
 
 enum lg_sys {
@@ -25,8 +25,20 @@ enum lg_sys {
 	LG_SYS_OPENAT2,	  /* dirfd, path, struct open_how * */
 };
 
-/* Builds the filter for the LG_SC_* mask; the caller loads it in the child. */
-int lg_filter_build(unsigned syscalls, scmp_filter_ctx *out);
+/* A compiled filter, ready for seccomp(2) in the child. */
+struct lg_bpf {
+	struct sock_fprog prog;
+};
+
+/*
+ * Compiles the filter for the LG_SC_* mask with libseccomp, in the parent:
+ * the child then needs one seccomp(2) call, no allocation, no library.
+ */
+int lg_filter_build(unsigned syscalls, struct lg_bpf *out);
+void lg_filter_free(struct lg_bpf *bpf);
+
+/* In the child: installs the filter; returns the listener fd or -errno. */
+int lg_filter_load(const struct lg_bpf *bpf);
 
 /* What (arch, nr) of a notification is. */
 enum lg_sys lg_filter_classify(uint32_t arch, int nr);

@@ -138,7 +138,8 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 			e = strchr(c, '/');
 			if (!e)
 				e = c + strlen(c);
-			if ((!dir_only || *e == '/') && gmatch(pat, c, e))
+			/* "name" is a file's own name; "name/" any directory on the way. */
+			if ((dir_only ? *e == '/' : *e == '\0') && gmatch(pat, c, e))
 				return true;
 			c = e;
 		}

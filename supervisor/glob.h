@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Path globs for ignore rules, gitignore-like:
- *  - a pattern without '/' matches any one component ("node_modules", "*.o"),
- *    so everything under a matching directory is covered;
- *  - a pattern with '/' matches from the root when it starts with '/', else
- *    from any component ("**" crosses '/', '*' and '?' do not);
- *  - a pattern that matches a directory covers everything below it;
- *  - a trailing '/' ("build/") matches directories only: what is below
- *    them, never a file of that name.
+ * Path globs for ignore rules:
+ *  - "name" (no '/') matches the last component, the target's own name:
+ *    "*.o", "*~";
+ *  - "name/" matches any directory on the way, so it covers everything
+ *    below it: "node_modules/", "build/";
+ *  - a pattern with '/' inside matches from the root when it starts with
+ *    '/', else from any directory, and covers everything below what it
+ *    matches: "/tmp/scratch", ".git/objects";
+ *  - "**" crosses '/', '*' and '?' do not; "[a-z]", "[!x]" are classes.
  */
 #ifndef LG_GLOB_H
 #define LG_GLOB_H

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "filter.h"
 #include "launch.h"
 #include "log.h"
 
@@ -66,7 +67,7 @@ static int recv_fd(int sock, int *fd, char *tag)
 /* Child side, between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
 child(int sock, pid_t parent, char *const argv[], char *const envp[],
-      scmp_filter_ctx filter)
+      const struct lg_bpf *filter)
 {
 	sigset_t none;
 	char go;
@@ -85,10 +86,12 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		goto fail;
-	if (seccomp_load(filter) < 0)
+	nfd = lg_filter_load(filter);
+	if (nfd < 0) {
+		errno = -nfd;
 		goto fail;
-	nfd = seccomp_notify_fd(filter);
-	if (nfd < 0 || send_fd(sock, nfd) < 0)
+	}
+	if (send_fd(sock, nfd) < 0)
 		goto fail;
 	close(nfd);
 	/* Wait until the parent holds the listener and has set us up. */
@@ -141,7 +144,7 @@ static pid_t spawn(struct lg_cgroup *cg, bool *in_cgroup)
 }
 
 int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
-	      scmp_filter_ctx filter, struct lg_cgroup *cg, int *exec_errno)
+	      const struct lg_bpf *filter, struct lg_cgroup *cg, int *exec_errno)
 {
 	pid_t parent = getpid();
 	int sv[2], r, e;

@@ -8,11 +8,11 @@
 #ifndef LG_LAUNCH_H
 #define LG_LAUNCH_H
 
-#include <seccomp.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 struct lg_cgroup;
+struct lg_bpf;
 
 struct lg_child {
 	pid_t pid;
@@ -27,7 +27,7 @@ struct lg_child {
  * executed (the child is reaped then).
  */
 int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
-	      scmp_filter_ctx filter, struct lg_cgroup *cg, int *exec_errno);
+	      const struct lg_bpf *filter, struct lg_cgroup *cg, int *exec_errno);
 
 /* Gives the terminal back to lgrun's own process group. */
 void lg_launch_restore_tty(struct lg_child *c);

@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 	struct lg_session_info info = { 0 };
 	struct loop l = { 0 };
 	struct lg_cgroup cg;
-	scmp_filter_ctx filter = NULL;
+	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
 	char **env;
 	int r, exec_errno, rc;
@@ -568,8 +568,8 @@ int main(int argc, char **argv)
 		return LG_EXIT_ERROR;
 	}
 
-	r = lg_launch(&l.child, o.argv, env, filter, &cg, &exec_errno);
-	seccomp_release(filter);
+	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
+	lg_filter_free(&filter);
 	if (r < 0) {
 		lg_cgroup_destroy(&cg);
 		if (exec_errno) {

@@ -18,6 +18,8 @@ int lg_path_resolve(const char *base, const char *path, char *out, size_t size)
 		parts[nparts++] = base;
 	}
 	parts[nparts++] = path;
+	if (size < 2)
+		return -ENAMETOOLONG; /* not even room for "/" */
 
 	out[len++] = '/';
 	for (int i = 0; i < nparts; i++) {

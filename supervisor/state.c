@@ -106,8 +106,8 @@ int lg_state_killed(const char *dir, const char *id, char *buf, size_t size)
 	return 1;
 }
 
-/* Writes path via a temporary file and rename, fsync'ed: all or nothing. */
-static int write_atomic(const char *path, const char *text)
+/* Writes path via a temporary file and rename: all or nothing. */
+static int write_atomic(const char *path, const char *text, bool sync)
 {
 	char tmp[PATH_MAX + 16];
 	size_t len = strlen(text);
@@ -119,7 +119,7 @@ static int write_atomic(const char *path, const char *text)
 		return -errno;
 	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
 		r = errno ? -errno : -EIO;
-	if (!r && fsync(fd) < 0)
+	if (!r && sync && fsync(fd) < 0)
 		r = -errno;
 	close(fd);
 	if (!r && rename(tmp, path) < 0)
@@ -135,7 +135,7 @@ int lg_state_mark_killed(const char *dir, const char *id, const char *json)
 
 	if (session_path(dir, id, "killed", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	return write_atomic(p, json);
+	return write_atomic(p, json, true);
 }
 
 int lg_state_reset(const char *dir, const char *id)
@@ -153,5 +153,6 @@ int lg_state_write_session(const char *dir, const char *id, const char *json)
 
 	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	return write_atomic(p, json);
+	/* Informational: not worth an fsync on every start and exit. */
+	return write_atomic(p, json, false);
 }

@@ -115,9 +115,9 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 
 		lg_findings_add(out, d->cfg.action, "volumetric",
 				"volume_exceeded",
-				"volume_exceeded, %zu %s of pre-existing data in %llus (limit %u per %llus), refused %s %s",
+				"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus); refused %s %s",
 				d->len + 1, lg_op_plural(ev->op),
-				(unsigned long long)(span / 1000), d->cfg.max,
+				(double)span / 1000.0, d->cfg.max,
 				(unsigned long long)(d->cfg.window_ms / 1000),
 				lg_op_name(ev->op), ev->target);
 		/* Start over: a dry run keeps counting from a clean window. */

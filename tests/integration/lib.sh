@@ -5,8 +5,9 @@
 set -u
 
 LG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-LGRUN=${LGRUN:-$LG_ROOT/build/bin/lgrun}
-LGCTL=${LGCTL:-$LG_ROOT/build/bin/lgctl}
+# B is the build folder the Makefile used (build, or build-san with SANITIZE=1).
+LGRUN=${LGRUN:-$LG_ROOT/${B:-build}/bin/lgrun}
+LGCTL=${LGCTL:-$LG_ROOT/${B:-build}/bin/lgctl}
 FIXTURES=$LG_ROOT/tests/fixtures
 FIXBIN=$LG_ROOT/build/fixtures
 

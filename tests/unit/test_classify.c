@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for classify.c: what a destructive attempt would destroy. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "classify.h"
+#include "config.h"
+
+#define SEC 1000000000LL
+#define START (1700000000LL * SEC) /* session start, CLOCK_REALTIME ns */
+#define BEFORE (START - 3600 * SEC)
+#define AFTER (START + 5 * SEC)
+
+/* A regular pre-existing, non-empty file on a filesystem with birth times. */
+static struct lg_facts old_file(void)
+{
+	return (struct lg_facts){
+		.exists = true,
+		.has_btime = true,
+		.btime_ns = BEFORE,
+		.ctime_ns = BEFORE,
+		.size = 4096,
+	};
+}
+
+static enum lg_class classify(enum lg_op op, const struct lg_facts *f,
+			      const char *path, const char *exe)
+{
+	return lg_classify(op, f, path, exe, NULL, 0, START);
+}
+
+static void test_missing(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.exists = false;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_MISSING);
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/d", "rmdir"),
+			 LG_CLASS_MISSING);
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "sh"),
+			 LG_CLASS_MISSING);
+	/* missing wins over an ignore rule: the op will fail anyway */
+	{
+		struct lg_ignore_rule r = { NULL, (char *)"*.o" };
+
+		assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/a.o", "rm",
+					     &r, 1, START),
+				 LG_CLASS_MISSING);
+	}
+}
+
+static void test_destroy(void **state)
+{
+	static const enum lg_op ops[] = { LG_OP_UNLINK, LG_OP_RMDIR,
+					  LG_OP_TRUNCATE, LG_OP_OPEN_TRUNC };
+	struct lg_facts f = old_file();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		assert_int_equal(classify(ops[i], &f, "/p/a", "rm"),
+				 LG_CLASS_DESTROY);
+	/* an empty file that is unlinked is still a loss of the file */
+	f.size = 0;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_DESTROY);
+}
+
+static void test_session_created_btime(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.btime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_SESSION);
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "rm"),
+			 LG_CLASS_SESSION);
+	/* with a birth time, a recent ctime does not make it the session's */
+	f = old_file();
+	f.ctime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_DESTROY);
+	/* one ns either side of the start */
+	f = old_file();
+	f.btime_ns = START - 1;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_DESTROY);
+	f.btime_ns = START + 1;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_SESSION);
+}
+
+static void test_session_created_ctime_fallback(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.has_btime = false;
+	f.btime_ns = BEFORE; /* ignored without has_btime */
+	f.ctime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_SESSION);
+	f.ctime_ns = BEFORE;
+	f.btime_ns = AFTER; /* ignored without has_btime */
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_DESTROY);
+}
+
+static void test_preexisting(void **state)
+{
+	static const struct {
+		bool has_btime;
+		int64_t btime, ctime;
+		bool want;
+	} tc[] = {
+		{ true, BEFORE, BEFORE, true },	 { true, BEFORE, AFTER, true },
+		{ true, AFTER, BEFORE, false },	 { true, AFTER, AFTER, false },
+		{ false, BEFORE, BEFORE, true }, { false, AFTER, BEFORE, true },
+		{ false, BEFORE, AFTER, false }, { false, AFTER, AFTER, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		struct lg_facts f = { .exists = true,
+				      .has_btime = tc[i].has_btime,
+				      .btime_ns = tc[i].btime,
+				      .ctime_ns = tc[i].ctime };
+
+		if (lg_facts_preexisting(&f, START) != tc[i].want)
+			fail_msg("case %zu: want %d", i, tc[i].want);
+	}
+}
+
+static void test_harmless(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	/* truncating an empty file loses nothing */
+	f.size = 0;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "sh"),
+			 LG_CLASS_HARMLESS);
+	assert_int_equal(classify(LG_OP_OPEN_TRUNC, &f, "/p/a", "sh"),
+			 LG_CLASS_HARMLESS);
+	/* ... but a non-empty one does */
+	f.size = 1;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "sh"),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(classify(LG_OP_OPEN_TRUNC, &f, "/p/a", "sh"),
+			 LG_CLASS_DESTROY);
+	/* shrinking keeps data */
+	f.size = 1 << 20;
+	assert_int_equal(classify(LG_OP_SHRINK, &f, "/p/a", "sh"),
+			 LG_CLASS_HARMLESS);
+	/* ftruncate on a file that is already unlinked */
+	f.fd_deleted = true;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "sh"),
+			 LG_CLASS_HARMLESS);
+	/* rmdir of a non-empty directory fails and destroys nothing */
+	f = old_file();
+	f.nonempty_dir = true;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/d", "rmdir"),
+			 LG_CLASS_HARMLESS);
+	f.nonempty_dir = false;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/d", "rmdir"),
+			 LG_CLASS_DESTROY);
+}
+
+static void test_ignored(void **state)
+{
+	struct lg_ignore_rule rules[] = {
+		{ NULL, (char *)"*.o" },
+		{ NULL, (char *)"/tmp/**" },
+	};
+	struct lg_facts f = old_file();
+
+	(void)state;
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", rules,
+				     2, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/tmp/a/b", NULL, rules,
+				     2, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.c", "rm", rules,
+				     2, START),
+			 LG_CLASS_DESTROY);
+	/* ignored wins over session-created and harmless */
+	f.btime_ns = AFTER;
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", rules,
+				     2, START),
+			 LG_CLASS_IGNORED);
+	/* no rules at all */
+	f = old_file();
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", NULL, 0,
+				     START),
+			 LG_CLASS_DESTROY);
+}
+
+static void test_program_scoped_rule(void **state)
+{
+	struct lg_ignore_rule rules[] = {
+		{ (char *)"git", (char *)"**/.git/**" },
+		{ NULL, (char *)"*.lock" },
+	};
+	struct lg_facts f = old_file();
+	const char *obj = "/r/.git/objects/ab/cdef";
+
+	(void)state;
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, "git", rules, 2,
+				     START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, "rm", rules, 2,
+				     START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, NULL, rules, 2,
+				     START),
+			 LG_CLASS_DESTROY);
+	/* a program name is matched exactly */
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, "gitk", rules, 2,
+				     START),
+			 LG_CLASS_DESTROY);
+	/* git's rule covers only what its glob covers */
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/src/main.c", "git",
+				     rules, 2, START),
+			 LG_CLASS_DESTROY);
+
+	/* lg_ignored returns the first rule that covers */
+	assert_ptr_equal(lg_ignored(rules, 2, obj, "git"), &rules[0]);
+	assert_null(lg_ignored(rules, 2, obj, "rm"));
+	assert_ptr_equal(lg_ignored(rules, 2, "/r/.git/index.lock", "rm"),
+			 &rules[1]);
+	assert_ptr_equal(lg_ignored(rules, 2, "/r/.git/index.lock", "git"),
+			 &rules[0]);
+	assert_null(lg_ignored(rules, 0, obj, "git"));
+}
+
+static void test_tool_delete_always_destroys(void **state)
+{
+	struct lg_ignore_rule r = { NULL, (char *)"**" };
+	struct lg_facts f = { 0 }; /* nothing known: a tool-level target */
+
+	(void)state;
+	assert_int_equal(lg_classify(LG_OP_TOOL_DELETE, &f, "bucket/key",
+				     "agent", &r, 1, START),
+			 LG_CLASS_DESTROY);
+	f = old_file();
+	f.btime_ns = AFTER;
+	f.size = 0;
+	assert_int_equal(lg_classify(LG_OP_TOOL_DELETE, &f, "/p/x.o", "agent",
+				     &r, 1, START),
+			 LG_CLASS_DESTROY);
+}
+
+/* The shipped ignore list, as lgrun uses it: set up per test. */
+static int defaults_setup(void **state)
+{
+	static struct lg_config c;
+	struct lg_error err;
+
+	lg_config_init(&c);
+	if (lg_config_finish(&c, &err) < 0)
+		return -1;
+	*state = &c;
+	return 0;
+}
+
+static int defaults_teardown(void **state)
+{
+	lg_config_free(*state);
+	return 0;
+}
+
+/*
+ * With the shipped ignore list, removing a whole pre-existing build or
+ * dependency tree (rm -rf node_modules) is not lost data, down to the final
+ * rmdir of the (now empty) directory itself. Otherwise
+ * "rm -rf node_modules dist build" counts three destroys and trips the
+ * default volumetric limit.
+ */
+static void test_default_ignores_cover_whole_tree(void **state)
+{
+	static const char *const trees[] = { "/p/node_modules", "/p/build",
+					     "/p/dist", "/p/pkg/__pycache__",
+					     "/p/.pytest_cache" };
+	const struct lg_config *c = *state;
+	struct lg_facts f = old_file();
+
+	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		char below[256];
+
+		snprintf(below, sizeof(below), "%s/sub/file", trees[i]);
+		assert_int_equal(lg_classify(LG_OP_UNLINK, &f, below, "rm",
+					     c->ignore, c->n_ignore, START),
+				 LG_CLASS_IGNORED);
+		snprintf(below, sizeof(below), "%s/sub", trees[i]);
+		assert_int_equal(lg_classify(LG_OP_RMDIR, &f, below, "rm",
+					     c->ignore, c->n_ignore, START),
+				 LG_CLASS_IGNORED);
+		if (lg_classify(LG_OP_RMDIR, &f, trees[i], "rm", c->ignore,
+				c->n_ignore, START) != LG_CLASS_IGNORED)
+			fail_msg("rmdir %s: not ignored", trees[i]);
+	}
+}
+
+/* A regular file that happens to be named like a build dir still counts. */
+static void test_default_ignores_dir_only(void **state)
+{
+	const struct lg_config *c = *state;
+	struct lg_facts f = old_file();
+
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/build", "rm",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_TRUNCATE, &f, "/p/dist", "sh",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_IGNORED);
+}
+
+/* The shipped git rule: git may manage .git, nobody else may remove it. */
+static void test_default_ignores_git(void **state)
+{
+	const struct lg_config *c = *state;
+	struct lg_facts f = old_file();
+
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/.git/objects/ab/cd",
+				     "git", c->ignore, c->n_ignore, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/.git/objects/ab/cd",
+				     "rm", c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_RMDIR, &f, "/r/.git", "rm",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/.git/index.lock",
+				     "rm", c->ignore, c->n_ignore, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f,
+				     "/r/.git/refs/heads/main.lock", "rm",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/src/main.c", "git",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+}
+
+static void test_class_names(void **state)
+{
+	(void)state;
+	assert_string_equal(lg_class_name(LG_CLASS_DESTROY), "destroy");
+	assert_string_equal(lg_class_name(LG_CLASS_MISSING), "missing");
+	assert_string_equal(lg_class_name(LG_CLASS_SESSION), "session_owned");
+	assert_string_equal(lg_class_name(LG_CLASS_IGNORED), "ignored");
+	assert_string_equal(lg_class_name(LG_CLASS_HARMLESS), "harmless");
+	assert_string_equal(lg_op_name(LG_OP_UNLINK), "unlink");
+	assert_string_equal(lg_op_name(LG_OP_OPEN_TRUNC), "open_trunc");
+	assert_string_equal(lg_source_name(LG_SRC_SECCOMP), "seccomp");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_destroy),
+		cmocka_unit_test(test_session_created_btime),
+		cmocka_unit_test(test_session_created_ctime_fallback),
+		cmocka_unit_test(test_preexisting),
+		cmocka_unit_test(test_harmless),
+		cmocka_unit_test(test_ignored),
+		cmocka_unit_test(test_program_scoped_rule),
+		cmocka_unit_test(test_tool_delete_always_destroys),
+		cmocka_unit_test_setup_teardown(
+			test_default_ignores_cover_whole_tree, defaults_setup,
+			defaults_teardown),
+		cmocka_unit_test_setup_teardown(test_default_ignores_dir_only,
+						defaults_setup,
+						defaults_teardown),
+		cmocka_unit_test_setup_teardown(test_default_ignores_git,
+						defaults_setup,
+						defaults_teardown),
+		cmocka_unit_test(test_class_names),
+	};
+
+	return cmocka_run_group_tests_name("classify", tests, NULL, NULL);
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for guard/volumetric.c: destroyed data in a sliding window. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guard/detectors.h"
+
+/* The world as the guard sees it: which removed targets exist again. */
+struct world {
+	const char *back[8];
+	size_t nback;
+	unsigned calls;
+	char last_target[64]; /* a copy: the detector frees its own */
+	enum lg_op last_op;
+};
+
+static bool world_restored(void *ctx, const char *target, enum lg_op op)
+{
+	struct world *w = ctx;
+
+	w->calls++;
+	snprintf(w->last_target, sizeof(w->last_target), "%s", target);
+	w->last_op = op;
+	for (size_t i = 0; i < w->nback; i++)
+		if (strcmp(w->back[i], target) == 0)
+			return true;
+	return false;
+}
+
+static void world_restore(struct world *w, const char *target)
+{
+	assert_true(w->nback < sizeof(w->back) / sizeof(w->back[0]));
+	w->back[w->nback++] = target;
+}
+
+struct fixture {
+	struct lg_volumetric *d;
+	struct world w;
+	struct lg_guard_env env;
+	struct lg_findings out;
+};
+
+static struct lg_event destroy(enum lg_op op, const char *target)
+{
+	return (struct lg_event){ .kind = LG_EV_DESTRUCTIVE,
+				  .source = LG_SRC_SECCOMP,
+				  .op = op,
+				  .cls = LG_CLASS_DESTROY,
+				  .pid = 42,
+				  .exe = "rm",
+				  .target = target };
+}
+
+/* Feeds an unlink of target at time t. */
+static enum lg_verdict feed_at(struct fixture *fx, uint64_t t,
+			       const char *target)
+{
+	struct lg_event ev = destroy(LG_OP_UNLINK, target);
+
+	fx->out.n = 0;
+	fx->env.now_ms = t;
+	return lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+}
+
+static int fx_setup_cfg(void **state, unsigned max, uint64_t window,
+			enum lg_verdict action)
+{
+	static struct fixture fx;
+	struct lg_detector_cfg cfg = { max, window, action };
+
+	memset(&fx, 0, sizeof(fx));
+	fx.d = lg_volumetric_new(&cfg);
+	if (!fx.d)
+		return -1;
+	fx.env.restored = world_restored;
+	fx.env.ctx = &fx.w;
+	*state = &fx;
+	return 0;
+}
+
+/* The shipped defaults: 3 per 60 s, kill. */
+static int setup_default(void **state)
+{
+	return fx_setup_cfg(state, 3, 60000, LG_KILL);
+}
+
+/* Observe mode: the action is only a warning and the run goes on. */
+static int setup_warn(void **state)
+{
+	return fx_setup_cfg(state, 3, 60000, LG_WARN);
+}
+
+static int setup_max0(void **state)
+{
+	return fx_setup_cfg(state, 0, 60000, LG_KILL);
+}
+
+static int setup_max1(void **state)
+{
+	return fx_setup_cfg(state, 1, 60000, LG_DENY);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	lg_volumetric_free(fx->d);
+	return 0;
+}
+
+static void test_third_trips(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	assert_int_equal(feed_at(fx, 1000, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(feed_at(fx, 2000, "/p/b"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(feed_at(fx, 3000, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_int_equal(f->action, LG_KILL);
+	assert_string_equal(f->rule, "volumetric");
+	assert_string_equal(f->reason, "volume_exceeded");
+	/* the summary names the count and the refused target */
+	assert_true(strncmp(f->summary, "volume_exceeded, 3 deletes ", 27) ==
+		    0);
+	assert_non_null(strstr(f->summary, "unlink /p/c"));
+	assert_non_null(strstr(f->summary, "limit 3 per 60s"));
+}
+
+static void test_summary_names_the_op(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event ev = destroy(LG_OP_TRUNCATE, "/p/t");
+
+	fx->env.now_ms = 0;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env,
+						    &fx->out),
+				 LG_ALLOW);
+	ev = destroy(LG_OP_RMDIR, "/p/dir");
+	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_non_null(strstr(fx->out.f[0].summary, "3 directory removals"));
+	assert_non_null(strstr(fx->out.f[0].summary, "rmdir /p/dir"));
+}
+
+static void test_window_edge_expired(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 1000, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2000, "/p/b"), LG_ALLOW);
+	/* exactly window_ms after the first: the first no longer counts */
+	assert_int_equal(feed_at(fx, 61000, "/p/c"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	/* b and c are still in the window */
+	assert_int_equal(feed_at(fx, 61500, "/p/d"), LG_KILL);
+}
+
+static void test_window_edge_inside(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 1000, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2000, "/p/b"), LG_ALLOW);
+	/* one ms before the first expires: it still counts */
+	assert_int_equal(feed_at(fx, 60999, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+}
+
+static void test_window_all_expired(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 10, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 500000, "/p/c"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 500001, "/p/d"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 500002, "/p/e"), LG_KILL);
+}
+
+static void test_clock_backwards(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 100000, "/p/a"), LG_ALLOW);
+	/* the clock steps back: a must not expire (or be lost) */
+	assert_int_equal(feed_at(fx, 1000, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1001, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+}
+
+static void test_clock_backwards_no_unexpire(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1000, "/p/b"), LG_ALLOW);
+	/* both expire here */
+	assert_int_equal(feed_at(fx, 61000, "/p/c"), LG_ALLOW);
+	/* back in time: a and b stay expired, only c counts */
+	assert_int_equal(feed_at(fx, 500, "/p/d"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	/* the stepped-back op counts from the latest time seen */
+	assert_int_equal(feed_at(fx, 121000, "/p/e"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 121001, "/p/f"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 121002, "/p/g"), LG_KILL);
+}
+
+static void test_restored_do_not_count(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	world_restore(&fx->w, "/p/a"); /* a exists again: an overwrite */
+	assert_int_equal(feed_at(fx, 10, "/p/b"), LG_ALLOW);
+	/* the common path asks the world nothing */
+	assert_int_equal(fx->w.calls, 0);
+	assert_int_equal(feed_at(fx, 20, "/p/c"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_true(fx->w.calls > 0);
+	/* b and c are still gone: the next one trips */
+	assert_int_equal(feed_at(fx, 30, "/p/d"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_non_null(strstr(fx->out.f[0].summary, "3 deletes"));
+}
+
+static void test_restored_asked_with_op(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event ev = destroy(LG_OP_TRUNCATE, "/p/t");
+
+	assert_int_equal(feed_at(fx, 0, "/p/u"), LG_ALLOW);
+	fx->env.now_ms = 1;
+	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/v"), LG_KILL);
+	/* the world was asked about the earlier entries, with their ops */
+	assert_int_equal(fx->w.calls, 2);
+	assert_string_equal(fx->w.last_target, "/p/t");
+	assert_int_equal(fx->w.last_op, LG_OP_TRUNCATE);
+}
+
+static void test_restored_all(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* a tree extracted over itself: every target comes back */
+	world_restore(&fx->w, "/p/a");
+	world_restore(&fx->w, "/p/b");
+	world_restore(&fx->w, "/p/c");
+	world_restore(&fx->w, "/p/d");
+	for (int i = 0; i < 4; i++) {
+		char t[8];
+
+		snprintf(t, sizeof(t), "/p/%c", 'a' + i);
+		assert_int_equal(feed_at(fx, (uint64_t)i, t), LG_ALLOW);
+	}
+	assert_int_equal(fx->out.n, 0);
+}
+
+static void test_no_restored_callback(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->env.restored = NULL;
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_KILL);
+}
+
+static void test_other_classes_never_count(void **state)
+{
+	static const enum lg_class cls[] = { LG_CLASS_MISSING,
+					     LG_CLASS_SESSION,
+					     LG_CLASS_IGNORED,
+					     LG_CLASS_HARMLESS };
+	struct fixture *fx = *state;
+
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		for (int k = 0; k < 10; k++) {
+			struct lg_event ev = destroy(LG_OP_UNLINK, "/p/x");
+
+			ev.cls = cls[i];
+			fx->env.now_ms = (uint64_t)k;
+			assert_int_equal(lg_volumetric_feed(fx->d, &ev,
+							    &fx->env, &fx->out),
+					 LG_ALLOW);
+		}
+	}
+	/* ticks never count either, even with cls left at DESTROY */
+	for (int k = 0; k < 10; k++) {
+		struct lg_event tick = { .kind = LG_EV_TICK,
+					 .source = LG_SRC_TIMER,
+					 .cls = LG_CLASS_DESTROY };
+
+		assert_int_equal(lg_volumetric_feed(fx->d, &tick, &fx->env,
+						    &fx->out),
+				 LG_ALLOW);
+	}
+	assert_int_equal(fx->out.n, 0);
+	/* nothing was counted: the window is empty */
+	assert_int_equal(feed_at(fx, 20, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 21, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 22, "/p/c"), LG_KILL);
+}
+
+static void test_max0_is_off(void **state)
+{
+	struct fixture *fx = *state;
+
+	for (int i = 0; i < 1000; i++) {
+		char t[32];
+
+		snprintf(t, sizeof(t), "/p/%d", i);
+		assert_int_equal(feed_at(fx, (uint64_t)i, t), LG_ALLOW);
+	}
+	assert_int_equal(fx->out.n, 0);
+}
+
+static void test_max1_trips_on_first(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_DENY);
+	assert_int_equal(fx->out.n, 1);
+	assert_int_equal(fx->out.f[0].action, LG_DENY);
+	assert_true(strncmp(fx->out.f[0].summary, "volume_exceeded, 1 ", 19) ==
+		    0);
+	assert_int_equal(feed_at(fx, 1, "/p/b"), LG_DENY);
+}
+
+/* Observe mode: after a trip the window starts over. */
+static void test_window_starts_over_after_trip(void **state)
+{
+	struct fixture *fx = *state;
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_WARN);
+	assert_int_equal(fx->out.f[0].action, LG_WARN);
+	assert_int_equal(feed_at(fx, 3, "/p/d"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(feed_at(fx, 4, "/p/e"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 5, "/p/f"), LG_WARN);
+	assert_non_null(strstr(fx->out.f[0].summary, "3 deletes"));
+	assert_non_null(strstr(fx->out.f[0].summary, "/p/f"));
+}
+
+/* Many ops over a long time: only the window is kept. */
+static void test_long_run(void **state)
+{
+	struct fixture *fx = *state;
+	unsigned trips = 0;
+
+	/* one op every 30 s never has 3 in a 60 s window */
+	for (int i = 0; i < 10000; i++) {
+		char t[32];
+
+		snprintf(t, sizeof(t), "/p/%d", i);
+		if (feed_at(fx, (uint64_t)i * 30000, t) != LG_ALLOW)
+			trips++;
+	}
+	assert_int_equal(trips, 0);
+}
+
+static void test_null_target(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event ev = destroy(LG_OP_TOOL_DELETE, NULL);
+
+	fx->env.now_ms = 0;
+	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	ev.target = "bucket/key";
+	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_KILL);
+}
+
+#define T(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_third_trips, setup_default),
+		T(test_summary_names_the_op, setup_default),
+		T(test_window_edge_expired, setup_default),
+		T(test_window_edge_inside, setup_default),
+		T(test_window_all_expired, setup_default),
+		T(test_clock_backwards, setup_default),
+		T(test_clock_backwards_no_unexpire, setup_default),
+		T(test_restored_do_not_count, setup_default),
+		T(test_restored_asked_with_op, setup_default),
+		T(test_restored_all, setup_default),
+		T(test_no_restored_callback, setup_default),
+		T(test_other_classes_never_count, setup_default),
+		T(test_max0_is_off, setup_max0),
+		T(test_max1_trips_on_first, setup_max1),
+		T(test_window_starts_over_after_trip, setup_warn),
+		T(test_long_run, setup_default),
+		T(test_null_target, setup_default),
+	};
+
+	return cmocka_run_group_tests_name("volumetric", tests, NULL, NULL);
+}
