@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -lm
+LDLIBS_SUP := -lseccomp -linih -lm -lpthread
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \

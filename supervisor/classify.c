@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify.h"
@@ -17,6 +19,26 @@ bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns)
 	return f->ctime_ns < session_start_ns;
 }
 
+int lg_ignore_rule_init(struct lg_ignore_rule *r, const char *program,
+			const char *glob)
+{
+	r->program = program ? strdup(program) : NULL;
+	r->glob = strdup(glob);
+	if ((program && !r->program) || !r->glob) {
+		lg_ignore_rule_free(r);
+		return -ENOMEM;
+	}
+	lg_glob_literal(glob, r->lit, sizeof(r->lit));
+	return 0;
+}
+
+void lg_ignore_rule_free(struct lg_ignore_rule *r)
+{
+	free(r->program);
+	free(r->glob);
+	r->program = r->glob = NULL;
+}
+
 const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 					size_t n, const char *path,
 					const char *exe)
@@ -25,10 +47,26 @@ const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 		if (rules[i].program &&
 		    (!exe || strcmp(rules[i].program, exe) != 0))
 			continue;
+		if (rules[i].lit[0] && !strstr(path, rules[i].lit))
+			continue;
 		if (lg_glob_match_path(rules[i].glob, path))
 			return &rules[i];
 	}
 	return NULL;
+}
+
+bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
+				const char *path)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!rules[i].program)
+			continue;
+		if (rules[i].lit[0] && !strstr(path, rules[i].lit))
+			continue;
+		if (lg_glob_match_path(rules[i].glob, path))
+			return true;
+	}
+	return false;
 }
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
@@ -40,10 +78,11 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_DESTROY; /* tool-level deletes always count */
 	if (!f->exists)
 		return LG_CLASS_MISSING;
-	if (lg_ignored(rules, nrules, path, exe))
-		return LG_CLASS_IGNORED;
+	/* Cheapest first: most of what a build removes is its own output. */
 	if (!lg_facts_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
+	if (lg_ignored(rules, nrules, path, exe))
+		return LG_CLASS_IGNORED;
 	/*
 	 * rmdir of a non-empty directory fails and destroys nothing; git,
 	 * rmdir -p and package managers try it on every parent they touch.

@@ -15,7 +15,13 @@
 struct lg_ignore_rule {
 	char *program; /* basename of the executable, NULL = any program */
 	char *glob;
+	char lit[48];  /* lg_glob_literal() of glob: a cheap strstr prefilter */
 };
+
+/* Fills a rule; the strings are copied. 0 or -ENOMEM. */
+int lg_ignore_rule_init(struct lg_ignore_rule *r, const char *program,
+			const char *glob);
+void lg_ignore_rule_free(struct lg_ignore_rule *r);
 
 struct lg_facts {
 	bool exists;
@@ -34,6 +40,10 @@ bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns);
 const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 					size_t n, const char *path,
 					const char *exe);
+
+/* True when a program-scoped rule's glob covers path: the program matters. */
+bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
+				const char *path);
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,

@@ -116,10 +116,8 @@ void lg_config_init(struct lg_config *c)
 
 void lg_config_free(struct lg_config *c)
 {
-	for (size_t i = 0; i < c->n_ignore; i++) {
-		free(c->ignore[i].program);
-		free(c->ignore[i].glob);
-	}
+	for (size_t i = 0; i < c->n_ignore; i++)
+		lg_ignore_rule_free(&c->ignore[i]);
 	free(c->ignore);
 	free(c->state_dir);
 	free(c->audit_log);
@@ -250,14 +248,8 @@ static int add_ignore(struct lg_config *c, const char *program,
 	if (!r)
 		return -ENOMEM;
 	c->ignore = r;
-	r = &c->ignore[c->n_ignore];
-	r->program = program ? strdup(program) : NULL;
-	r->glob = strdup(glob);
-	if ((program && !r->program) || !r->glob) {
-		free(r->program);
-		free(r->glob);
+	if (lg_ignore_rule_init(&c->ignore[c->n_ignore], program, glob) < 0)
 		return -ENOMEM;
-	}
 	c->n_ignore++;
 	return 0;
 }

@@ -156,3 +156,33 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 	}
 	return false;
 }
+
+void lg_glob_literal(const char *pattern, char *out, size_t size)
+{
+	size_t n = strlen(pattern), best = 0, best_at = 0;
+
+	while (n > 1 && pattern[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < n;) {
+		size_t start = i;
+
+		if (pattern[i] == '[') { /* a class stands for one unknown char */
+			while (i < n && pattern[i] != ']')
+				i++;
+			i++;
+			continue;
+		}
+		while (i < n && !strchr("*?[\\", pattern[i]))
+			i++;
+		if (i - start > best) {
+			best = i - start;
+			best_at = start;
+		}
+		if (i == start)
+			i++;
+	}
+	if (best < 2 || best >= size)
+		best = 0;
+	memcpy(out, pattern + best_at, best);
+	out[best] = '\0';
+}

@@ -14,7 +14,14 @@
 #define LG_GLOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 bool lg_glob_match_path(const char *pattern, const char *path);
+
+/*
+ * The longest run of plain characters every path matching pattern must
+ * contain, for a strstr() prefilter; "" when there is none worth having.
+ */
+void lg_glob_literal(const char *pattern, char *out, size_t size);
 
 #endif

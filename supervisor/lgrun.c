@@ -8,11 +8,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -221,18 +224,104 @@ static int exit_code(int status)
 	return LG_EXIT_ERROR;
 }
 
+/*
+ * Two threads: the notify thread blocks in SECCOMP_IOCTL_NOTIF_RECV and
+ * answers (blocking there is what lets the kernel's synchronous wake-up
+ * hand the CPU straight between target and supervisor); the main thread
+ * runs signals, timers and the kill. The session is shared under lock.
+ */
 struct loop {
 	struct lg_session *s;
 	struct lg_notifier *nt;
 	struct lg_cgroup *cg;
 	struct lg_child child;
 	const struct lg_config *cfg;
-	int epfd, sfd, tfd, nfd;
-	bool main_exited, draining, notify_gone;
+	int epfd, sfd, tfd, efd;
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	atomic_bool stop;
+	bool main_exited, draining;
 	int status;
 	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
+	uint64_t armed;	  /* what the timerfd is set to */
 	int got_signal;
 };
+
+static void on_usr1(int sig)
+{
+	(void)sig; /* only interrupts the notify thread's blocking receive */
+}
+
+static void *notify_thread(void *arg)
+{
+	struct loop *l = arg;
+	bool told = false;
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	while (!atomic_load(&l->stop)) {
+		int r = lg_notifier_recv(l->nt);
+		bool trip;
+
+		if (r == -EINTR || r == -ENOENT)
+			continue;
+		if (r < 0) {
+			lg_dbg("notify: receive: %s", strerror(-r));
+			break;
+		}
+		pthread_mutex_lock(&l->lock);
+		r = lg_notifier_answer(l->nt, l->s);
+		trip = lg_session_kill_pending(l->s);
+		pthread_mutex_unlock(&l->lock);
+		if (r < 0)
+			lg_dbg("notify: answer: %s", strerror(-r));
+		if (trip && !told) {
+			uint64_t one = 1;
+
+			told = true;
+			if (write(l->efd, &one, sizeof(one)) < 0)
+				lg_err("cannot wake the main loop: %s",
+				       strerror(errno));
+		}
+	}
+	return NULL;
+}
+
+static int start_notify_thread(struct loop *l)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+	int r;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	r = pthread_create(&l->thread, NULL, notify_thread, l);
+	if (r)
+		return -r;
+	l->thread_started = true;
+	return 0;
+}
+
+static void stop_notify_thread(struct loop *l)
+{
+	if (!l->thread_started)
+		return;
+	atomic_store(&l->stop, true);
+	pthread_kill(l->thread, SIGUSR1);
+	pthread_join(l->thread, NULL);
+	l->thread_started = false;
+}
+
+static bool kill_pending(struct loop *l)
+{
+	bool p;
+
+	pthread_mutex_lock(&l->lock);
+	p = lg_session_kill_pending(l->s);
+	pthread_mutex_unlock(&l->lock);
+	return p;
+}
 
 static bool tree_alive(struct loop *l)
 {
@@ -245,8 +334,12 @@ static bool tree_alive(struct loop *l)
 
 static void arm_timer(struct loop *l)
 {
-	uint64_t next = lg_session_next_deadline(l->s);
 	struct itimerspec its = { 0 };
+	uint64_t next;
+
+	pthread_mutex_lock(&l->lock);
+	next = lg_session_next_deadline(l->s);
+	pthread_mutex_unlock(&l->lock);
 
 	if (l->kill_at && (!next || l->kill_at < next))
 		next = l->kill_at;
@@ -256,9 +349,10 @@ static void arm_timer(struct loop *l)
 		if (!next || poll_at < next)
 			next = poll_at;
 	}
+	if (next == l->armed)
+		return;
+	l->armed = next;
 	if (next) {
-		if (next == 0)
-			next = 1;
 		its.it_value.tv_sec = (time_t)(next / 1000);
 		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
 	}
@@ -304,7 +398,6 @@ static void on_signal(struct loop *l)
 
 static int run_trip(struct loop *l)
 {
-	uint64_t t0 = lg_mono_ms();
 	const char *method = "none";
 	int survivors;
 	double ms;
@@ -315,11 +408,12 @@ static int run_trip(struct loop *l)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
 	     (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-	(void)t0;
 	reap_children(l);
 	lg_launch_restore_tty(&l->child);
+	pthread_mutex_lock(&l->lock);
 	lg_session_record_trip(l->s, method, ms, survivors);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
+	pthread_mutex_unlock(&l->lock);
 	return LG_EXIT_TRIPPED;
 }
 
@@ -330,7 +424,7 @@ static int event_loop(struct loop *l)
 	for (;;) {
 		int n;
 
-		if (lg_session_kill_pending(l->s))
+		if (kill_pending(l))
 			return run_trip(l);
 		if (l->main_exited && !l->draining) {
 			if (!tree_alive(l))
@@ -363,33 +457,26 @@ static int event_loop(struct loop *l)
 		}
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
+			uint64_t x;
 
-			if (fd == l->nfd) {
-				if (evs[i].events & EPOLLIN) {
-					int r = lg_notifier_handle(l->nt, l->s);
-
-					if (r < 0 && r != -ENOENT)
-						lg_dbg("notify: %s",
-						       strerror(-r));
-				} else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
-					/* No filtered task is left. */
-					epoll_ctl(l->epfd, EPOLL_CTL_DEL,
-						  l->nfd, NULL);
-					l->notify_gone = true;
-				}
-				if (lg_session_kill_pending(l->s))
-					break;
-			} else if (fd == l->sfd) {
+			if (fd == l->sfd) {
 				on_signal(l);
+			} else if (fd == l->efd) {
+				if (read(l->efd, &x, sizeof(x)) < 0) {
+					/* the flag is what matters */
+				}
 			} else if (fd == l->tfd) {
-				uint64_t x;
+				uint64_t next;
 
 				if (read(l->tfd, &x, sizeof(x)) < 0) {
 					/* spurious */
 				}
-				if (lg_session_next_deadline(l->s) &&
-				    lg_mono_ms() >= lg_session_next_deadline(l->s))
+				l->armed = 0;
+				pthread_mutex_lock(&l->lock);
+				next = lg_session_next_deadline(l->s);
+				if (next && lg_mono_ms() >= next)
 					lg_session_tick(l->s);
+				pthread_mutex_unlock(&l->lock);
 			}
 		}
 	}
@@ -539,10 +626,20 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	{
+		/* Only the notify thread takes SIGUSR1 (it interrupts it). */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	}
 	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	l.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	l.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0) {
+	l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&l.lock, NULL);
+	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0 || l.efd < 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
 		return LG_EXIT_ERROR;
 	}
@@ -580,8 +677,7 @@ int main(int argc, char **argv)
 		}
 		return LG_EXIT_ERROR;
 	}
-	l.nfd = l.child.notify_fd;
-	l.nt = lg_notifier_new(l.nfd);
+	l.nt = lg_notifier_new(l.child.notify_fd);
 	if (!l.nt) {
 		lg_err("out of memory");
 		kill(l.child.pid, SIGKILL);
@@ -592,8 +688,8 @@ int main(int argc, char **argv)
 	{
 		struct epoll_event ev = { .events = EPOLLIN };
 
-		ev.data.fd = l.nfd;
-		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.nfd, &ev);
+		ev.data.fd = l.efd;
+		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.efd, &ev);
 		ev.data.fd = l.sfd;
 		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.sfd, &ev);
 		ev.data.fd = l.tfd;
@@ -603,8 +699,14 @@ int main(int argc, char **argv)
 		l.child.pid, cfg.observe ? ", observe mode" : "",
 		cg.ok ? ", cgroup " : "");
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
+	if (start_notify_thread(&l) < 0) {
+		lg_err("cannot start the notify thread");
+		lg_tree_kill(&cg, KILL_WAIT_MS, &(const char *){ NULL });
+		return LG_EXIT_ERROR;
+	}
 
 	rc = event_loop(&l);
+	stop_notify_thread(&l);
 	if (rc == LG_EXIT_TRIPPED) {
 		print_trip(id, lg_session_trip_summary(l.s), info.audit_path);
 	} else {

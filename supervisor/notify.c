@@ -360,16 +360,21 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	return 0;
 }
 
-int lg_notifier_handle(struct lg_notifier *n, struct lg_session *s)
+int lg_notifier_recv(struct lg_notifier *n)
+{
+	memset(n->req, 0, n->req_size);
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, n->req) < 0)
+		return -errno;
+	return 0;
+}
+
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 {
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
 	struct attempt a;
 	int r, err;
 
-	memset(n->req, 0, n->req_size);
-	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, n->req) < 0)
-		return errno == EINTR ? 0 : -errno;
 	if (!decode(n->req, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return respond(n, n->req->id, 0);

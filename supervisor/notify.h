@@ -17,9 +17,16 @@ void lg_notifier_free(struct lg_notifier *n);
 int lg_notifier_sync_wakeup(struct lg_notifier *n);
 
 /*
- * Handles one pending notification. Returns 0, or -ENOENT when the target
- * went away, or another -errno when the listener itself failed.
+ * Waits for the next notification (blocking: the kernel's synchronous
+ * wake-up only helps a waiter blocked here). 0, -EINTR, -ENOENT (the
+ * target went away), or -errno when the listener itself failed.
  */
-int lg_notifier_handle(struct lg_notifier *n, struct lg_session *s);
+int lg_notifier_recv(struct lg_notifier *n);
+
+/*
+ * Decides and answers what lg_notifier_recv() received. Every notification
+ * is answered, except one whose target is gone. 0 or -errno.
+ */
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s);
 
 #endif

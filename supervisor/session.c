@@ -336,18 +336,26 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	s->st.attempts++;
 	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
 			     s->info.start_real_ns);
-	/* The program only matters for scoped rules and for the record. */
-	if (ev.cls == LG_CLASS_DESTROY || lg_log_verbosity >= LG_LOG_DEBUG) {
+	/*
+	 * The program is read only when a scoped rule could apply (git in
+	 * .git), when something is to be reported, or with -vv: it costs a
+	 * readlink on the hot path.
+	 */
+	if (ev.cls == LG_CLASS_DESTROY &&
+	    lg_ignored_by_program_rule(c->ignore, c->n_ignore, path)) {
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
-		if (s->has_program_rules && ev.cls == LG_CLASS_DESTROY)
-			ev.cls = lg_classify(op, f, path, exe, c->ignore,
-					     c->n_ignore,
-					     s->info.start_real_ns);
+		ev.cls = lg_classify(op, f, path, exe, c->ignore, c->n_ignore,
+				     s->info.start_real_ns);
+	} else if (lg_log_verbosity >= LG_LOG_DEBUG) {
+		read_exe(pid, exe, sizeof(exe));
+		ev.exe = exe;
 	}
 	if (ev.cls == LG_CLASS_DESTROY)
 		s->st.counted++;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	if (v != LG_ALLOW && !exe[0])
+		read_exe(pid, exe, sizeof(exe)); /* the target waits: still there */
 	remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
 	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
 	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));

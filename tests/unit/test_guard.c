@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for guard/guard.c: the detectors together behind one feed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guard/detectors.h"
+
+/* The world: which removed targets exist again. */
+struct world {
+	const char *back[4];
+	size_t nback;
+};
+
+static bool world_restored(void *ctx, const char *target, enum lg_op op)
+{
+	const struct world *w = ctx;
+
+	(void)op;
+	for (size_t i = 0; i < w->nback; i++)
+		if (strcmp(w->back[i], target) == 0)
+			return true;
+	return false;
+}
+
+static const struct lg_guard_cfg default_cfg = {
+	.volumetric = { 3, 60000, LG_KILL },
+	.same_target = { 3, 60000, LG_KILL },
+	.budget = { 0, 0, 0.2, LG_KILL },
+};
+
+struct fixture {
+	struct lg_guard *g;
+	struct world w;
+	struct lg_guard_env env;
+	struct lg_findings out;
+};
+
+static struct fixture *fx_new(void **state, const struct lg_guard_cfg *cfg,
+			      uint64_t start)
+{
+	static struct fixture fx;
+
+	memset(&fx, 0, sizeof(fx));
+	fx.g = lg_guard_new(cfg, start);
+	assert_non_null(fx.g);
+	fx.env.restored = world_restored;
+	fx.env.ctx = &fx.w;
+	*state = &fx;
+	return &fx;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (fx)
+		lg_guard_free(fx->g);
+	return 0;
+}
+
+static enum lg_verdict feed_cls(struct fixture *fx, uint64_t t, enum lg_op op,
+				enum lg_class cls, const char *target)
+{
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = op,
+			       .cls = cls,
+			       .pid = 1234,
+			       .exe = "rm",
+			       .target = target };
+
+	fx->env.now_ms = t;
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+static enum lg_verdict feed_at(struct fixture *fx, uint64_t t,
+			       const char *target)
+{
+	return feed_cls(fx, t, LG_OP_UNLINK, LG_CLASS_DESTROY, target);
+}
+
+static enum lg_verdict tick_at(struct fixture *fx, uint64_t t)
+{
+	struct lg_event ev = { .kind = LG_EV_TICK, .source = LG_SRC_TIMER };
+
+	fx->env.now_ms = t;
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+static void test_volumetric_through_guard(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(feed_at(fx, 1, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "volumetric");
+	assert_string_equal(fx->out.f[0].reason, "volume_exceeded");
+}
+
+/* The guard hands its env to the detectors: restored targets are dropped. */
+static void test_restored_through_guard(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	fx->w.back[fx->w.nback++] = "/p/a";
+	assert_int_equal(feed_at(fx, 1, "/p/b"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+}
+
+/* When both trip on one op, both are reported, same target first. */
+static void test_both_trip_same_target_first(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1000, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2000, "/p/a"), LG_KILL);
+	assert_int_equal(fx->out.n, 2);
+	assert_string_equal(fx->out.f[0].rule, "same_target");
+	assert_string_equal(fx->out.f[0].reason, "loop_detected");
+	assert_string_equal(fx->out.f[1].rule, "volumetric");
+	assert_string_equal(fx->out.f[1].reason, "volume_exceeded");
+}
+
+/* The verdict is the most severe action, not the first finding's. */
+static void test_worst_verdict(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct fixture *fx;
+
+	cfg.same_target.action = LG_WARN;
+	cfg.volumetric.action = LG_DENY;
+	fx = fx_new(state, &cfg, 0);
+	assert_int_equal(feed_at(fx, 0, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 2, "/p/a"), LG_DENY);
+	assert_int_equal(fx->out.n, 2);
+	assert_int_equal(fx->out.f[0].action, LG_WARN);
+	assert_int_equal(fx->out.f[1].action, LG_DENY);
+}
+
+static void test_worst_verdict_with_budget(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct fixture *fx;
+
+	/* volumetric off; the budget warns at op 2 of 3, trips at 4 */
+	cfg.volumetric.max = 0;
+	cfg.budget.max_destructive_ops = 3;
+	cfg.budget.reserve = 0.5;
+	cfg.budget.action = LG_DENY;
+	cfg.same_target.action = LG_KILL;
+	fx = fx_new(state, &cfg, 0);
+	assert_int_equal(feed_at(fx, 0, "/p/x"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 1, "/p/y"), LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].reason, "budget_reserve");
+	assert_int_equal(feed_at(fx, 2, "/p/x"), LG_ALLOW);
+	/* budget_exceeded (deny) and loop_detected (kill) on one op */
+	assert_int_equal(feed_at(fx, 3, "/p/x"), LG_KILL);
+	assert_int_equal(fx->out.n, 2);
+	assert_string_equal(fx->out.f[0].reason, "loop_detected");
+	assert_string_equal(fx->out.f[1].reason, "budget_exceeded");
+}
+
+/* Findings do not carry over from one feed to the next. */
+static void test_findings_reset(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	feed_at(fx, 0, "/p/a");
+	feed_at(fx, 1, "/p/b");
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_int_equal(feed_at(fx, 3, "/p/d"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(tick_at(fx, 4), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+}
+
+static void test_verdict_names(void **state)
+{
+	static const struct {
+		const char *name;
+		enum lg_verdict v;
+	} tc[] = {
+		{ "allow", LG_ALLOW },
+		{ "warn", LG_WARN },
+		{ "deny", LG_DENY },
+		{ "kill", LG_KILL },
+	};
+	static const char *const bad[] = { "", "KILL", "Kill", "kill ",
+					   "block", "killx", "al" };
+	enum lg_verdict v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		v = (enum lg_verdict)99;
+		assert_int_equal(lg_verdict_parse(tc[i].name, &v), 0);
+		assert_int_equal(v, tc[i].v);
+		assert_string_equal(lg_verdict_name(tc[i].v), tc[i].name);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = LG_WARN;
+		assert_int_equal(lg_verdict_parse(bad[i], &v), -1);
+		assert_int_equal(v, LG_WARN); /* untouched */
+	}
+	assert_string_equal(lg_verdict_name((enum lg_verdict)42), "?");
+	/* severity order */
+	assert_true(LG_ALLOW < LG_WARN && LG_WARN < LG_DENY &&
+		    LG_DENY < LG_KILL);
+}
+
+static void test_op_plural(void **state)
+{
+	(void)state;
+	assert_string_equal(lg_op_plural(LG_OP_UNLINK), "deletes");
+	assert_string_equal(lg_op_plural(LG_OP_TOOL_DELETE), "deletes");
+	assert_string_equal(lg_op_plural(LG_OP_RMDIR), "directory removals");
+	assert_string_equal(lg_op_plural(LG_OP_TRUNCATE), "truncations");
+	assert_string_equal(lg_op_plural(LG_OP_OPEN_TRUNC), "truncations");
+}
+
+static void test_findings_add_caps(void **state)
+{
+	struct lg_findings out = { 0 };
+	char big[LG_SUMMARY_MAX * 2];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (int i = 0; i < LG_MAX_FINDINGS; i++)
+		assert_non_null(lg_findings_add(&out, LG_WARN, "r", "why",
+						"n=%d", i));
+	assert_null(lg_findings_add(&out, LG_KILL, "r", "why", "over"));
+	assert_int_equal(out.n, LG_MAX_FINDINGS);
+	assert_string_equal(out.f[3].summary, "n=3");
+	/* a long summary is truncated, not overflowed */
+	out.n = 0;
+	assert_non_null(lg_findings_add(&out, LG_WARN, "r", "why", "%s", big));
+	assert_int_equal(strlen(out.f[0].summary), LG_SUMMARY_MAX - 1);
+}
+
+/* Ticks let time pass; they are never destructive. */
+static void test_ticks_do_not_count(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+	struct lg_guard_stats st;
+
+	for (int i = 0; i < 10; i++) {
+		struct lg_event ev = { .kind = LG_EV_TICK,
+				       .source = LG_SRC_TIMER,
+				       .op = LG_OP_UNLINK,
+				       .cls = LG_CLASS_DESTROY,
+				       .target = "/p/a" };
+
+		fx->env.now_ms = (uint64_t)i;
+		assert_int_equal(lg_guard_feed(fx->g, &ev, &fx->env, &fx->out),
+				 LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 10);
+	assert_int_equal(st.counted, 0);
+	assert_int_equal(st.trips, 0);
+	/* the detectors counted nothing either */
+	assert_int_equal(feed_at(fx, 20, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 21, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 22, "/p/a"), LG_KILL);
+}
+
+static void test_stats(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+	struct lg_guard_stats st;
+
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 0);
+	assert_int_equal(st.counted, 0);
+	assert_int_equal(st.trips, 0);
+
+	feed_cls(fx, 0, LG_OP_UNLINK, LG_CLASS_MISSING, "/p/m");
+	feed_cls(fx, 0, LG_OP_UNLINK, LG_CLASS_SESSION, "/p/s");
+	feed_cls(fx, 0, LG_OP_UNLINK, LG_CLASS_IGNORED, "/p/x.o");
+	feed_cls(fx, 0, LG_OP_SHRINK, LG_CLASS_HARMLESS, "/p/h");
+	tick_at(fx, 1);
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 5);
+	assert_int_equal(st.counted, 0);
+	assert_int_equal(st.trips, 0);
+
+	/* a, b; then a trip of volumetric on c */
+	feed_at(fx, 2, "/p/a");
+	feed_at(fx, 3, "/p/b");
+	assert_int_equal(feed_at(fx, 4, "/p/c"), LG_KILL);
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 8);
+	assert_int_equal(st.counted, 3);
+	assert_int_equal(st.trips, 1);
+
+	/* one op that trips two detectors: two trips */
+	feed_at(fx, 5, "/p/d");
+	feed_at(fx, 6, "/p/d");
+	assert_int_equal(feed_at(fx, 7, "/p/d"), LG_KILL);
+	assert_int_equal(fx->out.n, 2);
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 11);
+	assert_int_equal(st.counted, 6);
+	assert_int_equal(st.trips, 3);
+}
+
+/* Warnings are findings, not trips. */
+static void test_stats_warn_is_not_a_trip(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct lg_guard_stats st;
+	struct fixture *fx;
+
+	cfg.volumetric.action = LG_WARN;
+	fx = fx_new(state, &cfg, 0);
+	feed_at(fx, 0, "/p/a");
+	feed_at(fx, 1, "/p/b");
+	assert_int_equal(feed_at(fx, 2, "/p/c"), LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.trips, 0);
+	assert_int_equal(st.counted, 3);
+}
+
+static void test_next_deadline(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct fixture *fx;
+
+	cfg.budget.timeout_ms = 10000;
+	cfg.budget.reserve = 0.2;
+	fx = fx_new(state, &cfg, 0);
+	assert_int_equal(lg_guard_next_deadline(fx->g), 8000);
+	assert_int_equal(tick_at(fx, 7999), LG_ALLOW);
+	assert_int_equal(lg_guard_next_deadline(fx->g), 8000);
+	assert_int_equal(tick_at(fx, 8000), LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].reason, "timeout_reserve");
+	assert_int_equal(lg_guard_next_deadline(fx->g), 10000);
+	assert_int_equal(tick_at(fx, 9000), LG_ALLOW);
+	assert_int_equal(tick_at(fx, 10000), LG_KILL);
+	assert_string_equal(fx->out.f[0].reason, "timeout");
+	assert_int_equal(lg_guard_next_deadline(fx->g), 0);
+}
+
+static void test_no_deadline_by_default(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 123456);
+
+	assert_int_equal(lg_guard_next_deadline(fx->g), 0);
+	assert_int_equal(tick_at(fx, 1000ULL * 86400 * 30), LG_ALLOW);
+}
+
+#define T(fn) cmocka_unit_test_teardown(fn, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_volumetric_through_guard),
+		T(test_restored_through_guard),
+		T(test_both_trip_same_target_first),
+		T(test_worst_verdict),
+		T(test_worst_verdict_with_budget),
+		T(test_findings_reset),
+		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_op_plural),
+		cmocka_unit_test(test_findings_add_caps),
+		T(test_ticks_do_not_count),
+		T(test_stats),
+		T(test_stats_warn_is_not_a_trip),
+		T(test_next_deadline),
+		T(test_no_deadline_by_default),
+	};
+
+	return cmocka_run_group_tests_name("guard", tests, NULL, NULL);
+}
