@@ -47,12 +47,16 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "mixed";
 	unsigned long per_ms = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
 	struct lg_guard_cfg cfg = {
-		.volumetric = { .max = 1000000, .window_ms = 60000,
+		.volumetric = { .max = 1000000,
+				.window_ms = 60000,
 				.action = LG_KILL },
-		.same_target = { .max = 3, .window_ms = 60000,
+		.same_target = { .max = 3,
+				 .window_ms = 60000,
 				 .action = LG_KILL },
-		.budget = { .timeout_ms = 0, .max_destructive_ops = 0,
-			    .reserve = 0.2, .action = LG_KILL },
+		.budget = { .timeout_ms = 0,
+			    .max_destructive_ops = 0,
+			    .reserve = 0.2,
+			    .action = LG_KILL },
 	};
 	/* "/srv/data/project/build/d0000000/file-0000000.dat" */
 	char target[] = "/srv/data/project/build/d0000000/file-0000000.dat";
@@ -66,7 +70,8 @@ int main(int argc, char **argv)
 	int cls_mode;
 
 	if (!n || !per_ms) {
-		fprintf(stderr, "usage: guard_bench [EVENTS] [destroy|session|mixed] [EVENTS_PER_MS]\n");
+		fprintf(stderr,
+			"usage: guard_bench [EVENTS] [destroy|session|mixed] [EVENTS_PER_MS]\n");
 		return 2;
 	}
 	if (strcmp(mode, "destroy") == 0)
@@ -106,7 +111,8 @@ int main(int argc, char **argv)
 			ev.cls = (i & 1) ? LG_CLASS_SESSION : LG_CLASS_DESTROY;
 		if (lg_guard_feed(g, &ev, &env, &out) != LG_ALLOW) {
 			if (!trips++)
-				fprintf(stderr, "guard_bench: event %lu tripped: %s\n",
+				fprintf(stderr,
+					"guard_bench: event %lu tripped: %s\n",
 					i, out.n ? out.f[0].summary : "?");
 		}
 		bump(digits, 7);
@@ -117,7 +123,7 @@ int main(int argc, char **argv)
 	lg_guard_stats(g, &st);
 	lg_guard_free(g);
 	printf("events=%lu counted=%llu trips=%lu ns_per_event=%.1f events_per_s=%.0f\n",
-	       n, (unsigned long long)st.counted, trips, (t1 - t0) * 1e9 / (double)n,
-	       (double)n / (t1 - t0));
+	       n, (unsigned long long)st.counted, trips,
+	       (t1 - t0) * 1e9 / (double)n, (double)n / (t1 - t0));
 	return trips ? 1 : 0;
 }

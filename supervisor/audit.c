@@ -39,8 +39,8 @@ void lg_json_quote(struct lg_json *j, const char *s)
 	static const char hex[] = "0123456789abcdef";
 
 	put(j, "\"");
-	for (const unsigned char *c = (const unsigned char *)(s ? s : "");
-	     *c; c++) {
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c;
+	     c++) {
 		char e[7];
 
 		if (*c == '"' || *c == '\\') {
@@ -134,8 +134,7 @@ void lg_time_iso(int64_t real_ns, char *buf, size_t size)
 
 	gmtime_r(&t, &tm);
 	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, size, "%s.%03dZ", s,
-		 (int)((real_ns / 1000000LL) % 1000));
+	snprintf(buf, size, "%s.%03dZ", s, (int)((real_ns / 1000000LL) % 1000));
 }
 
 int lg_audit_append(const char *path, const char *line, bool sync)

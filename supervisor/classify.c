@@ -55,9 +55,37 @@ const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 	return NULL;
 }
 
-bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
-				const char *path)
+/*
+ * A directory's own removal is covered by "name/" rules too: the rmdir
+ * that ends `rm -rf node_modules` is as routine as what came before it.
+ */
+static const char *as_dir(enum lg_op op, const char *path, char *buf,
+			  size_t size)
 {
+	size_t n = strlen(path);
+
+	if (op != LG_OP_RMDIR || n + 2 > size)
+		return path;
+	memcpy(buf, path, n);
+	buf[n] = '/';
+	buf[n + 1] = '\0';
+	return buf;
+}
+
+static bool ignored_op(const struct lg_ignore_rule *rules, size_t n,
+		       enum lg_op op, const char *path, const char *exe)
+{
+	char buf[4200];
+
+	return lg_ignored(rules, n, as_dir(op, path, buf, sizeof(buf)), exe);
+}
+
+bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
+				enum lg_op op, const char *path)
+{
+	char buf[4200];
+
+	path = as_dir(op, path, buf, sizeof(buf));
 	for (size_t i = 0; i < n; i++) {
 		if (!rules[i].program)
 			continue;
@@ -81,7 +109,7 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	/* Cheapest first: most of what a build removes is its own output. */
 	if (!lg_facts_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
-	if (lg_ignored(rules, nrules, path, exe))
+	if (ignored_op(rules, nrules, op, path, exe))
 		return LG_CLASS_IGNORED;
 	/*
 	 * rmdir of a non-empty directory fails and destroys nothing; git,

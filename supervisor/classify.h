@@ -15,7 +15,7 @@
 struct lg_ignore_rule {
 	char *program; /* basename of the executable, NULL = any program */
 	char *glob;
-	char lit[48];  /* lg_glob_literal() of glob: a cheap strstr prefilter */
+	char lit[48]; /* lg_glob_literal() of glob: a cheap strstr prefilter */
 };
 
 /* Fills a rule; the strings are copied. 0 or -ENOMEM. */
@@ -25,7 +25,7 @@ void lg_ignore_rule_free(struct lg_ignore_rule *r);
 
 struct lg_facts {
 	bool exists;
-	bool has_btime;	  /* the filesystem records birth times */
+	bool has_btime; /* the filesystem records birth times */
 	int64_t btime_ns; /* birth time, CLOCK_REALTIME */
 	int64_t ctime_ns; /* fallback when there is no birth time */
 	int64_t size;
@@ -43,7 +43,7 @@ const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 
 /* True when a program-scoped rule's glob covers path: the program matters. */
 bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
-				const char *path);
+				enum lg_op op, const char *path);
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,

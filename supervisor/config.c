@@ -64,9 +64,20 @@ const char *const lg_default_ignores[][2] = {
 	{ NULL, NULL },
 };
 
-enum ktype { K_BOOL, K_UINT, K_ULONG, K_DURATION, K_DURATION_U64, K_ACTION,
-	     K_ERRNO, K_FRACTION, K_STRING, K_SYSCALLS, K_IGNORE_PATH,
-	     K_IGNORE_PROGRAM };
+enum ktype {
+	K_BOOL,
+	K_UINT,
+	K_ULONG,
+	K_DURATION,
+	K_DURATION_U64,
+	K_ACTION,
+	K_ERRNO,
+	K_FRACTION,
+	K_STRING,
+	K_SYSCALLS,
+	K_IGNORE_PATH,
+	K_IGNORE_PROGRAM
+};
 
 struct key {
 	const char *section, *name;
@@ -85,14 +96,21 @@ static const struct key keys[] = {
 	{ "guard", "state_dir", K_STRING, OFF(state_dir), 0, 0 },
 	{ "guard", "audit_log", K_STRING, OFF(audit_log), 0, 0 },
 	{ "guard", "metrics_file", K_STRING, OFF(metrics_file), 0, 0 },
-	{ "volumetric", "max_ops", K_UINT, OFF(guard.volumetric.max), 0, 1000000 },
-	{ "volumetric", "window", K_DURATION_U64, OFF(guard.volumetric.window_ms), 1, 86400000 },
-	{ "volumetric", "action", K_ACTION, OFF(guard.volumetric.action), 0, 0 },
+	{ "volumetric", "max_ops", K_UINT, OFF(guard.volumetric.max), 0,
+	  1000000 },
+	{ "volumetric", "window", K_DURATION_U64,
+	  OFF(guard.volumetric.window_ms), 1, 86400000 },
+	{ "volumetric", "action", K_ACTION, OFF(guard.volumetric.action), 0,
+	  0 },
 	{ "same_target", "max", K_UINT, OFF(guard.same_target.max), 0, 100000 },
-	{ "same_target", "window", K_DURATION_U64, OFF(guard.same_target.window_ms), 1, 86400000 },
-	{ "same_target", "action", K_ACTION, OFF(guard.same_target.action), 0, 0 },
-	{ "budget", "timeout", K_DURATION_U64, OFF(guard.budget.timeout_ms), 0, 31 * 86400000UL },
-	{ "budget", "max_destructive_ops", K_UINT, OFF(guard.budget.max_destructive_ops), 0, 100000000 },
+	{ "same_target", "window", K_DURATION_U64,
+	  OFF(guard.same_target.window_ms), 1, 86400000 },
+	{ "same_target", "action", K_ACTION, OFF(guard.same_target.action), 0,
+	  0 },
+	{ "budget", "timeout", K_DURATION_U64, OFF(guard.budget.timeout_ms), 0,
+	  31 * 86400000UL },
+	{ "budget", "max_destructive_ops", K_UINT,
+	  OFF(guard.budget.max_destructive_ops), 0, 100000000 },
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
@@ -223,7 +241,9 @@ static int parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz)
 		if (!*s)
 			break;
 		n = strcspn(s, ", \t");
-		for (i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++) {
+		for (i = 0;
+		     i < sizeof(syscall_names) / sizeof(syscall_names[0]);
+		     i++) {
 			if (strlen(syscall_names[i].name) == n &&
 			    strncmp(s, syscall_names[i].name, n) == 0)
 				break;
@@ -274,32 +294,13 @@ struct parse {
 	struct lg_config *c;
 	enum phase phase;
 	const char *profile, *agent;
-	bool profile_file;   /* parsing a profile file: its plain sections are the profile */
-	bool saw_profile;    /* a [profile NAME] section for the selected profile */
-	const char *text;    /* the source, to find section header lines */
-	int err_line;	     /* where the first error is, when not inih's line */
-	char msg[768];	     /* first error, from the handler */
+	bool profile_file; /* parsing a profile file: its plain sections are the profile */
+	bool saw_profile; /* a [profile NAME] section for the selected profile */
+	const char *text; /* the source being parsed */
+	int cur_line; /* line the reader handed to inih last */
+	int err_line; /* line of the first error we saw */
+	char msg[768]; /* first error, from the handler */
 };
-
-/* The line of "[section]" in text, so the error points at the header. */
-static int header_line(const char *text, const char *section)
-{
-	size_t n = strlen(section);
-	int line = 1;
-
-	for (const char *c = text; c && *c; line++) {
-		const char *b = c;
-
-		while (*b == ' ' || *b == '\t')
-			b++;
-		if (*b == '[' && strncmp(b + 1, section, n) == 0 && b[1 + n] == ']')
-			return line;
-		c = strchr(c, '\n');
-		if (c)
-			c++;
-	}
-	return 0;
-}
 
 static const struct key *find_key(const char *section, const char *name)
 {
@@ -355,9 +356,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 	case K_DURATION:
 	case K_DURATION_U64:
 		if (lg_parse_duration_ms(value, &ul) < 0) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
-				 k->section, k->name, value);
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
+				k->section, k->name, value);
 			return -EINVAL;
 		}
 		if (ul < k->min || ul > k->max) {
@@ -377,9 +379,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 		enum lg_verdict v;
 
 		if (lg_verdict_parse(value, &v) < 0 || v == LG_ALLOW) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' is not an action (warn, deny or kill)",
-				 k->section, k->name, value);
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not an action (warn, deny or kill)",
+				k->section, k->name, value);
 			return -EINVAL;
 		}
 		if (apply)
@@ -388,9 +391,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 	}
 	case K_ERRNO:
 		if (lg_parse_errno(value, &e) < 0) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' is not a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
-				 k->section, k->name, value);
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
+				k->section, k->name, value);
 			return -EINVAL;
 		}
 		if (apply)
@@ -402,9 +406,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 		errno = 0;
 		d = strtod(value, &end);
 		if (end == value || *end || errno || d < 0 || d >= 1) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
-				 k->section, k->name, value);
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+				k->section, k->name, value);
 			return -ERANGE;
 		}
 		if (apply)
@@ -434,9 +439,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 		unsigned mask;
 
 		if (parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
-			snprintf(msg, msgsz,
-				 "%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)",
-				 k->section, k->name, bad);
+			snprintf(
+				msg, msgsz,
+				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)",
+				k->section, k->name, bad);
 			return -EINVAL;
 		}
 		if (apply)
@@ -457,9 +463,10 @@ static int set_value(struct lg_config *c, const struct key *k,
 		while (*glob == ' ' || *glob == '\t')
 			glob++;
 		if (!n || n >= sizeof(prog) || !*glob) {
-			snprintf(msg, msgsz,
-				 "ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
-				 value);
+			snprintf(
+				msg, msgsz,
+				"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
+				value);
 			return -EINVAL;
 		}
 		memcpy(prog, value, n);
@@ -484,8 +491,10 @@ out_of_range:
 
 static int fail(struct parse *p, const char *fmt, const char *a, const char *b)
 {
-	if (!p->msg[0])
+	if (!p->msg[0]) {
 		snprintf(p->msg, sizeof(p->msg), fmt, a, b);
+		p->err_line = p->cur_line;
+	}
 	return 0; /* inih: error on this line */
 }
 
@@ -508,11 +517,15 @@ static int handler(void *user, const char *section, const char *name,
 		char sec[64];
 
 		if (p->profile_file && is_profile)
-			return fail(p, "[%s]: a profile file cannot hold other profiles%s",
-				    section, "");
+			return fail(
+				p,
+				"[%s]: a profile file cannot hold other profiles%s",
+				section, "");
 		if (!dot || (size_t)(dot - name) >= sizeof(sec))
-			return fail(p, "[%s]: key '%s' must be SECTION.KEY, e.g. volumetric.max_ops",
-				    section, name);
+			return fail(
+				p,
+				"[%s]: key '%s' must be SECTION.KEY, e.g. volumetric.max_ops",
+				section, name);
 		memcpy(sec, name, (size_t)(dot - name));
 		sec[dot - name] = '\0';
 		k = find_key(sec, dot + 1);
@@ -528,16 +541,17 @@ static int handler(void *user, const char *section, const char *name,
 				strcmp(who, p->agent) == 0;
 		}
 	} else {
-		if (!known_section(section)) {
-			if (!p->msg[0])
-				p->err_line = header_line(p->text, section);
-			return fail(p, "unknown section [%s]%s", section, "");
-		}
+		if (!*section)
+			return fail(p, "key '%s' is outside any [section]%s",
+				    name, "");
+		if (!known_section(section))
+			return 0; /* reported at its header by the reader */
 		k = find_key(section, name);
 		if (!k)
-			return fail(p, "unknown key '%s' in [%s]", name, section);
-		apply = p->profile_file ? p->phase == PH_PROFILE
-					: p->phase == PH_BASE;
+			return fail(p, "unknown key '%s' in [%s]", name,
+				    section);
+		apply = p->profile_file ? p->phase == PH_PROFILE :
+					  p->phase == PH_BASE;
 	}
 	r = set_value(p->c, k, value, apply, msg, sizeof(msg));
 	if (r == -ENOMEM)
@@ -547,25 +561,94 @@ static int handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
+struct reader {
+	const char *pos;
+	struct parse *p;
+};
+
+static bool section_ok(const char *name, size_t n)
+{
+	char sec[128];
+
+	if (n >= sizeof(sec))
+		return false;
+	memcpy(sec, name, n);
+	sec[n] = '\0';
+	return known_section(sec) ||
+	       (n > 8 && strncmp(sec, "profile ", 8) == 0) ||
+	       (n > 6 && strncmp(sec, "agent ", 6) == 0);
+}
+
+/*
+ * Feeds inih one line at a time, so we know the line of every error,
+ * catch section headers we do not know (even ones with no keys under
+ * them) and lines too long for inih's buffer.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+	struct parse *p = r->p;
+	const char *nl, *b;
+	size_t len, max = (size_t)num - 2;
+
+	if (!*r->pos)
+		return NULL;
+	nl = strchr(r->pos, '\n');
+	len = nl ? (size_t)(nl - r->pos) : strlen(r->pos);
+	p->cur_line++;
+	if (len > max) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%zu", max);
+		fail(p, "line longer than %s characters%s", what, "");
+		len = 0; /* hand inih an empty line: nothing half-parsed */
+	}
+	memcpy(str, r->pos, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	r->pos += (nl ? (size_t)(nl - r->pos) + 1 : strlen(r->pos));
+	for (b = str; *b == ' ' || *b == '\t'; b++)
+		;
+	if (*b == '[') {
+		const char *e = strchr(b, ']');
+
+		if (e && !section_ok(b + 1, (size_t)(e - b - 1))) {
+			char sec[128];
+
+			snprintf(sec, sizeof(sec), "%.*s", (int)(e - b - 1),
+				 b + 1);
+			fail(p, "unknown section [%s]%s", sec, "");
+		}
+	}
+	return str;
+}
+
 static int run(struct parse *p, const char *text, const char *name,
 	       struct lg_error *err)
 {
+	struct reader r = { text, p };
 	int line;
 
 	p->msg[0] = '\0';
 	p->err_line = 0;
+	p->cur_line = 0;
 	p->text = text;
-	line = ini_parse_string(text, handler, p);
-	if (line == 0)
+	line = ini_parse_stream(read_line, &r, handler, p);
+	if (line == 0 && !p->msg[0])
 		return 0;
 	if (line < 0) {
 		snprintf(err->msg, sizeof(err->msg), "%s: cannot parse", name);
 		return -EIO;
 	}
-	snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name,
-		 p->err_line ? p->err_line : line,
-		 p->msg[0] ? p->msg
-			   : "syntax error: expected [section] or key = value");
+	/* inih reports the first line it could not parse; ours may be later. */
+	if (p->msg[0] && (line == 0 || p->err_line <= line))
+		snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name,
+			 p->err_line, p->msg);
+	else
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"%s:%d: syntax error: expected [section] or key = value",
+			name, line);
 	return -EINVAL;
 }
 
@@ -622,8 +705,9 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 	char dirs[3][PATH_MAX];
 	char path[PATH_MAX + 64];
 	size_t nd = 0;
-	struct parse p = { .c = c, .profile = profile, .agent = agent,
-			   .profile_file = true };
+	struct parse p = {
+		.c = c, .profile = profile, .agent = agent, .profile_file = true
+	};
 	char *text = NULL;
 	bool found = false;
 	int r;
@@ -631,9 +715,10 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 	for (const char *s = profile; *s; s++) {
 		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
 		    *s != '.') {
-			snprintf(err->msg, sizeof(err->msg),
-				 "profile name '%s' may only hold letters, digits, '-', '_' and '.'",
-				 profile);
+			snprintf(
+				err->msg, sizeof(err->msg),
+				"profile name '%s' may only hold letters, digits, '-', '_' and '.'",
+				profile);
 			return -EINVAL;
 		}
 	}
@@ -654,10 +739,11 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 		found = access(path, F_OK) == 0;
 	}
 	if (!found) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "profile '%s' not found: no [profile %s] section in the config and no %s.ini in %s%s%s",
-			 profile, profile, profile, dirs[0], nd > 1 ? " or " : "",
-			 nd > 1 ? dirs[1] : "");
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"profile '%s' not found: no [profile %s] section in the config and no %s.ini in %s%s%s",
+			profile, profile, profile, dirs[0],
+			nd > 1 ? " or " : "", nd > 1 ? dirs[1] : "");
 		return -ENOENT;
 	}
 	r = slurp(path, &text, err);
@@ -691,7 +777,8 @@ static int load(struct lg_config *c, const char *text, const char *path,
 	int r;
 
 	err->msg[0] = '\0';
-	if (set_str(&c->profile, profile) < 0 || set_str(&c->agent, agent) < 0 ||
+	if (set_str(&c->profile, profile) < 0 ||
+	    set_str(&c->agent, agent) < 0 ||
 	    (from_file && set_str(&c->config_path, path) < 0))
 		return -ENOMEM;
 	if (from_file) {

@@ -29,11 +29,11 @@ struct lg_config {
 	unsigned syscalls;
 	int deny_errno;
 	bool observe;
-	bool kill_leftovers;	/* kill what is left when the command exits */
+	bool kill_leftovers; /* kill what is left when the command exits */
 	unsigned long kill_grace_ms;
-	char *state_dir;	/* NULL: $LGRUN_STATE_DIR, XDG, /var/lib/lgrun */
-	char *audit_log;	/* NULL: <state_dir>/audit.jsonl */
-	char *metrics_file;	/* NULL: no metrics file */
+	char *state_dir; /* NULL: $LGRUN_STATE_DIR, XDG, /var/lib/lgrun */
+	char *audit_log; /* NULL: <state_dir>/audit.jsonl */
+	char *metrics_file; /* NULL: no metrics file */
 	bool default_ignores;
 	struct lg_ignore_rule *ignore;
 	size_t n_ignore;

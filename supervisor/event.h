@@ -12,7 +12,7 @@
 
 enum lg_event_kind {
 	LG_EV_DESTRUCTIVE, /* an attempt to remove or truncate something */
-	LG_EV_TICK,	   /* time passed; lets time-based rules fire */
+	LG_EV_TICK, /* time passed; lets time-based rules fire */
 };
 
 enum lg_source {
@@ -28,18 +28,18 @@ enum lg_op {
 	LG_OP_NONE,
 	LG_OP_UNLINK,
 	LG_OP_RMDIR,
-	LG_OP_TRUNCATE,	  /* truncate/ftruncate to length 0 */
-	LG_OP_SHRINK,	  /* truncate/ftruncate to a length > 0 */
+	LG_OP_TRUNCATE, /* truncate/ftruncate to length 0 */
+	LG_OP_SHRINK, /* truncate/ftruncate to a length > 0 */
 	LG_OP_OPEN_TRUNC, /* open(O_TRUNC), creat */
 	LG_OP_TOOL_DELETE,
 };
 
 /* What a destructive attempt would destroy; decided at the edge from facts. */
 enum lg_class {
-	LG_CLASS_DESTROY,  /* pre-existing data that exists now: counts */
-	LG_CLASS_MISSING,  /* target does not exist: the op will fail */
-	LG_CLASS_SESSION,  /* created by the session itself (temp, build output) */
-	LG_CLASS_IGNORED,  /* an ignore glob covers it */
+	LG_CLASS_DESTROY, /* pre-existing data that exists now: counts */
+	LG_CLASS_MISSING, /* target does not exist: the op will fail */
+	LG_CLASS_SESSION, /* created by the session itself (temp, build output) */
+	LG_CLASS_IGNORED, /* an ignore glob covers it */
 	LG_CLASS_HARMLESS, /* nothing lost: empty file, shrink, deleted fd */
 };
 
@@ -49,7 +49,7 @@ struct lg_event {
 	enum lg_op op;
 	enum lg_class cls;
 	pid_t pid;
-	const char *exe;    /* program basename, may be NULL */
+	const char *exe; /* program basename, may be NULL */
 	const char *target; /* absolute path or tool-level target */
 };
 

@@ -18,7 +18,7 @@ struct sysmap {
 	const char *name;
 	enum lg_sys sys;
 	unsigned needs; /* LG_SC_* bit that enables it */
-	int nr[2];	/* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
+	int nr[2]; /* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
 };
 
 static struct sysmap map[] = {
@@ -159,7 +159,8 @@ int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 	r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
 	if (r < 0 && r != -EEXIST)
 		goto fail;
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			     SCMP_ACT_KILL_PROCESS);
 	if (r < 0)
 		goto fail;
 

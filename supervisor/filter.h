@@ -12,17 +12,17 @@
 
 enum lg_sys {
 	LG_SYS_OTHER,
-	LG_SYS_UNLINK,	  /* path */
-	LG_SYS_UNLINKAT,  /* dirfd, path, flags */
-	LG_SYS_RMDIR,	  /* path */
-	LG_SYS_TRUNCATE,  /* path, length */
+	LG_SYS_UNLINK, /* path */
+	LG_SYS_UNLINKAT, /* dirfd, path, flags */
+	LG_SYS_RMDIR, /* path */
+	LG_SYS_TRUNCATE, /* path, length */
 	LG_SYS_TRUNCATE64, /* i386: path, length lo, length hi */
 	LG_SYS_FTRUNCATE, /* fd, length */
 	LG_SYS_FTRUNCATE64, /* i386: fd, length lo, length hi */
-	LG_SYS_OPEN,	  /* path, flags */
-	LG_SYS_OPENAT,	  /* dirfd, path, flags */
-	LG_SYS_CREAT,	  /* path */
-	LG_SYS_OPENAT2,	  /* dirfd, path, struct open_how * */
+	LG_SYS_OPEN, /* path, flags */
+	LG_SYS_OPENAT, /* dirfd, path, flags */
+	LG_SYS_CREAT, /* path */
+	LG_SYS_OPENAT2, /* dirfd, path, struct open_how * */
 };
 
 /* A compiled filter, ready for seccomp(2) in the child. */

@@ -139,7 +139,8 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 			if (!e)
 				e = c + strlen(c);
 			/* "name" is a file's own name; "name/" any directory on the way. */
-			if ((dir_only ? *e == '/' : *e == '\0') && gmatch(pat, c, e))
+			if ((dir_only ? *e == '/' : *e == '\0') &&
+			    gmatch(pat, c, e))
 				return true;
 			c = e;
 		}
@@ -151,7 +152,8 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 	for (const char *c = path; *c; c++) {
 		if (*c == '/')
 			continue;
-		if ((c == path || c[-1] == '/') && match_prefix(pat, c, dir_only))
+		if ((c == path || c[-1] == '/') &&
+		    match_prefix(pat, c, dir_only))
 			return true;
 	}
 	return false;
@@ -166,7 +168,13 @@ void lg_glob_literal(const char *pattern, char *out, size_t size)
 	for (size_t i = 0; i < n;) {
 		size_t start = i;
 
-		if (pattern[i] == '[') { /* a class stands for one unknown char */
+		if (pattern[i] ==
+		    '[') { /* a class stands for one unknown char */
+			i++;
+			if (i < n && (pattern[i] == '!' || pattern[i] == '^'))
+				i++;
+			if (i < n && pattern[i] == ']') /* a literal member */
+				i++;
 			while (i < n && pattern[i] != ']')
 				i++;
 			i++;

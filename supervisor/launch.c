@@ -26,7 +26,8 @@ static int send_fd(int sock, int fd)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
 			      .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
@@ -46,7 +47,8 @@ static int recv_fd(int sock, int *fd, char *tag)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
 			      .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
@@ -144,7 +146,8 @@ static pid_t spawn(struct lg_cgroup *cg, bool *in_cgroup)
 }
 
 int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
-	      const struct lg_bpf *filter, struct lg_cgroup *cg, int *exec_errno)
+	      const struct lg_bpf *filter, struct lg_cgroup *cg,
+	      int *exec_errno)
 {
 	pid_t parent = getpid();
 	int sv[2], r, e;
@@ -181,9 +184,9 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 			r = -EPROTO;
 		lg_err("cannot set up the seccomp filter in the child: %s%s",
 		       strerror(-r),
-		       r == -EINVAL || r == -EACCES
-			       ? " (the kernel needs CONFIG_SECCOMP_FILTER and user notification, Linux 5.5 or later)"
-			       : "");
+		       r == -EINVAL || r == -EACCES ?
+			       " (the kernel needs CONFIG_SECCOMP_FILTER and user notification, Linux 5.5 or later)" :
+			       "");
 		close(sv[0]);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);

@@ -18,8 +18,8 @@ struct lg_child {
 	pid_t pid;
 	int notify_fd;
 	bool in_cgroup;
-	int tty_fd;	 /* the terminal we handed to the child, or -1 */
-	pid_t our_pgrp;	 /* to take the terminal back */
+	int tty_fd; /* the terminal we handed to the child, or -1 */
+	pid_t our_pgrp; /* to take the terminal back */
 };
 
 /*
@@ -27,7 +27,8 @@ struct lg_child {
  * executed (the child is reaped then).
  */
 int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
-	      const struct lg_bpf *filter, struct lg_cgroup *cg, int *exec_errno);
+	      const struct lg_bpf *filter, struct lg_cgroup *cg,
+	      int *exec_errno);
 
 /* Gives the terminal back to lgrun's own process group. */
 void lg_launch_restore_tty(struct lg_child *c);

@@ -18,10 +18,11 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: lgctl [--state-dir DIR] [--config FILE] COMMAND\n"
-		   "  status [ID]   list sessions and their state (or one session)\n"
-		   "  reset ID      unblock a session killed by the guard\n"
-		   "Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
+	fprintf(f,
+		"Usage: lgctl [--state-dir DIR] [--config FILE] COMMAND\n"
+		"  status [ID]   list sessions and their state (or one session)\n"
+		"  reset ID      unblock a session killed by the guard\n"
+		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
 static void field(const char *json, const char *key, char *out, size_t size)
@@ -90,11 +91,12 @@ static void show(const char *dir, const char *id, bool header)
 		else if (strcmp(state, "killed") == 0)
 			snprintf(state, sizeof(state), "reset");
 		if (st[0])
-			snprintf(summary, sizeof(summary), "exit status %s", st);
+			snprintf(summary, sizeof(summary), "exit status %s",
+				 st);
 	}
 	if (header)
-		printf("%-32s %-8s %-14s %-24s %s\n", "SESSION", "STATE", "AGENT",
-		       "STARTED", "DETAIL");
+		printf("%-32s %-8s %-14s %-24s %s\n", "SESSION", "STATE",
+		       "AGENT", "STARTED", "DETAIL");
 	printf("%-32s %-8s %-14s %-24s %s\n", id, state[0] ? state : "?",
 	       agent[0] ? agent : "-", started[0] ? started : "-", summary);
 }
@@ -111,7 +113,8 @@ static int status(const char *dir, const char *id)
 		snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
 		if (access(p, F_OK) < 0 &&
 		    lg_state_killed(dir, id, buf, sizeof(buf)) <= 0) {
-			fprintf(stderr, "lgctl: no session '%s' in %s\n", id, dir);
+			fprintf(stderr, "lgctl: no session '%s' in %s\n", id,
+				dir);
 			return 1;
 		}
 		show(dir, id, true);
@@ -151,8 +154,8 @@ static int reset(const char *dir, const char *id)
 {
 	struct lg_json j = { 0 };
 	char audit[PATH_MAX + 16], t[40];
-	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER")
-					       : getenv("USER");
+	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
+						 getenv("USER");
 	int r;
 
 	if (!lg_session_id_valid(id)) {
@@ -161,7 +164,8 @@ static int reset(const char *dir, const char *id)
 	}
 	r = lg_state_reset(dir, id);
 	if (r == -ENOENT) {
-		fprintf(stderr, "lgctl: session '%s' is not killed (nothing to reset in %s)\n",
+		fprintf(stderr,
+			"lgctl: session '%s' is not killed (nothing to reset in %s)\n",
 			id, dir);
 		return 1;
 	}
@@ -225,7 +229,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (lg_state_dir_resolve(sd, &cfg, dir, sizeof(dir)) < 0) {
-		fprintf(stderr, "lgctl: no state directory: pass --state-dir DIR\n");
+		fprintf(stderr,
+			"lgctl: no state directory: pass --state-dir DIR\n");
 		return 2;
 	}
 	if (strcmp(argv[optind], "status") == 0 && argc - optind <= 2)

@@ -133,9 +133,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (optopt)
 				lg_err("option '-%c' %s; see lgrun --help",
 				       optopt,
-				       strchr("cpasdt", optopt)
-					       ? "needs a value"
-					       : "is unknown");
+				       strchr("cpasdt", optopt) ?
+					       "needs a value" :
+					       "is unknown");
 			else
 				lg_err("unknown option '%s'; see lgrun --help",
 				       argv[optind - 1]);
@@ -184,7 +184,18 @@ static bool nested(void)
 	return filtered;
 }
 
-static char **make_env(const char *id, const char *agent, const char *state)
+/* Frees what make_env() added; the rest is environ's. */
+static void free_env(char **env, size_t ours_from)
+{
+	if (!env)
+		return;
+	for (size_t i = ours_from; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+static char **make_env(const char *id, const char *agent, const char *state,
+		       size_t *ours_from)
 {
 	extern char **environ;
 	static const char *const ours[] = { "LGRUN_SESSION=", "LGRUN_AGENT=",
@@ -207,6 +218,7 @@ static char **make_env(const char *id, const char *agent, const char *state)
 		if (!skip)
 			env[k++] = environ[i];
 	}
+	*ours_from = k;
 	if (asprintf(&env[k++], "LGRUN_SESSION=%s", id) < 0 ||
 	    asprintf(&env[k++], "LGRUN_AGENT=%s", agent) < 0 ||
 	    asprintf(&env[k++], "LGRUN_STATE_DIR=%s", state) < 0 ||
@@ -244,7 +256,7 @@ struct loop {
 	bool main_exited, draining;
 	int status;
 	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
-	uint64_t armed;	  /* what the timerfd is set to */
+	uint64_t armed; /* what the timerfd is set to */
 	int got_signal;
 };
 
@@ -432,7 +444,8 @@ static int event_loop(struct loop *l)
 			if (l->cfg->kill_leftovers) {
 				lg_info("the command exited; stopping the processes it left behind");
 				lg_tree_signal(l->cg, SIGTERM);
-				l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
+				l->kill_at =
+					lg_mono_ms() + l->cfg->kill_grace_ms;
 			}
 			l->draining = true;
 		}
@@ -526,6 +539,8 @@ int main(int argc, char **argv)
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
 	char **env;
+	size_t env_ours = 0;
+	bool cg_made = false;
 	int r, exec_errno, rc;
 	sigset_t mask;
 	struct opts o;
@@ -550,7 +565,10 @@ int main(int argc, char **argv)
 	if (lg_config_load(&cfg, o.config, o.profile, agent, &err) < 0 ||
 	    lg_config_finish(&cfg, &err) < 0) {
 		lg_err("%s", err.msg);
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	if (o.observe)
 		cfg.observe = true;
@@ -560,7 +578,10 @@ int main(int argc, char **argv)
 		if (lg_parse_duration_ms(o.timeout, &ms) < 0 || !ms) {
 			lg_err("--timeout '%s' is not a duration (e.g. 90s, 10m, 1h)",
 			       o.timeout);
-			return LG_EXIT_ERROR;
+			{
+				rc = LG_EXIT_ERROR;
+				goto out;
+			}
 		}
 		cfg.guard.budget.timeout_ms = ms;
 	}
@@ -568,19 +589,28 @@ int main(int argc, char **argv)
 	if (lg_state_dir_resolve(o.state_dir, &cfg, state_dir,
 				 sizeof(state_dir)) < 0) {
 		lg_err("no state directory: pass --state-dir DIR or set LGRUN_STATE_DIR");
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	r = lg_state_prepare(state_dir);
 	if (r < 0) {
 		lg_err("cannot create the state directory %s: %s (pass --state-dir DIR to use another)",
 		       state_dir, strerror(-r));
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	if (o.session) {
 		if (!lg_session_id_valid(o.session)) {
 			lg_err("session id '%s' is not valid: use 1-128 letters, digits and . _ : @ + -",
 			       o.session);
-			return LG_EXIT_ERROR;
+			{
+				rc = LG_EXIT_ERROR;
+				goto out;
+			}
 		}
 		id = o.session;
 	} else {
@@ -601,21 +631,29 @@ int main(int argc, char **argv)
 				"lgrun: session '%s' is blocked: session_killed_loop_guard (%s at %s)\n"
 				"lgrun: %s\n"
 				"lgrun: an operator must reset it before it can run again: lgctl reset %s\n",
-				id, reason[0] ? reason : "tripped", when[0] ? when : "?",
-				summary[0] ? summary : "no summary recorded", id);
-			return LG_EXIT_KILLED_SESSION;
+				id, reason[0] ? reason : "tripped",
+				when[0] ? when : "?",
+				summary[0] ? summary : "no summary recorded",
+				id);
+			{
+				rc = LG_EXIT_KILLED_SESSION;
+				goto out;
+			}
 		}
 	}
 	snprintf(audit_path, sizeof(audit_path), "%s/audit.jsonl", state_dir);
-	snprintf(metrics_path, sizeof(metrics_path), "%s/lgrun.prom", state_dir);
+	snprintf(metrics_path, sizeof(metrics_path), "%s/lgrun.prom",
+		 state_dir);
 	info.id = id;
 	info.agent = agent;
 	info.state_dir = state_dir;
 	info.audit_path = cfg.audit_log ? cfg.audit_log : audit_path;
 	info.metrics_path = cfg.metrics_file ? cfg.metrics_file : metrics_path;
 
-	if (lg_filter_build(cfg.syscalls, &filter) < 0)
-		return LG_EXIT_ERROR;
+	if (lg_filter_build(cfg.syscalls, &filter) < 0) {
+		rc = LG_EXIT_ERROR;
+		goto out;
+	}
 
 	/* Orphans of the tree come back to us, so nothing escapes the kill. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -641,47 +679,67 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&l.lock, NULL);
 	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0 || l.efd < 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 
 	snprintf(cgname, sizeof(cgname), "lgrun-%.128s-%d", id, getpid());
 	lg_cgroup_create(&cg, cgname);
+	cg_made = true;
 	if (!cg.ok)
 		lg_info("no cgroup for the session (%s); the tree is killed by walking descendants",
 			cg.why);
 	l.cg = &cg;
 	l.cfg = &cfg;
 
-	env = make_env(id, agent, state_dir);
+	env = make_env(id, agent, state_dir, &env_ours);
 	if (!env) {
 		lg_err("out of memory");
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	info.start_real_ns = lg_real_ns();
 	info.start_mono_ms = lg_mono_ms();
 	l.s = lg_session_new(&cfg, &info);
 	if (!l.s) {
 		lg_err("out of memory");
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 
 	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
 	lg_filter_free(&filter);
+	free_env(env, env_ours);
 	if (r < 0) {
 		lg_cgroup_destroy(&cg);
 		if (exec_errno) {
 			lg_err("cannot execute '%s': %s", o.argv[0],
 			       strerror(exec_errno));
-			return exec_errno == ENOENT ? LG_EXIT_NOTFOUND
-						    : LG_EXIT_NOEXEC;
+			{
+				rc = exec_errno == ENOENT ? LG_EXIT_NOTFOUND :
+							    LG_EXIT_NOEXEC;
+				goto out;
+			}
 		}
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	l.nt = lg_notifier_new(l.child.notify_fd);
 	if (!l.nt) {
 		lg_err("out of memory");
 		kill(l.child.pid, SIGKILL);
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 	if (!lg_notifier_sync_wakeup(l.nt))
 		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
@@ -702,7 +760,10 @@ int main(int argc, char **argv)
 	if (start_notify_thread(&l) < 0) {
 		lg_err("cannot start the notify thread");
 		lg_tree_kill(&cg, KILL_WAIT_MS, &(const char *){ NULL });
-		return LG_EXIT_ERROR;
+		{
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 	}
 
 	rc = event_loop(&l);
@@ -724,7 +785,9 @@ int main(int argc, char **argv)
 					info.audit_path);
 		}
 	}
-	lg_cgroup_destroy(&cg);
+out:
+	if (cg_made)
+		lg_cgroup_destroy(&cg);
 	lg_notifier_free(l.nt);
 	lg_session_free(l.s);
 	lg_config_free(&cfg);

@@ -48,11 +48,11 @@ struct lg_notifier *lg_notifier_new(int fd)
 		sz.seccomp_notif = sizeof(struct seccomp_notif);
 		sz.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
 	}
-	n->req_size = sz.seccomp_notif > sizeof(*n->req) ? sz.seccomp_notif
-							  : sizeof(*n->req);
-	n->resp_size = sz.seccomp_notif_resp > sizeof(*n->resp)
-			       ? sz.seccomp_notif_resp
-			       : sizeof(*n->resp);
+	n->req_size = sz.seccomp_notif > sizeof(*n->req) ? sz.seccomp_notif :
+							   sizeof(*n->req);
+	n->resp_size = sz.seccomp_notif_resp > sizeof(*n->resp) ?
+			       sz.seccomp_notif_resp :
+			       sizeof(*n->resp);
 	n->req = calloc(1, n->req_size);
 	n->resp = calloc(1, n->resp_size);
 	if (!n->req || !n->resp) {
@@ -152,7 +152,8 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	if (statx(AT_FDCWD, path, flags,
-		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME, &st) == 0)
+		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME,
+		  &st) == 0)
 		facts_from_statx(f, &st);
 }
 
@@ -167,7 +168,8 @@ static bool dir_nonempty(const char *dir)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	while (!found && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+	while (!found &&
+	       (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n;) {
 			struct {
 				uint64_t ino;
@@ -177,7 +179,8 @@ static bool dir_nonempty(const char *dir)
 				char name[];
 			} *d = (void *)(buf + off);
 
-			if (strcmp(d->name, ".") != 0 && strcmp(d->name, "..") != 0) {
+			if (strcmp(d->name, ".") != 0 &&
+			    strcmp(d->name, "..") != 0) {
 				found = true;
 				break;
 			}
@@ -191,12 +194,12 @@ static bool dir_nonempty(const char *dir)
 /* What a notification asks for, decoded from the raw arguments. */
 struct attempt {
 	enum lg_op op;
-	int dirfd;	/* AT_FDCWD or the target's fd */
-	uint64_t path;	/* address in the target, 0 for fd-only ops */
-	int fd;		/* ftruncate */
+	int dirfd; /* AT_FDCWD or the target's fd */
+	uint64_t path; /* address in the target, 0 for fd-only ops */
+	int fd; /* ftruncate */
 	uint64_t length;
-	bool follow;	/* the final component is followed (truncate, open) */
-	bool relevant;	/* false: an open without O_TRUNC slipped through */
+	bool follow; /* the final component is followed (truncate, open) */
+	bool relevant; /* false: an open without O_TRUNC slipped through */
 };
 
 static bool decode(const struct seccomp_notif *req, struct attempt *a)
@@ -347,7 +350,8 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	if (r < 0)
 		return r;
 	if (req->data.nr >= 0 && a->op == LG_OP_OPEN_TRUNC &&
-	    lg_filter_classify(req->data.arch, req->data.nr) == LG_SYS_OPENAT2) {
+	    lg_filter_classify(req->data.arch, req->data.nr) ==
+		    LG_SYS_OPENAT2) {
 		struct open_how how;
 
 		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)

@@ -282,7 +282,8 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 
 		if (f->action == LG_WARN) {
 			lg_warn("warning: %s", f->summary);
-			audit_finding(s, f, "warn", op, pid, exe, target, false);
+			audit_finding(s, f, "warn", op, pid, exe, target,
+				      false);
 			continue;
 		}
 		if (s->cfg->observe) {
@@ -342,7 +343,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	 * readlink on the hot path.
 	 */
 	if (ev.cls == LG_CLASS_DESTROY &&
-	    lg_ignored_by_program_rule(c->ignore, c->n_ignore, path)) {
+	    lg_ignored_by_program_rule(c->ignore, c->n_ignore, op, path)) {
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
 		ev.cls = lg_classify(op, f, path, exe, c->ignore, c->n_ignore,
@@ -355,7 +356,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		s->st.counted++;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
 	if (v != LG_ALLOW && !exe[0])
-		read_exe(pid, exe, sizeof(exe)); /* the target waits: still there */
+		read_exe(pid, exe,
+			 sizeof(exe)); /* the target waits: still there */
 	remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
 	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
 	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));

@@ -36,8 +36,8 @@ struct lg_budget *lg_budget_new(const struct lg_budget_cfg *cfg,
 	d->cfg = *cfg;
 	d->start = start_ms;
 	if (cfg->max_destructive_ops)
-		d->warn_ops = reserve_point(cfg->max_destructive_ops,
-					    cfg->reserve);
+		d->warn_ops =
+			reserve_point(cfg->max_destructive_ops, cfg->reserve);
 	if (cfg->timeout_ms) {
 		d->end_at = start_ms + cfg->timeout_ms;
 		if (cfg->reserve > 0)
@@ -98,21 +98,22 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	    ev->cls != LG_CLASS_DESTROY)
 		return v;
 	if (d->ops + 1 > max) {
-		lg_findings_add(out, d->cfg.action, "budget", "budget_exceeded",
-				"budget_exceeded, %s %s would be destructive op #%llu, over the session limit of %llu",
-				lg_op_name(ev->op), ev->target,
-				(unsigned long long)(d->ops + 1),
-				(unsigned long long)max);
+		lg_findings_add(
+			out, d->cfg.action, "budget", "budget_exceeded",
+			"budget_exceeded, %s %s would be destructive op #%llu, over the session limit of %llu",
+			lg_op_name(ev->op), ev->target,
+			(unsigned long long)(d->ops + 1),
+			(unsigned long long)max);
 		return d->cfg.action > v ? d->cfg.action : v;
 	}
 	d->ops++;
 	if (!d->ops_warned && d->cfg.reserve > 0 && d->ops >= d->warn_ops &&
 	    d->ops < max) {
 		d->ops_warned = true;
-		lg_findings_add(out, LG_WARN, "budget", "budget_reserve",
-				"budget_reserve, %llu of %llu destructive ops used",
-				(unsigned long long)d->ops,
-				(unsigned long long)max);
+		lg_findings_add(
+			out, LG_WARN, "budget", "budget_reserve",
+			"budget_reserve, %llu of %llu destructive ops used",
+			(unsigned long long)d->ops, (unsigned long long)max);
 		if (v < LG_WARN)
 			v = LG_WARN;
 	}

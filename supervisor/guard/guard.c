@@ -125,7 +125,8 @@ const char *lg_verdict_name(enum lg_verdict v)
 
 int lg_verdict_parse(const char *s, enum lg_verdict *out)
 {
-	for (unsigned i = 0; i < sizeof(verdict_names) / sizeof(verdict_names[0]); i++) {
+	for (unsigned i = 0;
+	     i < sizeof(verdict_names) / sizeof(verdict_names[0]); i++) {
 		if (strcmp(s, verdict_names[i]) == 0) {
 			*out = (enum lg_verdict)i;
 			return 0;

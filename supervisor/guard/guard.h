@@ -21,15 +21,15 @@ enum lg_verdict {
 };
 
 struct lg_detector_cfg {
-	unsigned max;	    /* trips when the count reaches max; 0 = off */
+	unsigned max; /* trips when the count reaches max; 0 = off */
 	uint64_t window_ms; /* sliding window */
 	enum lg_verdict action;
 };
 
 struct lg_budget_cfg {
-	uint64_t timeout_ms;	      /* wall clock; 0 = off */
+	uint64_t timeout_ms; /* wall clock; 0 = off */
 	unsigned max_destructive_ops; /* per session; 0 = off */
-	double reserve;		      /* warn when this fraction is left */
+	double reserve; /* warn when this fraction is left */
 	enum lg_verdict action;
 };
 
@@ -54,7 +54,7 @@ struct lg_guard_env {
 
 struct lg_finding {
 	enum lg_verdict action;
-	const char *rule;   /* detector: volumetric, same_target, budget */
+	const char *rule; /* detector: volumetric, same_target, budget */
 	const char *reason; /* loop_detected, volume_exceeded, ... */
 	char summary[LG_SUMMARY_MAX];
 };
@@ -66,7 +66,8 @@ struct lg_findings {
 
 struct lg_guard;
 
-struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms);
+struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg,
+			      uint64_t start_ms);
 void lg_guard_free(struct lg_guard *g);
 
 /* Feeds one event; returns the most severe action among the findings. */

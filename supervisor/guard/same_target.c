@@ -11,8 +11,8 @@
 
 struct st_node {
 	struct st_node *next;
-	unsigned n;	/* attempts in ts[] */
-	uint64_t *ts;	/* the last (max - 1) attempt times, oldest first */
+	unsigned n; /* attempts in ts[] */
+	uint64_t *ts; /* the last (max - 1) attempt times, oldest first */
 	char key[];
 };
 
@@ -160,8 +160,9 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 		uint64_t span = now - n->ts[0];
 
 		lg_findings_add(out, d->cfg.action, "same_target",
-				"loop_detected", "loop_detected, %u %s on %s in %.1fs",
-				n->n + 1, lg_op_plural(ev->op), key,
+				"loop_detected",
+				"loop_detected, %u %s on %s in %.1fs", n->n + 1,
+				lg_op_plural(ev->op), key,
 				(double)span / 1000.0);
 		n->n = 0; /* a dry run starts this target's count over */
 		return d->cfg.action;

@@ -113,13 +113,13 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	if (d->len + 1 >= d->cfg.max) {
 		uint64_t span = d->len ? now - at(d, 0)->t : 0;
 
-		lg_findings_add(out, d->cfg.action, "volumetric",
-				"volume_exceeded",
-				"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus); refused %s %s",
-				d->len + 1, lg_op_plural(ev->op),
-				(double)span / 1000.0, d->cfg.max,
-				(unsigned long long)(d->cfg.window_ms / 1000),
-				lg_op_name(ev->op), ev->target);
+		lg_findings_add(
+			out, d->cfg.action, "volumetric", "volume_exceeded",
+			"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus); refused %s %s",
+			d->len + 1, lg_op_plural(ev->op), (double)span / 1000.0,
+			d->cfg.max,
+			(unsigned long long)(d->cfg.window_ms / 1000),
+			lg_op_name(ev->op), ev->target);
 		/* Start over: a dry run keeps counting from a clean window. */
 		clear(d);
 		return d->cfg.action;

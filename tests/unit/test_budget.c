@@ -46,8 +46,7 @@ static void test_off_by_default(void **state)
 	d = lg_budget_new(&c.guard.budget, 0);
 	assert_non_null(d);
 	assert_int_equal(lg_budget_next_deadline(d), 0);
-	assert_int_equal(feed(d, &tick, 1000ULL * 86400 * 365, &out),
-			 LG_ALLOW);
+	assert_int_equal(feed(d, &tick, 1000ULL * 86400 * 365, &out), LG_ALLOW);
 	for (int i = 0; i < 1000; i++) {
 		struct lg_event ev = destroy("/p/a");
 
@@ -223,8 +222,7 @@ static void test_max_ops(void **state)
 
 static void test_max_ops_ignores_other_events(void **state)
 {
-	static const enum lg_class cls[] = { LG_CLASS_MISSING,
-					     LG_CLASS_SESSION,
+	static const enum lg_class cls[] = { LG_CLASS_MISSING, LG_CLASS_SESSION,
 					     LG_CLASS_IGNORED,
 					     LG_CLASS_HARMLESS };
 	struct lg_budget_cfg cfg = { .max_destructive_ops = 2,
@@ -262,10 +260,9 @@ static void test_reserve_points(void **state)
 		double reserve;
 		unsigned warn_at; /* 0: never warns */
 	} tc[] = {
-		{ 10, 0.2, 8 },	   { 10, 0.1, 9 },   { 100, 0.25, 75 },
-		{ 50, 0.2, 40 },   { 10, 0.5, 5 },   { 10, 0, 0 },
-		{ 10, 0.95, 1 },
-		{ 1000, 0.3, 700 }, { 7, 0.3, 5 },
+		{ 10, 0.2, 8 },	 { 10, 0.1, 9 },     { 100, 0.25, 75 },
+		{ 50, 0.2, 40 }, { 10, 0.5, 5 },     { 10, 0, 0 },
+		{ 10, 0.95, 1 }, { 1000, 0.3, 700 }, { 7, 0.3, 5 },
 	};
 
 	(void)state;
@@ -292,9 +289,10 @@ static void test_reserve_points(void **state)
 		}
 		lg_budget_free(d);
 		if (nwarn > 1 || warned != tc[i].warn_at)
-			fail_msg("case %zu (%u, %g): warned %u times, at op %u, want at %u",
-				 i, tc[i].max, tc[i].reserve, nwarn, warned,
-				 tc[i].warn_at);
+			fail_msg(
+				"case %zu (%u, %g): warned %u times, at op %u, want at %u",
+				i, tc[i].max, tc[i].reserve, nwarn, warned,
+				tc[i].warn_at);
 	}
 }
 

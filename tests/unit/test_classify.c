@@ -34,6 +34,26 @@ static enum lg_class classify(enum lg_op op, const struct lg_facts *f,
 	return lg_classify(op, f, path, exe, NULL, 0, START);
 }
 
+/* Up to four rules built the way the config builds them. */
+struct ruleset {
+	struct lg_ignore_rule r[4];
+	size_t n;
+};
+
+static void rules_add(struct ruleset *rs, const char *program, const char *glob)
+{
+	assert_true(rs->n < sizeof(rs->r) / sizeof(rs->r[0]));
+	assert_int_equal(lg_ignore_rule_init(&rs->r[rs->n], program, glob), 0);
+	rs->n++;
+}
+
+static void rules_free(struct ruleset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		lg_ignore_rule_free(&rs->r[i]);
+	rs->n = 0;
+}
+
 static void test_missing(void **state)
 {
 	struct lg_facts f = old_file();
@@ -48,11 +68,13 @@ static void test_missing(void **state)
 			 LG_CLASS_MISSING);
 	/* missing wins over an ignore rule: the op will fail anyway */
 	{
-		struct lg_ignore_rule r = { NULL, (char *)"*.o" };
+		struct ruleset rs = { .n = 0 };
 
+		rules_add(&rs, NULL, "*.o");
 		assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/a.o", "rm",
-					     &r, 1, START),
+					     rs.r, rs.n, START),
 				 LG_CLASS_MISSING);
+		rules_free(&rs);
 	}
 }
 
@@ -175,44 +197,50 @@ static void test_harmless(void **state)
 
 static void test_ignored(void **state)
 {
-	struct lg_ignore_rule rules[] = {
-		{ NULL, (char *)"*.o" },
-		{ NULL, (char *)"/tmp/**" },
-	};
+	struct ruleset rs = { .n = 0 };
+	const struct lg_ignore_rule *rules = rs.r;
 	struct lg_facts f = old_file();
 
 	(void)state;
-	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", rules,
-				     2, START),
+	rules_add(&rs, NULL, "*.o");
+	rules_add(&rs, NULL, "/tmp/**");
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", rules, 2,
+				     START),
 			 LG_CLASS_IGNORED);
 	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/tmp/a/b", NULL, rules,
 				     2, START),
 			 LG_CLASS_IGNORED);
-	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.c", "rm", rules,
-				     2, START),
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.c", "rm", rules, 2,
+				     START),
 			 LG_CLASS_DESTROY);
-	/* ignored wins over session-created and harmless */
-	f.btime_ns = AFTER;
-	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", rules,
+	/* ignored wins over harmless */
+	f.size = 0;
+	assert_int_equal(lg_classify(LG_OP_TRUNCATE, &f, "/p/x.o", "rm", rules,
 				     2, START),
 			 LG_CLASS_IGNORED);
+	/* session-created or ignored: either way it does not count */
+	f.btime_ns = AFTER;
+	assert_int_not_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm",
+					 rules, 2, START),
+			     LG_CLASS_DESTROY);
 	/* no rules at all */
 	f = old_file();
 	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", NULL, 0,
 				     START),
 			 LG_CLASS_DESTROY);
+	rules_free(&rs);
 }
 
 static void test_program_scoped_rule(void **state)
 {
-	struct lg_ignore_rule rules[] = {
-		{ (char *)"git", (char *)"**/.git/**" },
-		{ NULL, (char *)"*.lock" },
-	};
+	struct ruleset rs = { .n = 0 };
+	const struct lg_ignore_rule *rules = rs.r;
 	struct lg_facts f = old_file();
 	const char *obj = "/r/.git/objects/ab/cdef";
 
 	(void)state;
+	rules_add(&rs, "git", "**/.git/**");
+	rules_add(&rs, NULL, "*.lock");
 	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, "git", rules, 2,
 				     START),
 			 LG_CLASS_IGNORED);
@@ -239,23 +267,39 @@ static void test_program_scoped_rule(void **state)
 	assert_ptr_equal(lg_ignored(rules, 2, "/r/.git/index.lock", "git"),
 			 &rules[0]);
 	assert_null(lg_ignored(rules, 0, obj, "git"));
+
+	/* whether the program matters for a path */
+	assert_true(lg_ignored_by_program_rule(rules, 2, LG_OP_UNLINK, obj));
+	assert_false(lg_ignored_by_program_rule(rules, 2, LG_OP_UNLINK,
+						"/r/x.lock"));
+	assert_false(lg_ignored_by_program_rule(rules, 2, LG_OP_UNLINK,
+						"/r/src/main.c"));
+	rules_free(&rs);
 }
 
 static void test_tool_delete_always_destroys(void **state)
 {
-	struct lg_ignore_rule r = { NULL, (char *)"**" };
+	struct ruleset rs = { .n = 0 };
+	const struct lg_ignore_rule *r = rs.r;
 	struct lg_facts f = { 0 }; /* nothing known: a tool-level target */
 
 	(void)state;
+	rules_add(&rs, NULL, "**");
 	assert_int_equal(lg_classify(LG_OP_TOOL_DELETE, &f, "bucket/key",
-				     "agent", &r, 1, START),
+				     "agent", r, 1, START),
 			 LG_CLASS_DESTROY);
 	f = old_file();
 	f.btime_ns = AFTER;
 	f.size = 0;
 	assert_int_equal(lg_classify(LG_OP_TOOL_DELETE, &f, "/p/x.o", "agent",
-				     &r, 1, START),
+				     r, 1, START),
 			 LG_CLASS_DESTROY);
+	/* the same rule does cover it for an unlink */
+	f = old_file();
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", "rm", r, 1,
+				     START),
+			 LG_CLASS_IGNORED);
+	rules_free(&rs);
 }
 
 /* The shipped ignore list, as lgrun uses it: set up per test. */

@@ -16,17 +16,29 @@ struct glob_case {
 	bool match;
 };
 
+/*
+ * Checks each case, and that the literal prefilter (lg_glob_literal) never
+ * rules out a path the glob matches: the literal must be in the path.
+ */
 static void run_cases(const struct glob_case *tc, size_t n)
 {
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		bool got = lg_glob_match_path(tc[i].pattern, tc[i].path);
+		char lit[48];
 
 		if (got != tc[i].match) {
 			print_error("pattern '%s' path '%s': got %d, want %d\n",
 				    tc[i].pattern, tc[i].path, got,
 				    tc[i].match);
+			bad++;
+		}
+		lg_glob_literal(tc[i].pattern, lit, sizeof(lit));
+		if (got && !strstr(tc[i].path, lit)) {
+			print_error(
+				"pattern '%s' matches '%s' but its literal '%s' is not in it\n",
+				tc[i].pattern, tc[i].path, lit);
 			bad++;
 		}
 	}
@@ -35,8 +47,8 @@ static void run_cases(const struct glob_case *tc, size_t n)
 
 #define RUN(tbl) run_cases(tbl, sizeof(tbl) / sizeof(tbl[0]))
 
-/* A pattern without '/' matches one component at any depth. */
-static void test_component_patterns(void **state)
+/* A pattern without '/' matches the target's own name, at any depth. */
+static void test_name_patterns(void **state)
 {
 	static const struct glob_case tc[] = {
 		{ "*.o", "/foo.o", true },
@@ -62,6 +74,10 @@ static void test_component_patterns(void **state)
 		{ "build", "/x/builder/y", false },
 		{ "build", "/x/build.sh", false },
 		{ "*", "/anything/at/all", true },
+		/* only the own name: not a directory on the way */
+		{ "*.o", "/x/odd.o/inner/file.c", false },
+		{ "node_modules", "/p/node_modules/a/index.js", false },
+		{ "build", "/x/build/y", false },
 		/* relative paths work too */
 		{ "*.o", "foo.o", true },
 		{ "*.o", "dir/foo.o", true },
@@ -71,18 +87,23 @@ static void test_component_patterns(void **state)
 	RUN(tc);
 }
 
-/* A directory that matches covers everything below it. */
-static void test_component_covers_subtree(void **state)
+/* "name/" matches a directory on the way: it covers everything below. */
+static void test_dir_patterns_cover_subtree(void **state)
 {
 	static const struct glob_case tc[] = {
-		{ "node_modules", "/p/node_modules/a", true },
-		{ "node_modules", "/p/node_modules/a/b/c/index.js", true },
-		{ "__pycache__", "/p/pkg/__pycache__/m.cpython-311.pyc", true },
-		{ "*.o", "/x/odd.o/inner/file.c", true },
-		{ "build", "/x/build/y", true },
-		{ "build", "/x/build/deep/er/z.txt", true },
-		{ "*~", "/p/dir~/keep.c", true },
-		{ "node_modules", "/p/node_modulesx/a/b", false },
+		{ "node_modules/", "/p/node_modules/a", true },
+		{ "node_modules/", "/p/node_modules/a/b/c/index.js", true },
+		{ "node_modules/", "/p/web/node_modules/.bin/x", true },
+		{ "__pycache__/", "/p/pkg/__pycache__/m.cpython-311.pyc",
+		  true },
+		{ "build/", "/x/build/y", true },
+		{ "build/", "/x/build/deep/er/z.txt", true },
+		{ "build/", "/x/rebuild/y", false },
+		{ "build/", "/x/builder/y", false },
+		{ "*~/", "/p/dir~/keep.c", true },
+		{ "*.egg-info/", "/p/foo.egg-info/PKG-INFO", true },
+		{ "node_modules/", "/p/node_modulesx/a/b", false },
+		{ "node_modules/", "/p/src/a.js", false },
 	};
 
 	(void)state;
@@ -173,6 +194,22 @@ static void test_wildcards(void **state)
 	RUN(tc);
 }
 
+/*
+ * A leading ']' in a class is a member, for the matcher and for the literal
+ * prefilter alike (the prefilter must not take "ab]cd" from "[]ab]cd").
+ */
+static void test_class_leading_bracket(void **state)
+{
+	static const struct glob_case tc[] = {
+		{ "[]ab]cd", "/p/acd", true },	{ "[]ab]cd", "/p/]cd", true },
+		{ "[]ab]cd", "/p/xcd", false }, { "[!]]x", "/p/ax", true },
+		{ "[!]]x", "/p/]x", false },
+	};
+
+	(void)state;
+	RUN(tc);
+}
+
 static void test_star_does_not_cross_slash(void **state)
 {
 	static const struct glob_case tc[] = {
@@ -248,18 +285,55 @@ static void test_degenerate(void **state)
 	assert_false(lg_glob_match_path("a\\*b", "/x/axb"));
 }
 
+static void test_literal(void **state)
+{
+	static const struct {
+		const char *pattern, *lit;
+	} tc[] = {
+		{ "node_modules", "node_modules" },
+		{ "node_modules/", "node_modules" },
+		{ "*.o", ".o" },
+		{ "*.egg-info/", ".egg-info" },
+		{ "**/.git/**", "/.git/" },
+		{ "/tmp/**", "/tmp/" },
+		{ "pip-install-*/", "pip-install-" },
+		{ "file[a-c].txt", "file" },
+		/* nothing worth a strstr */
+		{ "*", "" },
+		{ "**", "" },
+		{ "*~", "" },
+		{ "[!x]y", "" },
+		{ "a?b", "" },
+	};
+	char lit[48], small[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		lg_glob_literal(tc[i].pattern, lit, sizeof(lit));
+		if (strcmp(lit, tc[i].lit) != 0)
+			fail_msg("'%s': literal '%s', want '%s'", tc[i].pattern,
+				 lit, tc[i].lit);
+	}
+	/* a literal that does not fit is no literal, not a truncated one */
+	memset(small, 'x', sizeof(small));
+	lg_glob_literal("node_modules", small, sizeof(small));
+	assert_string_equal(small, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_component_patterns),
-		cmocka_unit_test(test_component_covers_subtree),
+		cmocka_unit_test(test_name_patterns),
+		cmocka_unit_test(test_dir_patterns_cover_subtree),
 		cmocka_unit_test(test_anchored),
 		cmocka_unit_test(test_unanchored_with_slash),
 		cmocka_unit_test(test_wildcards),
+		cmocka_unit_test(test_class_leading_bracket),
 		cmocka_unit_test(test_star_does_not_cross_slash),
 		cmocka_unit_test(test_double_star_zero_dirs),
 		cmocka_unit_test(test_dir_only),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_literal),
 	};
 
 	return cmocka_run_group_tests_name("glob", tests, NULL, NULL);

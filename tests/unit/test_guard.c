@@ -199,7 +199,7 @@ static void test_verdict_names(void **state)
 		{ "deny", LG_DENY },
 		{ "kill", LG_KILL },
 	};
-	static const char *const bad[] = { "", "KILL", "Kill", "kill ",
+	static const char *const bad[] = { "",	    "KILL",  "Kill", "kill ",
 					   "block", "killx", "al" };
 	enum lg_verdict v;
 
@@ -240,8 +240,8 @@ static void test_findings_add_caps(void **state)
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	for (int i = 0; i < LG_MAX_FINDINGS; i++)
-		assert_non_null(lg_findings_add(&out, LG_WARN, "r", "why",
-						"n=%d", i));
+		assert_non_null(
+			lg_findings_add(&out, LG_WARN, "r", "why", "n=%d", i));
 	assert_null(lg_findings_add(&out, LG_KILL, "r", "why", "over"));
 	assert_int_equal(out.n, LG_MAX_FINDINGS);
 	assert_string_equal(out.f[3].summary, "n=3");

@@ -70,10 +70,10 @@ static void test_resolve_table(void **state)
 
 		if (r < 0 || strcmp(out, tc[i].want) != 0 ||
 		    (size_t)r != strlen(tc[i].want)) {
-			print_error("base '%s' path '%s': got %d '%s', want '%s'\n",
-				    tc[i].base ? tc[i].base : "(null)",
-				    tc[i].path, r, r < 0 ? "" : out,
-				    tc[i].want);
+			print_error(
+				"base '%s' path '%s': got %d '%s', want '%s'\n",
+				tc[i].base ? tc[i].base : "(null)", tc[i].path,
+				r, r < 0 ? "" : out, tc[i].want);
 			bad++;
 		}
 	}
@@ -110,8 +110,7 @@ static void test_resolve_too_long(void **state)
 	assert_int_equal(lg_path_resolve(NULL, "/abc/def", out, 9), 8);
 	assert_string_equal(out, "/abc/def");
 	/* the same through a join */
-	assert_int_equal(lg_path_resolve("/abc", "def", out, 8),
-			 -ENAMETOOLONG);
+	assert_int_equal(lg_path_resolve("/abc", "def", out, 8), -ENAMETOOLONG);
 	assert_int_equal(lg_path_resolve("/abc", "def", out, 9), 8);
 	assert_string_equal(out, "/abc/def");
 	/* the separator itself does not fit */

@@ -94,8 +94,7 @@ static int teardown(void **state)
 }
 
 /* "<prefix><N>s" with N (seconds, maybe with decimals) equal to secs. */
-static void assert_summary(const char *summary, const char *prefix,
-			   double secs)
+static void assert_summary(const char *summary, const char *prefix, double secs)
 {
 	size_t n = strlen(prefix);
 	char *end;
@@ -123,8 +122,8 @@ static void test_third_on_same_target_trips(void **state)
 	assert_int_equal(f->action, LG_KILL);
 	assert_string_equal(f->rule, "same_target");
 	assert_string_equal(f->reason, "loop_detected");
-	assert_summary(f->summary, "loop_detected, 3 deletes on /p/config.json in ",
-		       2);
+	assert_summary(f->summary,
+		       "loop_detected, 3 deletes on /p/config.json in ", 2);
 }
 
 static void test_summary_names_the_op(void **state)
@@ -238,8 +237,7 @@ static void test_count_starts_over_after_trip(void **state)
 
 static void test_other_classes_never_count(void **state)
 {
-	static const enum lg_class cls[] = { LG_CLASS_MISSING,
-					     LG_CLASS_SESSION,
+	static const enum lg_class cls[] = { LG_CLASS_MISSING, LG_CLASS_SESSION,
 					     LG_CLASS_IGNORED,
 					     LG_CLASS_HARMLESS };
 	struct fixture *fx = *state;

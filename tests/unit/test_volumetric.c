@@ -279,8 +279,7 @@ static void test_no_restored_callback(void **state)
 
 static void test_other_classes_never_count(void **state)
 {
-	static const enum lg_class cls[] = { LG_CLASS_MISSING,
-					     LG_CLASS_SESSION,
+	static const enum lg_class cls[] = { LG_CLASS_MISSING, LG_CLASS_SESSION,
 					     LG_CLASS_IGNORED,
 					     LG_CLASS_HARMLESS };
 	struct fixture *fx = *state;

@@ -1,0 +1,512 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# lgrun benchmark (`make bench`): what lgrun costs, measured in one run.
+#
+# Rows: 1 startup, 2 rm-heavy, 3 build, 4 kill, 5 guard alone. Every row
+# runs once per round; inside a round the variants of a row run back to back
+# (bare, lgrun, baseline, ...), in reverse order on every other round, so
+# drift and ordering effects hit all variants alike. Each number is the
+# median over the rounds. Nothing here asserts on time: it prints.
+#
+# Knobs (environment):
+#   BENCH_ROUNDS     rounds (default 7)
+#   BENCH_STARTUP_N  invocations per startup sample (default 200)
+#   BENCH_RM_FILES   files removed by the rm-heavy row (default 10000)
+#   BENCH_BUILD_FILES, BENCH_BUILD_FUNCS  size of the build row (30, 8)
+#   BENCH_KILL_PROCS processes of the kill row: 10 subshells x N/10 (500)
+#   BENCH_GUARD_EVENTS events fed to the guard (default 2000000)
+#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard
+#   B                build directory (default build)
+# Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
+set -u
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BDIR=${B:-build}
+case $BDIR in /*) ;; *) BDIR=$ROOT/$BDIR ;; esac
+LGRUN=$BDIR/bin/lgrun
+BENCHBIN=$BDIR/bench
+
+ROUNDS=${BENCH_ROUNDS:-7}
+STARTUP_N=${BENCH_STARTUP_N:-200}
+RM_FILES=${BENCH_RM_FILES:-10000}
+BUILD_FILES=${BENCH_BUILD_FILES:-30}
+BUILD_FUNCS=${BENCH_BUILD_FUNCS:-8}
+KILL_PROCS=${BENCH_KILL_PROCS:-500}
+GUARD_EVENTS=${BENCH_GUARD_EVENTS:-2000000}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+note() { echo "bench: $*" >&2; }
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+[ "${BASH_VERSINFO[0]}" -ge 5 ] || die "needs bash >= 5 (EPOCHREALTIME)"
+for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVENTS; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}' is not a positive integer"
+done
+[ -x "$LGRUN" ] || die "$LGRUN is missing: run 'make' first"
+if [ -n "${LGRUN_SUPERVISOR_PID:-}" ]; then
+	note "warning: running inside an lgrun session; the numbers measure a nested lgrun"
+fi
+unset LGRUN_SESSION LGRUN_AGENT LGRUN_STATE_DIR LGRUN_CONFIG
+
+# Wall clock in microseconds.
+now_us() {
+	local t=${EPOCHREALTIME//[.,]/}
+	echo "$t"
+}
+
+# ---------------------------------------------------------------- scratch
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=()
+cleanup() {
+	local p
+	trap - EXIT INT TERM HUP
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ -n "$KILL_CG" ] && [ -d "$KILL_CG" ]; then
+		echo 1 >"$KILL_CG/cgroup.kill" 2>/dev/null
+		for _ in $(seq 100); do
+			grep -q 'populated 0' "$KILL_CG/cgroup.events" 2>/dev/null && break
+			sleep 0.05
+		done
+		rmdir "$KILL_CG" 2>/dev/null
+	fi
+	if [ -n "$MOUNTED" ]; then
+		umount "$MOUNTED" 2>/dev/null
+		rmdir "$MOUNTED" 2>/dev/null
+	fi
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	[ -n "$STATE" ] && rm -rf "$STATE"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# The files every row works on live on tmpfs.
+FS_NOTE=
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+	WORK=$(mktemp -d /dev/shm/lgbench.XXXXXX 2>/dev/null); then
+	FS_NOTE="tmpfs (/dev/shm)"
+elif [ "$(id -u)" = 0 ]; then
+	MOUNTED=$(mktemp -d "${TMPDIR:-/tmp}/lgbench-mnt.XXXXXX") || die "mktemp failed"
+	mount -t tmpfs -o size=1g,mode=700 lgbench "$MOUNTED" || die "cannot mount a tmpfs on $MOUNTED"
+	WORK=$MOUNTED/w
+	mkdir "$WORK"
+	FS_NOTE="tmpfs (private mount)"
+else
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/lgbench.XXXXXX") || die "mktemp failed"
+	FS_NOTE="$(stat -f -c %T "$WORK") (no tmpfs available: not root and /dev/shm is not tmpfs)"
+fi
+# lgrun's private state dir: where a real one lives (disk), since lgrun
+# fsyncs its session records there on every start and exit.
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/lgbench-state.XXXXXX") || die "mktemp failed"
+STATE_FS=$(stat -f -c %T "$STATE")
+mkdir -p "$BENCHBIN"
+
+# -------------------------------------------------------------- results
+declare -A VALS   # key -> space-separated samples
+declare -A SKIP   # row -> reason
+declare -a NOTES
+add() { VALS[$1]+="$2 "; }
+median() { # key -> median of its samples ("" if none)
+	local v=${VALS[$1]:-}
+	[ -n "$v" ] || { echo ""; return; }
+	tr ' ' '\n' <<<"$v" | grep -v '^$' | sort -g | awk '
+		{ a[NR] = $1 }
+		END { if (NR % 2) printf "%.6f", a[(NR + 1) / 2];
+		      else printf "%.6f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+spread() { # key -> "min-max"
+	local v=${VALS[$1]:-}
+	[ -n "$v" ] || return
+	tr ' ' '\n' <<<"$v" | grep -v '^$' | sort -g | awk -v f="${2:-%.1f}" '
+		NR == 1 { lo = $1 } { hi = $1 } END { printf f "-" f, lo, hi }'
+}
+nsamples() { local v=${VALS[$1]:-}; set -- $v; echo $#; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+
+# Runs the variants of a row in the given order, reversed on odd rounds.
+ordered() { # round variant...
+	local r=$1
+	shift
+	if ((r % 2)); then
+		local i
+		for ((i = $#; i >= 1; i--)); do echo "${!i}"; done
+	else
+		printf '%s\n' "$@"
+	fi
+}
+
+# ------------------------------------------------------------- sanity
+if ! "$LGRUN" --state-dir "$STATE" -- true; then
+	die "'lgrun -- true' failed (exit $?); nothing to measure"
+fi
+
+# ------------------------------------------------------------- row 1: startup
+TRUE_BIN=$(type -P true) || TRUE_BIN=/bin/true
+startup_bare() {
+	local i t0 t1
+	t0=$(now_us)
+	for ((i = 0; i < STARTUP_N; i++)); do "$TRUE_BIN"; done
+	t1=$(now_us)
+	add su_bare "$(calc %.4f "($t1 - $t0) / 1000 / $STARTUP_N")"
+}
+startup_lg() {
+	local i t0 t1 bad=0
+	t0=$(now_us)
+	for ((i = 0; i < STARTUP_N; i++)); do
+		"$LGRUN" --state-dir "$STATE" -- true || bad=1
+	done
+	t1=$(now_us)
+	if ((bad)); then
+		SKIP[startup]="lgrun -- true failed during the run"
+		return
+	fi
+	add su_lg "$(calc %.4f "($t1 - $t0) / 1000 / $STARTUP_N")"
+}
+
+# ------------------------------------------------------------- row 2: rm-heavy
+RM_DIR=$WORK/rm
+RM_VARIANTS=(bare bulk observe)
+BULK_ARGS=(--profile bulk-cleanup)
+HAVE_STRACE= HAVE_BWRAP=
+mkfiles() { # dir n: n small files with content (pre-existing for lgrun)
+	local d=$1 n=$2 i
+	rm -rf "$d"
+	mkdir -p "$d"
+	for ((i = 0; i < n; i++)); do printf 'data %d\n' "$i" >"$d/f$i"; done
+}
+rm_setup() {
+	if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null "$TRUE_BIN" 2>/dev/null; then
+		HAVE_STRACE=1
+		RM_VARIANTS+=(strace)
+	else
+		SKIP[rm_strace]="strace is not installed (or cannot trace here)"
+	fi
+	if command -v bwrap >/dev/null 2>&1 && bwrap --dev-bind / / "$TRUE_BIN" 2>/dev/null; then
+		HAVE_BWRAP=1
+		RM_VARIANTS+=(bwrap)
+	elif command -v bwrap >/dev/null 2>&1; then
+		SKIP[rm_bwrap]="bwrap is installed but 'bwrap --dev-bind / / true' fails here"
+	else
+		SKIP[rm_bwrap]="bwrap is not installed (apt-get install bubblewrap)"
+	fi
+	# The shipped bulk-cleanup profile must let RM_FILES deletes through,
+	# or the row would time a killed rm. Check once, untimed.
+	mkfiles "$RM_DIR" "$RM_FILES"
+	"$LGRUN" --state-dir "$STATE" "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR" 2>/dev/null
+	local rc=$?
+	if [ "$rc" = 86 ]; then
+		local conf=$WORK/conf
+		mkdir -p "$conf/profiles"
+		cp "$ROOT/conf/lgrun.ini" "$conf/lgrun.ini" 2>/dev/null || : >"$conf/lgrun.ini"
+		sed -E 's/^[[:space:]]*max_ops[[:space:]]*=.*/max_ops = 1000000/' \
+			"$ROOT/conf/profiles/bulk-cleanup.ini" >"$conf/profiles/bulk-cleanup.ini"
+		BULK_ARGS=(--config "$conf/lgrun.ini" --profile bulk-cleanup)
+		NOTES+=("rm-heavy: the shipped bulk-cleanup profile trips on $RM_FILES deletes" \
+			"  (volumetric max_ops $(sed -n 's/^max_ops *= *//p' "$ROOT/conf/profiles/bulk-cleanup.ini") refuses the op that reaches it);" \
+			"  timed with a copy of the profile whose max_ops is 1000000 instead")
+	elif [ "$rc" != 0 ]; then
+		SKIP[rm_bulk]="lgrun --profile bulk-cleanup -- rm -rf failed (exit $rc)"
+	fi
+}
+rm_one() { # variant
+	local v=$1 t0 t1 rc
+	mkfiles "$RM_DIR" "$RM_FILES"
+	case $v in
+	bare)
+		t0=$(now_us); rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
+	bulk)
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		"$LGRUN" --state-dir "$STATE" "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
+	observe)
+		t0=$(now_us)
+		"$LGRUN" --state-dir "$STATE" --observe -- rm -rf "$RM_DIR" 2>/dev/null
+		rc=$?
+		t1=$(now_us) ;;
+	strace)
+		t0=$(now_us); strace -f -o /dev/null rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
+	bwrap)
+		t0=$(now_us); bwrap --dev-bind / / rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
+	esac
+	if [ "$rc" != 0 ] || [ -e "$RM_DIR" ]; then
+		SKIP[rm_$v]="run failed (exit $rc) or left files behind"
+		rm -rf "$RM_DIR"
+		return
+	fi
+	add "rm_$v" "$(calc %.3f "($t1 - $t0) / 1000")"
+}
+
+# ------------------------------------------------------------- row 3: build
+PROJ=$WORK/proj
+build_setup() {
+	command -v make >/dev/null 2>&1 || { SKIP[build]="make is not installed"; return; }
+	command -v cc >/dev/null 2>&1 || { SKIP[build]="cc is not installed"; return; }
+	bash "$ROOT/bench/gen_project.sh" "$PROJ" "$BUILD_FILES" "$BUILD_FUNCS" ||
+		{ SKIP[build]="cannot generate the project"; return; }
+	# Warm the compiler's pages once, untimed.
+	make -C "$PROJ" -s -j2 >/dev/null 2>&1 || { SKIP[build]="the generated project does not build"; return; }
+}
+build_one() { # bare|lg
+	local t0 t1 rc
+	[ -n "${SKIP[build]:-}" ] && return
+	make -C "$PROJ" -s clean >/dev/null 2>&1
+	if [ "$1" = bare ]; then
+		t0=$(now_us); make -C "$PROJ" -s -j2 >/dev/null; rc=$?; t1=$(now_us)
+	else
+		t0=$(now_us)
+		"$LGRUN" --state-dir "$STATE" -- make -C "$PROJ" -s -j2 >/dev/null
+		rc=$?
+		t1=$(now_us)
+	fi
+	if [ "$rc" != 0 ] || [ ! -x "$PROJ/app" ]; then
+		SKIP[build]="the $1 build failed (exit $rc)"
+		return
+	fi
+	add "build_$1" "$(calc %.3f "($t1 - $t0) / 1000")"
+}
+
+# ------------------------------------------------------------- row 4: kill
+KDIR=$WORK/kill
+KILL_NSUB=10
+KILL_NPER=$(((KILL_PROCS + KILL_NSUB - 1) / KILL_NSUB))
+CG_ROOT=
+kill_setup() {
+	[ "$(id -u)" = 0 ] || { SKIP[kill]="needs root (creates a cgroup v2 leaf)"; return; }
+	command -v pgrep >/dev/null 2>&1 || { SKIP[kill]="pgrep is not installed (procps)"; return; }
+	pgrep --help 2>&1 | grep -q -- --cgroup || { SKIP[kill]="pgrep has no --cgroup (procps >= 3.3.17 needed)"; return; }
+	local mnt own
+	mnt=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") print $5; break } }' \
+		/proc/self/mountinfo | head -n1)
+	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ -n "$mnt" ] || { SKIP[kill]="no cgroup2 mount in /proc/self/mountinfo"; return; }
+	[ "$own" = / ] && own=
+	CG_ROOT=$mnt$own
+	BASE_CG=$CG_ROOT/lgbench-kill-$$
+	[ -w "$CG_ROOT" ] || { SKIP[kill]="cannot create cgroups under $CG_ROOT"; return; }
+	cc -O2 -Wall -o "$BENCHBIN/cgkill" "$ROOT/bench/cgkill.c" ||
+		{ SKIP[kill]="cannot build bench/cgkill.c"; return; }
+	mkdir -p "$KDIR"
+}
+kill_lg() { # round
+	[ -n "${SKIP[kill]:-}" ] && return
+	local id=lgbench-kill-$$-$1 rec ms rc
+	rm -f "$KDIR"/*
+	printf 'x\n' | tee "$KDIR/keep1" "$KDIR/keep2" "$KDIR/keep3" >/dev/null
+	timeout -k 5 120 "$LGRUN" --state-dir "$STATE" --session "$id" -- \
+		bash "$ROOT/bench/spawn_tree.sh" "$KILL_NSUB" "$KILL_NPER" "$KDIR/ready" \
+		"$KDIR/keep1" "$KDIR/keep2" "$KDIR/keep3" >/dev/null 2>&1
+	rc=$?
+	rec=$(grep "\"session\":\"$id\"" "$STATE/audit.jsonl" 2>/dev/null | grep '"event":"trip"' | tail -n1)
+	ms=$(sed -n 's/.*"kill_ms":\([0-9.eE+-]*\).*/\1/p' <<<"$rec")
+	if [ "$rc" != 86 ] || [ -z "$ms" ]; then
+		SKIP[kill]="the lgrun run did not trip (exit $rc) or its record has no kill_ms"
+		return
+	fi
+	grep -q '"kill_method":"cgroup.kill"' <<<"$rec" ||
+		NOTES+=("kill: round $1: lgrun used kill_method $(sed -n 's/.*"kill_method":"\([^"]*\)".*/\1/p' <<<"$rec")")
+	add kill_lg "$ms"
+}
+kill_base() {
+	[ -n "${SKIP[kill]:-}" ] && return
+	local pid ms i
+	rm -f "$KDIR/ready"
+	mkdir "$BASE_CG" || { SKIP[kill]="cannot create $BASE_CG"; return; }
+	KILL_CG=$BASE_CG
+	bash -c 'echo $$ >"$1/cgroup.procs" && exec bash "$2" "$3" "$4" "$5"' _ \
+		"$BASE_CG" "$ROOT/bench/spawn_tree.sh" "$KILL_NSUB" "$KILL_NPER" "$KDIR/ready" \
+		>/dev/null 2>&1 &
+	pid=$!
+	BG_PIDS=("$pid")
+	for ((i = 0; i < 6000; i++)); do
+		[ -e "$KDIR/ready" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	if [ -e "$KDIR/ready" ]; then
+		ms=$("$BENCHBIN/cgkill" "$BASE_CG" poll) || ms=
+	fi
+	wait "$pid" 2>/dev/null
+	BG_PIDS=()
+	rmdir "$BASE_CG" 2>/dev/null
+	KILL_CG=
+	[ -n "${ms:-}" ] || { SKIP[kill]="the baseline tree did not start or cgroup.kill failed"; return; }
+	add kill_base "$ms"
+}
+
+# ------------------------------------------------------------- row 5: guard
+guard_setup() {
+	local objs
+	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/event.o 2>/dev/null)
+	[ -n "$objs" ] && [ -f "$BDIR/obj/supervisor/event.o" ] ||
+		{ SKIP[guard]="no guard objects in $BDIR/obj (run 'make')"; return; }
+	# The Makefile's language flags, from the source root so -Isupervisor resolves.
+	(cd "$ROOT" && cc -std=gnu11 -O2 -D_GNU_SOURCE -Isupervisor \
+		-o "$BENCHBIN/guard_bench" bench/guard_bench.c $objs) ||
+		{ SKIP[guard]="cannot build bench/guard_bench.c against the guard objects"; return; }
+}
+guard_one() { # mixed|destroy
+	[ -n "${SKIP[guard]:-}" ] && return
+	local out ns
+	out=$("$BENCHBIN/guard_bench" "$GUARD_EVENTS" "$1") ||
+		{ SKIP[guard]="guard_bench failed or tripped: $out"; return; }
+	ns=$(sed -n 's/.*ns_per_event=\([0-9.]*\).*/\1/p' <<<"$out")
+	add "guard_$1" "$ns"
+}
+
+# ------------------------------------------------------------- run
+T_START=$(now_us)
+echo "lgrun bench: $ROUNDS rounds, variants interleaved within each round (order reversed every other round)"
+echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
+want rm && rm_setup
+want build && build_setup
+want kill && kill_setup
+want guard && guard_setup
+
+for ((r = 0; r < ROUNDS; r++)); do
+	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
+	rm -rf "$STATE/sessions"
+	if want startup; then
+		for v in $(ordered "$r" bare lg); do "startup_$v"; done
+	fi
+	if want rm; then
+		for v in $(ordered "$r" "${RM_VARIANTS[@]}"); do rm_one "$v"; done
+	fi
+	if want build && [ -z "${SKIP[build]:-}" ]; then
+		for v in $(ordered "$r" bare lg); do build_one "$v"; done
+	fi
+	if want kill && [ -z "${SKIP[kill]:-}" ]; then
+		for v in $(ordered "$r" lg base); do
+			if [ "$v" = lg ]; then kill_lg "$r"; else kill_base; fi
+		done
+	fi
+	if want guard && [ -z "${SKIP[guard]:-}" ]; then
+		for v in $(ordered "$r" mixed destroy); do guard_one "$v"; done
+	fi
+	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
+done
+T_END=$(now_us)
+
+# ------------------------------------------------------------- table
+FMT='%-22s %-44s %12s %12s %8s %10s %-12s %-4s %s\n'
+hdr() {
+	echo
+	# shellcheck disable=SC2059
+	printf "$FMT" ROW MEASURED BASELINE "UNDER TEST" RATIO DIFF TARGET MET NOTE
+	printf "$FMT" ---------------------- -------------------------------------------- \
+		------------ ------------ -------- ---------- ------------ ---- ----
+}
+row() { printf "$FMT" "$@"; }
+met() { # condition-as-awk-expression
+	awk "BEGIN { exit !($1) }" && echo yes || echo NO
+}
+skiprow() { row "$1" "$2" - - - - "$3" - "skipped: $4"; }
+
+hdr
+# 1 startup
+if want startup; then
+	b=$(median su_bare) l=$(median su_lg)
+	if [ -n "${SKIP[startup]:-}" ] || [ -z "$l" ]; then
+		skiprow "1 startup" "lgrun -- true vs true, per invocation" "<= +1.5 ms" "${SKIP[startup]:-no samples}"
+	else
+		d=$(calc %.6f "$l - $b")
+		row "1 startup" "lgrun -- true vs true ($STARTUP_N/round), per run" \
+			"$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" "$(calc '%.2fx' "$l / $b")" \
+			"$(calc '%+.3f ms' "$d")" "<= +1.5 ms" "$(met "$d <= 1.5")" \
+			"lgrun range $(spread su_lg %.3f) ms"
+	fi
+fi
+# 2 rm-heavy
+if want rm; then
+	b=$(median rm_bare)
+	what="rm -rf $RM_FILES files on tmpfs, wall"
+	if [ -z "$b" ]; then
+		skiprow "2 rm-heavy" "$what" "<= 2.0x" "${SKIP[rm_bare]:-no bare samples}"
+	else
+		su_d=
+		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
+		for v in bulk observe strace bwrap; do
+			case $v in
+			bulk) name="2 rm: lgrun bulk" desc="$what: --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			observe) name="2 rm: lgrun observe" desc="$what: --observe (default limits)" tgt="<= 2.0x" ;;
+			strace) name="2 rm: strace (ref)" desc="$what: strace -f -o /dev/null" tgt="(reference)" ;;
+			bwrap) name="2 rm: bwrap (ref)" desc="$what: bwrap --dev-bind / /" tgt="(reference)" ;;
+			esac
+			l=$(median "rm_$v")
+			if [ -n "${SKIP[rm_$v]:-}" ] || [ -z "$l" ]; then
+				skiprow "$name" "$desc" "$tgt" "${SKIP[rm_$v]:-no samples}"
+				continue
+			fi
+			ratio=$(calc %.4f "$l / $b")
+			m=-
+			[ "$tgt" = "<= 2.0x" ] && m=$(met "$ratio <= 2.0")
+			extra="range $(spread "rm_$v" %.1f) ms"
+			if [ "$v" = bulk ] || [ "$v" = observe ]; then
+				if [ -n "$su_d" ]; then
+					extra="$(calc '%.2f' "($l - $b - $su_d) * 1000 / $RM_FILES") us/unlink beyond startup; $extra"
+				fi
+			fi
+			row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+				"$(calc '%.2fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" "$extra"
+		done
+	fi
+fi
+# 3 build
+if want build; then
+	b=$(median build_bare) l=$(median build_lg)
+	what="make -j2 after make clean, $BUILD_FILES-file C project"
+	if [ -n "${SKIP[build]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+		skiprow "3 build" "$what" "<= 1.03x" "${SKIP[build]:-no samples}"
+	else
+		ratio=$(calc %.4f "$l / $b")
+		row "3 build" "$what" "$(calc '%.0f ms' "$b")" "$(calc '%.0f ms' "$l")" \
+			"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$l - $b")" "<= 1.03x" \
+			"$(met "$ratio <= 1.03")" "bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
+	fi
+fi
+# 4 kill
+if want kill; then
+	b=$(median kill_base) l=$(median kill_lg)
+	what="trip -> tree empty, $((KILL_NSUB * KILL_NPER)) sleeps: own leaf+cgroup.kill vs kill_ms"
+	if [ -n "${SKIP[kill]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+		skiprow "4 kill" "$what" "<= 1.2x" "${SKIP[kill]:-no samples}"
+	else
+		ratio=$(calc %.4f "$l / $b")
+		row "4 kill" "$what" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.2fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "<= 1.2x" \
+			"$(met "$ratio <= 1.2")" "baseline $(spread kill_base %.1f), lgrun $(spread kill_lg %.1f) ms"
+	fi
+fi
+# 5 guard
+if want guard; then
+	for v in mixed destroy; do
+		if [ "$v" = mixed ]; then
+			name="5 guard alone" desc="lg_guard_feed, $GUARD_EVENTS events, 1/2 DESTROY"
+		else
+			name="5 guard (DESTROY)" desc="lg_guard_feed, $GUARD_EVENTS events, all DESTROY"
+		fi
+		ns=$(median "guard_$v")
+		if [ -n "${SKIP[guard]:-}" ] || [ -z "$ns" ]; then
+			skiprow "$name" "$desc" "(info)" "${SKIP[guard]:-no samples}"
+			continue
+		fi
+		row "$name" "$desc" - "$(calc '%.1f ns/ev' "$ns")" - - "(info)" - \
+			"$(calc '%.2f M events/s' "1000 / $ns")"
+	done
+fi
+
+echo
+for n in "${NOTES[@]}"; do echo "note: $n"; done
+echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
+echo "kill: baseline = bench/cgkill.c on a leaf made here, waiting as lgrun does (poll POLLPRI 10 ms on cgroup.events); lgrun = kill_ms of its trip record (3 pre-existing deletes, default limits)"
+echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+echo "rounds: $ROUNDS (median), startup $STARTUP_N invocations per sample; total $(calc %.0f "($T_END - $T_START) / 1e6") s"

@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for config.c: defaults, INI parsing, profiles, agents, errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+/* Each test gets a fresh config in *state, freed by the teardown. */
+static int setup(void **state)
+{
+	struct lg_config *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	lg_config_init(c);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	lg_config_free(*state);
+	free(*state);
+	return 0;
+}
+
+static void load_ok(struct lg_config *c, const char *text, const char *profile,
+		    const char *agent)
+{
+	struct lg_error err = { "" };
+	int r = lg_config_load_string(c, text, "test.ini", profile, agent,
+				      &err);
+
+	if (r != 0)
+		fail_msg("load failed (%d): %s", r, err.msg);
+}
+
+static size_t n_default_ignores(void)
+{
+	size_t n = 0;
+
+	while (lg_default_ignores[n][1])
+		n++;
+	return n;
+}
+
+static void test_defaults(void **state)
+{
+	const struct lg_config *c = *state;
+
+	assert_int_equal(c->guard.volumetric.max, 3);
+	assert_int_equal(c->guard.volumetric.window_ms, 60000);
+	assert_int_equal(c->guard.volumetric.action, LG_KILL);
+	assert_int_equal(c->guard.same_target.max, 3);
+	assert_int_equal(c->guard.same_target.window_ms, 60000);
+	assert_int_equal(c->guard.same_target.action, LG_KILL);
+	assert_int_equal(c->guard.budget.timeout_ms, 0);
+	assert_int_equal(c->guard.budget.max_destructive_ops, 0);
+	assert_true(c->guard.budget.reserve > 0.199 &&
+		    c->guard.budget.reserve < 0.201);
+	assert_int_equal(c->guard.budget.action, LG_KILL);
+	assert_int_equal(c->deny_errno, EPERM);
+	assert_int_equal(c->syscalls, LG_SC_DEFAULT);
+	assert_int_equal(c->syscalls & LG_SC_OPEN_TRUNC, 0);
+	assert_int_equal(c->syscalls &
+				 (LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
+				  LG_SC_TRUNCATE | LG_SC_FTRUNCATE),
+			 LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
+				 LG_SC_TRUNCATE | LG_SC_FTRUNCATE);
+	assert_false(c->observe);
+	assert_true(c->kill_leftovers);
+	assert_int_equal(c->kill_grace_ms, 2000);
+	assert_true(c->default_ignores);
+	assert_int_equal(c->n_ignore, 0);
+	assert_null(c->state_dir);
+	assert_null(c->audit_log);
+	assert_null(c->metrics_file);
+}
+
+/* An empty file, or one with only comments, changes nothing. */
+static void test_empty_keeps_defaults(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, "", NULL, NULL);
+	load_ok(c,
+		"; a comment\n"
+		"# another\n"
+		"\n"
+		"[volumetric]\n"
+		"; max_ops = 50\n",
+		NULL, NULL);
+	assert_int_equal(c->guard.volumetric.max, 3);
+	assert_int_equal(c->guard.volumetric.window_ms, 60000);
+	assert_int_equal(c->n_ignore, 0);
+}
+
+static void test_every_key(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c,
+		"[guard]\n"
+		"observe = true\n"
+		"deny_errno = EACCES\n"
+		"syscalls = unlink, open_trunc\n"
+		"kill_grace = 500ms\n"
+		"kill_leftovers = no\n"
+		"state_dir = /var/tmp/lg\n"
+		"audit_log = /var/tmp/lg/audit.jsonl\n"
+		"metrics_file = /var/tmp/lg/lgrun.prom\n"
+		"[volumetric]\n"
+		"max_ops = 10\n"
+		"window = 30s\n"
+		"action = deny\n"
+		"[same_target]\n"
+		"max = 5\n"
+		"window = 5m\n"
+		"action = warn\n"
+		"[budget]\n"
+		"timeout = 1h\n"
+		"max_destructive_ops = 100\n"
+		"reserve = 0.25\n"
+		"action = deny\n"
+		"[ignore]\n"
+		"defaults = false\n"
+		"path = /data/scratch/**\n"
+		"program = git **/.git/**\n",
+		NULL, NULL);
+	assert_true(c->observe);
+	assert_int_equal(c->deny_errno, EACCES);
+	assert_int_equal(c->syscalls, LG_SC_UNLINK | LG_SC_OPEN_TRUNC);
+	assert_int_equal(c->kill_grace_ms, 500);
+	assert_false(c->kill_leftovers);
+	assert_string_equal(c->state_dir, "/var/tmp/lg");
+	assert_string_equal(c->audit_log, "/var/tmp/lg/audit.jsonl");
+	assert_string_equal(c->metrics_file, "/var/tmp/lg/lgrun.prom");
+	assert_int_equal(c->guard.volumetric.max, 10);
+	assert_int_equal(c->guard.volumetric.window_ms, 30000);
+	assert_int_equal(c->guard.volumetric.action, LG_DENY);
+	assert_int_equal(c->guard.same_target.max, 5);
+	assert_int_equal(c->guard.same_target.window_ms, 300000);
+	assert_int_equal(c->guard.same_target.action, LG_WARN);
+	assert_int_equal(c->guard.budget.timeout_ms, 3600000);
+	assert_int_equal(c->guard.budget.max_destructive_ops, 100);
+	assert_true(c->guard.budget.reserve > 0.249 &&
+		    c->guard.budget.reserve < 0.251);
+	assert_int_equal(c->guard.budget.action, LG_DENY);
+	assert_false(c->default_ignores);
+	assert_int_equal(c->n_ignore, 2);
+	assert_null(c->ignore[0].program);
+	assert_string_equal(c->ignore[0].glob, "/data/scratch/**");
+	assert_string_equal(c->ignore[1].program, "git");
+	assert_string_equal(c->ignore[1].glob, "**/.git/**");
+}
+
+/* A later value replaces an earlier one (strings are not leaked). */
+static void test_later_value_wins(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c,
+		"[guard]\n"
+		"state_dir = /a\n"
+		"state_dir = /b\n"
+		"[volumetric]\n"
+		"max_ops = 7\n"
+		"[volumetric]\n"
+		"max_ops = 9\n",
+		NULL, NULL);
+	assert_string_equal(c->state_dir, "/b");
+	assert_int_equal(c->guard.volumetric.max, 9);
+}
+
+static void test_bool_values(void **state)
+{
+	static const struct {
+		const char *text;
+		bool want;
+	} tc[] = {
+		{ "true", true }, { "yes", true },    { "on", true },
+		{ "1", true },	  { "false", false }, { "no", false },
+		{ "off", false }, { "0", false },
+	};
+	struct lg_config *c = *state;
+
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		char text[64];
+
+		c->observe = !tc[i].want;
+		snprintf(text, sizeof(text), "[guard]\nobserve = %s\n",
+			 tc[i].text);
+		load_ok(c, text, NULL, NULL);
+		if (c->observe != tc[i].want)
+			fail_msg("observe = %s: got %d", tc[i].text,
+				 c->observe);
+	}
+}
+
+static void test_syscalls(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned want;
+	} tc[] = {
+		{ "unlink", LG_SC_UNLINK },
+		{ "unlink,unlinkat", LG_SC_UNLINK | LG_SC_UNLINKAT },
+		{ "rmdir , truncate,ftruncate",
+		  LG_SC_RMDIR | LG_SC_TRUNCATE | LG_SC_FTRUNCATE },
+		{ "unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc",
+		  LG_SC_DEFAULT | LG_SC_OPEN_TRUNC },
+		{ "open_trunc open_trunc", LG_SC_OPEN_TRUNC },
+	};
+	struct lg_config *c = *state;
+
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "[guard]\nsyscalls = %s\n",
+			 tc[i].text);
+		load_ok(c, text, NULL, NULL);
+		if (c->syscalls != tc[i].want)
+			fail_msg("syscalls = %s: got %#x, want %#x", tc[i].text,
+				 c->syscalls, tc[i].want);
+	}
+}
+
+static void test_numbers_at_limits(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c,
+		"[volumetric]\n"
+		"max_ops = 0\n"
+		"window = 1ms\n"
+		"[same_target]\n"
+		"max = 100000\n"
+		"window = 86400s\n"
+		"[budget]\n"
+		"reserve = 0\n"
+		"[guard]\n"
+		"kill_grace = 10m\n",
+		NULL, NULL);
+	assert_int_equal(c->guard.volumetric.max, 0);
+	assert_int_equal(c->guard.volumetric.window_ms, 1);
+	assert_int_equal(c->guard.same_target.max, 100000);
+	assert_int_equal(c->guard.same_target.window_ms, 86400000);
+	assert_true(c->guard.budget.reserve == 0);
+	assert_int_equal(c->kill_grace_ms, 600000);
+	load_ok(c, "[volumetric]\nmax_ops = 1000000\n", NULL, NULL);
+	assert_int_equal(c->guard.volumetric.max, 1000000);
+}
+
+struct err_case {
+	const char *text;
+	const char *want; /* err.msg starts with this */
+};
+
+static void check_errors(const struct err_case *tc, size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct lg_config c;
+		struct lg_error err = { "" };
+		int r;
+
+		lg_config_init(&c);
+		r = lg_config_load_string(&c, tc[i].text, "test.ini", NULL,
+					  NULL, &err);
+		if (r != -EINVAL ||
+		    strncmp(err.msg, tc[i].want, strlen(tc[i].want)) != 0) {
+			print_error("case %zu: got %d '%s'\n     want '%s'\n",
+				    i, r, err.msg, tc[i].want);
+			bad++;
+		}
+		lg_config_free(&c);
+	}
+	assert_int_equal(bad, 0);
+}
+
+#define CHECK_ERRORS(tbl) check_errors(tbl, sizeof(tbl) / sizeof(tbl[0]))
+
+static void test_errors(void **state)
+{
+	static const struct err_case tc[] = {
+		{ "[guard]\nobserve = true\n[x]\nfoo = 1\n",
+		  "test.ini:3: unknown section [x]" },
+		{ "[bogus]\nfoo = 1\n", "test.ini:1: unknown section [bogus]" },
+		{ "[guard]\nbogus = 1\n",
+		  "test.ini:2: unknown key 'bogus' in [guard]" },
+		{ "[volumetric]\nmax = 1\n",
+		  "test.ini:2: unknown key 'max' in [volumetric]" },
+		{ "[guard]\nobserve = maybe\n",
+		  "test.ini:2: guard.observe: 'maybe' is not a boolean (true or false)" },
+		{ "[ignore]\ndefaults = 2\n",
+		  "test.ini:2: ignore.defaults: '2' is not a boolean" },
+		{ "[volumetric]\nmax_ops = many\n",
+		  "test.ini:2: volumetric.max_ops: 'many' is not a whole number" },
+		{ "[volumetric]\nmax_ops = -1\n",
+		  "test.ini:2: volumetric.max_ops: '-1' is not a whole number" },
+		{ "[volumetric]\nmax_ops = 12abc\n",
+		  "test.ini:2: volumetric.max_ops: '12abc' is not a whole number" },
+		{ "[volumetric]\nmax_ops = 99999999999999999999999\n",
+		  "test.ini:2: volumetric.max_ops: '99999999999999999999999' is not a whole number" },
+		{ "[volumetric]\nmax_ops = 1000001\n",
+		  "test.ini:2: volumetric.max_ops: 1000001 is out of range (0 to 1000000)" },
+		{ "[same_target]\nmax = 100001\n",
+		  "test.ini:2: same_target.max: 100001 is out of range (0 to 100000)" },
+		{ "[volumetric]\nwindow = 5x\n",
+		  "test.ini:2: volumetric.window: '5x' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)" },
+		{ "[budget]\ntimeout = soon\n",
+		  "test.ini:2: budget.timeout: 'soon' is not a duration" },
+		{ "[volumetric]\nwindow = 0\n",
+		  "test.ini:2: volumetric.window: 0 is out of range (1ms to 86400000ms)" },
+		{ "[guard]\nkill_grace = 11m\n",
+		  "test.ini:2: guard.kill_grace: 11m is out of range (0ms to 600000ms)" },
+		{ "[volumetric]\naction = allow\n",
+		  "test.ini:2: volumetric.action: 'allow' is not an action (warn, deny or kill)" },
+		{ "[budget]\naction = stop\n",
+		  "test.ini:2: budget.action: 'stop' is not an action (warn, deny or kill)" },
+		{ "[guard]\ndeny_errno = EFOO\n",
+		  "test.ini:2: guard.deny_errno: 'EFOO' is not a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)" },
+		{ "[guard]\ndeny_errno = 1\n",
+		  "test.ini:2: guard.deny_errno: '1' is not a supported errno" },
+		{ "[budget]\nreserve = 1\n",
+		  "test.ini:2: budget.reserve: '1' must be a fraction from 0 to below 1 (e.g. 0.2)" },
+		{ "[budget]\nreserve = -0.1\n",
+		  "test.ini:2: budget.reserve: '-0.1' must be a fraction" },
+		{ "[budget]\nreserve = 20%\n",
+		  "test.ini:2: budget.reserve: '20%' must be a fraction" },
+		{ "[guard]\nsyscalls = unlink, chmod\n",
+		  "test.ini:2: guard.syscalls: unknown syscall 'chmod' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)" },
+		{ "[ignore]\nprogram = git\n",
+		  "test.ini:2: ignore.program: 'git' must be 'PROGRAM GLOB'" },
+		{ "[ignore]\nprogram =\n",
+		  "test.ini:2: ignore.program: '' must be 'PROGRAM GLOB'" },
+		{ "[ignore]\npath =\n", "test.ini:2: ignore.path: empty glob" },
+		{ "[guard]\nstate_dir =\n",
+		  "test.ini:2: guard.state_dir: empty value" },
+		{ "[guard]\nobserve = true\nthis line has no equals sign\n",
+		  "test.ini:3: syntax error: expected [section] or key = value" },
+		/* a key before any section */
+		{ "observe = true\n",
+		  "test.ini:1: key 'observe' is outside any [section]" },
+		/* a header with nothing under it is still checked */
+		{ "[guard]\nobserve = true\n[volumetrc]\n",
+		  "test.ini:3: unknown section [volumetrc]" },
+		/* longer than inih's line buffer: refused, not half-parsed */
+		{ "[ignore]\npath = /x/"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+		  "test.ini:2: line longer than" },
+		/* comments and blank lines count */
+		{ "; lgrun\n\n# config\n[guard]\n\nbogus = 1\n",
+		  "test.ini:6: unknown key 'bogus' in [guard]" },
+		/* profile and agent sections hold SECTION.KEY */
+		{ "[profile bulk]\nmax_ops = 5\n",
+		  "test.ini:2: [profile bulk]: key 'max_ops' must be SECTION.KEY" },
+		{ "[agent claude]\nvolumetric.bogus = 5\n",
+		  "test.ini:2: [agent claude]: unknown key 'volumetric.bogus'" },
+		{ "[agent claude]\nnosuch.max = 5\n",
+		  "test.ini:2: [agent claude]: unknown key 'nosuch.max'" },
+		/* values in sections not selected are still checked */
+		{ "[profile other]\nvolumetric.max_ops = lots\n",
+		  "test.ini:2: volumetric.max_ops: 'lots' is not a whole number" },
+		{ "[agent other]\nsame_target.action = allow\n",
+		  "test.ini:2: same_target.action: 'allow' is not an action" },
+	};
+
+	(void)state;
+	CHECK_ERRORS(tc);
+}
+
+/* The first error is the one reported, with its own line. */
+static void test_first_error_wins(void **state)
+{
+	static const struct err_case tc[] = {
+		{ "[guard]\nbogus = 1\nobserve = maybe\n",
+		  "test.ini:2: unknown key 'bogus' in [guard]" },
+		{ "[guard]\nobserve = maybe\n[x]\ny = 1\n",
+		  "test.ini:2: guard.observe: 'maybe' is not a boolean" },
+		/* a syntax error before a bad value: line and message agree */
+		{ "[guard]\nno equals here\nbogus = 1\n",
+		  "test.ini:2: syntax error: expected [section] or key = value" },
+		{ "[guard\nobserve = true\n",
+		  "test.ini:1: syntax error: expected [section] or key = value" },
+	};
+
+	(void)state;
+	CHECK_ERRORS(tc);
+}
+
+static const char profiles_text[] = "[volumetric]\n"
+				    "max_ops = 4\n"
+				    "[profile bulk]\n"
+				    "volumetric.max_ops = 500\n"
+				    "volumetric.window = 10m\n"
+				    "ignore.path = /bulk/**\n"
+				    "[agent claude]\n"
+				    "volumetric.max_ops = 7\n"
+				    "same_target.max = 2\n"
+				    "ignore.path = /claude/**\n"
+				    "[ignore]\n"
+				    "path = /base/**\n";
+
+static void test_no_profile_no_agent(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, profiles_text, NULL, NULL);
+	assert_int_equal(c->guard.volumetric.max, 4);
+	assert_int_equal(c->guard.volumetric.window_ms, 60000);
+	assert_int_equal(c->guard.same_target.max, 3);
+	assert_int_equal(c->n_ignore, 1);
+	assert_string_equal(c->ignore[0].glob, "/base/**");
+	assert_null(c->profile);
+	assert_null(c->agent);
+}
+
+static void test_profile_applies(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, profiles_text, "bulk", NULL);
+	assert_int_equal(c->guard.volumetric.max, 500);
+	assert_int_equal(c->guard.volumetric.window_ms, 600000);
+	assert_int_equal(c->guard.same_target.max, 3);
+	assert_string_equal(c->profile, "bulk");
+	/* base rules once, then the profile's */
+	assert_int_equal(c->n_ignore, 2);
+	assert_string_equal(c->ignore[0].glob, "/base/**");
+	assert_string_equal(c->ignore[1].glob, "/bulk/**");
+}
+
+static void test_agent_applies(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, profiles_text, NULL, "claude");
+	assert_int_equal(c->guard.volumetric.max, 7);
+	assert_int_equal(c->guard.volumetric.window_ms, 60000);
+	assert_int_equal(c->guard.same_target.max, 2);
+	assert_string_equal(c->agent, "claude");
+	assert_int_equal(c->n_ignore, 2);
+	assert_string_equal(c->ignore[1].glob, "/claude/**");
+}
+
+static void test_other_agent_does_not_apply(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, profiles_text, NULL, "codex");
+	assert_int_equal(c->guard.volumetric.max, 4);
+	assert_int_equal(c->guard.same_target.max, 3);
+	assert_int_equal(c->n_ignore, 1);
+}
+
+/* The agent's overrides win over the profile. */
+static void test_agent_wins_over_profile(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, profiles_text, "bulk", "claude");
+	assert_int_equal(c->guard.volumetric.max, 7);
+	assert_int_equal(c->guard.volumetric.window_ms, 600000);
+	assert_int_equal(c->guard.same_target.max, 2);
+	assert_int_equal(c->n_ignore, 3);
+	assert_string_equal(c->ignore[0].glob, "/base/**");
+	assert_string_equal(c->ignore[1].glob, "/bulk/**");
+	assert_string_equal(c->ignore[2].glob, "/claude/**");
+}
+
+/* Precedence does not depend on the order of sections in the file. */
+static void test_precedence_not_order(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c,
+		"[agent claude]\n"
+		"volumetric.window = 2m\n"
+		"[profile bulk]\n"
+		"volumetric.max_ops = 500\n"
+		"volumetric.window = 10m\n"
+		"[volumetric]\n"
+		"max_ops = 4\n"
+		"window = 30s\n",
+		"bulk", "claude");
+	assert_int_equal(c->guard.volumetric.max, 500);
+	assert_int_equal(c->guard.volumetric.window_ms, 120000);
+}
+
+static void test_profile_not_found(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err = { "" };
+	int r;
+
+	r = lg_config_load_string(c, profiles_text, "test.ini",
+				  "no-such-profile", NULL, &err);
+	assert_int_equal(r, -ENOENT);
+	assert_non_null(strstr(err.msg, "profile 'no-such-profile' not found"));
+}
+
+static void test_profile_bad_name(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err = { "" };
+	int r;
+
+	r = lg_config_load_string(c, "", "test.ini", "../../etc/passwd", NULL,
+				  &err);
+	assert_int_equal(r, -EINVAL);
+	assert_non_null(strstr(err.msg, "profile name '../../etc/passwd'"));
+}
+
+/* The shipped profiles (conf/profiles) load. */
+static void test_shipped_profiles(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c, "", "ci", NULL);
+	assert_true(c->guard.budget.timeout_ms > 0);
+	assert_true(c->guard.budget.max_destructive_ops > 0);
+	lg_config_free(c);
+	lg_config_init(c);
+	load_ok(c, "", "bulk-cleanup", NULL);
+	assert_true(c->guard.volumetric.max > 3);
+	assert_int_equal(c->guard.same_target.max, 3);
+}
+
+static void test_ignore_rules(void **state)
+{
+	struct lg_config *c = *state;
+
+	load_ok(c,
+		"[ignore]\n"
+		"path = /data/**\n"
+		"program = git **/.git/**\n"
+		"path = *.bak\n"
+		"program = make\t  build/**\n",
+		NULL, NULL);
+	assert_int_equal(c->n_ignore, 4);
+	assert_null(c->ignore[0].program);
+	assert_string_equal(c->ignore[0].glob, "/data/**");
+	assert_string_equal(c->ignore[1].program, "git");
+	assert_string_equal(c->ignore[1].glob, "**/.git/**");
+	assert_null(c->ignore[2].program);
+	assert_string_equal(c->ignore[2].glob, "*.bak");
+	assert_string_equal(c->ignore[3].program, "make");
+	assert_string_equal(c->ignore[3].glob, "build/**");
+	/* the rules work */
+	assert_ptr_equal(lg_ignored(c->ignore, c->n_ignore, "/r/.git/HEAD",
+				    "git"),
+			 &c->ignore[1]);
+	assert_null(lg_ignored(c->ignore, c->n_ignore, "/r/.git/HEAD", "rm"));
+	assert_ptr_equal(lg_ignored(c->ignore, c->n_ignore, "/x/a.bak", "rm"),
+			 &c->ignore[2]);
+	assert_ptr_equal(lg_ignored(c->ignore, c->n_ignore, "/data/x/y", NULL),
+			 &c->ignore[0]);
+}
+
+static void test_finish_appends_defaults(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err = { "" };
+	size_t nd = n_default_ignores();
+
+	assert_true(nd > 10);
+	load_ok(c, "[ignore]\npath = /mine/**\n", NULL, NULL);
+	assert_int_equal(lg_config_finish(c, &err), 0);
+	assert_int_equal(c->n_ignore, 1 + nd);
+	assert_string_equal(c->ignore[0].glob, "/mine/**");
+	for (size_t i = 0; i < nd; i++) {
+		const struct lg_ignore_rule *r = &c->ignore[1 + i];
+
+		assert_string_equal(r->glob, lg_default_ignores[i][1]);
+		if (lg_default_ignores[i][0])
+			assert_string_equal(r->program,
+					    lg_default_ignores[i][0]);
+		else
+			assert_null(r->program);
+	}
+	/* a few shipped rules, as behaviour */
+	assert_non_null(lg_ignored(c->ignore, c->n_ignore, "/p/a.o", "cc"));
+	assert_non_null(lg_ignored(c->ignore, c->n_ignore,
+				   "/p/node_modules/x/y.js", "npm"));
+	assert_non_null(lg_ignored(c->ignore, c->n_ignore,
+				   "/p/pkg/__pycache__/m.pyc", "python3"));
+	assert_non_null(lg_ignored(c->ignore, c->n_ignore, "/p/.git/objects/ab",
+				   "git"));
+	assert_null(
+		lg_ignored(c->ignore, c->n_ignore, "/p/.git/objects/ab", "rm"));
+	assert_null(lg_ignored(c->ignore, c->n_ignore, "/p/src/main.c", "rm"));
+	assert_null(lg_ignored(c->ignore, c->n_ignore, "/p/README.md", "rm"));
+}
+
+static void test_finish_without_defaults(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err = { "" };
+
+	load_ok(c, "[ignore]\ndefaults = false\npath = /mine/**\n", NULL, NULL);
+	assert_int_equal(lg_config_finish(c, &err), 0);
+	assert_int_equal(c->n_ignore, 1);
+	assert_null(lg_ignored(c->ignore, c->n_ignore, "/p/a.o", "cc"));
+}
+
+static void test_finish_alone(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err = { "" };
+
+	assert_int_equal(lg_config_finish(c, &err), 0);
+	assert_int_equal(c->n_ignore, n_default_ignores());
+}
+
+static void test_parse_duration(void **state)
+{
+	static const struct {
+		const char *s;
+		unsigned long ms;
+	} ok[] = {
+		{ "500ms", 500 },  { "30s", 30000 },   { "5m", 300000 },
+		{ "1h", 3600000 }, { "60", 60000 },    { "0", 0 },
+		{ "1.5s", 1500 },  { "5min", 300000 }, { "2h", 7200000 },
+		{ "0.5", 500 },	   { "1ms", 1 },       { "90s", 90000 },
+	};
+	static const char *const bad[] = { "",	 "abc",	 "5x", "-1", "5 days",
+					   "ms", "5sec", "1d", "5mm" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		unsigned long v = 12345;
+
+		if (lg_parse_duration_ms(ok[i].s, &v) != 0 || v != ok[i].ms)
+			fail_msg("'%s': got %lu, want %lu", ok[i].s, v,
+				 ok[i].ms);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		unsigned long v = 12345;
+
+		if (lg_parse_duration_ms(bad[i], &v) == 0)
+			fail_msg("'%s' parsed as %lu", bad[i], v);
+		assert_int_equal(v, 12345);
+	}
+}
+
+static void test_parse_errno(void **state)
+{
+	static const struct {
+		const char *s;
+		int e;
+	} tc[] = {
+		{ "EPERM", EPERM },   { "EACCES", EACCES },
+		{ "EROFS", EROFS },   { "EBUSY", EBUSY },
+		{ "EIO", EIO },	      { "ENOSPC", ENOSPC },
+		{ "ENOENT", ENOENT }, { "EAGAIN", EAGAIN },
+	};
+	static const char *const bad[] = { "",	"eperm",  "EFOO",
+					   "1", "EPERM ", "ENOTEMPTY" };
+	int e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		e = -1;
+		assert_int_equal(lg_parse_errno(tc[i].s, &e), 0);
+		assert_int_equal(e, tc[i].e);
+		assert_string_equal(lg_errno_name(tc[i].e), tc[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		e = -1;
+		assert_int_equal(lg_parse_errno(bad[i], &e), -EINVAL);
+		assert_int_equal(e, -1);
+	}
+	assert_string_equal(lg_errno_name(ENOTEMPTY), "E?");
+}
+
+/* A config file with a profile file next to it, through lg_config_load. */
+struct tree {
+	char dir[64];
+	char ini[128];
+	char profiles[128];
+	char nightly[192];
+	char bad[192];
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static struct tree the_tree;
+
+static struct tree *tree(void)
+{
+	return &the_tree;
+}
+
+static int tree_setup(void **state)
+{
+	struct tree *t = tree();
+
+	snprintf(t->dir, sizeof(t->dir), "/tmp/lgrun-test-config.XXXXXX");
+	if (!mkdtemp(t->dir))
+		return -1;
+	snprintf(t->ini, sizeof(t->ini), "%s/lgrun.ini", t->dir);
+	snprintf(t->profiles, sizeof(t->profiles), "%s/profiles", t->dir);
+	snprintf(t->nightly, sizeof(t->nightly), "%s/nightly.ini", t->profiles);
+	snprintf(t->bad, sizeof(t->bad), "%s/bad.ini", t->profiles);
+	if (mkdir(t->profiles, 0700) < 0)
+		return -1;
+	return setup(state);
+}
+
+static int tree_teardown(void **state)
+{
+	struct tree *t = tree();
+
+	unlink(t->nightly);
+	unlink(t->bad);
+	unlink(t->ini);
+	rmdir(t->profiles);
+	rmdir(t->dir);
+	return teardown(state);
+}
+
+static void test_load_file_with_profile_file(void **state)
+{
+	struct lg_config *c = *state;
+	struct tree *t = tree();
+	struct lg_error err = { "" };
+	int r;
+
+	write_file(t->ini, "[volumetric]\n"
+			   "max_ops = 4\n"
+			   "[agent claude]\n"
+			   "same_target.max = 2\n");
+	write_file(t->nightly, "[volumetric]\n"
+			       "max_ops = 50\n"
+			       "[budget]\n"
+			       "timeout = 30m\n"
+			       "[agent claude]\n"
+			       "volumetric.max_ops = 60\n");
+	r = lg_config_load(c, t->ini, "nightly", NULL, &err);
+	if (r)
+		fail_msg("%d: %s", r, err.msg);
+	assert_int_equal(c->guard.volumetric.max, 50);
+	assert_int_equal(c->guard.budget.timeout_ms, 1800000);
+	assert_int_equal(c->guard.same_target.max, 3);
+	assert_string_equal(c->config_path, t->ini);
+
+	lg_config_free(c);
+	lg_config_init(c);
+	r = lg_config_load(c, t->ini, "nightly", "claude", &err);
+	if (r)
+		fail_msg("%d: %s", r, err.msg);
+	assert_int_equal(c->guard.volumetric.max, 60);
+	assert_int_equal(c->guard.same_target.max, 2);
+
+	lg_config_free(c);
+	lg_config_init(c);
+	r = lg_config_load(c, t->ini, NULL, NULL, &err);
+	assert_int_equal(r, 0);
+	assert_int_equal(c->guard.volumetric.max, 4);
+	assert_int_equal(c->guard.budget.timeout_ms, 0);
+}
+
+static void test_load_file_errors(void **state)
+{
+	struct lg_config *c = *state;
+	struct tree *t = tree();
+	struct lg_error err = { "" };
+	char want[256];
+	int r;
+
+	write_file(t->ini, "[volumetric]\nmax_ops = 4\n");
+	write_file(t->bad, "; bad profile\n"
+			   "[volumetric]\n"
+			   "max_ops = x\n");
+	r = lg_config_load(c, t->ini, "bad", NULL, &err);
+	assert_int_equal(r, -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s:3: volumetric.max_ops: 'x' is not a whole number", t->bad);
+	assert_string_equal(err.msg, want);
+
+	lg_config_free(c);
+	lg_config_init(c);
+	write_file(t->bad, "[profile inner]\nvolumetric.max_ops = 5\n");
+	r = lg_config_load(c, t->ini, "bad", NULL, &err);
+	assert_int_equal(r, -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: [profile inner]: ", t->bad);
+	assert_true(strncmp(err.msg, want, strlen(want)) == 0);
+
+	lg_config_free(c);
+	lg_config_init(c);
+	write_file(t->ini, "[guard]\n\nobserve = perhaps\n");
+	r = lg_config_load(c, t->ini, NULL, NULL, &err);
+	assert_int_equal(r, -EINVAL);
+	snprintf(want, sizeof(want), "%s:3: guard.observe: ", t->ini);
+	assert_true(strncmp(err.msg, want, strlen(want)) == 0);
+
+	lg_config_free(c);
+	lg_config_init(c);
+	snprintf(want, sizeof(want), "%s/missing.ini", t->dir);
+	r = lg_config_load(c, want, NULL, NULL, &err);
+	assert_int_equal(r, -ENOENT);
+	assert_true(strncmp(err.msg, want, strlen(want)) == 0);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TT(fn) cmocka_unit_test_setup_teardown(fn, tree_setup, tree_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_defaults),
+		T(test_empty_keeps_defaults),
+		T(test_every_key),
+		T(test_later_value_wins),
+		T(test_bool_values),
+		T(test_syscalls),
+		T(test_numbers_at_limits),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_first_error_wins),
+		T(test_no_profile_no_agent),
+		T(test_profile_applies),
+		T(test_agent_applies),
+		T(test_other_agent_does_not_apply),
+		T(test_agent_wins_over_profile),
+		T(test_precedence_not_order),
+		T(test_profile_not_found),
+		T(test_profile_bad_name),
+		T(test_shipped_profiles),
+		T(test_ignore_rules),
+		T(test_finish_appends_defaults),
+		T(test_finish_without_defaults),
+		T(test_finish_alone),
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_errno),
+		TT(test_load_file_with_profile_file),
+		TT(test_load_file_errors),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
