@@ -261,18 +261,30 @@ build_one() { # bare|lg
 	[ -n "${SKIP[build]:-}" ] && return
 	make -C "$PROJ" -s clean >/dev/null 2>&1
 	if [ "$1" = bare ]; then
+		times >"$WORK/times.0"
 		t0=$(now_us); make -C "$PROJ" -s -j2 >/dev/null; rc=$?; t1=$(now_us)
+		times >"$WORK/times.1"
 	else
+		times >"$WORK/times.0"
 		t0=$(now_us)
 		"$LGRUN" --state-dir "$STATE" -- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
+		times >"$WORK/times.1"
 	fi
 	if [ "$rc" != 0 ] || [ ! -x "$PROJ/app" ]; then
 		SKIP[build]="the $1 build failed (exit $rc)"
 		return
 	fi
 	add "build_$1" "$(calc %.3f "($t1 - $t0) / 1000")"
+	add "buildcpu_$1" "$(($(children_cpu_ms "$WORK/times.1") - $(children_cpu_ms "$WORK/times.0")))"
+}
+# User+system CPU of the waited-for children, in ms, from a `times` dump
+# (taken in this shell: a command substitution would see its own children).
+children_cpu_ms() {
+	awk 'NR == 2 { t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%.0f", t * 1000 }' "$1"
 }
 
 # ------------------------------------------------------------- row 4: kill
@@ -365,6 +377,7 @@ guard_one() { # mixed|destroy
 
 # ------------------------------------------------------------- run
 T_START=$(now_us)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "lgrun bench: $ROUNDS rounds, variants interleaved within each round (order reversed every other round)"
 echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
 want rm && rm_setup
@@ -419,7 +432,7 @@ if want startup; then
 		skiprow "1 startup" "lgrun -- true vs true, per invocation" "<= +1.5 ms" "${SKIP[startup]:-no samples}"
 	else
 		d=$(calc %.6f "$l - $b")
-		row "1 startup" "lgrun -- true vs true ($STARTUP_N/round), per run" \
+			row "1 startup" "lgrun -- true vs true, per run (x$STARTUP_N)" \
 			"$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" "$(calc '%.2fx' "$l / $b")" \
 			"$(calc '%+.3f ms' "$d")" "<= +1.5 ms" "$(met "$d <= 1.5")" \
 			"lgrun range $(spread su_lg %.3f) ms"
@@ -428,7 +441,7 @@ fi
 # 2 rm-heavy
 if want rm; then
 	b=$(median rm_bare)
-	what="rm -rf $RM_FILES files on tmpfs, wall"
+	what="rm -rf $RM_FILES files"
 	if [ -z "$b" ]; then
 		skiprow "2 rm-heavy" "$what" "<= 2.0x" "${SKIP[rm_bare]:-no bare samples}"
 	else
@@ -436,10 +449,10 @@ if want rm; then
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		for v in bulk observe strace bwrap; do
 			case $v in
-			bulk) name="2 rm: lgrun bulk" desc="$what: --profile bulk-cleanup" tgt="<= 2.0x" ;;
-			observe) name="2 rm: lgrun observe" desc="$what: --observe (default limits)" tgt="<= 2.0x" ;;
-			strace) name="2 rm: strace (ref)" desc="$what: strace -f -o /dev/null" tgt="(reference)" ;;
-			bwrap) name="2 rm: bwrap (ref)" desc="$what: bwrap --dev-bind / /" tgt="(reference)" ;;
+			bulk) name="2 rm-heavy: lgrun" desc="$what, lgrun --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			observe) name="2 rm-heavy: observe" desc="$what, lgrun --observe (default limits)" tgt="<= 2.0x" ;;
+			strace) name="2 rm-heavy: strace" desc="$what, strace -f -o /dev/null" tgt="(reference)" ;;
+			bwrap) name="2 rm-heavy: bwrap" desc="$what, bwrap --dev-bind / /" tgt="(reference)" ;;
 			esac
 			l=$(median "rm_$v")
 			if [ -n "${SKIP[rm_$v]:-}" ] || [ -z "$l" ]; then
@@ -463,20 +476,20 @@ fi
 # 3 build
 if want build; then
 	b=$(median build_bare) l=$(median build_lg)
-	what="make -j2 after make clean, $BUILD_FILES-file C project"
+	what="make -j2 after clean, $BUILD_FILES-file C project"
 	if [ -n "${SKIP[build]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
 		skiprow "3 build" "$what" "<= 1.03x" "${SKIP[build]:-no samples}"
 	else
 		ratio=$(calc %.4f "$l / $b")
 		row "3 build" "$what" "$(calc '%.0f ms' "$b")" "$(calc '%.0f ms' "$l")" \
 			"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$l - $b")" "<= 1.03x" \
-			"$(met "$ratio <= 1.03")" "bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
+			"$(met "$ratio <= 1.03")" "CPU (user+sys) $(calc '%.3fx' "$(median buildcpu_lg) / $(median buildcpu_bare)"); wall bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
 	fi
 fi
 # 4 kill
 if want kill; then
 	b=$(median kill_base) l=$(median kill_lg)
-	what="trip -> tree empty, $((KILL_NSUB * KILL_NPER)) sleeps: own leaf+cgroup.kill vs kill_ms"
+	what="$((KILL_NSUB * KILL_NPER)) sleeps: cgroup.kill -> populated 0"
 	if [ -n "${SKIP[kill]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
 		skiprow "4 kill" "$what" "<= 1.2x" "${SKIP[kill]:-no samples}"
 	else
@@ -490,9 +503,9 @@ fi
 if want guard; then
 	for v in mixed destroy; do
 		if [ "$v" = mixed ]; then
-			name="5 guard alone" desc="lg_guard_feed, $GUARD_EVENTS events, 1/2 DESTROY"
+			name="5 guard alone" desc="lg_guard_feed x $GUARD_EVENTS, half DESTROY"
 		else
-			name="5 guard (DESTROY)" desc="lg_guard_feed, $GUARD_EVENTS events, all DESTROY"
+			name="5 guard: DESTROY" desc="lg_guard_feed x $GUARD_EVENTS, all DESTROY"
 		fi
 		ns=$(median "guard_$v")
 		if [ -n "${SKIP[guard]:-}" ] || [ -z "$ns" ]; then
@@ -508,5 +521,7 @@ echo
 for n in "${NOTES[@]}"; do echo "note: $n"; done
 echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
 echo "kill: baseline = bench/cgkill.c on a leaf made here, waiting as lgrun does (poll POLLPRI 10 ms on cgroup.events); lgrun = kill_ms of its trip record (3 pre-existing deletes, default limits)"
+echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
+echo "load average: $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (other load on the machine widens the spread)"
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 echo "rounds: $ROUNDS (median), startup $STARTUP_N invocations per sample; total $(calc %.0f "($T_END - $T_START) / 1e6") s"

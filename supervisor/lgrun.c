@@ -753,9 +753,10 @@ int main(int argc, char **argv)
 		ev.data.fd = l.tfd;
 		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.tfd, &ev);
 	}
-	lg_info("session %s (agent %s) started pid %d%s%s", id, agent,
+	lg_info("session %s (agent %s): pid %d%s, %s%s", id, agent,
 		l.child.pid, cfg.observe ? ", observe mode" : "",
-		cg.ok ? ", cgroup " : "");
+		l.child.in_cgroup ? "cgroup " : "no cgroup",
+		l.child.in_cgroup ? cg.path : "");
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
 	if (start_notify_thread(&l) < 0) {
 		lg_err("cannot start the notify thread");
