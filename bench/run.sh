@@ -432,7 +432,7 @@ if want startup; then
 		skiprow "1 startup" "lgrun -- true vs true, per invocation" "<= +1.5 ms" "${SKIP[startup]:-no samples}"
 	else
 		d=$(calc %.6f "$l - $b")
-			row "1 startup" "lgrun -- true vs true, per run (x$STARTUP_N)" \
+		row "1 startup" "lgrun -- true vs true, per run (x$STARTUP_N)" \
 			"$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" "$(calc '%.2fx' "$l / $b")" \
 			"$(calc '%+.3f ms' "$d")" "<= +1.5 ms" "$(met "$d <= 1.5")" \
 			"lgrun range $(spread su_lg %.3f) ms"

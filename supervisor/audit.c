@@ -153,3 +153,28 @@ int lg_audit_append(const char *path, const char *line, bool sync)
 	close(fd);
 	return r;
 }
+
+void lg_json_field(const char *json, const char *key, char *out, size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	out[0] = '\0';
+	p = strstr(json, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	if (*p == '"') {
+		for (p++; *p && *p != '"' && n + 1 < size; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			out[n++] = *p;
+		}
+	} else {
+		while (*p && *p != ',' && *p != '}' && n + 1 < size)
+			out[n++] = *p++;
+	}
+	out[n] = '\0';
+}

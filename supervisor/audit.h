@@ -28,6 +28,12 @@ void lg_json_free(struct lg_json *j);
 void lg_json_quote(struct lg_json *j, const char *s);
 void lg_json_append(struct lg_json *j, const char *s, size_t n);
 
+/*
+ * Copies the value of "key" from a flat one-line JSON object (string
+ * unescaped, other values as written); "" when absent.
+ */
+void lg_json_field(const char *json, const char *key, char *out, size_t size);
+
 /* ISO 8601 UTC with milliseconds. */
 void lg_time_iso(int64_t real_ns, char *buf, size_t size);
 

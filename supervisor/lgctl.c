@@ -25,31 +25,6 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
-static void field(const char *json, const char *key, char *out, size_t size)
-{
-	char pat[64];
-	const char *p;
-	size_t n = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	out[0] = '\0';
-	p = strstr(json, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	if (*p == '"') {
-		for (p++; *p && *p != '"' && n + 1 < size; p++) {
-			if (*p == '\\' && p[1])
-				p++;
-			out[n++] = *p;
-		}
-	} else {
-		while (*p && *p != ',' && *p != '}' && n + 1 < size)
-			out[n++] = *p++;
-	}
-	out[n] = '\0';
-}
-
 static int read_small(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
@@ -74,15 +49,15 @@ static void show(const char *dir, const char *id, bool header)
 	buf[0] = '\0';
 	read_small(p, buf, sizeof(buf));
 	is_killed = lg_state_killed(dir, id, killed, sizeof(killed)) > 0;
-	field(buf, "state", state, sizeof(state));
-	field(buf, "agent", agent, sizeof(agent));
-	field(buf, "started", started, sizeof(started));
-	field(buf, "updated", updated, sizeof(updated));
-	field(buf, "exit_status", st, sizeof(st));
-	field(buf, "lgrun_pid", pid, sizeof(pid));
+	lg_json_field(buf, "state", state, sizeof(state));
+	lg_json_field(buf, "agent", agent, sizeof(agent));
+	lg_json_field(buf, "started", started, sizeof(started));
+	lg_json_field(buf, "updated", updated, sizeof(updated));
+	lg_json_field(buf, "exit_status", st, sizeof(st));
+	lg_json_field(buf, "lgrun_pid", pid, sizeof(pid));
 	if (is_killed) {
 		snprintf(state, sizeof(state), "killed");
-		field(killed, "summary", summary, sizeof(summary));
+		lg_json_field(killed, "summary", summary, sizeof(summary));
 	} else {
 		summary[0] = '\0';
 		if (strcmp(state, "running") == 0 && pid[0] &&

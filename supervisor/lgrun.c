@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "cgroup.h"
 #include "config.h"
 #include "filter.h"
@@ -505,28 +506,6 @@ static void print_trip(const char *id, const char *summary, const char *audit)
 		summary, id, audit, id);
 }
 
-/* Reads a "key":"value" string field from a one-line JSON record. */
-static void json_field(const char *json, const char *key, char *out,
-		       size_t size)
-{
-	char pat[64];
-	const char *p;
-	size_t n = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	out[0] = '\0';
-	p = strstr(json, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	while (*p && *p != '"' && n + 1 < size) {
-		if (*p == '\\' && p[1])
-			p++;
-		out[n++] = *p++;
-	}
-	out[n] = '\0';
-}
-
 int main(int argc, char **argv)
 {
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
@@ -624,9 +603,10 @@ int main(int argc, char **argv)
 
 		r = lg_state_killed(state_dir, id, marker, sizeof(marker));
 		if (r > 0) {
-			json_field(marker, "summary", summary, sizeof(summary));
-			json_field(marker, "reason", reason, sizeof(reason));
-			json_field(marker, "time", when, sizeof(when));
+			lg_json_field(marker, "summary", summary,
+				      sizeof(summary));
+			lg_json_field(marker, "reason", reason, sizeof(reason));
+			lg_json_field(marker, "time", when, sizeof(when));
 			fprintf(stderr,
 				"lgrun: session '%s' is blocked: session_killed_loop_guard (%s at %s)\n"
 				"lgrun: %s\n"
@@ -753,8 +733,8 @@ int main(int argc, char **argv)
 		ev.data.fd = l.tfd;
 		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.tfd, &ev);
 	}
-	lg_info("session %s (agent %s): pid %d%s, %s%s", id, agent,
-		l.child.pid, cfg.observe ? ", observe mode" : "",
+	lg_info("session %s (agent %s): pid %d%s, %s%s", id, agent, l.child.pid,
+		cfg.observe ? ", observe mode" : "",
 		l.child.in_cgroup ? "cgroup " : "no cgroup",
 		l.child.in_cgroup ? cg.path : "");
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
