@@ -9,7 +9,7 @@
 # median over the rounds. Nothing here asserts on time: it prints.
 #
 # Knobs (environment):
-#   BENCH_ROUNDS     rounds (default 7)
+#   BENCH_ROUNDS     rounds (default 9)
 #   BENCH_STARTUP_N  invocations per startup sample (default 200)
 #   BENCH_RM_FILES   files removed by the rm-heavy row (default 10000)
 #   BENCH_BUILD_FILES, BENCH_BUILD_FUNCS  size of the build row (30, 8)
@@ -27,7 +27,7 @@ case $BDIR in /*) ;; *) BDIR=$ROOT/$BDIR ;; esac
 LGRUN=$BDIR/bin/lgrun
 BENCHBIN=$BDIR/bench
 
-ROUNDS=${BENCH_ROUNDS:-7}
+ROUNDS=${BENCH_ROUNDS:-9}
 STARTUP_N=${BENCH_STARTUP_N:-200}
 RM_FILES=${BENCH_RM_FILES:-10000}
 BUILD_FILES=${BENCH_BUILD_FILES:-30}
@@ -103,8 +103,8 @@ else
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/lgbench.XXXXXX") || die "mktemp failed"
 	FS_NOTE="$(stat -f -c %T "$WORK") (no tmpfs available: not root and /dev/shm is not tmpfs)"
 fi
-# lgrun's private state dir: where a real one lives (disk), since lgrun
-# fsyncs its session records there on every start and exit.
+# lgrun's private state dir on the kind of file system a real one lives on
+# (disk): lgrun writes its session record there on every start and exit.
 STATE=$(mktemp -d "${TMPDIR:-/tmp}/lgbench-state.XXXXXX") || die "mktemp failed"
 STATE_FS=$(stat -f -c %T "$STATE")
 mkdir -p "$BENCHBIN"
@@ -128,7 +128,6 @@ spread() { # key -> "min-max"
 	tr ' ' '\n' <<<"$v" | grep -v '^$' | sort -g | awk -v f="${2:-%.1f}" '
 		NR == 1 { lo = $1 } { hi = $1 } END { printf f "-" f, lo, hi }'
 }
-nsamples() { local v=${VALS[$1]:-}; set -- $v; echo $#; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 
 # Runs the variants of a row in the given order, reversed on odd rounds.
@@ -157,6 +156,14 @@ startup_bare() {
 	t1=$(now_us)
 	add su_bare "$(calc %.4f "($t1 - $t0) / 1000 / $STARTUP_N")"
 }
+startup_null() {
+	local i t0 t1
+	[ -n "$HAVE_NULL" ] || return
+	t0=$(now_us)
+	for ((i = 0; i < STARTUP_N; i++)); do "$BENCHBIN/notify_null" "$TRUE_BIN"; done
+	t1=$(now_us)
+	add su_null "$(calc %.4f "($t1 - $t0) / 1000 / $STARTUP_N")"
+}
 startup_lg() {
 	local i t0 t1 bad=0
 	t0=$(now_us)
@@ -174,6 +181,7 @@ startup_lg() {
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
 RM_VARIANTS=(bare bulk observe)
+HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
 HAVE_STRACE= HAVE_BWRAP=
 mkfiles() { # dir n: n small files with content (pre-existing for lgrun)
@@ -181,6 +189,16 @@ mkfiles() { # dir n: n small files with content (pre-existing for lgrun)
 	rm -rf "$d"
 	mkdir -p "$d"
 	for ((i = 0; i < n; i++)); do printf 'data %d\n' "$i" >"$d/f$i"; done
+}
+null_setup() {
+	if cc -O2 -Wall -pthread -o "$BENCHBIN/notify_null" "$ROOT/bench/notify_null.c" &&
+		"$BENCHBIN/notify_null" "$TRUE_BIN"; then
+		HAVE_NULL=1
+		RM_VARIANTS+=(null)
+	else
+		SKIP[rm_null]="cannot build or run bench/notify_null.c (seccomp user notification?)"
+		SKIP[startup_null]=${SKIP[rm_null]}
+	fi
 }
 rm_setup() {
 	if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null "$TRUE_BIN" 2>/dev/null; then
@@ -233,6 +251,8 @@ rm_one() { # variant
 		"$LGRUN" --state-dir "$STATE" --observe -- rm -rf "$RM_DIR" 2>/dev/null
 		rc=$?
 		t1=$(now_us) ;;
+	null)
+		t0=$(now_us); "$BENCHBIN/notify_null" rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
 	strace)
 		t0=$(now_us); strace -f -o /dev/null rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
 	bwrap)
@@ -380,6 +400,7 @@ T_START=$(now_us)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "lgrun bench: $ROUNDS rounds, variants interleaved within each round (order reversed every other round)"
 echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
+{ want rm || want startup; } && null_setup
 want rm && rm_setup
 want build && build_setup
 want kill && kill_setup
@@ -389,7 +410,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
 	rm -rf "$STATE/sessions"
 	if want startup; then
-		for v in $(ordered "$r" bare lg); do "startup_$v"; done
+		for v in $(ordered "$r" bare lg null); do "startup_$v"; done
 	fi
 	if want rm; then
 		for v in $(ordered "$r" "${RM_VARIANTS[@]}"); do rm_one "$v"; done
@@ -410,12 +431,12 @@ done
 T_END=$(now_us)
 
 # ------------------------------------------------------------- table
-FMT='%-22s %-44s %12s %12s %8s %10s %-12s %-4s %s\n'
+FMT='%-22s %-46s %12s %12s %8s %10s %-12s %-4s %s\n'
 hdr() {
 	echo
 	# shellcheck disable=SC2059
 	printf "$FMT" ROW MEASURED BASELINE "UNDER TEST" RATIO DIFF TARGET MET NOTE
-	printf "$FMT" ---------------------- -------------------------------------------- \
+	printf "$FMT" ---------------------- ---------------------------------------------- \
 		------------ ------------ -------- ---------- ------------ ---- ----
 }
 row() { printf "$FMT" "$@"; }
@@ -437,6 +458,15 @@ if want startup; then
 			"$(calc '%+.3f ms' "$d")" "<= +1.5 ms" "$(met "$d <= 1.5")" \
 			"lgrun range $(spread su_lg %.3f) ms"
 	fi
+	l=$(median su_null)
+	if [ -n "$l" ] && [ -n "$b" ]; then
+		row "1 startup: notify" "notify_null true vs true, per run" \
+			"$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" "$(calc '%.2fx' "$l / $b")" \
+			"$(calc '%+.3f ms' "$l - $b")" "(reference)" - \
+			"fork + filter + listener hand-off + thread: the floor"
+	elif [ -n "${SKIP[startup_null]:-}" ]; then
+		skiprow "1 startup: notify" "notify_null true vs true, per run" "(reference)" "${SKIP[startup_null]}"
+	fi
 fi
 # 2 rm-heavy
 if want rm; then
@@ -447,10 +477,12 @@ if want rm; then
 	else
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
-		for v in bulk observe strace bwrap; do
+		floor=$(median rm_null)
+		for v in bulk observe null strace bwrap; do
 			case $v in
-			bulk) name="2 rm-heavy: lgrun" desc="$what, lgrun --profile bulk-cleanup" tgt="<= 2.0x" ;;
-			observe) name="2 rm-heavy: observe" desc="$what, lgrun --observe (default limits)" tgt="<= 2.0x" ;;
+			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
+			null) name="2 rm-heavy: notify" desc="$what, notify_null (answer only)" tgt="(reference)" ;;
 			strace) name="2 rm-heavy: strace" desc="$what, strace -f -o /dev/null" tgt="(reference)" ;;
 			bwrap) name="2 rm-heavy: bwrap" desc="$what, bwrap --dev-bind / /" tgt="(reference)" ;;
 			esac
@@ -465,8 +497,13 @@ if want rm; then
 			extra="range $(spread "rm_$v" %.1f) ms"
 			if [ "$v" = bulk ] || [ "$v" = observe ]; then
 				if [ -n "$su_d" ]; then
-					extra="$(calc '%.2f' "($l - $b - $su_d) * 1000 / $RM_FILES") us/unlink beyond startup; $extra"
+					extra="+$(calc '%.2f' "($l - $b - $su_d) * 1000 / $RM_FILES") us/unlink (startup excluded)"
+					[ -n "$floor" ] &&
+						extra+=", +$(calc '%.2f' "($l - $floor - $su_d) * 1000 / $RM_FILES") over the floor"
+					extra+="; $(spread "rm_$v" %.1f) ms"
 				fi
+			elif [ "$v" = null ]; then
+				extra="+$(calc '%.2f' "($l - $b) * 1000 / $RM_FILES") us/unlink: the seccomp-notify round trip alone; $(spread rm_null %.1f) ms"
 			fi
 			row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
 				"$(calc '%.2fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" "$extra"
@@ -519,8 +556,9 @@ fi
 
 echo
 for n in "${NOTES[@]}"; do echo "note: $n"; done
-echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
-echo "kill: baseline = bench/cgkill.c on a leaf made here, waiting as lgrun does (poll POLLPRI 10 ms on cgroup.events); lgrun = kill_ms of its trip record (3 pre-existing deletes, default limits)"
+want guard && echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
+want rm && [ -n "$HAVE_NULL" ] && echo "rm-heavy notify: bench/notify_null.c, a supervisor that answers every notification with CONTINUE at once (same syscalls, same sync wake-up): the floor of any seccomp-notify design"
+want kill && echo "kill: baseline = bench/cgkill.c on a leaf made here, waiting as lgrun does (poll POLLPRI 10 ms on cgroup.events); lgrun = kill_ms of its trip record (3 pre-existing deletes, default limits)"
 echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
 echo "load average: $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (other load on the machine widens the spread)"
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"

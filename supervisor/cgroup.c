@@ -271,37 +271,37 @@ int lg_tree_signal(const struct lg_cgroup *cg, int sig)
 	return n < 0 ? n : 0;
 }
 
+/*
+ * Waits for "populated 0". Reading cgroup.events re-arms POLLPRI, so the
+ * state is taken from that same read: a change between a check and the
+ * re-arm is never missed. Exited tasks leave the count before they are
+ * reaped, so reaping waits until the tree is gone (the caller does it).
+ */
 static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 {
-	char p[PATH_MAX + 32];
+	char p[PATH_MAX + 32], buf[256];
 	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
-	int fd;
+	int fd, populated = 1;
 
 	snprintf(p, sizeof(p), "%s/cgroup.events", cg->path);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-	while (lg_cgroup_populated(cg)) {
-		uint64_t now = mono_ms();
+	if (fd < 0)
+		return lg_cgroup_populated(cg) ? 1 : 0;
+	for (;;) {
 		struct pollfd pfd = { fd, POLLPRI, 0 };
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		uint64_t now = mono_ms();
 
-		reap();
-		if (now >= end)
-			break;
-		/* cgroup.events signals a change with POLLPRI. */
-		if (fd >= 0) {
-			char buf[128];
-
-			if (pread(fd, buf, sizeof(buf), 0) < 0) {
-				/* re-armed by reading */
-			}
-			poll(&pfd, 1, (int)(end - now < 10 ? end - now : 10));
-		} else {
-			usleep(1000);
+		if (n > 0) {
+			buf[n] = '\0';
+			populated = strstr(buf, "populated 1") != NULL;
 		}
+		if (!populated || now >= end)
+			break;
+		poll(&pfd, 1, (int)(end - now < 50 ? end - now : 50));
 	}
-	if (fd >= 0)
-		close(fd);
-	reap();
-	return lg_cgroup_populated(cg) ? 1 : 0;
+	close(fd);
+	return populated;
 }
 
 int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -279,8 +280,21 @@ static void *notify_thread(void *arg)
 		int r = lg_notifier_recv(l->nt);
 		bool trip;
 
-		if (r == -EINTR || r == -ENOENT)
+		if (r == -EINTR)
 			continue;
+		if (r == -ENOENT) {
+			/*
+			 * A target went away, or none is left: then RECV fails
+			 * at once forever. Wait for the next one or the hang-up.
+			 */
+			struct pollfd pfd = { lg_notifier_fd(l->nt), POLLIN,
+					      0 };
+
+			if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLHUP) &&
+			    !(pfd.revents & POLLIN))
+				break; /* no filtered task is left */
+			continue;
+		}
 		if (r < 0) {
 			lg_dbg("notify: receive: %s", strerror(-r));
 			break;

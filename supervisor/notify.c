@@ -71,6 +71,11 @@ void lg_notifier_free(struct lg_notifier *n)
 	free(n);
 }
 
+int lg_notifier_fd(const struct lg_notifier *n)
+{
+	return n->fd;
+}
+
 int lg_notifier_sync_wakeup(struct lg_notifier *n)
 {
 	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,

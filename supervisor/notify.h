@@ -13,6 +13,8 @@ struct lg_notifier;
 struct lg_notifier *lg_notifier_new(int fd);
 void lg_notifier_free(struct lg_notifier *n);
 
+int lg_notifier_fd(const struct lg_notifier *n);
+
 /* Tries SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP; returns 1 if enabled. */
 int lg_notifier_sync_wakeup(struct lg_notifier *n);
 
