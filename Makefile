@@ -135,7 +135,9 @@ format-check:
 	echo "format-check: run 'make format'"; exit 1; fi; \
 	echo "format-check: ok"
 
+# Rebuilt every time: the config directory is compiled in.
 install: $(BINS)
+	rm -rf $(B)/install
 	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
 		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
