@@ -319,6 +319,24 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 	return err;
 }
 
+static bool under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n && strncmp(path, dir, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+static bool protected_path(const struct lg_session *s, const char *path)
+{
+	return under(path, s->info.state_dir) ||
+	       strcmp(path, s->info.audit_path) == 0 ||
+	       (s->info.metrics_path &&
+		strcmp(path, s->info.metrics_path) == 0);
+}
+
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *f)
 {
@@ -335,6 +353,16 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	int err;
 
 	s->st.attempts++;
+	if (protected_path(s, path) && f->exists) {
+		/* The agent must not erase its own record or lift its block. */
+		read_exe(pid, exe, sizeof(exe));
+		lg_warn("refused %s %s by %s[%d]: lgrun's state is protected",
+			lg_op_name(op), path, exe, pid);
+		remember(s, env.now_ms, pid, op, LG_CLASS_DESTROY, LG_DENY, exe,
+			 path);
+		s->st.denied++;
+		return c->deny_errno;
+	}
 	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
 			     s->info.start_real_ns);
 	/*
