@@ -40,7 +40,9 @@ mkdb "$T/held.db"
 	db.execute("PRAGMA wal_autocheckpoint=0")
 	db.execute("UPDATE t SET name = name || ' (seen)' WHERE id <= 10")
 	open(sys.argv[3], "w").close()
-	while not os.path.exists(sys.argv[2]):
+	# Bounded, so it cannot outlive a test that was killed outright.
+	deadline = time.time() + 120
+	while not os.path.exists(sys.argv[2]) and time.time() < deadline:
 	    time.sleep(0.05)
 	db.close()
 EOF
