@@ -39,6 +39,13 @@ void lg_ignore_rule_free(struct lg_ignore_rule *r)
 	r->program = r->glob = NULL;
 }
 
+bool lg_facts_content_preexisting(const struct lg_facts *f,
+				  int64_t session_start_ns)
+{
+	return lg_facts_preexisting(f, session_start_ns) &&
+	       f->mtime_ns < session_start_ns;
+}
+
 const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 					size_t n, const char *path,
 					const char *exe)
@@ -108,6 +115,9 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_MISSING;
 	/* Cheapest first: most of what a build removes is its own output. */
 	if (!lg_facts_preexisting(f, session_start_ns))
+		return LG_CLASS_SESSION;
+	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) &&
+	    !lg_facts_content_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
 	if (ignored_op(rules, nrules, op, path, exe))
 		return LG_CLASS_IGNORED;

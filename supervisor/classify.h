@@ -28,6 +28,7 @@ struct lg_facts {
 	bool has_btime; /* the filesystem records birth times */
 	int64_t btime_ns; /* birth time, CLOCK_REALTIME */
 	int64_t ctime_ns; /* fallback when there is no birth time */
+	int64_t mtime_ns; /* when the content was last written */
 	int64_t size;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
@@ -35,6 +36,14 @@ struct lg_facts {
 
 /* Session-created means born (or, without birth times, changed) after start. */
 bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns);
+
+/*
+ * For truncation what is lost is the content: it must predate the session
+ * too. A file the session rewrote and truncates again (a WAL checkpoint, a
+ * state file updated with ftruncate + write) loses only its own writes.
+ */
+bool lg_facts_content_preexisting(const struct lg_facts *f,
+				  int64_t session_start_ns);
 
 /* The first rule that covers path for program exe, or NULL. */
 const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,

@@ -148,6 +148,8 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 		      st->stx_btime.tv_nsec;
 	f->ctime_ns = (int64_t)st->stx_ctime.tv_sec * 1000000000LL +
 		      st->stx_ctime.tv_nsec;
+	f->mtime_ns = (int64_t)st->stx_mtime.tv_sec * 1000000000LL +
+		      st->stx_mtime.tv_nsec;
 	f->size = (int64_t)st->stx_size;
 }
 
@@ -157,7 +159,8 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	if (statx(AT_FDCWD, path, flags,
-		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME,
+		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
+			  STATX_MTIME,
 		  &st) == 0)
 		facts_from_statx(f, &st);
 }

@@ -24,6 +24,7 @@ static struct lg_facts old_file(void)
 		.has_btime = true,
 		.btime_ns = BEFORE,
 		.ctime_ns = BEFORE,
+		.mtime_ns = BEFORE,
 		.size = 4096,
 	};
 }
@@ -397,6 +398,29 @@ static void test_default_ignores_git(void **state)
 			 LG_CLASS_DESTROY);
 }
 
+/*
+ * Truncation loses content: a pre-existing file whose content the session
+ * rewrote (WAL checkpoints, state files updated with ftruncate + write)
+ * loses only the session's own writes. Removal still goes by the inode.
+ */
+static void test_truncate_needs_preexisting_content(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/state.json", NULL),
+			 LG_CLASS_DESTROY);
+	f.mtime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/state.json", NULL),
+			 LG_CLASS_SESSION);
+	assert_int_equal(classify(LG_OP_OPEN_TRUNC, &f, "/d/state.json", NULL),
+			 LG_CLASS_SESSION);
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/state.json", NULL),
+			 LG_CLASS_DESTROY);
+	assert_true(lg_facts_preexisting(&f, START));
+	assert_false(lg_facts_content_preexisting(&f, START));
+}
+
 static void test_class_names(void **state)
 {
 	(void)state;
@@ -431,6 +455,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_ignores_git,
 						defaults_setup,
 						defaults_teardown),
+		cmocka_unit_test(test_truncate_needs_preexisting_content),
 		cmocka_unit_test(test_class_names),
 	};
 
