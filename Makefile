@@ -121,7 +121,7 @@ check: deps-check
 demo: deps-check all
 	@bash tests/demo.sh
 
-bench: all fixtures
+bench: deps-check all fixtures
 	@bash bench/run.sh
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)

@@ -80,9 +80,11 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	if (getppid() != parent)
 		_exit(125);
 	setpgid(0, 0);
-	/* Signals blocked for the parent's signalfd must not stay blocked. */
-	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
+	/*
+	 * Signals blocked for the parent's signalfd must not stay blocked.
+	 * Handlers need no reset: exec does it; what lgrun's caller ignored
+	 * stays ignored, as a shell would leave it.
+	 */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
