@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -lm -lpthread
+LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -35,35 +35,50 @@ Q := @
 endif
 
 # Debian packages the build, the tests and the demo need.
-DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev \
-	libcmocka-dev clang-format git sqlite3 python3 python3-venv strace \
-	bubblewrap tar
-DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h
+DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
+	libclang-rt-14-dev \
+	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
+	python3-venv strace bubblewrap tar
+DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
+	/usr/include/jansson.h
 
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
-	supervisor/guard/same_target.c supervisor/guard/budget.c
+	supervisor/guard/same_target.c supervisor/guard/budget.c \
+	supervisor/guard/repeat.c supervisor/guard/failures.c
 PURE_SRC := supervisor/event.c supervisor/glob.c supervisor/pathres.c \
-	supervisor/classify.c supervisor/config.c $(GUARD_SRC)
+	supervisor/classify.c supervisor/config.c supervisor/text.c \
+	supervisor/canon.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
-	supervisor/state.c supervisor/metrics.c supervisor/session.c
+	supervisor/state.c supervisor/metrics.c supervisor/session.c \
+	supervisor/control.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-PURE_OBJ := $(call obj,$(PURE_SRC))
+WIRE_SRC := supervisor/wiredec.c preload/recog.c
+PURE_OBJ := $(call obj,$(PURE_SRC) $(WIRE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 
 BINS := $(B)/bin/lgrun $(B)/bin/lgctl
 
-UNIT_TESTS := glob pathres classify config volumetric same_target budget guard
+# The preload shim runs inside every agent process: never sanitized (an ASan
+# runtime cannot be preloaded into arbitrary programs), hidden by default,
+# only its hooks exported.
+SHIM := $(B)/lib/liblgshim.so
+SHIM_SRC := $(wildcard preload/*.c)
+SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
+	-fvisibility=hidden -MMD -MP
+
+UNIT_TESTS := glob pathres classify config volumetric same_target budget \
+	repeat failures text canon guard recog wiredec
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
-.PHONY: all check test integration demo bench deps deps-check format \
+.PHONY: all check test integration demo bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
-all: deps-check $(BINS)
+all: deps-check $(BINS) $(if $(SHIM_SRC),$(SHIM))
 
 # Called by check and demo: installs what is missing (as root) or says how.
 deps-check:
@@ -95,11 +110,22 @@ $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
 
+$(B)/obj/preload/%.o: preload/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(SHIM): $(patsubst %.c,$(B)/obj/preload/%.o,$(notdir $(SHIM_SRC)))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $^ -lcmocka -linih -lm
+	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $^ -lcmocka -linih \
+		-ljansson -lm
 
 -include tests/fixtures/fixtures.mk
 
@@ -109,6 +135,21 @@ test: deps-check $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; \
 	if [ $$fail = 1 ]; then echo "unit tests FAILED"; exit 1; fi
 
+# The shim frame decoder under libFuzzer (clang), briefly: it must not crash.
+FUZZ_SECONDS ?= 10
+$(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h supervisor/wiredec.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_wire.c $(WIRE_SRC)
+
+fuzz: $(B)/fuzz/fuzz_wire
+	@mkdir -p $(B)/fuzz/corpus
+	@$(B)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=8300 \
+		$(B)/fuzz/corpus tests/fuzz/seeds 2>$(B)/fuzz/log.txt || \
+		{ tail -40 $(B)/fuzz/log.txt; echo "fuzz: the decoder crashed"; exit 1; }
+	@echo "fuzz: $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log.txt | tail -1) without a crash"
+
 integration: all fixtures
 	@B=$(B) bash tests/integration/run.sh
 
@@ -116,6 +157,7 @@ check: deps-check
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
 
 demo: deps-check all

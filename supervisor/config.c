@@ -116,6 +116,13 @@ static const struct key keys[] = {
 	  OFF(guard.budget.max_destructive_ops), 0, 100000000 },
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
+	{ "repeat", "threshold", K_UINT, OFF(guard.repeat.threshold), 0,
+	  100000 },
+	{ "repeat", "include_result", K_BOOL, OFF(guard.repeat.include_result),
+	  0, 0 },
+	{ "repeat", "action", K_ACTION, OFF(guard.repeat.action), 0, 0 },
+	{ "failures", "max", K_UINT, OFF(guard.failures.max), 0, 100000 },
+	{ "failures", "action", K_ACTION, OFF(guard.failures.action), 0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0 },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0 },
@@ -128,6 +135,8 @@ void lg_config_init(struct lg_config *c)
 	c->guard.volumetric = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
 	c->guard.same_target = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
 	c->guard.budget = (struct lg_budget_cfg){ 0, 0, 0.2, LG_KILL };
+	c->guard.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
+	c->guard.failures = (struct lg_failures_cfg){ 4, LG_WARN };
 	c->syscalls = LG_SC_DEFAULT;
 	c->deny_errno = EPERM;
 	c->kill_grace_ms = 2000;

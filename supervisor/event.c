@@ -18,6 +18,10 @@ const char *lg_op_name(enum lg_op op)
 		return "open_trunc";
 	case LG_OP_TOOL_DELETE:
 		return "tool_delete";
+	case LG_OP_WRITE:
+		return "write";
+	case LG_OP_RENAME:
+		return "rename";
 	}
 	return "?";
 }

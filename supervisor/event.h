@@ -13,6 +13,8 @@
 enum lg_event_kind {
 	LG_EV_DESTRUCTIVE, /* an attempt to remove or truncate something */
 	LG_EV_TICK, /* time passed; lets time-based rules fire */
+	LG_EV_OP_RESULT, /* a file op's outcome (shim): result is 0 or errno */
+	LG_EV_TOOL_DONE, /* a tool call and its result, matched (shim, proxy) */
 };
 
 enum lg_source {
@@ -32,6 +34,8 @@ enum lg_op {
 	LG_OP_SHRINK, /* truncate/ftruncate to a length > 0 */
 	LG_OP_OPEN_TRUNC, /* open(O_TRUNC), creat */
 	LG_OP_TOOL_DELETE,
+	LG_OP_WRITE, /* an open for writing (results only) */
+	LG_OP_RENAME, /* results only */
 };
 
 /* What a destructive attempt would destroy; decided at the edge from facts. */
@@ -51,6 +55,13 @@ struct lg_event {
 	pid_t pid;
 	const char *exe; /* program basename, may be NULL */
 	const char *target; /* absolute path or tool-level target */
+	/* LG_EV_OP_RESULT */
+	int result; /* 0: success, else the errno */
+	/* LG_EV_TOOL_DONE */
+	const char *tool; /* tool name, or "HTTP DELETE" and the like */
+	const char *args; /* canonical JSON of the arguments */
+	const char *result_digest; /* hash of the result, "" when none */
+	const char *args_preview, *result_preview; /* short, for humans */
 };
 
 const char *lg_op_name(enum lg_op op);

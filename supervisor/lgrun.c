@@ -27,6 +27,7 @@
 #include "audit.h"
 #include "cgroup.h"
 #include "config.h"
+#include "control.h"
 #include "filter.h"
 #include "launch.h"
 #include "log.h"
@@ -196,25 +197,34 @@ static void free_env(char **env, size_t ours_from)
 	free(env);
 }
 
+/*
+ * The command's environment: ours, minus stale LGRUN_* values, plus the
+ * session's variables; the shim goes first in LD_PRELOAD, keeping what the
+ * user had there.
+ */
 static char **make_env(const char *id, const char *agent, const char *state,
-		       size_t *ours_from)
+		       const char *sock, const char *shim, size_t *ours_from)
 {
 	extern char **environ;
-	static const char *const ours[] = { "LGRUN_SESSION=", "LGRUN_AGENT=",
-					    "LGRUN_STATE_DIR=",
-					    "LGRUN_SUPERVISOR_PID=" };
+	static const char *const ours[] = {
+		"LGRUN_SESSION=",	 "LGRUN_AGENT=", "LGRUN_STATE_DIR=",
+		"LGRUN_SUPERVISOR_PID=", "LGRUN_SOCK=",	 "LD_PRELOAD="
+	};
+	const size_t nours = sizeof(ours) / sizeof(ours[0]);
+	const char *preload = getenv("LD_PRELOAD");
 	size_t n = 0, k = 0;
 	char **env;
+	int r = 0;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 5, sizeof(*env));
+	env = calloc(n + nours + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
-		for (size_t o = 0; o < 4; o++)
+		for (size_t o = 0; o < nours; o++)
 			if (strncmp(environ[i], ours[o], strlen(ours[o])) == 0)
 				skip = true;
 		if (!skip)
@@ -226,7 +236,34 @@ static char **make_env(const char *id, const char *agent, const char *state,
 	    asprintf(&env[k++], "LGRUN_STATE_DIR=%s", state) < 0 ||
 	    asprintf(&env[k++], "LGRUN_SUPERVISOR_PID=%d", getpid()) < 0)
 		return NULL;
-	return env;
+	if (sock && shim) {
+		r = asprintf(&env[k++], "LGRUN_SOCK=%s", sock);
+		if (r >= 0)
+			r = asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim,
+				     preload && *preload ? ":" : "",
+				     preload ? preload : "");
+	} else if (preload) {
+		r = asprintf(&env[k++], "LD_PRELOAD=%s", preload);
+	}
+	return r < 0 ? NULL : env;
+}
+
+/* The shim next to us: <bindir>/../lib/liblgshim.so. */
+static bool find_shim(char *out, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	snprintf(out, size, "%s/../lib/liblgshim.so", exe);
+	return access(out, R_OK) == 0;
 }
 
 static int exit_code(int status)
@@ -250,6 +287,7 @@ struct loop {
 	struct lg_cgroup *cg;
 	struct lg_child child;
 	const struct lg_config *cfg;
+	struct lg_control *ctl;
 	int epfd, sfd, tfd, efd;
 	pthread_t thread;
 	bool thread_started;
@@ -423,6 +461,17 @@ static void on_signal(struct loop *l)
 	}
 }
 
+static void record_shim_stats(struct loop *l)
+{
+	struct lg_control_stats st;
+
+	if (!l->ctl)
+		return;
+	lg_control_stats(l->ctl, &st);
+	lg_session_shim_stats(l->s, st.accepted, st.refused, st.malformed,
+			      st.dropped, st.gates);
+}
+
 static int run_trip(struct loop *l)
 {
 	const char *method = "none";
@@ -438,6 +487,7 @@ static int run_trip(struct loop *l)
 	reap_children(l);
 	lg_launch_restore_tty(&l->child);
 	pthread_mutex_lock(&l->lock);
+	record_shim_stats(l);
 	lg_session_record_trip(l->s, method, ms, survivors);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
 	pthread_mutex_unlock(&l->lock);
@@ -489,6 +539,9 @@ static int event_loop(struct loop *l)
 
 			if (fd == l->sfd) {
 				on_signal(l);
+			} else if (l->ctl &&
+				   lg_control_handle(l->ctl, l->epfd, fd)) {
+				/* a shim connection */
 			} else if (fd == l->efd) {
 				if (read(l->efd, &x, sizeof(x)) < 0) {
 					/* the flag is what matters */
@@ -534,6 +587,7 @@ int main(int argc, char **argv)
 	char **env;
 	size_t env_ours = 0;
 	bool cg_made = false;
+	char shim_path[PATH_MAX + 32] = "", sock_path[PATH_MAX + 32] = "";
 	int r, exec_errno, rc;
 	sigset_t mask;
 	struct opts o;
@@ -688,13 +742,18 @@ int main(int argc, char **argv)
 	l.cg = &cg;
 	l.cfg = &cfg;
 
-	env = make_env(id, agent, state_dir, &env_ours);
-	if (!env) {
-		lg_err("out of memory");
-		{
-			rc = LG_EXIT_ERROR;
-			goto out;
-		}
+	if (find_shim(shim_path, sizeof(shim_path))) {
+		char run_dir[PATH_MAX + 8];
+
+		snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
+		mkdir(run_dir, 0700);
+		if (snprintf(sock_path, sizeof(sock_path), "%s/%d.sock",
+			     run_dir, getpid()) >= 100)
+			snprintf(sock_path, sizeof(sock_path),
+				 "/tmp/lgrun-%d-%d.sock", getuid(), getpid());
+	} else {
+		lg_info("no shim next to lgrun (%s): tool calls are not observed",
+			shim_path);
 	}
 	info.start_real_ns = lg_real_ns();
 	info.start_mono_ms = lg_mono_ms();
@@ -705,6 +764,23 @@ int main(int argc, char **argv)
 			rc = LG_EXIT_ERROR;
 			goto out;
 		}
+	}
+	if (sock_path[0]) {
+		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg);
+		if (l.ctl) {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			ev.data.fd = lg_control_listen_fd(l.ctl);
+			epoll_ctl(l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		}
+	}
+	env = make_env(id, agent, state_dir,
+		       l.ctl ? lg_control_path(l.ctl) : NULL,
+		       l.ctl ? shim_path : NULL, &env_ours);
+	if (!env) {
+		lg_err("out of memory");
+		rc = LG_EXIT_ERROR;
+		goto out;
 	}
 
 	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
@@ -768,6 +844,7 @@ int main(int argc, char **argv)
 	} else {
 		lg_launch_restore_tty(&l.child);
 		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(l.status);
+		record_shim_stats(&l);
 		lg_session_write_state(l.s, "exited", rc, l.child.pid);
 		{
 			struct lg_session_stats st;
@@ -781,6 +858,7 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	lg_control_free(l.ctl);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);
 	lg_notifier_free(l.nt);

@@ -44,6 +44,7 @@ struct lg_session {
 	char trip_target[1024];
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	struct lg_session_stats st;
+	uint64_t shim[5]; /* accepted, refused, malformed, dropped, gates */
 };
 
 uint64_t lg_mono_ms(void)
@@ -395,6 +396,76 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	return err;
 }
 
+int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
+		    const char *tool, const char *target)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SHIM,
+			       .op = LG_OP_TOOL_DELETE,
+			       .cls = LG_CLASS_DESTROY,
+			       .pid = pid,
+			       .exe = exe,
+			       .target = target,
+			       .tool = tool };
+	struct lg_findings out;
+	enum lg_verdict v;
+
+	s->st.attempts++;
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	s->st.counted++;
+	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	remember(s, env.now_ms, pid, LG_OP_TOOL_DELETE, ev.cls, v, exe, target);
+	lg_dbg("tool %s on %s by %s[%d]: %s", tool, target, exe, pid,
+	       lg_verdict_name(v));
+	return v == LG_ALLOW ?
+		       0 :
+		       act(s, &out, LG_OP_TOOL_DELETE, pid, exe, target);
+}
+
+void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
+			  enum lg_op op, const char *path, int result)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_OP_RESULT,
+			       .source = LG_SRC_SHIM,
+			       .op = op,
+			       .pid = pid,
+			       .exe = exe,
+			       .target = path,
+			       .result = result };
+	struct lg_findings out;
+
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, op, pid, exe, path);
+}
+
+void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
+			  const char *tool, const char *args,
+			  const char *digest, const char *args_preview,
+			  const char *result_preview)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+			       .source = LG_SRC_SHIM,
+			       .pid = pid,
+			       .exe = exe,
+			       .target = tool,
+			       .tool = tool,
+			       .args = args,
+			       .result_digest = digest,
+			       .args_preview = args_preview,
+			       .result_preview = result_preview };
+	struct lg_findings out;
+
+	s->st.tool_calls++;
+	lg_dbg("tool %s(%s) -> %s by %s[%d]", tool, args_preview,
+	       result_preview, exe, pid);
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, pid, exe, tool);
+}
+
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 			   int err)
 {
@@ -465,6 +536,17 @@ void lg_session_record_trip(struct lg_session *s, const char *method,
 	}
 }
 
+void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
+			   uint64_t refused, uint64_t malformed,
+			   uint64_t dropped, uint64_t gates)
+{
+	s->shim[0] = accepted;
+	s->shim[1] = refused;
+	s->shim[2] = malformed;
+	s->shim[3] = dropped;
+	s->shim[4] = gates;
+}
+
 void lg_session_write_state(struct lg_session *s, const char *state,
 			    int exit_status, pid_t pid)
 {
@@ -492,6 +574,12 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "counted", (long long)s->st.counted);
 	lg_json_int(&j, "denied", (long long)s->st.denied);
 	lg_json_int(&j, "would_trip", (long long)s->st.would_trip);
+	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	lg_json_int(&j, "shim_connections", (long long)s->shim[0]);
+	lg_json_int(&j, "shim_refused", (long long)s->shim[1]);
+	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);
+	lg_json_int(&j, "shim_dropped", (long long)s->shim[3]);
+	lg_json_int(&j, "gated_calls", (long long)s->shim[4]);
 	r = lg_state_write_session(s->info.state_dir, s->info.id,
 				   lg_json_end(&j));
 	if (r < 0)

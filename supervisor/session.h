@@ -34,6 +34,25 @@ int lg_session_deny_errno(const struct lg_session *s);
 /* A destructive attempt with its facts: 0 to let it run, else an errno. */
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *f);
+/*
+ * A destructive tool call held back by the shim (an HTTP DELETE, a
+ * delete_* tool): tool-level deletes always count. 0 to let it go, else
+ * the errno to refuse it with.
+ */
+int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
+		    const char *tool, const char *target);
+/* A file operation's outcome, from the shim: result is 0 or an errno. */
+void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
+			  enum lg_op op, const char *path, int result);
+/*
+ * A tool call matched with its result. args is the canonical JSON of the
+ * arguments; digest identifies the result.
+ */
+void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
+			  const char *tool, const char *args,
+			  const char *digest, const char *args_preview,
+			  const char *result_preview);
+
 /* The target's arguments could not be read: the attempt is refused. */
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 			   int err);
@@ -58,8 +77,13 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary);
 
+/* Shim connection counters, recorded with the session's state. */
+void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
+			   uint64_t refused, uint64_t malformed,
+			   uint64_t dropped, uint64_t gates);
+
 struct lg_session_stats {
-	uint64_t attempts, counted, denied, unreadable, would_trip;
+	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 

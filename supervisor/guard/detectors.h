@@ -37,4 +37,27 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 			       struct lg_findings *out);
 uint64_t lg_budget_next_deadline(const struct lg_budget *d);
 
+struct lg_repeat;
+struct lg_repeat *lg_repeat_new(const struct lg_repeat_cfg *cfg);
+void lg_repeat_free(struct lg_repeat *d);
+enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
+			       const struct lg_guard_env *env,
+			       struct lg_findings *out);
+/* Length of the current run of identical calls (0 after a trip). */
+unsigned lg_repeat_run(const struct lg_repeat *d);
+
+/* Paths with a nonzero failure count kept at most; the least recent goes. */
+#define LG_FAILURES_MAX_PATHS 1024
+
+struct lg_failures;
+struct lg_failures *lg_failures_new(const struct lg_failures_cfg *cfg);
+void lg_failures_free(struct lg_failures *d);
+enum lg_verdict lg_failures_feed(struct lg_failures *d,
+				 const struct lg_event *ev,
+				 const struct lg_guard_env *env,
+				 struct lg_findings *out);
+size_t lg_failures_tracked(const struct lg_failures *d);
+/* The current count of path; 0 when it is not tracked. */
+unsigned lg_failures_count(const struct lg_failures *d, const char *path);
+
 #endif

@@ -10,6 +10,8 @@ struct lg_guard {
 	struct lg_volumetric *vol;
 	struct lg_same_target *same;
 	struct lg_budget *budget;
+	struct lg_repeat *repeat;
+	struct lg_failures *failures;
 	struct lg_guard_stats st;
 };
 
@@ -22,7 +24,9 @@ struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms)
 	g->vol = lg_volumetric_new(&cfg->volumetric);
 	g->same = lg_same_target_new(&cfg->same_target);
 	g->budget = lg_budget_new(&cfg->budget, start_ms);
-	if (!g->vol || !g->same || !g->budget) {
+	g->repeat = lg_repeat_new(&cfg->repeat);
+	g->failures = lg_failures_new(&cfg->failures);
+	if (!g->vol || !g->same || !g->budget || !g->repeat || !g->failures) {
 		lg_guard_free(g);
 		return NULL;
 	}
@@ -36,6 +40,8 @@ void lg_guard_free(struct lg_guard *g)
 	lg_volumetric_free(g->vol);
 	lg_same_target_free(g->same);
 	lg_budget_free(g->budget);
+	lg_repeat_free(g->repeat);
+	lg_failures_free(g->failures);
 	free(g);
 }
 
@@ -61,6 +67,9 @@ enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
 	v = worst(v, lg_same_target_feed(g->same, ev, env, out));
 	v = worst(v, lg_volumetric_feed(g->vol, ev, env, out));
 	v = worst(v, lg_budget_feed(g->budget, ev, env, out));
+	/* These two only look at tool calls and op results. */
+	v = worst(v, lg_repeat_feed(g->repeat, ev, env, out));
+	v = worst(v, lg_failures_feed(g->failures, ev, env, out));
 	for (size_t i = 0; i < out->n; i++)
 		if (out->f[i].action >= LG_DENY)
 			g->st.trips++;

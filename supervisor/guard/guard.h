@@ -33,10 +33,25 @@ struct lg_budget_cfg {
 	enum lg_verdict action;
 };
 
+/* The same tool call (and result) many times in a row: a stuck agent. */
+struct lg_repeat_cfg {
+	unsigned threshold; /* identical calls in a row that trip; 0 = off */
+	bool include_result; /* a different result breaks the run */
+	enum lg_verdict action;
+};
+
+/* Failed writes, deletes, renames and truncations on one path. */
+struct lg_failures_cfg {
+	unsigned max; /* failures on one path that trip; 0 = off */
+	enum lg_verdict action;
+};
+
 struct lg_guard_cfg {
 	struct lg_detector_cfg volumetric;
 	struct lg_detector_cfg same_target;
 	struct lg_budget_cfg budget;
+	struct lg_repeat_cfg repeat;
+	struct lg_failures_cfg failures;
 };
 
 struct lg_guard_env {
@@ -54,7 +69,8 @@ struct lg_guard_env {
 
 struct lg_finding {
 	enum lg_verdict action;
-	const char *rule; /* detector: volumetric, same_target, budget */
+	/* detector: volumetric, same_target, budget, repeat, failures */
+	const char *rule;
 	const char *reason; /* loop_detected, volume_exceeded, ... */
 	char summary[LG_SUMMARY_MAX];
 };

@@ -72,3 +72,27 @@ assert_no_trip() {
 assert_rc() { # expected actual what
 	[ "$1" = "$2" ] || fail "$3: exit status $2, expected $1"
 }
+
+TOOLS=$LG_ROOT/tests/fixtures/tools
+
+# Starts the mock catalogue server on an ephemeral loopback port; sets
+# CATALOG_PID, CATALOG_PORT_FILE and CATALOG_LOG, and stops it on exit.
+start_catalog() {
+	CATALOG_PORT_FILE=$T/catalog.port
+	CATALOG_LOG=$T/catalog.log
+	: >"$CATALOG_LOG"
+	python3 "$TOOLS/catalog_server.py" --port-file "$CATALOG_PORT_FILE" \
+		--log "$CATALOG_LOG" --max-lifetime 120 "$@" &
+	CATALOG_PID=$!
+	trap 'kill $CATALOG_PID 2>/dev/null; lg_cleanup' EXIT
+	for _ in $(seq 1 100); do
+		[ -s "$CATALOG_PORT_FILE" ] && return 0
+		sleep 0.05
+	done
+	fail "the catalogue server did not start"
+}
+
+# A numeric field of the session's record, e.g. session_field ID shim_refused
+session_field() {
+	grep -o "\"$2\":[0-9]*" "$STATE/sessions/$1.json" | head -1 | cut -d: -f2
+}

@@ -69,6 +69,11 @@ static void test_defaults(void **state)
 	assert_true(c->guard.budget.reserve > 0.199 &&
 		    c->guard.budget.reserve < 0.201);
 	assert_int_equal(c->guard.budget.action, LG_KILL);
+	assert_int_equal(c->guard.repeat.threshold, 3);
+	assert_true(c->guard.repeat.include_result);
+	assert_int_equal(c->guard.repeat.action, LG_KILL);
+	assert_int_equal(c->guard.failures.max, 4);
+	assert_int_equal(c->guard.failures.action, LG_WARN);
 	assert_int_equal(c->deny_errno, EPERM);
 	assert_int_equal(c->syscalls, LG_SC_DEFAULT);
 	assert_int_equal(c->syscalls & LG_SC_OPEN_TRUNC, 0);
@@ -132,6 +137,13 @@ static void test_every_key(void **state)
 		"max_destructive_ops = 100\n"
 		"reserve = 0.25\n"
 		"action = deny\n"
+		"[repeat]\n"
+		"threshold = 5\n"
+		"include_result = false\n"
+		"action = warn\n"
+		"[failures]\n"
+		"max = 7\n"
+		"action = kill\n"
 		"[ignore]\n"
 		"defaults = false\n"
 		"path = /data/scratch/**\n"
@@ -156,6 +168,11 @@ static void test_every_key(void **state)
 	assert_true(c->guard.budget.reserve > 0.249 &&
 		    c->guard.budget.reserve < 0.251);
 	assert_int_equal(c->guard.budget.action, LG_DENY);
+	assert_int_equal(c->guard.repeat.threshold, 5);
+	assert_false(c->guard.repeat.include_result);
+	assert_int_equal(c->guard.repeat.action, LG_WARN);
+	assert_int_equal(c->guard.failures.max, 7);
+	assert_int_equal(c->guard.failures.action, LG_KILL);
 	assert_false(c->default_ignores);
 	assert_int_equal(c->n_ignore, 2);
 	assert_null(c->ignore[0].program);
@@ -249,7 +266,11 @@ static void test_numbers_at_limits(void **state)
 		"[budget]\n"
 		"reserve = 0\n"
 		"[guard]\n"
-		"kill_grace = 10m\n",
+		"kill_grace = 10m\n"
+		"[repeat]\n"
+		"threshold = 0\n"
+		"[failures]\n"
+		"max = 100000\n",
 		NULL, NULL);
 	assert_int_equal(c->guard.volumetric.max, 0);
 	assert_int_equal(c->guard.volumetric.window_ms, 1);
@@ -257,8 +278,14 @@ static void test_numbers_at_limits(void **state)
 	assert_int_equal(c->guard.same_target.window_ms, 86400000);
 	assert_true(c->guard.budget.reserve == 0);
 	assert_int_equal(c->kill_grace_ms, 600000);
+	assert_int_equal(c->guard.repeat.threshold, 0);
+	assert_int_equal(c->guard.failures.max, 100000);
 	load_ok(c, "[volumetric]\nmax_ops = 1000000\n", NULL, NULL);
 	assert_int_equal(c->guard.volumetric.max, 1000000);
+	load_ok(c, "[repeat]\nthreshold = 100000\n[failures]\nmax = 0\n", NULL,
+		NULL);
+	assert_int_equal(c->guard.repeat.threshold, 100000);
+	assert_int_equal(c->guard.failures.max, 0);
 }
 
 struct err_case {
@@ -376,6 +403,33 @@ static void test_errors(void **state)
 		  "test.ini:2: volumetric.max_ops: 'lots' is not a whole number" },
 		{ "[agent other]\nsame_target.action = allow\n",
 		  "test.ini:2: same_target.action: 'allow' is not an action" },
+		/* repeat: "< 1 disables" is spelled 0; negatives are refused */
+		{ "[repeat]\nthreshold = -1\n",
+		  "test.ini:2: repeat.threshold: '-1' is not a whole number" },
+		{ "[repeat]\nthreshold = 100001\n",
+		  "test.ini:2: repeat.threshold: 100001 is out of range (0 to 100000)" },
+		{ "[repeat]\nthreshold = three\n",
+		  "test.ini:2: repeat.threshold: 'three' is not a whole number" },
+		{ "[repeat]\ninclude_result = sometimes\n",
+		  "test.ini:2: repeat.include_result: 'sometimes' is not a boolean (true or false)" },
+		{ "[repeat]\naction = allow\n",
+		  "test.ini:2: repeat.action: 'allow' is not an action (warn, deny or kill)" },
+		{ "[repeat]\nmax = 3\n",
+		  "test.ini:2: unknown key 'max' in [repeat]" },
+		{ "[failures]\nmax = -4\n",
+		  "test.ini:2: failures.max: '-4' is not a whole number" },
+		{ "[failures]\nmax = 100001\n",
+		  "test.ini:2: failures.max: 100001 is out of range (0 to 100000)" },
+		{ "[failures]\naction = halt\n",
+		  "test.ini:2: failures.action: 'halt' is not an action (warn, deny or kill)" },
+		{ "[failures]\nwindow = 60s\n",
+		  "test.ini:2: unknown key 'window' in [failures]" },
+		{ "[failure]\nmax = 4\n",
+		  "test.ini:1: unknown section [failure]" },
+		{ "[agent claude]\nrepeat.include_results = true\n",
+		  "test.ini:2: [agent claude]: unknown key 'repeat.include_results'" },
+		{ "[profile p]\nfailures.max = lots\n",
+		  "test.ini:2: failures.max: 'lots' is not a whole number" },
 	};
 
 	(void)state;
@@ -479,6 +533,43 @@ static void test_agent_wins_over_profile(void **state)
 	assert_string_equal(c->ignore[0].glob, "/base/**");
 	assert_string_equal(c->ignore[1].glob, "/bulk/**");
 	assert_string_equal(c->ignore[2].glob, "/claude/**");
+}
+
+/* The new detectors' keys go through profiles and agents like the rest. */
+static void test_repeat_failures_overrides(void **state)
+{
+	static const char text[] = "[repeat]\n"
+				   "threshold = 4\n"
+				   "[failures]\n"
+				   "max = 6\n"
+				   "[profile strict]\n"
+				   "repeat.threshold = 2\n"
+				   "failures.action = deny\n"
+				   "[agent claude]\n"
+				   "repeat.include_result = no\n"
+				   "repeat.action = deny\n"
+				   "failures.max = 0\n";
+	struct lg_config *c = *state;
+
+	load_ok(c, text, NULL, NULL);
+	assert_int_equal(c->guard.repeat.threshold, 4);
+	assert_true(c->guard.repeat.include_result);
+	assert_int_equal(c->guard.failures.max, 6);
+	assert_int_equal(c->guard.failures.action, LG_WARN);
+	lg_config_free(c);
+	lg_config_init(c);
+	load_ok(c, text, "strict", NULL);
+	assert_int_equal(c->guard.repeat.threshold, 2);
+	assert_int_equal(c->guard.failures.action, LG_DENY);
+	assert_int_equal(c->guard.failures.max, 6);
+	lg_config_free(c);
+	lg_config_init(c);
+	load_ok(c, text, "strict", "claude");
+	assert_int_equal(c->guard.repeat.threshold, 2);
+	assert_false(c->guard.repeat.include_result);
+	assert_int_equal(c->guard.repeat.action, LG_DENY);
+	assert_int_equal(c->guard.failures.max, 0);
+	assert_int_equal(c->guard.failures.action, LG_DENY);
 }
 
 /* Precedence does not depend on the order of sections in the file. */
@@ -842,6 +933,7 @@ int main(void)
 		T(test_agent_applies),
 		T(test_other_agent_does_not_apply),
 		T(test_agent_wins_over_profile),
+		T(test_repeat_failures_overrides),
 		T(test_precedence_not_order),
 		T(test_profile_not_found),
 		T(test_profile_bad_name),

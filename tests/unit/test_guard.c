@@ -4,10 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "config.h"
 #include "guard/detectors.h"
 
 /* The world: which removed targets exist again. */
@@ -366,6 +368,166 @@ static void test_no_deadline_by_default(void **state)
 	assert_int_equal(tick_at(fx, 1000ULL * 86400 * 30), LG_ALLOW);
 }
 
+static enum lg_verdict tool_done(struct fixture *fx, uint64_t t,
+				 const char *tool, const char *args,
+				 const char *digest)
+{
+	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+			       .source = LG_SRC_SHIM,
+			       .pid = 1234,
+			       .exe = "node",
+			       .tool = tool,
+			       .args = args,
+			       .result_digest = digest,
+			       .args_preview = args,
+			       .result_preview = "still there" };
+
+	fx->env.now_ms = t;
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+static enum lg_verdict op_result(struct fixture *fx, uint64_t t, enum lg_op op,
+				 const char *target, int err)
+{
+	struct lg_event ev = { .kind = LG_EV_OP_RESULT,
+			       .source = LG_SRC_SHIM,
+			       .op = op,
+			       .pid = 1234,
+			       .exe = "node",
+			       .target = target,
+			       .result = err };
+
+	fx->env.now_ms = t;
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+/* The shipped defaults, as lg_config_init sets them, reach the guard. */
+static void test_repeat_and_failures_wired(void **state)
+{
+	struct lg_config c;
+	struct lg_guard_stats st;
+	struct fixture *fx;
+
+	lg_config_init(&c);
+	fx = fx_new(state, &c.guard, 0);
+	lg_config_free(&c);
+
+	assert_int_equal(tool_done(fx, 0, "rm_asset", "{\"id\":1}", "d1"),
+			 LG_ALLOW);
+	assert_int_equal(tool_done(fx, 1, "rm_asset", "{\"id\":1}", "d1"),
+			 LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(tool_done(fx, 2, "rm_asset", "{\"id\":1}", "d1"),
+			 LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "repeat");
+	assert_string_equal(fx->out.f[0].reason, "repeat");
+	assert_string_equal(fx->out.f[0].summary,
+			    "repeat, rm_asset({\"id\":1}) -> \"still there\" "
+			    "3 times in a row");
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(op_result(fx, 3, LG_OP_WRITE, "/p/a", EACCES),
+				 LG_ALLOW);
+	assert_int_equal(op_result(fx, 4, LG_OP_WRITE, "/p/a", EACCES),
+			 LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "failures");
+	assert_string_equal(fx->out.f[0].reason, "write_failures");
+
+	/* a kill is a trip, a warning is not; neither is a destroyed op */
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 7);
+	assert_int_equal(st.trips, 1);
+	assert_int_equal(st.counted, 0);
+}
+
+/* Off by config: the guard reports nothing for them. */
+static void test_repeat_and_failures_off(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(tool_done(fx, (uint64_t)i, "t", "{}", ""),
+				 LG_ALLOW);
+		assert_int_equal(op_result(fx, (uint64_t)i, LG_OP_UNLINK,
+					   "/p/a", EPERM),
+				 LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+}
+
+/*
+ * Tool calls and op results are not destructive attempts: the
+ * destructive detectors neither count them nor trip on them, and the
+ * other way round.
+ */
+static void test_new_events_not_destructive(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct lg_guard_stats st;
+	struct fixture *fx;
+
+	cfg.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
+	cfg.failures = (struct lg_failures_cfg){ 4, LG_WARN };
+	fx = fx_new(state, &cfg, 0);
+	/* target and class look destructive; the kind says otherwise */
+	for (int i = 0; i < 2; i++) {
+		struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+				       .op = LG_OP_UNLINK,
+				       .cls = LG_CLASS_DESTROY,
+				       .target = "/p/a",
+				       .tool = "t",
+				       .args = "{}" };
+
+		assert_int_equal(lg_guard_feed(fx->g, &ev, &fx->env, &fx->out),
+				 LG_ALLOW);
+		ev.kind = LG_EV_OP_RESULT;
+		ev.result = EACCES;
+		assert_int_equal(lg_guard_feed(fx->g, &ev, &fx->env, &fx->out),
+				 LG_ALLOW);
+	}
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.counted, 0);
+	/* destructive attempts do not feed repeat or failures */
+	assert_int_equal(feed_at(fx, 10, "/p/a"), LG_ALLOW);
+	assert_int_equal(feed_at(fx, 11, "/p/b"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(feed_at(fx, 12, "/p/c"), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "volumetric");
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.counted, 3);
+	/* the run of two tool calls is still there: one more trips it */
+	assert_int_equal(tool_done(fx, 13, "t", "{}", NULL), LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "repeat");
+	/* and /p/a's two failures: two more make four */
+	assert_int_equal(op_result(fx, 14, LG_OP_WRITE, "/p/a", EACCES),
+			 LG_ALLOW);
+	assert_int_equal(op_result(fx, 15, LG_OP_WRITE, "/p/a", EACCES),
+			 LG_WARN);
+	assert_string_equal(fx->out.f[0].rule, "failures");
+}
+
+/* The worst action wins across old and new detectors alike. */
+static void test_failures_action_from_config(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct fixture *fx;
+
+	cfg.failures = (struct lg_failures_cfg){ 2, LG_DENY };
+	fx = fx_new(state, &cfg, 0);
+	assert_int_equal(op_result(fx, 0, LG_OP_RENAME, "/p/a", EXDEV),
+			 LG_ALLOW);
+	assert_int_equal(op_result(fx, 0, LG_OP_RENAME, "/p/a", EXDEV),
+			 LG_DENY);
+	assert_int_equal(fx->out.f[0].action, LG_DENY);
+	assert_string_equal(
+		fx->out.f[0].summary,
+		"write_failures, 2 failed writes on /p/a in a row (last: EXDEV)");
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int main(void)
@@ -385,6 +547,10 @@ int main(void)
 		T(test_stats_warn_is_not_a_trip),
 		T(test_next_deadline),
 		T(test_no_deadline_by_default),
+		T(test_repeat_and_failures_wired),
+		T(test_repeat_and_failures_off),
+		T(test_new_events_not_destructive),
+		T(test_failures_action_from_config),
 	};
 
 	return cmocka_run_group_tests_name("guard", tests, NULL, NULL);

@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: MIT
+/*
+ * liblgshim.so: loaded into every agent process with LD_PRELOAD. It reports
+ * the results of file operations and the tool calls it recognises on
+ * sockets and pipes to the supervisor, and holds back a destructive tool
+ * call until the supervisor says it may go. It never changes what the
+ * program sees, except for a refused call.
+ *
+ * Rules kept everywhere: real functions resolved once; errno saved and
+ * restored; a thread-local guard against re-entry; no allocation and no
+ * lock on the reporting path (one send() per event, dropped and counted
+ * when the socket is full); only the gate blocks, and only for a bounded time.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "recog.h"
+#include "wire.h"
+
+#define LG_EXPORT __attribute__((visibility("default")))
+#define SHIM_FD_MIN 900 /* keep our socket out of the program's way */
+#define GATE_TIMEOUT_MS 5000 /* a gate never waits longer than this */
+#define FD_TRACK 4096 /* per-fd state for fds below this */
+#define DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"
+
+/* The ops reported, as enum lg_op of supervisor/event.h. */
+enum {
+	OP_UNLINK = 1,
+	OP_RMDIR = 2,
+	OP_TRUNCATE = 3,
+	OP_WRITE = 7,
+	OP_RENAME = 8
+};
+
+static struct {
+	int (*unlink)(const char *);
+	int (*unlinkat)(int, const char *, int);
+	int (*rmdir)(const char *);
+	int (*remove)(const char *);
+	int (*rename)(const char *, const char *);
+	int (*renameat)(int, const char *, int, const char *);
+	int (*renameat2)(int, const char *, int, const char *, unsigned);
+	int (*truncate)(const char *, off_t);
+	int (*ftruncate)(int, off_t);
+	int (*open)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	int (*creat)(const char *, mode_t);
+	FILE *(*fopen)(const char *, const char *);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+			  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+			    socklen_t *);
+} real;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static bool active; /* off in setuid programs and without a socket */
+static char sock_path[108];
+static const char *gate_tools = DEFAULT_GATE_TOOLS;
+static atomic_int conn_fd = -1;
+static ino_t conn_ino;
+static atomic_uint_fast64_t dropped;
+static atomic_int outstanding; /* calls waiting for their result */
+static atomic_bool had_failure; /* successes matter only after a failure */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t gate_seq;
+static unsigned char fd_kind[FD_TRACK]; /* 0 unknown, 1 socket/pipe, 2 other */
+static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
+/* A response whose headers came without its body: the next read has it. */
+static struct {
+	uint32_t k;
+	uint16_t status;
+	bool waiting;
+} http_body[FD_TRACK];
+static __thread int in_shim;
+
+static void *resolve(const char *name, void *self)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	/* Resolving to ourselves would recurse forever: refuse loudly. */
+	if (f && f == self) {
+		static const char m[] = "lgshim: a symbol resolves to itself\n";
+
+		syscall(SYS_write, 2, m, sizeof(m) - 1);
+		abort();
+	}
+	return f;
+}
+
+static void after_fork_child(void)
+{
+	int fd = atomic_exchange(&conn_fd, -1);
+
+	/* The parent's connection is not ours: say hello on our own. */
+	if (fd >= 0 && real.close)
+		real.close(fd);
+	pthread_mutex_init(&gate_lock, NULL);
+	atomic_store(&outstanding, 0);
+	memset(http_sent, 0, sizeof(http_sent));
+	memset(http_seen, 0, sizeof(http_seen));
+	memset(http_body, 0, sizeof(http_body));
+}
+
+static void init(void)
+{
+	const char *p = getenv(LG_WIRE_ENV_SOCK);
+	const char *g = getenv("LGRUN_GATE_TOOLS");
+
+#define R(name) real.name = resolve(#name, (void *)name)
+	R(unlink);
+	R(unlinkat);
+	R(rmdir);
+	R(remove);
+	R(rename);
+	R(renameat);
+	R(renameat2);
+	R(truncate);
+	R(ftruncate);
+	R(open);
+	R(openat);
+	R(creat);
+	R(fopen);
+	R(close);
+	R(close_range);
+	R(dup2);
+	R(dup3);
+	R(write);
+	R(writev);
+	R(send);
+	R(sendto);
+	R(sendmsg);
+	R(read);
+	R(recv);
+	R(recvfrom);
+#undef R
+	if (g && *g)
+		gate_tools = g;
+	/* Never act in a setuid/setgid program, nor without a supervisor. */
+	if (getauxval(AT_SECURE) || !p || !*p || strlen(p) >= sizeof(sock_path))
+		return;
+	strcpy(sock_path, p);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	active = true;
+}
+
+static inline void ensure(void)
+{
+	pthread_once(&once, init);
+}
+
+__attribute__((constructor)) static void shim_ctor(void)
+{
+	ensure();
+}
+
+static bool fd_is_ours(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_ino == conn_ino;
+}
+
+static void send_raw(int fd, const void *p, size_t n)
+{
+	if (syscall(SYS_sendto, fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL, NULL,
+		    0) < 0)
+		atomic_fetch_add(&dropped, 1);
+}
+
+static int connect_supervisor(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct lg_wire_buf w;
+	char exe[256];
+	struct stat st;
+	ssize_t n;
+	int fd, hi;
+
+	fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+			  0);
+	if (fd < 0)
+		return -1;
+	strcpy(a.sun_path, sock_path);
+	if (syscall(SYS_connect, fd, &a, sizeof(a)) < 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, SHIM_FD_MIN);
+	if (hi >= 0) {
+		syscall(SYS_close, fd);
+		fd = hi;
+	}
+	if (fstat(fd, &st) < 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	lg_wire_start(&w, LG_W_HELLO, 0);
+	lg_wire_put_u32(&w, LG_T_PID, (uint32_t)getpid());
+	lg_wire_put_u32(&w, LG_T_PPID, (uint32_t)getppid());
+	lg_wire_put_str(&w, LG_T_EXE, exe);
+	lg_wire_finish(&w);
+	if (syscall(SYS_sendto, fd, w.b, w.n, MSG_NOSIGNAL, NULL, 0) < 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	conn_ino = st.st_ino;
+	return fd;
+}
+
+/* Our connection, (re)made when it is missing or was closed under us. */
+static int conn(void)
+{
+	int fd = atomic_load(&conn_fd);
+
+	if (fd >= 0 && fd_is_ours(fd))
+		return fd;
+	fd = connect_supervisor();
+	if (fd >= 0) {
+		int old = -1;
+
+		if (!atomic_compare_exchange_strong(&conn_fd, &old, fd)) {
+			/* another thread won; keep its connection */
+			if (old >= 0 && fd_is_ours(old)) {
+				syscall(SYS_close, fd);
+				return old;
+			}
+			atomic_store(&conn_fd, fd);
+		}
+	}
+	return fd;
+}
+
+static void emit(struct lg_wire_buf *w)
+{
+	int fd = conn();
+	uint64_t d;
+
+	if (fd < 0)
+		return;
+	d = atomic_exchange(&dropped, 0);
+	if (d) {
+		struct lg_wire_buf dw;
+
+		lg_wire_start(&dw, LG_W_DROPS, 0);
+		lg_wire_put_u64(&dw, LG_T_COUNT, d);
+		lg_wire_finish(&dw);
+		send_raw(fd, dw.b, dw.n);
+	}
+	lg_wire_finish(w);
+	send_raw(fd, w->b, w->n);
+}
+
+/*
+ * Asks the supervisor about a destructive call; 0 = go, else an errno.
+ * Fails open only when there is no supervisor to ask (seccomp still
+ * guards file operations); a supervisor that does not answer in time refuses.
+ */
+static int gate(struct lg_wire_buf *w)
+{
+	struct lg_wire_hdr h;
+	unsigned char buf[LG_WIRE_MAX];
+	uint32_t seq, verdict = EPERM;
+	int fd, r = 0;
+
+	pthread_mutex_lock(&gate_lock);
+	fd = conn();
+	if (fd < 0)
+		goto out;
+	seq = ++gate_seq;
+	memcpy(w->b + offsetof(struct lg_wire_hdr, seq), &seq, sizeof(seq));
+	lg_wire_finish(w);
+	if (syscall(SYS_sendto, fd, w->b, w->n, MSG_NOSIGNAL, NULL, 0) < 0) {
+		r = ECONNRESET;
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&pfd, 1, GATE_TIMEOUT_MS) <= 0) {
+			r = ETIMEDOUT;
+			break;
+		}
+		n = syscall(SYS_recvfrom, fd, buf, sizeof(buf), 0, NULL, NULL);
+		if (n < (ssize_t)sizeof(h)) {
+			r = ECONNRESET;
+			break;
+		}
+		memcpy(&h, buf, sizeof(h));
+		if (h.type != LG_W_VERDICT || h.seq != seq)
+			continue;
+		/* The verdict is one u32 field right after the header. */
+		if (n >= (ssize_t)(sizeof(h) + 3 + 4))
+			memcpy(&verdict, buf + sizeof(h) + 3, 4);
+		r = (int)verdict;
+		break;
+	}
+out:
+	pthread_mutex_unlock(&gate_lock);
+	return r;
+}
+
+static bool enter(void)
+{
+	ensure();
+	if (!active || in_shim)
+		return false;
+	in_shim = 1;
+	return true;
+}
+
+static void leave(void)
+{
+	in_shim = 0;
+}
+
+/* --- file operations: results only --------------------------------- */
+
+static void report_op(int op, int dirfd, const char *path, int ret, int err)
+{
+	char abs[4096];
+	struct lg_wire_buf w;
+
+	if (!path)
+		return;
+	if (ret == 0 && !atomic_load(&had_failure))
+		return; /* a success only matters to a path that failed */
+	if (ret != 0)
+		atomic_store(&had_failure, true);
+	if (path[0] != '/') {
+		char base[4096];
+		ssize_t n;
+
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(base, sizeof(base)))
+				return;
+		} else {
+			char l[64];
+
+			snprintf(l, sizeof(l), "/proc/self/fd/%d", dirfd);
+			n = readlink(l, base, sizeof(base) - 1);
+			if (n <= 0)
+				return;
+			base[n] = '\0';
+		}
+		if (snprintf(abs, sizeof(abs), "%s/%s", base, path) >=
+		    (int)sizeof(abs))
+			return;
+		path = abs;
+	}
+	lg_wire_start(&w, LG_W_OP_RESULT, 0);
+	lg_wire_put_u32(&w, LG_T_OP, (uint32_t)op);
+	lg_wire_put_str(&w, LG_T_PATH, path);
+	lg_wire_put_u32(&w, LG_T_RESULT, ret == 0 ? 0u : (uint32_t)err);
+	emit(&w);
+}
+
+#define FILE_HOOK(ret_t, name, params, call, op, dirfd, path)           \
+	LG_EXPORT ret_t name params                                     \
+	{                                                               \
+		ret_t r;                                                \
+		int e;                                                  \
+		bool on = enter();                                      \
+                                                                        \
+		if (!real.name) {                                       \
+			if (on)                                         \
+				leave();                                \
+			errno = ENOSYS;                                 \
+			return -1;                                      \
+		}                                                       \
+		r = real.call;                                          \
+		e = errno;                                              \
+		if (on) {                                               \
+			report_op(op, dirfd, path, r == 0 ? 0 : -1, e); \
+			leave();                                        \
+		}                                                       \
+		errno = e;                                              \
+		return r;                                               \
+	}
+
+FILE_HOOK(int, unlink, (const char *p), unlink(p), OP_UNLINK, AT_FDCWD, p)
+FILE_HOOK(int, rmdir, (const char *p), rmdir(p), OP_RMDIR, AT_FDCWD, p)
+FILE_HOOK(int, remove, (const char *p), remove(p), OP_UNLINK, AT_FDCWD, p)
+FILE_HOOK(int, unlinkat, (int d, const char *p, int f), unlinkat(d, p, f),
+	  (f & AT_REMOVEDIR) ? OP_RMDIR : OP_UNLINK, d, p)
+FILE_HOOK(int, rename, (const char *a, const char *b), rename(a, b), OP_RENAME,
+	  AT_FDCWD, a)
+FILE_HOOK(int, renameat, (int da, const char *a, int db, const char *b),
+	  renameat(da, a, db, b), OP_RENAME, da, a)
+FILE_HOOK(int, renameat2,
+	  (int da, const char *a, int db, const char *b, unsigned f),
+	  renameat2(da, a, db, b, f), OP_RENAME, da, a)
+FILE_HOOK(int, truncate, (const char *p, off_t l), truncate(p, l), OP_TRUNCATE,
+	  AT_FDCWD, p)
+
+LG_EXPORT int truncate64(const char *p, off_t l)
+	__attribute__((alias("truncate")));
+
+static bool writes(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+}
+
+static void report_open(int dirfd, const char *path, int flags, int r, int e)
+{
+	if (writes(flags))
+		report_op(OP_WRITE, dirfd, path, r >= 0 ? 0 : -1, e);
+}
+
+#define OPEN_MODE(flags, mode)                         \
+	do {                                           \
+		if ((flags) & (O_CREAT | O_TMPFILE)) { \
+			va_list ap;                    \
+			va_start(ap, flags);           \
+			mode = va_arg(ap, int);        \
+			va_end(ap);                    \
+		}                                      \
+	} while (0)
+
+LG_EXPORT int open(const char *p, int flags, ...)
+{
+	bool on = enter();
+	int mode = 0, r, e;
+
+	OPEN_MODE(flags, mode);
+	r = real.open ? real.open(p, flags, mode) : (errno = ENOSYS, -1);
+	e = errno;
+	if (on) {
+		report_open(AT_FDCWD, p, flags, r, e);
+		leave();
+	}
+	if (r >= 0 && r < FD_TRACK)
+		fd_kind[r] = 0;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int open64(const char *p, int flags, ...)
+	__attribute__((alias("open")));
+
+LG_EXPORT int openat(int d, const char *p, int flags, ...)
+{
+	bool on = enter();
+	int mode = 0, r, e;
+
+	OPEN_MODE(flags, mode);
+	r = real.openat ? real.openat(d, p, flags, mode) : (errno = ENOSYS, -1);
+	e = errno;
+	if (on) {
+		report_open(d, p, flags, r, e);
+		leave();
+	}
+	if (r >= 0 && r < FD_TRACK)
+		fd_kind[r] = 0;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int openat64(int d, const char *p, int flags, ...)
+	__attribute__((alias("openat")));
+
+LG_EXPORT int creat(const char *p, mode_t m)
+{
+	bool on = enter();
+	int r, e;
+
+	r = real.creat ? real.creat(p, m) : (errno = ENOSYS, -1);
+	e = errno;
+	if (on) {
+		report_open(AT_FDCWD, p, O_WRONLY | O_CREAT | O_TRUNC, r, e);
+		leave();
+	}
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int creat64(const char *p, mode_t m) __attribute__((alias("creat")));
+
+LG_EXPORT FILE *fopen(const char *p, const char *mode)
+{
+	bool on = enter();
+	FILE *f;
+	int e;
+
+	f = real.fopen ? real.fopen(p, mode) : (errno = ENOSYS, NULL);
+	e = errno;
+	if (on) {
+		if (mode && (strchr(mode, 'w') || strchr(mode, 'a') ||
+			     strchr(mode, '+')))
+			report_op(OP_WRITE, AT_FDCWD, p, f ? 0 : -1, e);
+		leave();
+	}
+	errno = e;
+	return f;
+}
+
+LG_EXPORT FILE *fopen64(const char *p, const char *mode)
+	__attribute__((alias("fopen")));
+
+LG_EXPORT int ftruncate(int fd, off_t len)
+{
+	int r, e;
+
+	ensure();
+	r = real.ftruncate ? real.ftruncate(fd, len) : (errno = ENOSYS, -1);
+	e = errno;
+	if (r != 0 && active && !in_shim) {
+		char l[64], path[4096];
+		ssize_t n;
+
+		in_shim = 1;
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+		n = readlink(l, path, sizeof(path) - 1);
+		if (n > 0) {
+			path[n] = '\0';
+			report_op(OP_TRUNCATE, AT_FDCWD, path, -1, e);
+		}
+		in_shim = 0;
+	}
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int ftruncate64(int fd, off_t len)
+	__attribute__((alias("ftruncate")));
+
+/* --- descriptors: keep our socket ours --------------------------------- */
+
+static void forget_fd(int fd)
+{
+	if (fd >= 0 && fd < FD_TRACK) {
+		fd_kind[fd] = 0;
+		http_sent[fd] = http_seen[fd] = 0;
+		http_body[fd].waiting = false;
+	}
+}
+
+LG_EXPORT int close(int fd)
+{
+	int e, r;
+
+	ensure();
+	/* Closing our socket (close_fds loops) just means reconnecting later. */
+	if (fd >= 0 && fd == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(fd);
+	r = real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+	e = errno;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	int c = atomic_load(&conn_fd);
+
+	ensure();
+	if (c >= 0 && (unsigned)c >= lo && (unsigned)c <= hi &&
+	    !(flags & CLOSE_RANGE_CLOEXEC))
+		atomic_store(&conn_fd, -1);
+	for (unsigned fd = lo; fd <= hi && fd < FD_TRACK; fd++)
+		forget_fd((int)fd);
+	if (real.close_range)
+		return real.close_range(lo, hi, flags);
+	return (int)syscall(SYS_close_range, lo, hi, flags);
+}
+
+LG_EXPORT int dup2(int a, int b)
+{
+	ensure();
+	if (b == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(b);
+	return real.dup2 ? real.dup2(a, b) : (int)syscall(SYS_dup2, a, b);
+}
+
+LG_EXPORT int dup3(int a, int b, int f)
+{
+	ensure();
+	if (b == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(b);
+	return real.dup3 ? real.dup3(a, b, f) : (int)syscall(SYS_dup3, a, b, f);
+}
+
+/* --- tool traffic -------------------------------------------------------- */
+
+/* Sockets and pipes carry tool traffic; files and ttys never do. */
+static bool channel(int fd)
+{
+	struct stat st;
+	unsigned char k;
+
+	if (fd < 0)
+		return false;
+	if (fd < FD_TRACK && (k = fd_kind[fd]))
+		return k == 1;
+	if (fstat(fd, &st) < 0)
+		return false;
+	k = (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode)) ? 1 : 2;
+	if (fd < FD_TRACK)
+		fd_kind[fd] = k;
+	return k == 1;
+}
+
+static void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s,
+		     size_t max)
+{
+	lg_wire_put(w, tag, s.p, s.n < max ? s.n : max);
+}
+
+/*
+ * An outgoing message. Returns 0 to let it go, or the errno the program
+ * should see (the supervisor refused it).
+ */
+static int outgoing(int fd, const char *p, size_t n)
+{
+	struct lg_http_req hq;
+	struct lg_jrpc jr;
+	struct lg_wire_buf w;
+	char tool[160];
+
+	if (!lg_recog_maybe(p, n) || !channel(fd))
+		return 0;
+	if (lg_recog_http_request(p, n, &hq)) {
+		bool del = hq.method.n == 6 &&
+			   memcmp(hq.method.p, "DELETE", 6) == 0;
+		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
+
+		snprintf(tool, sizeof(tool), "%.*s %.*s", (int)hq.method.n,
+			 hq.method.p,
+			 (int)(hq.target.n < 120 ? hq.target.n : 120),
+			 hq.target.p);
+		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+		lg_wire_put_str(&w, LG_T_TOOL, tool);
+		put_span(&w, LG_T_TARGET, hq.target, 1024);
+		put_span(&w, LG_T_ARGS, hq.body, 4096);
+		lg_wire_put_u64(&w, LG_T_DIGEST,
+				lg_wire_hash(0, hq.body.p, hq.body.n));
+		atomic_fetch_add(&outstanding, 1);
+		if (del)
+			return gate(&w);
+		emit(&w);
+		return 0;
+	}
+	if (lg_recog_jsonrpc(p, n, &jr) && jr.request) {
+		bool call = jr.name.n > 0;
+		bool destructive =
+			call &&
+			lg_recog_name_in(jr.name.p, jr.name.n, gate_tools);
+
+		if (!call && jr.id.n == 0)
+			return 0; /* a notification: nothing comes back */
+		lg_wire_start(&w, destructive ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+		lg_wire_put_u64(&w, LG_T_CHAN,
+				lg_wire_hash(0, jr.id.p, jr.id.n));
+		if (call)
+			put_span(&w, LG_T_TOOL, jr.name, 128);
+		else
+			put_span(&w, LG_T_TOOL, jr.method, 128);
+		put_span(&w, LG_T_ARGS, jr.args, LG_WIRE_MAX / 2);
+		atomic_fetch_add(&outstanding, 1);
+		if (destructive)
+			return gate(&w);
+		emit(&w);
+		return 0;
+	}
+	return 0;
+}
+
+static void http_result(int fd, uint32_t k, unsigned status,
+			struct lg_span body)
+{
+	struct lg_wire_buf w;
+	uint64_t h = lg_wire_hash(0, &status, sizeof(status));
+
+	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u32(&w, LG_T_STATUS, status);
+	/* The status is part of the result: 200 "x" is not 500 "x". */
+	lg_wire_put_u64(&w, LG_T_DIGEST, lg_wire_hash(h, body.p, body.n));
+	put_span(&w, LG_T_PREVIEW, body, 160);
+	atomic_fetch_sub(&outstanding, 1);
+	emit(&w);
+}
+
+static void incoming(int fd, const char *p, ssize_t got)
+{
+	struct lg_http_resp hr;
+	struct lg_jrpc jr;
+	struct lg_wire_buf w;
+	size_t n;
+
+	if (got <= 0 || atomic_load(&outstanding) <= 0)
+		return;
+	n = (size_t)got;
+	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting) {
+		struct lg_span body = { p, n };
+
+		http_body[fd].waiting = false;
+		http_result(fd, http_body[fd].k, http_body[fd].status, body);
+		return;
+	}
+	if (!lg_recog_maybe(p, n) || !channel(fd))
+		return;
+	if (lg_recog_http_response(p, n, &hr)) {
+		uint32_t k = fd < FD_TRACK ? http_seen[fd]++ : 0;
+
+		/* Headers alone (buffered readers): the body comes next. */
+		if (hr.body.n == 0 && fd < FD_TRACK && hr.status != 204 &&
+		    hr.status != 304) {
+			http_body[fd].k = k;
+			http_body[fd].status = (uint16_t)hr.status;
+			http_body[fd].waiting = true;
+			return;
+		}
+		http_result(fd, k, hr.status, hr.body);
+		return;
+	}
+	if (lg_recog_jsonrpc(p, n, &jr) && !jr.request && jr.id.n) {
+		lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+		lg_wire_put_u64(&w, LG_T_CHAN,
+				lg_wire_hash(0, jr.id.p, jr.id.n));
+		lg_wire_put_u32(&w, LG_T_STATUS, jr.error ? 1 : 0);
+		lg_wire_put_u64(&w, LG_T_DIGEST,
+				lg_wire_hash(0, jr.result.p, jr.result.n));
+		put_span(&w, LG_T_PREVIEW, jr.result, 160);
+		atomic_fetch_sub(&outstanding, 1);
+		emit(&w);
+	}
+}
+
+/* The hooks: check, then do the real thing, errno untouched. */
+#define OUT_HOOK(name, params, buf, len, call)               \
+	LG_EXPORT ssize_t name params                        \
+	{                                                    \
+		ssize_t r;                                   \
+		int e;                                       \
+                                                             \
+		if (enter()) {                               \
+			int refuse = outgoing(fd, buf, len); \
+			leave();                             \
+			if (refuse) {                        \
+				errno = ECONNRESET;          \
+				return -1;                   \
+			}                                    \
+		}                                            \
+		r = real.call;                               \
+		e = errno;                                   \
+		errno = e;                                   \
+		return r;                                    \
+	}
+
+OUT_HOOK(write, (int fd, const void *b, size_t n), (const char *)b, n,
+	 write(fd, b, n))
+OUT_HOOK(send, (int fd, const void *b, size_t n, int f), (const char *)b, n,
+	 send(fd, b, n, f))
+OUT_HOOK(sendto,
+	 (int fd, const void *b, size_t n, int f, const struct sockaddr *a,
+	  socklen_t al),
+	 (const char *)b, n, sendto(fd, b, n, f, a, al))
+
+LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	if (cnt > 0 && enter()) {
+		int refuse = outgoing(fd, iov[0].iov_base, iov[0].iov_len);
+
+		leave();
+		if (refuse) {
+			errno = ECONNRESET;
+			return -1;
+		}
+	}
+	return real.writev(fd, iov, cnt);
+}
+
+LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
+{
+	if (m && m->msg_iovlen > 0 && enter()) {
+		int refuse = outgoing(fd, m->msg_iov[0].iov_base,
+				      m->msg_iov[0].iov_len);
+
+		leave();
+		if (refuse) {
+			errno = ECONNRESET;
+			return -1;
+		}
+	}
+	return real.sendmsg(fd, m, f);
+}
+
+#define IN_HOOK(name, params, call)                                      \
+	LG_EXPORT ssize_t name params                                    \
+	{                                                                \
+		ssize_t r;                                               \
+		int e;                                                   \
+                                                                         \
+		ensure();                                                \
+		r = real.call;                                           \
+		e = errno;                                               \
+		if (r > 0 && atomic_load(&outstanding) > 0 && enter()) { \
+			incoming(fd, (const char *)b, r);                \
+			leave();                                         \
+		}                                                        \
+		errno = e;                                               \
+		return r;                                                \
+	}
+
+IN_HOOK(read, (int fd, void *b, size_t n), read(fd, b, n))
+IN_HOOK(recv, (int fd, void *b, size_t n, int f), recv(fd, b, n, f))
+IN_HOOK(recvfrom,
+	(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al),
+	recvfrom(fd, b, n, f, a, al))

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The shim -> supervisor wire format, one header for both sides.
+ *
+ * Transport: an AF_UNIX SOCK_SEQPACKET connection per process, so every
+ * frame is one send() and arrives whole or not at all. A frame is a fixed
+ * header followed by `len` bytes of fields; each field is a tag byte, a
+ * 16-bit little-endian length and that many bytes. The supervisor checks
+ * every frame: wrong magic or version, a length that disagrees with what
+ * arrived, a frame over LG_WIRE_MAX, a field running past the end or an
+ * unknown type is counted and dropped, and the connection closed.
+ */
+#ifndef LG_WIRE_H
+#define LG_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_WIRE_MAGIC 0x474cu /* "LG" little-endian */
+#define LG_WIRE_VERSION 1
+#define LG_WIRE_MAX 8192 /* a whole frame, header included */
+#define LG_WIRE_ENV_SOCK "LGRUN_SOCK"
+
+enum lg_wire_type {
+	LG_W_HELLO = 1, /* pid, ppid, exe: first frame of a connection */
+	LG_W_OP_RESULT = 2, /* op, path, result */
+	LG_W_TOOL_CALL =
+		3, /* proto, chan, tool, method, target, args, digest */
+	LG_W_TOOL_RESULT = 4, /* proto, chan, status, digest, preview */
+	LG_W_GATE = 5, /* a destructive tool call waiting for a verdict */
+	LG_W_VERDICT = 6, /* supervisor -> shim: seq echoed, verdict */
+	LG_W_DROPS = 7, /* events the shim could not send */
+	LG_W_TYPE_MAX = 7,
+};
+
+enum lg_wire_tag {
+	LG_T_PID = 1, /* u32 */
+	LG_T_PPID = 2, /* u32 */
+	LG_T_EXE = 3, /* string */
+	LG_T_OP = 4, /* u32: enum lg_op */
+	LG_T_PATH = 5, /* string */
+	LG_T_RESULT = 6, /* u32: 0 or errno */
+	LG_T_PROTO = 7, /* u32: enum lg_wire_proto */
+	LG_T_CHAN = 8, /* u64: pairs a call with its result */
+	LG_T_TOOL = 9, /* string: tool name, or HTTP method + path */
+	LG_T_TARGET = 10, /* string: what a destructive call acts on */
+	LG_T_ARGS = 11, /* bytes: arguments as sent (JSON), bounded */
+	LG_T_DIGEST = 12, /* u64: hash of a body */
+	LG_T_STATUS = 13, /* u32: HTTP status, or 0/1 for JSON-RPC ok/error */
+	LG_T_PREVIEW = 14, /* string: the start of a body, for humans */
+	LG_T_VERDICT = 15, /* u32: 0 allow, else the errno to fail with */
+	LG_T_COUNT = 16, /* u64 */
+	LG_T_TAG_MAX = 16,
+};
+
+enum lg_wire_proto {
+	LG_P_HTTP = 1,
+	LG_P_JSONRPC = 2,
+	LG_P_TLS = 3, /* opaque: seen, not readable */
+};
+
+struct lg_wire_hdr {
+	uint16_t magic;
+	uint8_t version;
+	uint8_t type;
+	uint32_t len; /* bytes of fields after the header */
+	uint32_t seq; /* a gate's number, echoed in its verdict */
+	uint32_t reserved;
+};
+
+#define LG_WIRE_HDR_SIZE ((size_t)sizeof(struct lg_wire_hdr))
+
+/*
+ * Building a frame without allocation (the shim's hot path): a fixed buffer,
+ * fields appended, the header's len filled in at the end.
+ */
+struct lg_wire_buf {
+	unsigned char b[LG_WIRE_MAX];
+	size_t n;
+	int overflow;
+};
+
+static inline void lg_wire_start(struct lg_wire_buf *w, uint8_t type,
+				 uint32_t seq)
+{
+	struct lg_wire_hdr h = {
+		LG_WIRE_MAGIC, LG_WIRE_VERSION, type, 0, seq, 0
+	};
+
+	__builtin_memcpy(w->b, &h, sizeof(h));
+	w->n = sizeof(h);
+	w->overflow = 0;
+}
+
+/* Appends a field, cutting bytes to what fits (strings end up truncated). */
+static inline void lg_wire_put(struct lg_wire_buf *w, uint8_t tag,
+			       const void *p, size_t len)
+{
+	uint16_t l16;
+
+	if (w->n + 3 > sizeof(w->b)) {
+		w->overflow = 1;
+		return;
+	}
+	if (len > sizeof(w->b) - w->n - 3) {
+		len = sizeof(w->b) - w->n - 3;
+		w->overflow = 1;
+	}
+	if (len > 0xffff)
+		len = 0xffff;
+	l16 = (uint16_t)len;
+	w->b[w->n] = tag;
+	__builtin_memcpy(w->b + w->n + 1, &l16, 2);
+	if (len)
+		__builtin_memcpy(w->b + w->n + 3, p, len);
+	w->n += 3 + len;
+}
+
+static inline void lg_wire_put_u32(struct lg_wire_buf *w, uint8_t tag,
+				   uint32_t v)
+{
+	lg_wire_put(w, tag, &v, sizeof(v));
+}
+
+static inline void lg_wire_put_u64(struct lg_wire_buf *w, uint8_t tag,
+				   uint64_t v)
+{
+	lg_wire_put(w, tag, &v, sizeof(v));
+}
+
+static inline void lg_wire_put_str(struct lg_wire_buf *w, uint8_t tag,
+				   const char *s)
+{
+	size_t n = 0;
+
+	while (s && s[n])
+		n++;
+	lg_wire_put(w, tag, s, n);
+}
+
+/* Fills in the header's length; returns the frame size. */
+static inline size_t lg_wire_finish(struct lg_wire_buf *w)
+{
+	uint32_t len = (uint32_t)(w->n - sizeof(struct lg_wire_hdr));
+
+	__builtin_memcpy(w->b + offsetof(struct lg_wire_hdr, len), &len,
+			 sizeof(len));
+	return w->n;
+}
+
+/* FNV-1a, 64 bit: the body digest both sides agree on. */
+static inline uint64_t lg_wire_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = (const unsigned char *)p;
+
+	if (!h)
+		h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return h;
+}
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Canonical JSON for tool-call arguments, so that two calls with the same
+ * arguments compare equal however the agent spelled them. Supervisor side
+ * only (jansson); the digest and previews it is used with are in text.h.
+ */
+#ifndef LG_CANON_H
+#define LG_CANON_H
+
+#include <stddef.h>
+
+/* String values longer than this many code points are cut to it. */
+#define LG_CANON_MAX_STRING 200
+
+/*
+ * Writes the canonical form of the JSON value in json[0..len) to out, NUL
+ * terminated: object keys sorted (bytewise, i.e. by code point) at every
+ * level, compact separators, non-ASCII text as UTF-8, string values (not
+ * keys) longer than LG_CANON_MAX_STRING code points cut to that many,
+ * numbers as jansson writes them (an integer too big for 64 bits is read,
+ * with every number of that value, as a double). For a duplicated key the
+ * last value wins. Returns the length written, -EINVAL when the input is
+ * not one JSON value (or has a NUL in an object key), -ENOSPC when out
+ * cannot hold the result and its NUL, -ENOMEM.
+ */
+int lg_canon_args(const char *json, size_t len, char *out, size_t size);
+
+#endif

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "control.h"
+#include "log.h"
+#include "pathres.h"
+#include "session.h"
+#include "wiredec.h"
+
+#define MAX_CONNS 1024
+#define MAX_PENDING 64 /* calls awaiting their result, per connection */
+#define ARGS_KEEP 2048
+
+struct pending {
+	bool used;
+	uint64_t chan;
+	uint32_t proto;
+	char tool[160];
+	char args[ARGS_KEEP];
+};
+
+struct conn {
+	int fd;
+	pid_t pid;
+	bool hello;
+	char exe[64];
+	struct pending calls[MAX_PENDING];
+	unsigned next; /* round-robin slot when full */
+};
+
+struct lg_control {
+	int lfd;
+	char path[108];
+	struct lg_session *s;
+	pthread_mutex_t *lock;
+	const struct lg_cgroup *cg;
+	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
+	struct conn *conns[MAX_CONNS];
+	struct lg_control_stats st;
+};
+
+struct lg_control *lg_control_new(const char *path, struct lg_session *s,
+				  pthread_mutex_t *lock,
+				  const struct lg_cgroup *cg)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct lg_control *c;
+
+	if (strlen(path) >= sizeof(a.sun_path))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->s = s;
+	c->lock = lock;
+	c->cg = cg;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (cg && cg->ok) {
+		const char *rel = strstr(cg->path, "/lgrun-");
+
+		snprintf(c->cg_rel, sizeof(c->cg_rel), "%s", rel ? rel : "");
+	}
+	unlink(path);
+	c->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0);
+	if (c->lfd < 0 || bind(c->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(c->lfd, 128) < 0) {
+		lg_warn("cannot open the control socket %s: %s", path,
+			strerror(errno));
+		if (c->lfd >= 0)
+			close(c->lfd);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void lg_control_free(struct lg_control *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < MAX_CONNS; i++) {
+		if (c->conns[i]) {
+			close(c->conns[i]->fd);
+			free(c->conns[i]);
+		}
+	}
+	close(c->lfd);
+	unlink(c->path);
+	free(c);
+}
+
+int lg_control_listen_fd(const struct lg_control *c)
+{
+	return c->lfd;
+}
+
+const char *lg_control_path(const struct lg_control *c)
+{
+	return c->path;
+}
+
+void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st)
+{
+	*st = c->st;
+}
+
+/* Is pid a process of this session? Its cgroup, else its ancestry. */
+static bool in_session(struct lg_control *c, pid_t pid)
+{
+	char p[64], line[PATH_MAX + 8];
+	pid_t self = getpid();
+	FILE *f;
+
+	if (c->cg_rel[0]) {
+		bool ok = false;
+
+		snprintf(p, sizeof(p), "/proc/%d/cgroup", pid);
+		f = fopen(p, "re");
+		if (!f)
+			return false;
+		while (fgets(line, sizeof(line), f)) {
+			size_t n = strlen(c->cg_rel);
+			const char *rel;
+
+			if (strncmp(line, "0::", 3) != 0)
+				continue;
+			/* the leaf itself or a cgroup the agent made under it */
+			rel = strstr(line + 3, c->cg_rel);
+			ok = rel && (rel[n] == '\n' || rel[n] == '/' ||
+				     rel[n] == '\0');
+		}
+		fclose(f);
+		return ok;
+	}
+	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+		char buf[512], *rp;
+		ssize_t n;
+		int fd, ppid;
+
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		rp = strrchr(buf, ')');
+		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+			return false;
+		if (ppid == self)
+			return true;
+		pid = ppid;
+	}
+	return false;
+}
+
+static void drop_conn(struct lg_control *c, int epfd, int fd)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+	close(fd);
+	if (fd < MAX_CONNS) {
+		free(c->conns[fd]);
+		c->conns[fd] = NULL;
+	}
+}
+
+void lg_control_accept(struct lg_control *c, int epfd)
+{
+	for (;;) {
+		int fd = accept4(c->lfd, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct epoll_event ev = { .events = EPOLLIN };
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+
+		if (fd < 0)
+			return;
+		if (fd >= MAX_CONNS ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+		    (cred.uid != getuid() && cred.uid != geteuid() &&
+		     geteuid() != 0) ||
+		    !in_session(c, cred.pid)) {
+			c->st.refused++;
+			lg_dbg("control: refused a connection (pid %d)",
+			       fd >= 0 ? (int)cred.pid : -1);
+			close(fd);
+			continue;
+		}
+		c->conns[fd] = calloc(1, sizeof(struct conn));
+		if (!c->conns[fd]) {
+			close(fd);
+			continue;
+		}
+		c->conns[fd]->fd = fd;
+		c->conns[fd]->pid = cred.pid;
+		ev.data.fd = fd;
+		epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+		c->st.accepted++;
+	}
+}
+
+static struct pending *find_call(struct conn *k, uint64_t chan, bool take)
+{
+	for (unsigned i = 0; i < MAX_PENDING; i++) {
+		if (k->calls[i].used && k->calls[i].chan == chan) {
+			if (take)
+				k->calls[i].used = false;
+			return &k->calls[i];
+		}
+	}
+	return NULL;
+}
+
+static void remember_call(struct conn *k, const struct lg_wire_msg *m)
+{
+	struct pending *p = NULL;
+
+	for (unsigned i = 0; i < MAX_PENDING && !p; i++)
+		if (!k->calls[i].used)
+			p = &k->calls[i];
+	if (!p) { /* full: the oldest-placed slot goes */
+		p = &k->calls[k->next++ % MAX_PENDING];
+	}
+	p->used = true;
+	p->chan = m->chan;
+	p->proto = m->proto;
+	snprintf(p->tool, sizeof(p->tool), "%s", m->tool);
+	snprintf(p->args, sizeof(p->args), "%.*s",
+		 (int)(m->args_len < ARGS_KEEP - 1 ? m->args_len :
+						     ARGS_KEEP - 1),
+		 m->args ? (const char *)m->args : "");
+}
+
+static void send_verdict(int fd, uint32_t seq, uint32_t verdict)
+{
+	struct lg_wire_buf w;
+
+	lg_wire_start(&w, LG_W_VERDICT, seq);
+	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
+	lg_wire_finish(&w);
+	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		lg_dbg("control: cannot answer a gate: %s", strerror(errno));
+}
+
+/* The target of a destructive call: the URL path for HTTP. */
+static const char *gate_target(const struct lg_wire_msg *m)
+{
+	return m->target[0] ? m->target : m->tool;
+}
+
+static void on_frame(struct lg_control *c, struct conn *k,
+		     const struct lg_wire_msg *m)
+{
+	const char *exe = k->exe[0] ? k->exe : "?";
+
+	switch (m->type) {
+	case LG_W_HELLO:
+		snprintf(k->exe, sizeof(k->exe), "%s",
+			 lg_path_basename(m->exe));
+		k->hello = true;
+		break;
+	case LG_W_OP_RESULT:
+		c->st.op_results++;
+		pthread_mutex_lock(c->lock);
+		lg_session_op_result(c->s, k->pid, exe, (enum lg_op)m->op,
+				     m->path, (int)m->result);
+		pthread_mutex_unlock(c->lock);
+		break;
+	case LG_W_TOOL_CALL:
+		c->st.tool_calls++;
+		remember_call(k, m);
+		break;
+	case LG_W_GATE: {
+		int err;
+
+		c->st.gates++;
+		remember_call(k, m);
+		pthread_mutex_lock(c->lock);
+		err = lg_session_gate(c->s, k->pid, exe, m->tool,
+				      gate_target(m));
+		pthread_mutex_unlock(c->lock);
+		send_verdict(k->fd, m->seq, (uint32_t)err);
+		break;
+	}
+	case LG_W_TOOL_RESULT: {
+		struct pending *p = find_call(k, m->chan, true);
+		char digest[32], preview[200];
+
+		if (!p)
+			break;
+		snprintf(digest, sizeof(digest), "%016llx",
+			 (unsigned long long)m->digest);
+		snprintf(preview, sizeof(preview), "%s", m->preview);
+		pthread_mutex_lock(c->lock);
+		lg_session_tool_done(c->s, k->pid, exe, p->tool, p->args,
+				     digest, p->args, preview);
+		pthread_mutex_unlock(c->lock);
+		break;
+	}
+	case LG_W_DROPS:
+		c->st.dropped += m->count;
+		break;
+	default:
+		break;
+	}
+}
+
+bool lg_control_handle(struct lg_control *c, int epfd, int fd)
+{
+	static char scratch[LG_WIRE_MAX];
+	unsigned char buf[LG_WIRE_MAX + 1];
+	struct lg_wire_msg m;
+	struct conn *k;
+
+	if (fd == c->lfd) {
+		lg_control_accept(c, epfd);
+		return true;
+	}
+	if (fd < 0 || fd >= MAX_CONNS || !(k = c->conns[fd]))
+		return false;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		int r;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (n <= 0) {
+			drop_conn(c, epfd, fd);
+			return true;
+		}
+		c->st.frames++;
+		r = lg_wire_decode(buf, (size_t)n, &m, scratch,
+				   sizeof(scratch));
+		/* The first frame must be the hello, and from the peer itself. */
+		if (r == 0 && !k->hello &&
+		    (m.type != LG_W_HELLO || (pid_t)m.pid != k->pid))
+			r = -EPROTO;
+		if (r < 0) {
+			c->st.malformed++;
+			lg_dbg("control: dropped a malformed frame from pid %d: %s",
+			       k->pid, strerror(-r));
+			drop_conn(c, epfd, fd);
+			return true;
+		}
+		on_frame(c, k, &m);
+	}
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session's control socket: every process of the tree that carries the
+ * shim connects on its own and says hello; its frames become events for
+ * the session. Peers outside the session's tree are refused and counted.
+ * Runs on lgrun's main thread; the session is shared under the given lock.
+ */
+#ifndef LG_CONTROL_H
+#define LG_CONTROL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lg_session;
+struct lg_cgroup;
+struct lg_control;
+
+struct lg_control_stats {
+	uint64_t accepted, refused, malformed, frames, dropped, gates,
+		op_results, tool_calls;
+};
+
+struct lg_control *lg_control_new(const char *path, struct lg_session *s,
+				  pthread_mutex_t *lock,
+				  const struct lg_cgroup *cg);
+void lg_control_free(struct lg_control *c);
+
+int lg_control_listen_fd(const struct lg_control *c);
+const char *lg_control_path(const struct lg_control *c);
+
+/* Accepts what is pending; new connections are added to epfd. */
+void lg_control_accept(struct lg_control *c, int epfd);
+/* True if fd is one of ours (then it was handled). */
+bool lg_control_handle(struct lg_control *c, int epfd, int fd);
+
+void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st);
+
+#endif

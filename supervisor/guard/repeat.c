@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Repeat: the same tool called with the same arguments (and, with
+ * include_result, getting the same result) threshold times in a row. An
+ * agent in that state is not making progress, and the fault is usually
+ * upstream (a tool that keeps answering the same thing), so waiting for
+ * it to recover only burns turns. Any other tool call breaks the run;
+ * events that are not tool calls do not.
+ *
+ * Only a 64-bit digest of the last signature is kept: the tripping event
+ * itself carries the previews the summary needs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../text.h"
+#include "detectors.h"
+
+struct lg_repeat {
+	struct lg_repeat_cfg cfg;
+	uint64_t last; /* digest of the last call's signature */
+	unsigned run; /* calls in a row with that signature; 0: none */
+};
+
+struct lg_repeat *lg_repeat_new(const struct lg_repeat_cfg *cfg)
+{
+	struct lg_repeat *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->cfg = *cfg;
+	return d;
+}
+
+void lg_repeat_free(struct lg_repeat *d)
+{
+	free(d);
+}
+
+unsigned lg_repeat_run(const struct lg_repeat *d)
+{
+	return d->run;
+}
+
+static void add_str(struct lg_digest *h, const char *s)
+{
+	s = s ? s : "";
+	lg_digest_update(h, s, strlen(s));
+}
+
+/*
+ * tool NUL args [NUL result_digest]: none of the parts can hold a NUL, so
+ * different calls never spell the same bytes.
+ */
+static uint64_t signature(const struct lg_repeat *d, const struct lg_event *ev)
+{
+	struct lg_digest h;
+
+	lg_digest_init(&h);
+	add_str(&h, ev->tool);
+	lg_digest_update(&h, "", 1);
+	add_str(&h, ev->args);
+	if (d->cfg.include_result) {
+		lg_digest_update(&h, "", 1);
+		add_str(&h, ev->result_digest);
+	}
+	return lg_digest_final(&h);
+}
+
+/* Sized so the summary always fits in LG_SUMMARY_MAX, never cut mid-way. */
+struct previews {
+	char tool[96];
+	char args[192];
+	char result[152];
+};
+
+static void trip(struct lg_repeat *d, const struct lg_event *ev,
+		 struct lg_findings *out)
+{
+	struct previews p;
+	const char *args = ev->args_preview && *ev->args_preview ?
+				   ev->args_preview :
+				   ev->args;
+
+	lg_preview(ev->tool && *ev->tool ? ev->tool : "?", p.tool,
+		   sizeof(p.tool), 64);
+	lg_preview(args, p.args, sizeof(p.args), 120);
+	lg_preview(ev->result_preview, p.result, sizeof(p.result), 100);
+	/* Without include_result, results may differ within the run. */
+	if (d->cfg.include_result && p.result[0])
+		lg_findings_add(out, d->cfg.action, "repeat", "repeat",
+				"repeat, %s(%s) -> \"%s\" %u times in a row",
+				p.tool, p.args, p.result, d->run);
+	else
+		lg_findings_add(out, d->cfg.action, "repeat", "repeat",
+				"repeat, %s(%s) %u times in a row", p.tool,
+				p.args, d->run);
+}
+
+enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
+			       const struct lg_guard_env *env,
+			       struct lg_findings *out)
+{
+	uint64_t sig;
+
+	(void)env;
+	if (!d->cfg.threshold || ev->kind != LG_EV_TOOL_DONE)
+		return LG_ALLOW;
+	sig = signature(d, ev);
+	if (d->run && sig == d->last) {
+		d->run++;
+	} else {
+		d->last = sig;
+		d->run = 1;
+	}
+	if (d->run < d->cfg.threshold)
+		return LG_ALLOW;
+	trip(d, ev, out);
+	/* Observe mode and warn go on: the next run starts over. */
+	d->run = 0;
+	return d->cfg.action;
+}

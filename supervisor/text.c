@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <string.h>
+
+#include "text.h"
+
+#define FNV64_OFFSET 0xcbf29ce484222325ULL
+#define FNV64_PRIME 0x100000001b3ULL
+
+void lg_digest_init(struct lg_digest *d)
+{
+	d->h = FNV64_OFFSET;
+}
+
+void lg_digest_update(struct lg_digest *d, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = d->h;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV64_PRIME;
+	d->h = h;
+}
+
+uint64_t lg_digest_final(const struct lg_digest *d)
+{
+	return d->h;
+}
+
+uint64_t lg_digest(const void *p, size_t n)
+{
+	struct lg_digest d;
+
+	lg_digest_init(&d);
+	lg_digest_update(&d, p, n);
+	return lg_digest_final(&d);
+}
+
+void lg_digest_hex(uint64_t h, char out[LG_DIGEST_HEX])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 15; i >= 0; i--) {
+		out[i] = hex[h & 0xf];
+		h >>= 4;
+	}
+	out[16] = '\0';
+}
+
+static int is_cont(unsigned char c)
+{
+	return (c & 0xc0) == 0x80;
+}
+
+size_t lg_utf8_seq_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return is_cont(p[1]) ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		/* no overlongs (e0 80..9f), no surrogates (ed a0..bf) */
+		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))
+			return 0;
+		return is_cont(p[1]) && is_cont(p[2]) ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		/* no overlongs (f0 80..8f), nothing past U+10FFFF */
+		if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+			return 0;
+		return is_cont(p[1]) && is_cont(p[2]) && is_cont(p[3]) ? 4 : 0;
+	}
+	return 0;
+}
+
+int lg_preview(const char *s, char *out, size_t size, size_t max_chars)
+{
+	static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
+	const size_t el = sizeof(ellipsis) - 1;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t room, o = 0, n = 0, cut = 0;
+
+	if (!size)
+		return -ENOSPC;
+	room = size - 1;
+	while (*p) {
+		size_t len = lg_utf8_seq_len(p);
+		unsigned char one;
+		const unsigned char *src = p;
+		size_t adv = len;
+
+		if (!len) {
+			one = '?';
+			src = &one;
+			len = adv = 1;
+		} else if (len == 1 && (*p < 0x20 || *p == 0x7f)) {
+			one = ' ';
+			src = &one;
+		}
+		if ((max_chars && n + 1 > max_chars) || o + len > room) {
+			/* s does not fit whole: cut back to leave room for … */
+			if (room >= el) {
+				o = cut;
+				memcpy(out + o, ellipsis, el);
+				o += el;
+			}
+			break;
+		}
+		memcpy(out + o, src, len);
+		o += len;
+		n++;
+		p += adv;
+		if ((!max_chars || n + 1 <= max_chars) && o + el <= room)
+			cut = o;
+	}
+	out[o] = '\0';
+	return (int)o;
+}

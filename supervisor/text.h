@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small pure text helpers shared by the guard and canon.c, with no
+ * dependency beyond libc: a stable 64-bit digest and UTF-8-safe previews.
+ */
+#ifndef LG_TEXT_H
+#define LG_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * 64-bit FNV-1a over bytes: the same value on every run, machine and
+ * version, so digests can be compared across processes (shim, proxy,
+ * supervisor). Not a cryptographic hash.
+ */
+struct lg_digest {
+	uint64_t h;
+};
+
+#define LG_DIGEST_HEX 17 /* 16 hex digits and the NUL */
+
+void lg_digest_init(struct lg_digest *d);
+void lg_digest_update(struct lg_digest *d, const void *p, size_t n);
+uint64_t lg_digest_final(const struct lg_digest *d);
+/* One shot: the same value as init, update(p, n), final. */
+uint64_t lg_digest(const void *p, size_t n);
+/* 16 lower-case hex digits, e.g. for LG_EV_TOOL_DONE's result_digest. */
+void lg_digest_hex(uint64_t h, char out[LG_DIGEST_HEX]);
+
+/*
+ * A one-line, valid UTF-8 preview of s (NULL reads as "") for summaries:
+ * control characters become spaces and bytes that are not well-formed
+ * UTF-8 become '?'. When s has more than max_chars code points (0: no
+ * limit), or does not fit in size bytes with its NUL, it is cut at a code
+ * point boundary and ends with "…" (which counts as one of max_chars;
+ * left out only when size < 4 leaves no room for it). Returns the length
+ * written, or -ENOSPC when size is 0.
+ */
+int lg_preview(const char *s, char *out, size_t size, size_t max_chars);
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when p
+ * does not start one (a stray continuation byte, an overlong form, a
+ * surrogate, a truncated sequence, past U+10FFFF). *p must not be NUL.
+ */
+size_t lg_utf8_seq_len(const unsigned char *p);
+
+#endif

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <string.h>
+
+#include "wiredec.h"
+
+static int get_u32(const unsigned char *p, size_t len, uint32_t *out)
+{
+	if (len != sizeof(*out))
+		return -EBADMSG;
+	memcpy(out, p, sizeof(*out));
+	return 0;
+}
+
+static int get_u64(const unsigned char *p, size_t len, uint64_t *out)
+{
+	if (len != sizeof(*out))
+		return -EBADMSG;
+	memcpy(out, p, sizeof(*out));
+	return 0;
+}
+
+/* Copies a string field into scratch, up to an embedded NUL. */
+static const char *get_str(const unsigned char *p, size_t len, char *scratch,
+			   size_t *used, size_t size)
+{
+	const unsigned char *nul = memchr(p, '\0', len);
+	char *s;
+
+	if (nul)
+		len = (size_t)(nul - p);
+	if (*used + len + 1 > size)
+		return NULL;
+	s = scratch + *used;
+	memcpy(s, p, len);
+	s[len] = '\0';
+	*used += len + 1;
+	return s;
+}
+
+int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
+		   char *scratch, size_t scratch_size)
+{
+	const unsigned char *b = frame, *end;
+	struct lg_wire_hdr h;
+	size_t used = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->exe = m->path = m->tool = m->target = m->preview = "";
+	if (n > LG_WIRE_MAX)
+		return -EMSGSIZE;
+	if (n < LG_WIRE_HDR_SIZE)
+		return -EBADMSG;
+	memcpy(&h, b, sizeof(h));
+	if (h.magic != LG_WIRE_MAGIC || h.version != LG_WIRE_VERSION)
+		return -EPROTO;
+	if (h.type < 1 || h.type > LG_W_TYPE_MAX)
+		return -EPROTO;
+	if (h.len != n - LG_WIRE_HDR_SIZE)
+		return -EBADMSG;
+	m->type = h.type;
+	m->seq = h.seq;
+	b += LG_WIRE_HDR_SIZE;
+	end = b + h.len;
+	while (b < end) {
+		const unsigned char *v;
+		uint16_t len;
+		uint8_t tag;
+		int r = 0;
+
+		if ((size_t)(end - b) < 3)
+			return -EBADMSG;
+		tag = b[0];
+		memcpy(&len, b + 1, 2);
+		v = b + 3;
+		if ((size_t)(end - v) < len)
+			return -EBADMSG;
+		switch (tag) {
+		case LG_T_PID:
+			r = get_u32(v, len, &m->pid);
+			break;
+		case LG_T_PPID:
+			r = get_u32(v, len, &m->ppid);
+			break;
+		case LG_T_OP:
+			r = get_u32(v, len, &m->op);
+			break;
+		case LG_T_RESULT:
+			r = get_u32(v, len, &m->result);
+			break;
+		case LG_T_PROTO:
+			r = get_u32(v, len, &m->proto);
+			break;
+		case LG_T_STATUS:
+			r = get_u32(v, len, &m->status);
+			break;
+		case LG_T_VERDICT:
+			r = get_u32(v, len, &m->verdict);
+			break;
+		case LG_T_CHAN:
+			r = get_u64(v, len, &m->chan);
+			break;
+		case LG_T_DIGEST:
+			r = get_u64(v, len, &m->digest);
+			break;
+		case LG_T_COUNT:
+			r = get_u64(v, len, &m->count);
+			break;
+		case LG_T_ARGS:
+			m->args = v;
+			m->args_len = len;
+			break;
+		case LG_T_EXE:
+		case LG_T_PATH:
+		case LG_T_TOOL:
+		case LG_T_TARGET:
+		case LG_T_PREVIEW: {
+			const char *s =
+				get_str(v, len, scratch, &used, scratch_size);
+
+			if (!s)
+				return -EMSGSIZE;
+			if (tag == LG_T_EXE)
+				m->exe = s;
+			else if (tag == LG_T_PATH)
+				m->path = s;
+			else if (tag == LG_T_TOOL)
+				m->tool = s;
+			else if (tag == LG_T_TARGET)
+				m->target = s;
+			else
+				m->preview = s;
+			break;
+		}
+		default:
+			return -EBADMSG; /* unknown in this version */
+		}
+		if (r < 0)
+			return r;
+		m->present |= 1u << tag;
+		b = v + len;
+	}
+	/* What each type cannot do without. */
+	switch (m->type) {
+	case LG_W_HELLO:
+		if (!LG_WIRE_HAS(m, LG_T_PID))
+			return -EBADMSG;
+		break;
+	case LG_W_OP_RESULT:
+		if (!LG_WIRE_HAS(m, LG_T_OP) || !LG_WIRE_HAS(m, LG_T_PATH) ||
+		    !LG_WIRE_HAS(m, LG_T_RESULT))
+			return -EBADMSG;
+		break;
+	case LG_W_TOOL_CALL:
+	case LG_W_GATE:
+		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_TOOL))
+			return -EBADMSG;
+		break;
+	case LG_W_TOOL_RESULT:
+		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_CHAN))
+			return -EBADMSG;
+		break;
+	case LG_W_DROPS:
+		if (!LG_WIRE_HAS(m, LG_T_COUNT))
+			return -EBADMSG;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
