@@ -271,8 +271,10 @@ bool lg_recog_name_in(const char *name, size_t n, const char *globs)
 	memcpy(nm, name, n);
 	nm[n] = '\0';
 	while (*globs) {
-		size_t k = strcspn(globs, ",");
+		size_t k;
 
+		globs += strspn(globs, ", \t");
+		k = strcspn(globs, ", \t");
 		if (k && k < sizeof(g)) {
 			memcpy(g, globs, k);
 			g[k] = '\0';
@@ -280,8 +282,6 @@ bool lg_recog_name_in(const char *name, size_t n, const char *globs)
 				return true;
 		}
 		globs += k;
-		if (*globs == ',')
-			globs++;
 	}
 	return false;
 }

@@ -345,12 +345,35 @@ static void leave(void)
 
 /* --- file operations: results only --------------------------------- */
 
+/*
+ * Failures that say something about the agent's work: not devices and
+ * pseudo-files (a shell probing /dev/tty), not lock contention (EEXIST from
+ * O_EXCL), not would-block or interrupted calls.
+ */
+static bool telling(const char *path, int err)
+{
+	if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6) ||
+	    !strncmp(path, "/sys/", 5))
+		return false;
+	switch (err) {
+	case EEXIST:
+	case EAGAIN:
+	case EINTR:
+	case ENXIO:
+	case ENODEV:
+	case ETXTBSY:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static void report_op(int op, int dirfd, const char *path, int ret, int err)
 {
 	char abs[4096];
 	struct lg_wire_buf w;
 
-	if (!path)
+	if (!path || (ret != 0 && !telling(path, err)))
 		return;
 	if (ret == 0 && !atomic_load(&had_failure))
 		return; /* a success only matters to a path that failed */

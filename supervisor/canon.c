@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "canon.h"
 
@@ -89,4 +91,98 @@ int lg_canon_args(const char *json, size_t len, char *out, size_t size)
 out:
 	json_decref(root);
 	return r;
+}
+
+int lg_canon_target(const char *json, size_t len, const char *keys, char *out,
+		    size_t size)
+{
+	json_t *root = json_loadb(json, len, JSON_DECODE_ANY, NULL);
+	int r = 0;
+
+	if (!root)
+		return 0;
+	while (json_is_object(root) && keys && *keys && !r) {
+		char key[128];
+		size_t n;
+		json_t *v;
+
+		keys += strspn(keys, ", \t");
+		n = strcspn(keys, ", \t");
+		if (!n)
+			break;
+		if (n < sizeof(key)) {
+			memcpy(key, keys, n);
+			key[n] = '\0';
+			v = json_object_get(root, key);
+			if (json_is_string(v))
+				r = snprintf(out, size, "%s=%s", key,
+					     json_string_value(v));
+			else if (json_is_integer(v))
+				r = snprintf(out, size, "%s=%lld", key,
+					     (long long)json_integer_value(v));
+			if (r >= (int)size)
+				r = -ENOSPC;
+		}
+		keys += n;
+	}
+	json_decref(root);
+	return r;
+}
+
+/* Does one template (t, tn bytes) match path (pn bytes)? */
+static int url_match(const char *t, size_t tn, const char *path, size_t pn,
+		     char *out, size_t size)
+{
+	const char *te = t + tn, *pe = path + pn;
+	int r = 0;
+
+	while (t < te && path < pe) {
+		const char *ts = t, *ps = path;
+		size_t tl, pl;
+
+		if (*t != '/' || *path != '/')
+			return 0;
+		ts++;
+		ps++;
+		tl = strcspn(ts, "/");
+		if (ts + tl > te)
+			tl = (size_t)(te - ts);
+		pl = strcspn(ps, "/");
+		if (ps + pl > pe)
+			pl = (size_t)(pe - ps);
+		if (tl > 2 && ts[0] == '{' && ts[tl - 1] == '}') {
+			if (!pl)
+				return 0;
+			r = snprintf(out, size, "%.*s=%.*s", (int)(tl - 2),
+				     ts + 1, (int)pl, ps);
+			if (r >= (int)size)
+				return -ENOSPC;
+		} else if (tl != pl || memcmp(ts, ps, tl) != 0) {
+			return 0;
+		}
+		t = ts + tl;
+		path = ps + pl;
+	}
+	return t == te && path == pe ? r : 0;
+}
+
+int lg_url_target(const char *url, const char *templates, char *out,
+		  size_t size)
+{
+	size_t pn = strcspn(url, "?#");
+
+	while (templates && *templates) {
+		size_t n;
+		int r;
+
+		templates += strspn(templates, ", \t");
+		n = strcspn(templates, ", \t");
+		if (!n)
+			break;
+		r = url_match(templates, n, url, pn, out, size);
+		if (r != 0)
+			return r;
+		templates += n;
+	}
+	return 0;
 }

@@ -25,4 +25,23 @@
  */
 int lg_canon_args(const char *json, size_t len, char *out, size_t size);
 
+/*
+ * The target of a destructive tool call: for the first key of keys (a
+ * comma- or space-separated list, e.g. "asset_id, schema, table") that the
+ * JSON object json[0..len) holds with a string or number value, writes
+ * "key=value" to out. Returns its length, or 0 when none applies (not an
+ * object, no such key), or -ENOSPC.
+ */
+int lg_canon_target(const char *json, size_t len, const char *keys, char *out,
+		    size_t size);
+
+/*
+ * Matches a URL path against templates ("/assets/{asset_id}, /t/{table}"):
+ * the first whose literal segments match and whose {name} segments capture
+ * one segment each gives "name=value" (the last capture). The query string
+ * is ignored. Returns the length, 0 when no template matches, -ENOSPC.
+ */
+int lg_url_target(const char *url, const char *templates, char *out,
+		  size_t size);
+
 #endif

@@ -124,6 +124,10 @@ static const struct key keys[] = {
 	{ "failures", "max", K_UINT, OFF(guard.failures.max), 0, 100000 },
 	{ "failures", "action", K_ACTION, OFF(guard.failures.action), 0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
+	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
+	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
+	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
+	{ "shim", "url_targets", K_STRING, OFF(url_targets), 0, 0 },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0 },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0 },
 };
@@ -142,6 +146,7 @@ void lg_config_init(struct lg_config *c)
 	c->kill_grace_ms = 2000;
 	c->kill_leftovers = true;
 	c->default_ignores = true;
+	c->shim = true;
 }
 
 void lg_config_free(struct lg_config *c)
@@ -152,6 +157,9 @@ void lg_config_free(struct lg_config *c)
 	free(c->state_dir);
 	free(c->audit_log);
 	free(c->metrics_file);
+	free(c->gate_tools);
+	free(c->target_keys);
+	free(c->url_targets);
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);

@@ -24,6 +24,9 @@ enum {
 			LG_SC_TRUNCATE | LG_SC_FTRUNCATE,
 };
 
+#define LG_DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"
+#define LG_DEFAULT_TARGET_KEYS "asset_id,schema,table,path,id,name"
+
 struct lg_config {
 	struct lg_guard_cfg guard;
 	unsigned syscalls;
@@ -35,6 +38,10 @@ struct lg_config {
 	char *audit_log; /* NULL: <state_dir>/audit.jsonl */
 	char *metrics_file; /* NULL: no metrics file */
 	bool default_ignores;
+	bool shim; /* preload the shim into the command's tree */
+	char *gate_tools; /* tool names whose calls are destructive (globs) */
+	char *target_keys; /* argument keys naming a destructive call's target */
+	char *url_targets; /* URL templates naming it: /assets/{asset_id} */
 	struct lg_ignore_rule *ignore;
 	size_t n_ignore;
 	/* where the values came from, for -v and error messages */

@@ -10,11 +10,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "canon.h"
 #include "cgroup.h"
 #include "control.h"
 #include "log.h"
 #include "pathres.h"
 #include "session.h"
+#include "text.h"
 #include "wiredec.h"
 
 #define MAX_CONNS 1024
@@ -44,6 +46,7 @@ struct lg_control {
 	struct lg_session *s;
 	pthread_mutex_t *lock;
 	const struct lg_cgroup *cg;
+	const char *target_keys, *url_targets;
 	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
 	struct conn *conns[MAX_CONNS];
 	struct lg_control_stats st;
@@ -51,7 +54,9 @@ struct lg_control {
 
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 				  pthread_mutex_t *lock,
-				  const struct lg_cgroup *cg)
+				  const struct lg_cgroup *cg,
+				  const char *target_keys,
+				  const char *url_targets)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct lg_control *c;
@@ -63,6 +68,8 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 		return NULL;
 	c->s = s;
 	c->lock = lock;
+	c->target_keys = target_keys;
+	c->url_targets = url_targets;
 	c->cg = cg;
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
@@ -256,9 +263,21 @@ static void send_verdict(int fd, uint32_t seq, uint32_t verdict)
 		lg_dbg("control: cannot answer a gate: %s", strerror(errno));
 }
 
-/* The target of a destructive call: the URL path for HTTP. */
-static const char *gate_target(const struct lg_wire_msg *m)
+/*
+ * The target of a destructive call: the first configured key its JSON
+ * arguments hold ("asset_id=fact_sales"), else the URL path (HTTP), else
+ * the tool's name.
+ */
+static const char *gate_target(struct lg_control *c,
+			       const struct lg_wire_msg *m, char *buf,
+			       size_t size)
 {
+	if (m->args_len && lg_canon_target((const char *)m->args, m->args_len,
+					   c->target_keys, buf, size) > 0)
+		return buf;
+	if (m->proto == LG_P_HTTP && c->url_targets &&
+	    lg_url_target(m->target, c->url_targets, buf, size) > 0)
+		return buf;
 	return m->target[0] ? m->target : m->tool;
 }
 
@@ -285,29 +304,38 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		remember_call(k, m);
 		break;
 	case LG_W_GATE: {
+		char target[512];
 		int err;
 
 		c->st.gates++;
 		remember_call(k, m);
 		pthread_mutex_lock(c->lock);
 		err = lg_session_gate(c->s, k->pid, exe, m->tool,
-				      gate_target(m));
+				      gate_target(c, m, target,
+						  sizeof(target)));
 		pthread_mutex_unlock(c->lock);
 		send_verdict(k->fd, m->seq, (uint32_t)err);
 		break;
 	}
 	case LG_W_TOOL_RESULT: {
 		struct pending *p = find_call(k, m->chan, true);
-		char digest[32], preview[200];
+		char digest[LG_DIGEST_HEX], canon[ARGS_KEEP + 256];
+		char args_pv[160], result_pv[160];
+		const char *args;
 
 		if (!p)
 			break;
-		snprintf(digest, sizeof(digest), "%016llx",
-			 (unsigned long long)m->digest);
-		snprintf(preview, sizeof(preview), "%s", m->preview);
+		/* Same arguments however the agent spelled them. */
+		args = lg_canon_args(p->args, strlen(p->args), canon,
+				     sizeof(canon)) >= 0 ?
+			       canon :
+			       p->args;
+		lg_digest_hex(m->digest, digest);
+		lg_preview(args, args_pv, sizeof(args_pv), 80);
+		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
 		pthread_mutex_lock(c->lock);
-		lg_session_tool_done(c->s, k->pid, exe, p->tool, p->args,
-				     digest, p->args, preview);
+		lg_session_tool_done(c->s, k->pid, exe, p->tool, args, digest,
+				     args_pv, result_pv);
 		pthread_mutex_unlock(c->lock);
 		break;
 	}

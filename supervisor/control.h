@@ -22,9 +22,12 @@ struct lg_control_stats {
 		op_results, tool_calls;
 };
 
+/* target_keys, url_targets: see [shim]; the strings must outlive c. */
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 				  pthread_mutex_t *lock,
-				  const struct lg_cgroup *cg);
+				  const struct lg_cgroup *cg,
+				  const char *target_keys,
+				  const char *url_targets);
 void lg_control_free(struct lg_control *c);
 
 int lg_control_listen_fd(const struct lg_control *c);

@@ -203,7 +203,8 @@ static void free_env(char **env, size_t ours_from)
  * user had there.
  */
 static char **make_env(const char *id, const char *agent, const char *state,
-		       const char *sock, const char *shim, size_t *ours_from)
+		       const char *sock, const char *shim,
+		       const char *gate_tools, size_t *ours_from)
 {
 	extern char **environ;
 	static const char *const ours[] = {
@@ -238,6 +239,9 @@ static char **make_env(const char *id, const char *agent, const char *state,
 		return NULL;
 	if (sock && shim) {
 		r = asprintf(&env[k++], "LGRUN_SOCK=%s", sock);
+		if (r >= 0)
+			r = asprintf(&env[k++], "LGRUN_GATE_TOOLS=%s",
+				     gate_tools);
 		if (r >= 0)
 			r = asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim,
 				     preload && *preload ? ":" : "",
@@ -742,7 +746,9 @@ int main(int argc, char **argv)
 	l.cg = &cg;
 	l.cfg = &cfg;
 
-	if (find_shim(shim_path, sizeof(shim_path))) {
+	if (!cfg.shim) {
+		lg_info("the shim is off ([shim] enabled = false)");
+	} else if (find_shim(shim_path, sizeof(shim_path))) {
 		char run_dir[PATH_MAX + 8];
 
 		snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
@@ -766,7 +772,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (sock_path[0]) {
-		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg);
+		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
+				       cfg.target_keys ? cfg.target_keys :
+							 LG_DEFAULT_TARGET_KEYS,
+				       cfg.url_targets);
 		if (l.ctl) {
 			struct epoll_event ev = { .events = EPOLLIN };
 
@@ -776,7 +785,9 @@ int main(int argc, char **argv)
 	}
 	env = make_env(id, agent, state_dir,
 		       l.ctl ? lg_control_path(l.ctl) : NULL,
-		       l.ctl ? shim_path : NULL, &env_ours);
+		       l.ctl ? shim_path : NULL,
+		       cfg.gate_tools ? cfg.gate_tools : LG_DEFAULT_GATE_TOOLS,
+		       &env_ours);
 	if (!env) {
 		lg_err("out of memory");
 		rc = LG_EXIT_ERROR;

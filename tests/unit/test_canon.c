@@ -293,6 +293,51 @@ static void test_digest_of_canonical(void **state)
 	assert_true(lg_digest(a, strlen(a)) != lg_digest(b, strlen(b)));
 }
 
+static int target(const char *json, const char *keys, char *out, size_t n)
+{
+	return lg_canon_target(json, strlen(json), keys, out, n);
+}
+
+static void test_target_keys(void **state)
+{
+	const char *keys = "asset_id, schema, table, path, id, name";
+	char out[64];
+
+	(void)state;
+	assert_true(target("{\"name\":\"n\",\"asset_id\":\"fact_sales\"}", keys,
+			   out, sizeof(out)) > 0);
+	assert_string_equal(out, "asset_id=fact_sales"); /* list order wins */
+	assert_true(target("{\"id\":42}", keys, out, sizeof(out)) > 0);
+	assert_string_equal(out, "id=42");
+	assert_int_equal(target("{\"other\":1}", keys, out, sizeof(out)), 0);
+	assert_int_equal(target("[1,2]", keys, out, sizeof(out)), 0);
+	assert_int_equal(target("not json", keys, out, sizeof(out)), 0);
+	assert_int_equal(target("{\"table\":{\"x\":1}}", keys, out,
+				sizeof(out)),
+			 0); /* objects are not names */
+	assert_int_equal(target("{\"table\":\"a_very_long_table_name\"}", keys,
+				out, 8),
+			 -ENOSPC);
+}
+
+static void test_url_targets(void **state)
+{
+	const char *t = "/assets/{asset_id}, /db/{schema}/tables/{table}";
+	char out[64];
+
+	(void)state;
+	assert_true(lg_url_target("/assets/fact_sales?force=1", t, out,
+				  sizeof(out)) > 0);
+	assert_string_equal(out, "asset_id=fact_sales");
+	assert_true(lg_url_target("/db/main/tables/orders", t, out,
+				  sizeof(out)) > 0);
+	assert_string_equal(out, "table=orders");
+	assert_int_equal(lg_url_target("/assets/a/b", t, out, sizeof(out)), 0);
+	assert_int_equal(lg_url_target("/assets/", t, out, sizeof(out)), 0);
+	assert_int_equal(lg_url_target("/other/x", t, out, sizeof(out)), 0);
+	assert_int_equal(lg_url_target("/assets/x", NULL, out, sizeof(out)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +351,8 @@ int main(void)
 		cmocka_unit_test(test_len_bounds_input),
 		cmocka_unit_test(test_out_too_small),
 		cmocka_unit_test(test_digest_of_canonical),
+		cmocka_unit_test(test_target_keys),
+		cmocka_unit_test(test_url_targets),
 	};
 
 	return cmocka_run_group_tests_name("canon", tests, NULL, NULL);

@@ -193,6 +193,7 @@ static void test_name_in(void **state)
 	assert_false(lg_recog_name_in("undelete_x", 10, g));
 	assert_false(lg_recog_name_in("delete_asset", 12, NULL));
 	assert_true(lg_recog_name_in("delete_asset-and-more", 6, "delete"));
+	assert_true(lg_recog_name_in("drop_x", 6, " delete_* , drop_* "));
 }
 
 int main(void)
