@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # lgrun benchmark (`make bench`): what lgrun costs, measured in one run.
 #
-# Rows: 1 startup, 2 rm-heavy, 3 build, 4 kill, 5 guard alone. Every row
+# Rows: 1 startup, 2 rm-heavy, 3 build, 4 kill, 5 guard alone, 6 http loop,
+# 7 pipe-heavy (6 and 7: what the preload shim costs on traffic). Every row
 # runs once per round; inside a round the variants of a row run back to back
 # (bare, lgrun, baseline, ...), in reverse order on every other round, so
 # drift and ordering effects hit all variants alike. Each number is the
@@ -15,7 +16,13 @@
 #   BENCH_BUILD_FILES, BENCH_BUILD_FUNCS  size of the build row (30, 8)
 #   BENCH_KILL_PROCS processes of the kill row: 10 subshells x N/10 (500)
 #   BENCH_GUARD_EVENTS events fed to the guard (default 2000000)
-#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard
+#   BENCH_HTTP_N     requests of the http-loop row, on one connection (20000)
+#   BENCH_PIPE_MB    MiB pushed through the pipe-heavy row's pipe (200)
+#   BENCH_PIN_CPU    CPU the http and pipe rows run on (both ends of the
+#                    connection or pipe; lgrun itself is not pinned);
+#                    default the last CPU we may use, "none" to not pin
+#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
+#                    shim (shim = rows 6 and 7)
 #   B                build directory (default build)
 # Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
 set -u
@@ -34,7 +41,10 @@ BUILD_FILES=${BENCH_BUILD_FILES:-30}
 BUILD_FUNCS=${BENCH_BUILD_FUNCS:-8}
 KILL_PROCS=${BENCH_KILL_PROCS:-500}
 GUARD_EVENTS=${BENCH_GUARD_EVENTS:-2000000}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard}
+HTTP_N=${BENCH_HTTP_N:-20000}
+PIPE_MB=${BENCH_PIPE_MB:-200}
+PIN_CPU=${BENCH_PIN_CPU:-}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim}
 
 die() {
 	echo "bench: $*" >&2
@@ -44,7 +54,7 @@ note() { echo "bench: $*" >&2; }
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 [ "${BASH_VERSINFO[0]}" -ge 5 ] || die "needs bash >= 5 (EPOCHREALTIME)"
-for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVENTS; do
+for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVENTS HTTP_N PIPE_MB; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}' is not a positive integer"
 done
 [ -x "$LGRUN" ] || die "$LGRUN is missing: run 'make' first"
@@ -60,11 +70,11 @@ now_us() {
 }
 
 # ---------------------------------------------------------------- scratch
-WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=()
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV=
 cleanup() {
 	local p
 	trap - EXIT INT TERM HUP
-	for p in "${BG_PIDS[@]}"; do
+	for p in "${BG_PIDS[@]}" $HTTP_SRV; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
@@ -395,6 +405,150 @@ guard_one() { # mixed|destroy
 	add "guard_$1" "$ns"
 }
 
+# ------------------------------------------------- rows 6, 7: the preload shim
+# Row 6: a loopback HTTP/1.1 keep-alive loop (bench/http_loop.c), timed by
+# the client's own clock around its requests, so lgrun's startup (row 1) is
+# not in it. Row 7: a pipe carrying 4 KiB writes and reads, timed by bash's
+# clock around the pipeline inside the command. Both ends of the connection
+# or pipe run on one CPU (BENCH_PIN_CPU).
+HTTP_BIN=$BENCHBIN/http_loop
+HTTP_PORT=
+SHIM_LIB=$BDIR/lib/liblgshim.so
+SHIMOFF_ARGS=()
+PIN=()
+PIN_NOTE=
+PIPE_BLOCKS=$((PIPE_MB * 256))
+# shellcheck disable=SC2016 # expanded by the bash that runs it
+PIPE_CMD='t0=$EPOCHREALTIME
+dd if=/dev/zero bs=4k count='$PIPE_BLOCKS' status=none | dd of=/dev/null bs=4k status=none
+st="${PIPESTATUS[*]}" t1=$EPOCHREALTIME
+[ "$st" = "0 0" ] || exit 1
+echo "us=$((${t1/[.,]/} - ${t0/[.,]/}))"'
+shim_setup() {
+	local conf rc out i
+	# One CPU for both ends: a wake-up across CPUs can cost more than the
+	# whole request (on VMs by far), and where the scheduler puts the two
+	# ends changes from run to run.
+	if [ "$PIN_CPU" = none ]; then
+		PIN_NOTE="not pinned (BENCH_PIN_CPU=none)"
+	elif ! command -v taskset >/dev/null 2>&1; then
+		PIN_NOTE="not pinned: taskset is not installed (util-linux)"
+	else
+		[ -n "$PIN_CPU" ] || PIN_CPU=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status |
+			awk -F, '{ n = split($NF, r, "-"); print r[n] }')
+		if [[ $PIN_CPU =~ ^[0-9]+$ ]] && taskset -c "$PIN_CPU" true 2>/dev/null; then
+			PIN=(taskset -c "$PIN_CPU")
+			PIN_NOTE="both ends on CPU $PIN_CPU (taskset; lgrun not pinned)"
+		else
+			PIN_NOTE="not pinned: cannot run on CPU '$PIN_CPU'"
+		fi
+	fi
+	if [ ! -f "$SHIM_LIB" ]; then
+		SKIP[http]="no shim at $SHIM_LIB (lgrun would run without it): run 'make'"
+		SKIP[pipe]=${SKIP[http]}
+		return
+	fi
+	# The shim off: the same config with [shim] enabled = false.
+	conf=$WORK/conf-shimoff
+	mkdir -p "$conf/profiles"
+	cp "$ROOT/conf/lgrun.ini" "$conf/lgrun.ini" 2>/dev/null || : >"$conf/lgrun.ini"
+	if grep -q '^[[:space:]]*\[shim\]' "$conf/lgrun.ini"; then
+		sed -i '/^[[:space:]]*\[shim\]/a enabled = false' "$conf/lgrun.ini"
+	else
+		printf '\n[shim]\nenabled = false\n' >>"$conf/lgrun.ini"
+	fi
+	cp "$ROOT/conf/profiles/bulk-cleanup.ini" "$conf/profiles/" 2>/dev/null
+	SHIMOFF_ARGS=(--config "$conf/lgrun.ini")
+	out=$("$LGRUN" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- env 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		SKIP[http_off]="lgrun refuses [shim] enabled = false (exit $rc): $(tail -n1 <<<"$out")"
+		SKIP[pipe_off]=${SKIP[http_off]}
+	elif grep -q liblgshim <<<"$out"; then
+		SKIP[http_off]="[shim] enabled = false still preloads the shim"
+		SKIP[pipe_off]=${SKIP[http_off]}
+	fi
+	# Row 7 needs GNU dd (status=none).
+	dd if=/dev/zero of=/dev/null bs=4k count=1 status=none 2>/dev/null ||
+		SKIP[pipe]="dd is missing or has no status=none (coreutils)"
+	# Row 6: build, start the bare server (it serves every variant but
+	# "both"), check the client once, untimed, bare and under lgrun.
+	command -v cc >/dev/null 2>&1 || { SKIP[http]="cc is not installed"; return; }
+	cc -O2 -Wall -o "$HTTP_BIN" "$ROOT/bench/http_loop.c" ||
+		{ SKIP[http]="cannot build bench/http_loop.c"; return; }
+	rm -f "$WORK/http.port"
+	"${PIN[@]}" "$HTTP_BIN" serve "$WORK/http.port" &
+	HTTP_SRV=$!
+	for ((i = 0; i < 1000; i++)); do
+		[ -s "$WORK/http.port" ] && break
+		kill -0 "$HTTP_SRV" 2>/dev/null || break
+		sleep 0.01
+	done
+	HTTP_PORT=$(cat "$WORK/http.port" 2>/dev/null)
+	[ -n "$HTTP_PORT" ] || { SKIP[http]="the http_loop server did not start"; return; }
+	"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" 1000 >/dev/null ||
+		{ SKIP[http]="http_loop client failed against its bare server"; return; }
+	out=$("$LGRUN" --state-dir "$STATE" --session "lgbench-http-$$-check" --profile bulk-cleanup -- \
+		"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" 1000 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		SKIP[http_lg]="the client under lgrun failed (exit $rc): $(tail -n1 <<<"$out")"
+		SKIP[http_both]=${SKIP[http_lg]}
+	elif [ "$(session_field "lgbench-http-$$-check" tool_calls)" = 0 ]; then
+		NOTES+=("http loop: the shim reported no tool calls in the check run: the rows time an idle shim")
+	fi
+}
+session_field() { # id key -> the number in the session record ("" if none)
+	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$STATE/sessions/$1.json" 2>/dev/null
+}
+http_one() { # variant round
+	local v=$1 id=lgbench-http-$$-$2-$1 out rc us
+	[ -n "${SKIP[http]:-}" ] || [ -n "${SKIP[http_$v]:-}" ] && return
+	case $v in
+	bare)
+		out=$("${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
+	lg)
+		out=$("$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+			"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
+	both)
+		out=$("$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+			"${PIN[@]}" bash "$ROOT/bench/http_pair.sh" "$HTTP_BIN" "$HTTP_N" "$WORK/http-pair.port") ;;
+	off)
+		out=$("$LGRUN" --state-dir "$STATE" --session "$id" "${SHIMOFF_ARGS[@]}" --profile bulk-cleanup -- \
+			"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
+	esac
+	rc=$?
+	us=$(sed -n 's/^us=\([0-9][0-9]*\)$/\1/p' <<<"$out")
+	if [ "$rc" != 0 ] || [ -z "$us" ]; then
+		SKIP[http_$v]="run failed (exit $rc)"
+		return
+	fi
+	add "http_$v" "$(calc %.3f "$us / 1000")"
+	if [ "$v" = lg ] || [ "$v" = both ]; then
+		add "httpcalls_$v" "$(session_field "$id" tool_calls)"
+		add "httpdrop_$v" "$(session_field "$id" shim_dropped)"
+	fi
+}
+pipe_one() { # variant
+	local v=$1 out rc us t0 t1
+	[ -n "${SKIP[pipe]:-}" ] || [ -n "${SKIP[pipe_$v]:-}" ] && return
+	t0=$(now_us)
+	case $v in
+	bare) out=$("${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	lg) out=$("$LGRUN" --state-dir "$STATE" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	off) out=$("$LGRUN" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	esac
+	rc=$?
+	t1=$(now_us)
+	us=$(sed -n 's/^us=\([0-9][0-9]*\)$/\1/p' <<<"$out")
+	if [ "$rc" != 0 ] || [ -z "$us" ]; then
+		SKIP[pipe_$v]="run failed (exit $rc)"
+		return
+	fi
+	add "pipe_$v" "$(calc %.3f "$us / 1000")"
+	add "pipewall_$v" "$(calc %.3f "($t1 - $t0) / 1000")"
+}
+
 # ------------------------------------------------------------- run
 T_START=$(now_us)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -405,6 +559,7 @@ want rm && rm_setup
 want build && build_setup
 want kill && kill_setup
 want guard && guard_setup
+want shim && shim_setup
 
 for ((r = 0; r < ROUNDS; r++)); do
 	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
@@ -426,9 +581,18 @@ for ((r = 0; r < ROUNDS; r++)); do
 	if want guard && [ -z "${SKIP[guard]:-}" ]; then
 		for v in $(ordered "$r" mixed destroy); do guard_one "$v"; done
 	fi
+	if want shim; then
+		for v in $(ordered "$r" bare lg both off); do http_one "$v" "$r"; done
+		for v in $(ordered "$r" bare lg off); do pipe_one "$v"; done
+	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
 T_END=$(now_us)
+if [ -n "$HTTP_SRV" ]; then
+	kill -TERM "$HTTP_SRV" 2>/dev/null
+	wait "$HTTP_SRV" 2>/dev/null
+	HTTP_SRV=
+fi
 
 # ------------------------------------------------------------- table
 FMT='%-22s %-46s %12s %12s %8s %10s %-12s %-4s %s\n'
@@ -554,11 +718,64 @@ if want guard; then
 	done
 fi
 
+# 6 http loop, 7 pipe-heavy
+if want shim; then
+	b=$(median http_bare)
+	for v in lg both off; do
+		case $v in
+		lg) name="6 http loop: lgrun" desc="$HTTP_N POSTs 1 KB, client: lgrun bulk-cleanup" tgt="<= 1.05x" ;;
+		both) name="6 http loop: both" desc="$HTTP_N POSTs 1 KB, server+client in lgrun" tgt="<= 1.05x" ;;
+		off) name="6 http loop: shim off" desc="$HTTP_N POSTs 1 KB, client: lgrun, shim off" tgt="(reference)" ;;
+		esac
+		l=$(median "http_$v")
+		if [ -n "${SKIP[http]:-}" ] || [ -n "${SKIP[http_$v]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+			skiprow "$name" "$desc" "$tgt" "${SKIP[http]:-${SKIP[http_$v]:-${SKIP[http_bare]:-no samples}}}"
+			continue
+		fi
+		ratio=$(calc %.4f "$l / $b")
+		m=-
+		[ "$tgt" = "<= 1.05x" ] && m=$(met "$ratio <= 1.05")
+		extra="$(calc '%+.2f' "($l - $b) * 1000 / $HTTP_N") us/request"
+		case $v in
+		lg | both)
+			extra+="; POSTs reported as HTTP tool calls, never held"
+			extra+=" (supervisor counted $(median "httpcalls_$v" | cut -d. -f1)/run, $(median "httpdrop_$v" | cut -d. -f1) dropped)" ;;
+		off) extra+="; lgrun without the shim: seccomp filter only" ;;
+		esac
+		extra+="; $(spread "http_$v" %.0f) ms"
+		row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.3fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" "$extra"
+	done
+	b=$(median pipe_bare)
+	for v in lg off; do
+		case $v in
+		lg) name="7 pipe-heavy: lgrun" desc="$PIPE_MB MiB, dd bs=4k | dd bs=4k, lgrun" tgt="<= 1.05x" ;;
+		off) name="7 pipe-heavy: shim off" desc="$PIPE_MB MiB, dd bs=4k | dd bs=4k, lgrun shim off" tgt="(reference)" ;;
+		esac
+		l=$(median "pipe_$v")
+		if [ -n "${SKIP[pipe]:-}" ] || [ -n "${SKIP[pipe_$v]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+			skiprow "$name" "$desc" "$tgt" "${SKIP[pipe]:-${SKIP[pipe_$v]:-${SKIP[pipe_bare]:-no samples}}}"
+			continue
+		fi
+		ratio=$(calc %.4f "$l / $b")
+		m=-
+		[ "$tgt" = "<= 1.05x" ] && m=$(met "$ratio <= 1.05")
+		row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.3fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" \
+			"$(calc '%+.0f' "($l - $b) * 1e6 / ($PIPE_BLOCKS * 2)") ns per 4 KiB read or write; wall with lgrun's start $(calc '%.1f' "$(median pipewall_bare)") -> $(calc '%.1f' "$(median "pipewall_$v")") ms; $(spread "pipe_$v" %.1f) ms"
+	done
+fi
+
 echo
 for n in "${NOTES[@]}"; do echo "note: $n"; done
 want guard && echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
 want rm && [ -n "$HAVE_NULL" ] && echo "rm-heavy notify: bench/notify_null.c, a supervisor that answers every notification with CONTINUE at once (same syscalls, same sync wake-up): the floor of any seccomp-notify design"
 want kill && echo "kill: baseline = bench/cgkill.c on a leaf made here, waiting as lgrun does (poll POLLPRI 10 ms on cgroup.events); lgrun = kill_ms of its trip record (3 pre-existing deletes, default limits)"
+if want shim; then
+	echo "http loop: bench/http_loop.c, blocking C server and client on 127.0.0.1 (one write per message, TCP_NODELAY), $HTTP_N POST /echo on one keep-alive connection, 1 KB JSON bodies that differ per request; timed by the client's clock (lgrun's startup is row 1); baseline: both bare; 'both': bench/http_pair.sh starts the server inside the session"
+	echo "pipe-heavy: $PIPE_BLOCKS x 4 KiB of zeros, dd | dd, timed by bash's clock inside the command; 'shim off': [shim] enabled = false, the same lgrun otherwise"
+	echo "http loop, pipe-heavy: $PIN_NOTE"
+fi
 echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
 echo "load average: $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (other load on the machine widens the spread)"
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"

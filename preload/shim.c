@@ -44,6 +44,7 @@ enum {
 	OP_UNLINK = 1,
 	OP_RMDIR = 2,
 	OP_TRUNCATE = 3,
+	OP_TOOL_DELETE = 6,
 	OP_WRITE = 7,
 	OP_RENAME = 8
 };
@@ -685,6 +686,8 @@ static int outgoing(int fd, const char *p, size_t n)
 			 hq.target.p);
 		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
 		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+		if (del)
+			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
 		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
 		lg_wire_put_str(&w, LG_T_TOOL, tool);
 		put_span(&w, LG_T_TARGET, hq.target, 1024);
@@ -705,8 +708,15 @@ static int outgoing(int fd, const char *p, size_t n)
 
 		if (!call && jr.id.n == 0)
 			return 0; /* a notification: nothing comes back */
-		lg_wire_start(&w, destructive ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+		/*
+		 * Every tools/call waits for the supervisor: it has then seen
+		 * the results before it, so a call after a tripping result
+		 * never leaves. Only destructive ones count as deletes.
+		 */
+		lg_wire_start(&w, call ? LG_W_GATE : LG_W_TOOL_CALL, 0);
 		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+		if (destructive)
+			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
 		lg_wire_put_u64(&w, LG_T_CHAN,
 				lg_wire_hash(0, jr.id.p, jr.id.n));
 		if (call)
@@ -715,7 +725,7 @@ static int outgoing(int fd, const char *p, size_t n)
 			put_span(&w, LG_T_TOOL, jr.method, 128);
 		put_span(&w, LG_T_ARGS, jr.args, LG_WIRE_MAX / 2);
 		atomic_fetch_add(&outstanding, 1);
-		if (destructive)
+		if (call)
 			return gate(&w);
 		emit(&w);
 		return 0;

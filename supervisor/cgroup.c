@@ -320,6 +320,14 @@ static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 	return populated;
 }
 
+void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid)
+{
+	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0)
+		return;
+	if (pgid > 0)
+		kill(-pgid, SIGKILL);
+}
+
 int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 		 const char **method)
 {

@@ -36,6 +36,12 @@ int lg_tree_signal(const struct lg_cgroup *cg, int sig);
 int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 		 const char **method);
 
+/*
+ * Starts the kill without waiting: cgroup.kill, else SIGKILL to the
+ * process group of pgid. lg_tree_kill() then finishes the job.
+ */
+void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid);
+
 /* Number of live descendants of this process (zombies excluded). */
 int lg_descendants(pid_t *out, int max);
 

@@ -310,9 +310,14 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		c->st.gates++;
 		remember_call(k, m);
 		pthread_mutex_lock(c->lock);
-		err = lg_session_gate(c->s, k->pid, exe, m->tool,
-				      gate_target(c, m, target,
-						  sizeof(target)));
+		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE)
+			err = lg_session_gate(c->s, k->pid, exe, m->tool,
+					      gate_target(c, m, target,
+							  sizeof(target)));
+		else /* any call waits, so none leaves a blocked session */
+			err = lg_session_blocked(c->s) ?
+				      lg_session_deny_errno(c->s) :
+				      0;
 		pthread_mutex_unlock(c->lock);
 		send_verdict(k->fd, m->seq, (uint32_t)err);
 		break;

@@ -207,9 +207,12 @@ static char **make_env(const char *id, const char *agent, const char *state,
 		       const char *gate_tools, size_t *ours_from)
 {
 	extern char **environ;
+	/* Every variable we set, so stale values are dropped and counted. */
 	static const char *const ours[] = {
-		"LGRUN_SESSION=",	 "LGRUN_AGENT=", "LGRUN_STATE_DIR=",
-		"LGRUN_SUPERVISOR_PID=", "LGRUN_SOCK=",	 "LD_PRELOAD="
+		"LGRUN_SESSION=",   "LGRUN_AGENT=",
+		"LGRUN_STATE_DIR=", "LGRUN_SUPERVISOR_PID=",
+		"LGRUN_SOCK=",	    "LGRUN_GATE_TOOLS=",
+		"LD_PRELOAD="
 	};
 	const size_t nours = sizeof(ours) / sizeof(ours[0]);
 	const char *preload = getenv("LD_PRELOAD");
@@ -292,6 +295,7 @@ struct loop {
 	struct lg_child child;
 	const struct lg_config *cfg;
 	struct lg_control *ctl;
+	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	int epfd, sfd, tfd, efd;
 	pthread_t thread;
 	bool thread_started;
@@ -465,6 +469,15 @@ static void on_signal(struct loop *l)
 	}
 }
 
+/* The session decided to kill: stop the tree before the op is answered. */
+static void kill_now(void *ctx)
+{
+	struct loop *l = ctx;
+
+	clock_gettime(CLOCK_MONOTONIC, &l->kill_started);
+	lg_tree_kill_start(l->cg, l->child.pid);
+}
+
 static void record_shim_stats(struct loop *l)
 {
 	struct lg_control_stats st;
@@ -483,7 +496,10 @@ static int run_trip(struct loop *l)
 	double ms;
 	struct timespec a, b;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	/* Timed from the moment the kill began, in kill_now(). */
+	a = l->kill_started;
+	if (!a.tv_sec && !a.tv_nsec)
+		clock_gettime(CLOCK_MONOTONIC, &a);
 	survivors = lg_tree_kill(l->cg, KILL_WAIT_MS, &method);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
@@ -839,6 +855,7 @@ int main(int argc, char **argv)
 		l.child.in_cgroup ? "cgroup " : "no cgroup",
 		l.child.in_cgroup ? cg.path : "");
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
+	lg_session_on_kill(l.s, kill_now, &l);
 	if (start_notify_thread(&l) < 0) {
 		lg_err("cannot start the notify thread");
 		lg_tree_kill(&cg, KILL_WAIT_MS, &(const char *){ NULL });

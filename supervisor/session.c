@@ -45,7 +45,15 @@ struct lg_session {
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	struct lg_session_stats st;
 	uint64_t shim[5]; /* accepted, refused, malformed, dropped, gates */
+	void (*on_kill)(void *ctx);
+	void *on_kill_ctx;
 };
+
+void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
+{
+	s->on_kill = fn;
+	s->on_kill_ctx = ctx;
+}
 
 uint64_t lg_mono_ms(void)
 {
@@ -304,6 +312,8 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 		if (!s->kill_pending) {
 			s->kill_pending = true;
 			s->blocked = true;
+			if (s->on_kill)
+				s->on_kill(s->on_kill_ctx);
 			s->trip = *f;
 			s->trip_op = op;
 			s->trip_pid = pid;

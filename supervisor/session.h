@@ -27,6 +27,13 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 				  const struct lg_session_info *info);
 void lg_session_free(struct lg_session *s);
 
+/*
+ * Called once, under the session's lock, the moment a kill is decided and
+ * before the tripping operation is answered, so that the tree stops before
+ * it can take another step. lgrun writes cgroup.kill there.
+ */
+void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
+
 /* After a trip every destructive attempt is refused. */
 bool lg_session_blocked(const struct lg_session *s);
 int lg_session_deny_errno(const struct lg_session *s);

@@ -10,6 +10,9 @@ LGRUN=${LGRUN:-$LG_ROOT/${B:-build}/bin/lgrun}
 LGCTL=${LGCTL:-$LG_ROOT/${B:-build}/bin/lgctl}
 FIXTURES=$LG_ROOT/tests/fixtures
 FIXBIN=$LG_ROOT/build/fixtures
+# In the sanitizer build, a nested (ASan) lgrun starts with the shim already
+# preloaded: tell ASan that is fine.
+[ "${B:-build}" = build-san ] && export ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0}
 
 # A private scratch dir and state dir per test, removed on exit.
 T=$(mktemp -d "${TMPDIR:-/tmp}/lgtest.XXXXXX")
