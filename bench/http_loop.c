@@ -79,11 +79,14 @@ static ssize_t read_msg(int fd, char *buf, size_t *have, const char **body,
 
 				hlen = (size_t)(e - buf) + 4;
 				clen = 0;
-				for (p = buf; p && p < e; p = memchr(p, '\n', (size_t)(e - p))) {
+				for (p = buf; p && p < e;
+				     p = memchr(p, '\n', (size_t)(e - p))) {
 					if (*p == '\n')
 						p++;
-					if (!strncasecmp(p, "Content-Length:", 15)) {
-						clen = strtoul(p + 15, NULL, 10);
+					if (!strncasecmp(
+						    p, "Content-Length:", 15)) {
+						clen = strtoul(p + 15, NULL,
+							       10);
 						break;
 					}
 				}
@@ -131,7 +134,8 @@ static int serve(const char *portfile)
 	signal(SIGPIPE, SIG_IGN);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	if (ls < 0 ||
+	    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 16) ||
 	    getsockname(ls, (struct sockaddr *)&a, &al)) {
 		perror("http_loop serve: listen");
@@ -223,7 +227,9 @@ static int client(unsigned port, long n)
 		m = read_msg(s, in, &have, &body, &blen);
 		if (m <= 0 || memcmp(in, "HTTP/1.1 200 ", 13) || blen != BODY ||
 		    memcmp(body, b, BODY)) {
-			fprintf(stderr, "http_loop client: bad response to request %ld\n", i);
+			fprintf(stderr,
+				"http_loop client: bad response to request %ld\n",
+				i);
 			return 1;
 		}
 		consume(in, &have, (size_t)m);
@@ -231,7 +237,7 @@ static int client(unsigned port, long n)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(s);
 	printf("us=%.0f\n", (double)(t1.tv_sec - t0.tv_sec) * 1e6 +
-				   (double)(t1.tv_nsec - t0.tv_nsec) / 1e3);
+				    (double)(t1.tv_nsec - t0.tv_nsec) / 1e3);
 	return 0;
 }
 
@@ -246,6 +252,7 @@ int main(int argc, char **argv)
 		if (port && port < 65536 && n > 0)
 			return client(port, n);
 	}
-	fprintf(stderr, "usage: http_loop serve PORTFILE | http_loop client PORT N\n");
+	fprintf(stderr,
+		"usage: http_loop serve PORTFILE | http_loop client PORT N\n");
 	return 2;
 }

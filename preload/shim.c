@@ -91,6 +91,7 @@ static atomic_bool had_failure; /* successes matter only after a failure */
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t gate_seq;
 static unsigned char fd_kind[FD_TRACK]; /* 0 unknown, 1 socket/pipe, 2 other */
+static unsigned char tls_seen[FD_TRACK]; /* TLS reported on this fd */
 static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
 /* A response whose headers came without its body: the next read has it. */
 static struct {
@@ -585,6 +586,7 @@ static void forget_fd(int fd)
 		fd_kind[fd] = 0;
 		http_sent[fd] = http_seen[fd] = 0;
 		http_body[fd].waiting = false;
+		tls_seen[fd] = 0;
 	}
 }
 
@@ -675,6 +677,17 @@ static int outgoing(int fd, const char *p, size_t n)
 
 	if (!lg_recog_maybe(p, n) || !channel(fd))
 		return 0;
+	if (lg_recog_tls(p, n)) {
+		/* Opaque, but never "nothing": once per connection. */
+		if (fd < FD_TRACK && !tls_seen[fd]) {
+			tls_seen[fd] = 1;
+			lg_wire_start(&w, LG_W_TOOL_CALL, 0);
+			lg_wire_put_u32(&w, LG_T_PROTO, LG_P_TLS);
+			lg_wire_put_str(&w, LG_T_TOOL, "tls");
+			emit(&w);
+		}
+		return 0;
+	}
 	if (lg_recog_http_request(p, n, &hq)) {
 		bool del = hq.method.n == 6 &&
 			   memcmp(hq.method.p, "DELETE", 6) == 0;

@@ -300,6 +300,10 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		pthread_mutex_unlock(c->lock);
 		break;
 	case LG_W_TOOL_CALL:
+		if (m->proto == LG_P_TLS) { /* opaque: counted, not paired */
+			c->st.tls++;
+			break;
+		}
 		c->st.tool_calls++;
 		remember_call(k, m);
 		break;

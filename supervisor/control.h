@@ -19,7 +19,7 @@ struct lg_control;
 
 struct lg_control_stats {
 	uint64_t accepted, refused, malformed, frames, dropped, gates,
-		op_results, tool_calls;
+		op_results, tool_calls, tls;
 };
 
 /* target_keys, url_targets: see [shim]; the strings must outlive c. */

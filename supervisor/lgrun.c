@@ -486,7 +486,17 @@ static void record_shim_stats(struct loop *l)
 		return;
 	lg_control_stats(l->ctl, &st);
 	lg_session_shim_stats(l->s, st.accepted, st.refused, st.malformed,
-			      st.dropped, st.gates);
+			      st.dropped, st.gates, st.tls);
+	if (st.dropped) {
+		char msg[160];
+
+		/* Nothing is lost silently: the gap itself is on record. */
+		snprintf(
+			msg, sizeof(msg),
+			"warning: the shim dropped %llu event(s): its socket was full",
+			(unsigned long long)st.dropped);
+		lg_session_audit_simple(l->s, "warn", msg);
+	}
 }
 
 static int run_trip(struct loop *l)
@@ -509,6 +519,7 @@ static int run_trip(struct loop *l)
 	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
 	lg_session_record_trip(l->s, method, ms, survivors);
+	lg_session_write_metrics(l->s);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
 	pthread_mutex_unlock(&l->lock);
 	return LG_EXIT_TRIPPED;
@@ -874,6 +885,7 @@ int main(int argc, char **argv)
 		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(l.status);
 		record_shim_stats(&l);
 		lg_session_write_state(l.s, "exited", rc, l.child.pid);
+		lg_session_write_metrics(l.s);
 		{
 			struct lg_session_stats st;
 

@@ -44,7 +44,7 @@ struct lg_session {
 	char trip_target[1024];
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	struct lg_session_stats st;
-	uint64_t shim[5]; /* accepted, refused, malformed, dropped, gates */
+	uint64_t shim[6]; /* accepted, refused, malformed, dropped, gates, tls */
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
 };
@@ -364,6 +364,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	int err;
 
 	s->st.attempts++;
+	s->st.ev_seccomp++;
 	if (protected_path(s, path) && f->exists) {
 		/* The agent must not erase its own record or lift its block. */
 		read_exe(pid, exe, sizeof(exe));
@@ -422,6 +423,7 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 	enum lg_verdict v;
 
 	s->st.attempts++;
+	s->st.ev_shim++;
 	if (s->blocked)
 		return s->cfg->deny_errno;
 	s->st.counted++;
@@ -447,6 +449,7 @@ void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			       .result = result };
 	struct lg_findings out;
 
+	s->st.ev_shim++;
 	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
 		act(s, &out, op, pid, exe, path);
 }
@@ -470,6 +473,7 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 	struct lg_findings out;
 
 	s->st.tool_calls++;
+	s->st.ev_shim++;
 	lg_dbg("tool %s(%s) -> %s by %s[%d]", tool, args_preview,
 	       result_preview, exe, pid);
 	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
@@ -548,13 +552,36 @@ void lg_session_record_trip(struct lg_session *s, const char *method,
 
 void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 			   uint64_t refused, uint64_t malformed,
-			   uint64_t dropped, uint64_t gates)
+			   uint64_t dropped, uint64_t gates, uint64_t tls)
 {
 	s->shim[0] = accepted;
 	s->shim[1] = refused;
 	s->shim[2] = malformed;
 	s->shim[3] = dropped;
 	s->shim[4] = gates;
+	s->shim[5] = tls;
+}
+
+void lg_session_write_metrics(struct lg_session *s)
+{
+	struct lg_metric_inc inc[] = {
+		{ "lgrun_events_total", "source=\"seccomp\"",
+		  s->st.ev_seccomp },
+		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
+		{ "lgrun_shim_dropped_events_total", "", s->shim[3] },
+		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
+		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
+		{ "lgrun_gated_calls_total", "", s->shim[4] },
+	};
+	int r;
+
+	if (!s->info.metrics_path)
+		return;
+	r = lg_metrics_add(s->info.metrics_path, inc,
+			   sizeof(inc) / sizeof(inc[0]));
+	if (r < 0)
+		lg_warn("cannot update the metrics file %s: %s",
+			s->info.metrics_path, strerror(-r));
 }
 
 void lg_session_write_state(struct lg_session *s, const char *state,
@@ -590,6 +617,7 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);
 	lg_json_int(&j, "shim_dropped", (long long)s->shim[3]);
 	lg_json_int(&j, "gated_calls", (long long)s->shim[4]);
+	lg_json_int(&j, "tls_channels", (long long)s->shim[5]);
 	r = lg_state_write_session(s->info.state_dir, s->info.id,
 				   lg_json_end(&j));
 	if (r < 0)

@@ -78,6 +78,9 @@ const char *lg_session_trip_reason(const struct lg_session *s);
  */
 void lg_session_record_trip(struct lg_session *s, const char *method,
 			    double kill_ms, int survivors);
+/* Adds this session's counters to the metrics file (once, at the end). */
+void lg_session_write_metrics(struct lg_session *s);
+
 /* The session's record in the state dir; state is running, exited, ... */
 void lg_session_write_state(struct lg_session *s, const char *state,
 			    int exit_status, pid_t pid);
@@ -87,10 +90,11 @@ void lg_session_audit_simple(struct lg_session *s, const char *event,
 /* Shim connection counters, recorded with the session's state. */
 void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 			   uint64_t refused, uint64_t malformed,
-			   uint64_t dropped, uint64_t gates);
+			   uint64_t dropped, uint64_t gates, uint64_t tls);
 
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
+	uint64_t ev_seccomp, ev_shim; /* events by source */
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 
