@@ -190,6 +190,28 @@ static void reap(void)
 		;
 }
 
+int lg_proc_stat(pid_t pid, char *state, pid_t *ppid)
+{
+	char p[64], buf[512], *rp;
+	ssize_t n;
+	int fd, pp;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')'); /* comm may hold spaces and parens */
+	if (!rp || sscanf(rp + 1, " %c %d", state, &pp) != 2)
+		return -EIO;
+	*ppid = (pid_t)pp;
+	return 0;
+}
+
 /* Live descendants of this process, from /proc/<pid>/stat ppid links. */
 int lg_descendants(pid_t *out, int max)
 {
@@ -205,24 +227,12 @@ int lg_descendants(pid_t *out, int max)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		char p[64], buf[512], *rp, state;
 		pid_t pid = (pid_t)atoi(de->d_name), ppid;
-		ssize_t len;
-		int fd;
+		char state;
 
 		if (pid <= 0)
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		rp = strrchr(buf, ')'); /* comm may hold spaces and parens */
-		if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
 			continue;
 		if (state == 'Z' || state == 'X')
 			continue;

@@ -42,6 +42,9 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
  */
 void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid);
 
+/* State letter and parent of pid, from /proc/PID/stat. 0 or -errno. */
+int lg_proc_stat(pid_t pid, char *state, pid_t *ppid);
+
 /* Number of live descendants of this process (zombies excluded). */
 int lg_descendants(pid_t *out, int max);
 

@@ -152,21 +152,10 @@ static bool in_session(struct lg_control *c, pid_t pid)
 		return ok;
 	}
 	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
-		char buf[512], *rp;
-		ssize_t n;
-		int fd, ppid;
+		pid_t ppid;
+		char state;
 
-		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return false;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return false;
-		buf[n] = '\0';
-		rp = strrchr(buf, ')');
-		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
 			return false;
 		if (ppid == self)
 			return true;
