@@ -93,13 +93,25 @@ static uint32_t gate_seq;
 static unsigned char fd_kind[FD_TRACK]; /* 0 unknown, 1 socket/pipe, 2 other */
 static unsigned char tls_seen[FD_TRACK]; /* TLS reported on this fd */
 static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
+/*
+ * An HTTP request waiting for its response, per connection: the call and
+ * its result go to the supervisor as one frame, one wake-up per call.
+ */
+#define HTTP_TRACK 1024
+static struct {
+	bool used;
+	uint64_t args;
+	char tool[96];
+	char pv[64];
+} http_req[HTTP_TRACK];
 /* A response whose headers came without its body: the next read has it. */
 static struct {
 	uint32_t k;
 	uint16_t status;
 	bool waiting;
 } http_body[FD_TRACK];
-static __thread int in_shim;
+static __thread int in_shim __attribute__((tls_model("initial-exec")));
+static atomic_bool inited; /* a plain load on the hot path, not pthread_once */
 
 static void *resolve(const char *name, void *self)
 {
@@ -127,6 +139,7 @@ static void after_fork_child(void)
 	memset(http_sent, 0, sizeof(http_sent));
 	memset(http_seen, 0, sizeof(http_seen));
 	memset(http_body, 0, sizeof(http_body));
+	memset(http_req, 0, sizeof(http_req));
 }
 
 static void init(void)
@@ -173,12 +186,30 @@ static void init(void)
 
 static inline void ensure(void)
 {
-	pthread_once(&once, init);
+	if (__builtin_expect(
+		    !atomic_load_explicit(&inited, memory_order_acquire), 0)) {
+		pthread_once(&once, init);
+		atomic_store_explicit(&inited, true, memory_order_release);
+	}
 }
 
 __attribute__((constructor)) static void shim_ctor(void)
 {
 	ensure();
+}
+
+static void emit(struct lg_wire_buf *w);
+
+/* Drops counted since the last event would otherwise never be told. */
+__attribute__((destructor)) static void shim_dtor(void)
+{
+	struct lg_wire_buf w;
+
+	if (!active || !atomic_load(&dropped) || atomic_load(&conn_fd) < 0)
+		return;
+	lg_wire_start(&w, LG_W_DROPS, 0);
+	lg_wire_put_u64(&w, LG_T_COUNT, atomic_exchange(&dropped, 0));
+	emit(&w);
 }
 
 static bool fd_is_ours(int fd)
@@ -588,6 +619,8 @@ static void forget_fd(int fd)
 		http_body[fd].waiting = false;
 		tls_seen[fd] = 0;
 	}
+	if (fd >= 0 && fd < HTTP_TRACK)
+		http_req[fd].used = false;
 }
 
 LG_EXPORT int close(int fd)
@@ -675,7 +708,7 @@ static int outgoing(int fd, const char *p, size_t n)
 	struct lg_wire_buf w;
 	char tool[160];
 
-	if (!lg_recog_maybe(p, n) || !channel(fd))
+	if (!channel(fd))
 		return 0;
 	if (lg_recog_tls(p, n)) {
 		/* Opaque, but never "nothing": once per connection. */
@@ -692,11 +725,24 @@ static int outgoing(int fd, const char *p, size_t n)
 		bool del = hq.method.n == 6 &&
 			   memcmp(hq.method.p, "DELETE", 6) == 0;
 		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
+		uint64_t args = lg_wire_hash(0, hq.body.p, hq.body.n);
 
 		snprintf(tool, sizeof(tool), "%.*s %.*s", (int)hq.method.n,
 			 hq.method.p,
-			 (int)(hq.target.n < 120 ? hq.target.n : 120),
+			 (int)(hq.target.n < 80 ? hq.target.n : 80),
 			 hq.target.p);
+		atomic_fetch_add(&outstanding, 1);
+		if (fd < HTTP_TRACK) {
+			http_req[fd].used = true;
+			http_req[fd].args = args;
+			snprintf(http_req[fd].tool, sizeof(http_req[fd].tool),
+				 "%s", tool);
+			snprintf(http_req[fd].pv, sizeof(http_req[fd].pv),
+				 "%.*s", (int)(hq.body.n < 63 ? hq.body.n : 63),
+				 hq.body.p);
+		}
+		if (!del && fd < HTTP_TRACK)
+			return 0; /* reported with its response */
 		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
 		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
 		if (del)
@@ -705,9 +751,7 @@ static int outgoing(int fd, const char *p, size_t n)
 		lg_wire_put_str(&w, LG_T_TOOL, tool);
 		put_span(&w, LG_T_TARGET, hq.target, 1024);
 		put_span(&w, LG_T_ARGS, hq.body, 4096);
-		lg_wire_put_u64(&w, LG_T_DIGEST,
-				lg_wire_hash(0, hq.body.p, hq.body.n));
-		atomic_fetch_add(&outstanding, 1);
+		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, args);
 		if (del)
 			return gate(&w);
 		emit(&w);
@@ -759,6 +803,13 @@ static void http_result(int fd, uint32_t k, unsigned status,
 	/* The status is part of the result: 200 "x" is not 500 "x". */
 	lg_wire_put_u64(&w, LG_T_DIGEST, lg_wire_hash(h, body.p, body.n));
 	put_span(&w, LG_T_PREVIEW, body, 160);
+	/* The call itself travels with its result (one frame, one wake-up). */
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used) {
+		http_req[fd].used = false;
+		lg_wire_put_str(&w, LG_T_TOOL, http_req[fd].tool);
+		lg_wire_put_str(&w, LG_T_ARGS, http_req[fd].pv);
+		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, http_req[fd].args);
+	}
 	atomic_fetch_sub(&outstanding, 1);
 	emit(&w);
 }
@@ -811,24 +862,22 @@ static void incoming(int fd, const char *p, ssize_t got)
 }
 
 /* The hooks: check, then do the real thing, errno untouched. */
-#define OUT_HOOK(name, params, buf, len, call)               \
-	LG_EXPORT ssize_t name params                        \
-	{                                                    \
-		ssize_t r;                                   \
-		int e;                                       \
-                                                             \
-		if (enter()) {                               \
-			int refuse = outgoing(fd, buf, len); \
-			leave();                             \
-			if (refuse) {                        \
-				errno = ECONNRESET;          \
-				return -1;                   \
-			}                                    \
-		}                                            \
-		r = real.call;                               \
-		e = errno;                                   \
-		errno = e;                                   \
-		return r;                                    \
+/*
+ * The hooks: a first-byte test decides before anything else (most writes
+ * are not tool traffic), then the real call, whose errno is left as is.
+ */
+#define OUT_HOOK(name, params, buf, len, call)                         \
+	LG_EXPORT ssize_t name params                                  \
+	{                                                              \
+		if (len >= 4 && lg_recog_maybe(buf, len) && enter()) { \
+			int refuse = outgoing(fd, buf, len);           \
+			leave();                                       \
+			if (refuse) {                                  \
+				errno = ECONNRESET;                    \
+				return -1;                             \
+			}                                              \
+		}                                                      \
+		return real.call;                                      \
 	}
 
 OUT_HOOK(write, (int fd, const void *b, size_t n), (const char *)b, n,
@@ -842,7 +891,8 @@ OUT_HOOK(sendto,
 
 LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	if (cnt > 0 && enter()) {
+	if (cnt > 0 && iov[0].iov_len >= 4 &&
+	    lg_recog_maybe(iov[0].iov_base, iov[0].iov_len) && enter()) {
 		int refuse = outgoing(fd, iov[0].iov_base, iov[0].iov_len);
 
 		leave();
@@ -856,7 +906,9 @@ LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 {
-	if (m && m->msg_iovlen > 0 && enter()) {
+	if (m && m->msg_iovlen > 0 && m->msg_iov[0].iov_len >= 4 &&
+	    lg_recog_maybe(m->msg_iov[0].iov_base, m->msg_iov[0].iov_len) &&
+	    enter()) {
 		int refuse = outgoing(fd, m->msg_iov[0].iov_base,
 				      m->msg_iov[0].iov_len);
 
@@ -869,21 +921,25 @@ LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 	return real.sendmsg(fd, m, f);
 }
 
-#define IN_HOOK(name, params, call)                                      \
-	LG_EXPORT ssize_t name params                                    \
-	{                                                                \
-		ssize_t r;                                               \
-		int e;                                                   \
-                                                                         \
-		ensure();                                                \
-		r = real.call;                                           \
-		e = errno;                                               \
-		if (r > 0 && atomic_load(&outstanding) > 0 && enter()) { \
-			incoming(fd, (const char *)b, r);                \
-			leave();                                         \
-		}                                                        \
-		errno = e;                                               \
-		return r;                                                \
+#define IN_HOOK(name, params, call)                                            \
+	LG_EXPORT ssize_t name params                                          \
+	{                                                                      \
+		ssize_t r;                                                     \
+                                                                               \
+		ensure();                                                      \
+		r = real.call;                                                 \
+		/* Only while a call waits for its result: rare. */            \
+		if (r > 0 &&                                                   \
+		    atomic_load_explicit(&outstanding, memory_order_relaxed) > \
+			    0 &&                                               \
+		    enter()) {                                                 \
+			int e = errno;                                         \
+                                                                               \
+			incoming(fd, (const char *)b, r);                      \
+			leave();                                               \
+			errno = e;                                             \
+		}                                                              \
+		return r;                                                      \
 	}
 
 IN_HOOK(read, (int fd, void *b, size_t n), read(fd, b, n))

@@ -301,7 +301,9 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		int err;
 
 		c->st.gates++;
-		remember_call(k, m);
+		/* HTTP results carry their call; JSON-RPC ones are paired. */
+		if (m->proto != LG_P_HTTP)
+			remember_call(k, m);
 		pthread_mutex_lock(c->lock);
 		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE)
 			err = lg_session_gate(c->s, k->pid, exe, m->tool,
@@ -316,23 +318,37 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		break;
 	}
 	case LG_W_TOOL_RESULT: {
-		struct pending *p = find_call(k, m->chan, true);
 		char digest[LG_DIGEST_HEX], canon[ARGS_KEEP + 256];
 		char args_pv[160], result_pv[160];
-		const char *args;
+		const char *tool, *args, *raw;
+		struct pending *p = NULL;
 
-		if (!p)
-			break;
-		/* Same arguments however the agent spelled them. */
-		args = lg_canon_args(p->args, strlen(p->args), canon,
-				     sizeof(canon)) >= 0 ?
-			       canon :
-			       p->args;
+		if (LG_WIRE_HAS(m, LG_T_TOOL)) {
+			/* A whole call in one frame: args by digest (HTTP). */
+			tool = m->tool;
+			lg_digest_hex(m->args_digest, canon);
+			args = canon;
+			raw = m->args ? (const char *)m->args : "";
+			snprintf(result_pv, sizeof(result_pv), "%.*s",
+				 (int)(m->args_len < 100 ? m->args_len : 100),
+				 raw);
+			lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
+		} else {
+			p = find_call(k, m->chan, true);
+			if (!p)
+				break;
+			tool = p->tool;
+			/* Same arguments however the agent spelled them. */
+			args = lg_canon_args(p->args, strlen(p->args), canon,
+					     sizeof(canon)) >= 0 ?
+				       canon :
+				       p->args;
+			lg_preview(args, args_pv, sizeof(args_pv), 80);
+		}
 		lg_digest_hex(m->digest, digest);
-		lg_preview(args, args_pv, sizeof(args_pv), 80);
 		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
 		pthread_mutex_lock(c->lock);
-		lg_session_tool_done(c->s, k->pid, exe, p->tool, args, digest,
+		lg_session_tool_done(c->s, k->pid, exe, tool, args, digest,
 				     args_pv, result_pv);
 		pthread_mutex_unlock(c->lock);
 		break;

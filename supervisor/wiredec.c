@@ -106,6 +106,9 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		case LG_T_COUNT:
 			r = get_u64(v, len, &m->count);
 			break;
+		case LG_T_ARGS_DIGEST:
+			r = get_u64(v, len, &m->args_digest);
+			break;
 		case LG_T_ARGS:
 			m->args = v;
 			m->args_len = len;
