@@ -77,6 +77,10 @@ static struct {
 	ssize_t (*recv)(int, void *, size_t, int);
 	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
 			    socklen_t *);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*__open_2)(const char *, int);
+	int (*__openat_2)(int, const char *, int);
 } real;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -99,7 +103,7 @@ static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
  */
 #define HTTP_TRACK 1024
 static struct {
-	bool used;
+	uint32_t used; /* == gen: in use (a fork makes every entry stale) */
 	uint64_t args;
 	char tool[96];
 	char pv[64];
@@ -108,8 +112,9 @@ static struct {
 static struct {
 	uint32_t k;
 	uint16_t status;
-	bool waiting;
+	uint32_t waiting; /* == gen */
 } http_body[FD_TRACK];
+static uint32_t gen = 1;
 static __thread int in_shim __attribute__((tls_model("initial-exec")));
 static atomic_bool inited; /* a plain load on the hot path, not pthread_once */
 
@@ -127,6 +132,12 @@ static void *resolve(const char *name, void *self)
 	return f;
 }
 
+static int conn(void);
+LG_EXPORT int __open_2(const char *p, int flags);
+LG_EXPORT int __openat_2(int d, const char *p, int flags);
+LG_EXPORT int __open64_2(const char *p, int flags);
+LG_EXPORT int __openat64_2(int d, const char *p, int flags);
+
 static void after_fork_child(void)
 {
 	int fd = atomic_exchange(&conn_fd, -1);
@@ -136,10 +147,10 @@ static void after_fork_child(void)
 		real.close(fd);
 	pthread_mutex_init(&gate_lock, NULL);
 	atomic_store(&outstanding, 0);
-	memset(http_sent, 0, sizeof(http_sent));
-	memset(http_seen, 0, sizeof(http_seen));
-	memset(http_body, 0, sizeof(http_body));
-	memset(http_req, 0, sizeof(http_req));
+	/* The parent's pending calls are not ours; no page touched. */
+	gen++;
+	if (active)
+		conn(); /* say hello now: the supervisor knows every process */
 }
 
 static void init(void)
@@ -173,6 +184,10 @@ static void init(void)
 	R(read);
 	R(recv);
 	R(recvfrom);
+	R(readv);
+	R(recvmsg);
+	R(__open_2);
+	R(__openat_2);
 #undef R
 	if (g && *g)
 		gate_tools = g;
@@ -182,6 +197,7 @@ static void init(void)
 	strcpy(sock_path, p);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	active = true;
+	conn(); /* hello at start, not at the first event */
 }
 
 static inline void ensure(void)
@@ -616,11 +632,11 @@ static void forget_fd(int fd)
 	if (fd >= 0 && fd < FD_TRACK) {
 		fd_kind[fd] = 0;
 		http_sent[fd] = http_seen[fd] = 0;
-		http_body[fd].waiting = false;
+		http_body[fd].waiting = 0;
 		tls_seen[fd] = 0;
 	}
 	if (fd >= 0 && fd < HTTP_TRACK)
-		http_req[fd].used = false;
+		http_req[fd].used = 0;
 }
 
 LG_EXPORT int close(int fd)
@@ -733,7 +749,7 @@ static int outgoing(int fd, const char *p, size_t n)
 			 hq.target.p);
 		atomic_fetch_add(&outstanding, 1);
 		if (fd < HTTP_TRACK) {
-			http_req[fd].used = true;
+			http_req[fd].used = gen;
 			http_req[fd].args = args;
 			snprintf(http_req[fd].tool, sizeof(http_req[fd].tool),
 				 "%s", tool);
@@ -804,8 +820,8 @@ static void http_result(int fd, uint32_t k, unsigned status,
 	lg_wire_put_u64(&w, LG_T_DIGEST, lg_wire_hash(h, body.p, body.n));
 	put_span(&w, LG_T_PREVIEW, body, 160);
 	/* The call itself travels with its result (one frame, one wake-up). */
-	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used) {
-		http_req[fd].used = false;
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen) {
+		http_req[fd].used = 0;
 		lg_wire_put_str(&w, LG_T_TOOL, http_req[fd].tool);
 		lg_wire_put_str(&w, LG_T_ARGS, http_req[fd].pv);
 		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, http_req[fd].args);
@@ -824,10 +840,10 @@ static void incoming(int fd, const char *p, ssize_t got)
 	if (got <= 0 || atomic_load(&outstanding) <= 0)
 		return;
 	n = (size_t)got;
-	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting) {
+	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting == gen) {
 		struct lg_span body = { p, n };
 
-		http_body[fd].waiting = false;
+		http_body[fd].waiting = 0;
 		http_result(fd, http_body[fd].k, http_body[fd].status, body);
 		return;
 	}
@@ -841,7 +857,7 @@ static void incoming(int fd, const char *p, ssize_t got)
 		    hr.status != 304) {
 			http_body[fd].k = k;
 			http_body[fd].status = (uint16_t)hr.status;
-			http_body[fd].waiting = true;
+			http_body[fd].waiting = gen;
 			return;
 		}
 		http_result(fd, k, hr.status, hr.body);
@@ -947,3 +963,82 @@ IN_HOOK(recv, (int fd, void *b, size_t n, int f), recv(fd, b, n, f))
 IN_HOOK(recvfrom,
 	(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al),
 	recvfrom(fd, b, n, f, a, al))
+
+/* Vectored reads: the first buffer holds the start of the message. */
+static void incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
+{
+	if (r > 0 && cnt > 0 &&
+	    atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 &&
+	    enter()) {
+		int e = errno;
+		size_t n = (size_t)r < iov[0].iov_len ? (size_t)r :
+							iov[0].iov_len;
+
+		incoming(fd, iov[0].iov_base, (ssize_t)n);
+		leave();
+		errno = e;
+	}
+}
+
+LG_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t r;
+
+	ensure();
+	r = real.readv(fd, iov, cnt);
+	incoming_iov(fd, iov, cnt, r);
+	return r;
+}
+
+LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
+{
+	ssize_t r;
+
+	ensure();
+	r = real.recvmsg(fd, m, f);
+	if (m)
+		incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r);
+	return r;
+}
+
+/* _FORTIFY_SOURCE builds call these for opens without a mode. */
+LG_EXPORT int __open_2(const char *p, int flags)
+{
+	bool on = enter();
+	int r, e;
+
+	r = real.__open_2 ? real.__open_2(p, flags) : (errno = ENOSYS, -1);
+	e = errno;
+	if (on) {
+		report_open(AT_FDCWD, p, flags, r, e);
+		leave();
+	}
+	if (r >= 0 && r < FD_TRACK)
+		fd_kind[r] = 0;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int __open64_2(const char *p, int flags)
+	__attribute__((alias("__open_2")));
+
+LG_EXPORT int __openat_2(int d, const char *p, int flags)
+{
+	bool on = enter();
+	int r, e;
+
+	r = real.__openat_2 ? real.__openat_2(d, p, flags) :
+			      (errno = ENOSYS, -1);
+	e = errno;
+	if (on) {
+		report_open(d, p, flags, r, e);
+		leave();
+	}
+	if (r >= 0 && r < FD_TRACK)
+		fd_kind[r] = 0;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int __openat64_2(int d, const char *p, int flags)
+	__attribute__((alias("__openat_2")));
