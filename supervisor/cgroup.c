@@ -330,10 +330,14 @@ static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 	return populated;
 }
 
+static bool kill_written; /* cgroup.kill already asked for this tree */
+
 void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid)
 {
-	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0)
+	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0) {
+		kill_written = true;
 		return;
+	}
 	if (pgid > 0)
 		kill(-pgid, SIGKILL);
 }
@@ -345,7 +349,9 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 	pid_t pids[4096];
 	int n;
 
-	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0) {
+	/* Once is enough: a second write walks all the dying tasks again. */
+	if (cg && cg->ok &&
+	    (kill_written || write_file(cg->path, "cgroup.kill", "1") == 0)) {
 		*method = "cgroup.kill";
 		if (wait_cgroup_empty(cg, timeout_ms) == 0)
 			return 0;
