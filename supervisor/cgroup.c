@@ -85,6 +85,33 @@ static int own_cgroup(char *out, size_t size)
 	return r;
 }
 
+/*
+ * Leaves of lgrun processes that died without cleaning up (killed with
+ * SIGKILL): removed once empty. The leaf's name ends in the lgrun's pid.
+ */
+static void remove_stale_leaves(const char *parent)
+{
+	struct dirent *de;
+	DIR *d = opendir(parent);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *dash = strrchr(de->d_name, '-');
+		char p[PATH_MAX + 300];
+		pid_t pid;
+
+		if (strncmp(de->d_name, "lgrun-", 6) != 0 || !dash)
+			continue;
+		pid = (pid_t)atoi(dash + 1);
+		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", parent, de->d_name);
+		rmdir(p); /* EBUSY while something still runs in it */
+	}
+	closedir(d);
+}
+
 void lg_cgroup_create(struct lg_cgroup *cg, const char *name)
 {
 	char mnt[PATH_MAX], own[PATH_MAX], kill_file[PATH_MAX + 16];
@@ -102,6 +129,12 @@ void lg_cgroup_create(struct lg_cgroup *cg, const char *name)
 	}
 	if (strcmp(own, "/") == 0)
 		own[0] = '\0';
+	{
+		char parent[PATH_MAX * 2];
+
+		snprintf(parent, sizeof(parent), "%s%s", mnt, own);
+		remove_stale_leaves(parent);
+	}
 	if (snprintf(cg->path, sizeof(cg->path), "%s%s/%s", mnt, own, name) >=
 	    (int)sizeof(cg->path)) {
 		snprintf(cg->why, sizeof(cg->why), "cgroup path too long");
