@@ -38,9 +38,11 @@ endif
 DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
-	python3-venv strace bubblewrap tar
+	python3-venv strace bubblewrap tar util-linux
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/jansson.h
+# Commands the tests use (clang for the fuzzer, the rest for workloads).
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar
 
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/same_target.c supervisor/guard/budget.c \
@@ -83,6 +85,7 @@ all: deps-check $(BINS) $(if $(SHIM_SRC),$(SHIM))
 # Called by check and demo: installs what is missing (as root) or says how.
 deps-check:
 	@missing=0; for h in $(DEPS_HEADERS); do [ -f $$h ] || missing=1; done; \
+	for c in $(DEPS_CMDS); do command -v $$c >/dev/null || missing=1; done; \
 	if [ $$missing = 1 ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:
