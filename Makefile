@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread
+LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread -lmicrohttpd -lcurl
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -38,9 +38,11 @@ endif
 DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
-	python3-venv strace bubblewrap tar util-linux
+	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
+	libcurl4-openssl-dev
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
-	/usr/include/jansson.h
+	/usr/include/jansson.h /usr/include/microhttpd.h \
+	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar
 
@@ -49,11 +51,11 @@ GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/repeat.c supervisor/guard/failures.c
 PURE_SRC := supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c \
-	supervisor/canon.c $(GUARD_SRC)
+	supervisor/canon.c supervisor/llm.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/control.c
+	supervisor/control.c supervisor/proxy.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 
@@ -73,7 +75,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 	-fvisibility=hidden -MMD -MP
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
-	repeat failures text canon guard recog wiredec
+	repeat failures text canon guard recog wiredec llm
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .PHONY: all check test integration demo bench deps deps-check format fuzz \

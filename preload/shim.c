@@ -27,6 +27,8 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -87,6 +89,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool active; /* off in setuid programs and without a socket */
 static char sock_path[108];
 static const char *gate_tools = DEFAULT_GATE_TOOLS;
+static uint16_t proxy_port; /* lgrun's LLM proxy, from LGRUN_PROXY_PORT */
 static atomic_int conn_fd = -1;
 static ino_t conn_ino;
 static atomic_uint_fast64_t dropped;
@@ -191,6 +194,8 @@ static void init(void)
 #undef R
 	if (g && *g)
 		gate_tools = g;
+	if (getenv("LGRUN_PROXY_PORT"))
+		proxy_port = (uint16_t)atoi(getenv("LGRUN_PROXY_PORT"));
 	/* Never act in a setuid/setgid program, nor without a supervisor. */
 	if (getauxval(AT_SECURE) || !p || !*p || strlen(p) >= sizeof(sock_path))
 		return;
@@ -702,6 +707,20 @@ static bool channel(int fd)
 	if (fstat(fd, &st) < 0)
 		return false;
 	k = (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode)) ? 1 : 2;
+	/*
+	 * The agent's model traffic to lgrun's own LLM proxy is seen there,
+	 * in full: reporting it here too would count every turn twice.
+	 */
+	if (k == 1 && proxy_port && S_ISSOCK(st.st_mode)) {
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+
+		if (getpeername(fd, (struct sockaddr *)&a, &al) == 0 &&
+		    a.sin_family == AF_INET &&
+		    ntohs(a.sin_port) == proxy_port &&
+		    ntohl(a.sin_addr.s_addr) == INADDR_LOOPBACK)
+			k = 2;
+	}
 	if (fd < FD_TRACK)
 		fd_kind[fd] = k;
 	return k == 1;

@@ -125,6 +125,7 @@ static const struct key keys[] = {
 	{ "failures", "action", K_ACTION, OFF(guard.failures.action), 0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
+	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
 	{ "shim", "url_targets", K_STRING, OFF(url_targets), 0, 0 },
@@ -147,6 +148,7 @@ void lg_config_init(struct lg_config *c)
 	c->kill_leftovers = true;
 	c->default_ignores = true;
 	c->shim = true;
+	c->llm_proxy = true;
 }
 
 void lg_config_free(struct lg_config *c)

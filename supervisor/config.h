@@ -39,6 +39,7 @@ struct lg_config {
 	char *metrics_file; /* NULL: no metrics file */
 	bool default_ignores;
 	bool shim; /* preload the shim into the command's tree */
+	bool llm_proxy; /* stand between the agent and its model API */
 	char *gate_tools; /* tool names whose calls are destructive (globs) */
 	char *target_keys; /* argument keys naming a destructive call's target */
 	char *url_targets; /* URL templates naming it: /assets/{asset_id} */

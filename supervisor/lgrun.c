@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "control.h"
+#include "proxy.h"
 #include "filter.h"
 #include "launch.h"
 #include "log.h"
@@ -45,6 +47,7 @@ enum lg_exit {
 };
 
 #define KILL_WAIT_MS 5000
+#define PROXY_TRIP_GRACE_MS 1500 /* for the agent to show the model error */
 
 struct opts {
 	const char *config, *profile, *agent, *session, *state_dir;
@@ -198,61 +201,66 @@ static void free_env(char **env, size_t ours_from)
 }
 
 /*
- * The command's environment: ours, minus stale LGRUN_* values, plus the
- * session's variables; the shim goes first in LD_PRELOAD, keeping what the
- * user had there.
+ * The command's environment: ours, with every variable in set ("KEY=value",
+ * NULL-terminated) replacing what was there. The strings in set are
+ * taken over (freed with the environment).
  */
-static char **make_env(const char *id, const char *agent, const char *state,
-		       const char *sock, const char *shim,
-		       const char *gate_tools, size_t *ours_from)
+static char **make_env(char **set, size_t *ours_from)
 {
 	extern char **environ;
-	/* Every variable we set, so stale values are dropped and counted. */
-	static const char *const ours[] = {
-		"LGRUN_SESSION=",   "LGRUN_AGENT=",
-		"LGRUN_STATE_DIR=", "LGRUN_SUPERVISOR_PID=",
-		"LGRUN_SOCK=",	    "LGRUN_GATE_TOOLS=",
-		"LD_PRELOAD="
-	};
-	const size_t nours = sizeof(ours) / sizeof(ours[0]);
-	const char *preload = getenv("LD_PRELOAD");
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, nset = 0;
 	char **env;
-	int r = 0;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + nours + 1, sizeof(*env));
+	while (set[nset])
+		nset++;
+	env = calloc(n + nset + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
-		for (size_t o = 0; o < nours; o++)
-			if (strncmp(environ[i], ours[o], strlen(ours[o])) == 0)
-				skip = true;
+		for (size_t o = 0; o < nset && !skip; o++) {
+			size_t kl = strcspn(set[o], "=") + 1;
+
+			skip = strncmp(environ[i], set[o], kl) == 0;
+		}
 		if (!skip)
 			env[k++] = environ[i];
 	}
 	*ours_from = k;
-	if (asprintf(&env[k++], "LGRUN_SESSION=%s", id) < 0 ||
-	    asprintf(&env[k++], "LGRUN_AGENT=%s", agent) < 0 ||
-	    asprintf(&env[k++], "LGRUN_STATE_DIR=%s", state) < 0 ||
-	    asprintf(&env[k++], "LGRUN_SUPERVISOR_PID=%d", getpid()) < 0)
-		return NULL;
-	if (sock && shim) {
-		r = asprintf(&env[k++], "LGRUN_SOCK=%s", sock);
-		if (r >= 0)
-			r = asprintf(&env[k++], "LGRUN_GATE_TOOLS=%s",
-				     gate_tools);
-		if (r >= 0)
-			r = asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim,
-				     preload && *preload ? ":" : "",
-				     preload ? preload : "");
-	} else if (preload) {
-		r = asprintf(&env[k++], "LD_PRELOAD=%s", preload);
-	}
-	return r < 0 ? NULL : env;
+	for (size_t o = 0; o < nset; o++)
+		env[k++] = set[o];
+	return env;
+}
+
+/* Appends "KEY=value" to set (size max, NULL-terminated). */
+static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
+{
+	size_t n = 0;
+	char *v = NULL, *kv;
+	va_list ap;
+	int r;
+
+	while (set[n])
+		n++;
+	if (n + 1 >= max)
+		return -ENOSPC;
+	va_start(ap, fmt);
+	r = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	r = asprintf(&kv, "%s=%s", key, v);
+	free(v);
+	if (r < 0)
+		return -ENOMEM;
+	set[n] = kv;
+	set[n + 1] = NULL;
+	return 0;
 }
 
 /* The shim next to us: <bindir>/../lib/liblgshim.so. */
@@ -295,7 +303,10 @@ struct loop {
 	struct lg_child child;
 	const struct lg_config *cfg;
 	struct lg_control *ctl;
+	struct lg_proxy *proxy;
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
+	/* A trip answered through the proxy: the agent may end its turn first. */
+	atomic_uint_fast64_t grace_until;
 	int epfd, sfd, tfd, efd;
 	pthread_t thread;
 	bool thread_started;
@@ -416,6 +427,12 @@ static void arm_timer(struct loop *l)
 
 	if (l->kill_at && (!next || l->kill_at < next))
 		next = l->kill_at;
+	{
+		uint64_t g = atomic_load(&l->grace_until);
+
+		if (g && (!next || g < next))
+			next = g;
+	}
 	if (l->draining) {
 		uint64_t poll_at = lg_mono_ms() + 20;
 
@@ -467,6 +484,17 @@ static void on_signal(struct loop *l)
 		lg_tree_signal(l->cg, sig);
 		l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
 	}
+}
+
+/* The proxy answered the agent after a trip: the main loop acts now. */
+static void wake_main(void *ctx)
+{
+	struct loop *l = ctx;
+	uint64_t one = 1;
+
+	atomic_store(&l->grace_until, lg_mono_ms() + PROXY_TRIP_GRACE_MS);
+	if (write(l->efd, &one, sizeof(one)) < 0)
+		lg_dbg("cannot wake the main loop: %s", strerror(errno));
 }
 
 /* The session decided to kill: stop the tree before the op is answered. */
@@ -532,8 +560,13 @@ static int event_loop(struct loop *l)
 	for (;;) {
 		int n;
 
-		if (kill_pending(l))
-			return run_trip(l);
+		if (kill_pending(l)) {
+			uint64_t g = atomic_load(&l->grace_until);
+
+			if (!g || l->main_exited || lg_mono_ms() >= g)
+				return run_trip(l);
+			/* else: the agent is reading why; the timer wakes us */
+		}
 		if (l->main_exited && !l->draining) {
 			if (!tree_alive(l))
 				return 0;
@@ -619,6 +652,8 @@ int main(int argc, char **argv)
 	size_t env_ours = 0;
 	bool cg_made = false;
 	char shim_path[PATH_MAX + 32] = "", sock_path[PATH_MAX + 32] = "";
+	struct lg_proxy_route routes[8];
+	size_t nroutes = 0;
 	int r, exec_errno, rc;
 	sigset_t mask;
 	struct opts o;
@@ -798,6 +833,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cfg.llm_proxy) {
+		char perr[256];
+
+		nroutes = lg_proxy_default_routes(routes, 8);
+		l.proxy = lg_proxy_start(l.s, &l.lock, routes, nroutes,
+					 wake_main, &l, perr, sizeof(perr));
+		if (!l.proxy)
+			lg_warn("the LLM proxy is off: %s", perr);
+		else
+			lg_info("LLM proxy on 127.0.0.1:%u",
+				lg_proxy_port(l.proxy));
+	}
 	if (sock_path[0]) {
 		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
 				       cfg.target_keys ? cfg.target_keys :
@@ -810,11 +857,39 @@ int main(int argc, char **argv)
 			epoll_ctl(l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		}
 	}
-	env = make_env(id, agent, state_dir,
-		       l.ctl ? lg_control_path(l.ctl) : NULL,
-		       l.ctl ? shim_path : NULL,
-		       cfg.gate_tools ? cfg.gate_tools : LG_DEFAULT_GATE_TOOLS,
-		       &env_ours);
+	{
+		char *set[24] = { NULL };
+		const char *preload = getenv("LD_PRELOAD");
+		const size_t max = sizeof(set) / sizeof(set[0]);
+		int e = 0;
+
+		e |= setvar(set, max, "LGRUN_SESSION", "%s", id);
+		e |= setvar(set, max, "LGRUN_AGENT", "%s", agent);
+		e |= setvar(set, max, "LGRUN_STATE_DIR", "%s", state_dir);
+		e |= setvar(set, max, "LGRUN_SUPERVISOR_PID", "%d", getpid());
+		if (l.ctl) {
+			e |= setvar(set, max, "LGRUN_SOCK", "%s",
+				    lg_control_path(l.ctl));
+			e |= setvar(set, max, "LGRUN_GATE_TOOLS", "%s",
+				    cfg.gate_tools ? cfg.gate_tools :
+						     LG_DEFAULT_GATE_TOOLS);
+			/* ours first, keeping what the user preloads */
+			e |= setvar(set, max, "LD_PRELOAD", "%s%s%s", shim_path,
+				    preload && *preload ? ":" : "",
+				    preload ? preload : "");
+		}
+		if (l.proxy)
+			e |= setvar(set, max, "LGRUN_PROXY_PORT", "%u",
+				    lg_proxy_port(l.proxy));
+		for (size_t i = 0; l.proxy && i < nroutes; i++)
+			e |= setvar(set, max, routes[i].env,
+				    "http://127.0.0.1:%u/%s",
+				    lg_proxy_port(l.proxy), routes[i].name);
+		env = e ? NULL : make_env(set, &env_ours);
+		if (!env)
+			for (size_t i = 0; set[i]; i++)
+				free(set[i]);
+	}
 	if (!env) {
 		lg_err("out of memory");
 		rc = LG_EXIT_ERROR;
@@ -898,6 +973,7 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	lg_proxy_stop(l.proxy);
 	lg_control_free(l.ctl);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);

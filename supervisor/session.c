@@ -47,7 +47,44 @@ struct lg_session {
 	uint64_t shim[6]; /* accepted, refused, malformed, dropped, gates, tls */
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
+	bool defer_kill;
 };
+
+void lg_session_defer_kill(struct lg_session *s, bool defer)
+{
+	s->defer_kill = defer;
+}
+
+void lg_session_llm_turn(struct lg_session *s, const char *model,
+			 const char *stop_reason, uint64_t in_tokens,
+			 uint64_t out_tokens, unsigned tool_calls)
+{
+	s->st.turns++;
+	s->st.ev_proxy++;
+	s->st.tokens_in += in_tokens;
+	s->st.tokens_out += out_tokens;
+	if (stop_reason && (strcmp(stop_reason, "max_tokens") == 0 ||
+			    strcmp(stop_reason, "length") == 0 ||
+			    strcmp(stop_reason, "MAX_TOKENS") == 0 ||
+			    strcmp(stop_reason, "max_output_tokens") == 0))
+		s->st.max_tokens_stops++;
+	lg_dbg("model turn (%s): %s, %llu in, %llu out, %u tool call(s)",
+	       model && *model ? model : "?", stop_reason ? stop_reason : "?",
+	       (unsigned long long)in_tokens, (unsigned long long)out_tokens,
+	       tool_calls);
+}
+
+void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
+{
+	if (s->kill_pending || s->blocked)
+		snprintf(
+			out, size,
+			"lgrun stopped this agent session (%s): %s. The agent was looping, so no further model or tool calls are allowed. An operator can inspect the audit log and allow the session to run again with: lgctl reset %s",
+			s->trip.reason ? s->trip.reason : "tripped",
+			s->trip.summary, s->info.id);
+	else
+		snprintf(out, size, "lgrun refused this request");
+}
 
 void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
 {
@@ -312,7 +349,7 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 		if (!s->kill_pending) {
 			s->kill_pending = true;
 			s->blocked = true;
-			if (s->on_kill)
+			if (s->on_kill && !s->defer_kill)
 				s->on_kill(s->on_kill_ctx);
 			s->trip = *f;
 			s->trip_op = op;
@@ -460,8 +497,9 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *result_preview)
 {
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	/* pid 0: the call came through the LLM proxy, not a process */
 	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
-			       .source = LG_SRC_SHIM,
+			       .source = pid ? LG_SRC_SHIM : LG_SRC_PROXY,
 			       .pid = pid,
 			       .exe = exe,
 			       .target = tool,
@@ -473,7 +511,10 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 	struct lg_findings out;
 
 	s->st.tool_calls++;
-	s->st.ev_shim++;
+	if (pid)
+		s->st.ev_shim++;
+	else
+		s->st.ev_proxy++;
 	lg_dbg("tool %s(%s) -> %s by %s[%d]", tool, args_preview,
 	       result_preview, exe, pid);
 	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
@@ -568,6 +609,7 @@ void lg_session_write_metrics(struct lg_session *s)
 		{ "lgrun_events_total", "source=\"seccomp\"",
 		  s->st.ev_seccomp },
 		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
+		{ "lgrun_events_total", "source=\"proxy\"", s->st.ev_proxy },
 		{ "lgrun_shim_dropped_events_total", "", s->shim[3] },
 		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
 		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
@@ -612,6 +654,10 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "denied", (long long)s->st.denied);
 	lg_json_int(&j, "would_trip", (long long)s->st.would_trip);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	lg_json_int(&j, "tokens_in", (long long)s->st.tokens_in);
+	lg_json_int(&j, "tokens_out", (long long)s->st.tokens_out);
+	lg_json_int(&j, "max_tokens_stops", (long long)s->st.max_tokens_stops);
 	lg_json_int(&j, "shim_connections", (long long)s->shim[0]);
 	lg_json_int(&j, "shim_refused", (long long)s->shim[1]);
 	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);

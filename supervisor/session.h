@@ -34,6 +34,21 @@ void lg_session_free(struct lg_session *s);
  */
 void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
 
+/*
+ * While set, a kill decided by the guard waits: the proxy first answers
+ * the agent with the reason, then lgrun applies it (kill_pending is set).
+ */
+void lg_session_defer_kill(struct lg_session *s, bool defer);
+
+/* A model turn seen by the proxy: counted for the session record. */
+void lg_session_llm_turn(struct lg_session *s, const char *model,
+			 const char *stop_reason, uint64_t in_tokens,
+			 uint64_t out_tokens, unsigned tool_calls);
+
+/* The user-facing reason the session stopped, for an error response. */
+void lg_session_stop_message(const struct lg_session *s, char *out,
+			     size_t size);
+
 /* After a trip every destructive attempt is refused. */
 bool lg_session_blocked(const struct lg_session *s);
 int lg_session_deny_errno(const struct lg_session *s);
@@ -94,7 +109,8 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
-	uint64_t ev_seccomp, ev_shim; /* events by source */
+	uint64_t ev_seccomp, ev_shim, ev_proxy; /* events by source */
+	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 

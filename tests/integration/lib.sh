@@ -99,3 +99,27 @@ start_catalog() {
 session_field() {
 	grep -o "\"$2\":[0-9]*" "$STATE/sessions/$1.json" | head -1 | cut -d: -f2
 }
+
+LLM=$LG_ROOT/tests/fixtures/llm
+
+# Starts the mock model API (all providers) with a script; sets MOCK_PORT and
+# MOCK_LOG, and points the provider variables lgrun reads at it (lgrun makes
+# them its upstreams and gives the agent its own proxy instead).
+start_mock_llm() {
+	MOCK_LOG=$T/mock.log
+	: >"$MOCK_LOG"
+	rm -f "$T/mock.port"
+	python3 "$LLM/mock_llm.py" --port-file "$T/mock.port" --log "$MOCK_LOG" \
+		--max-lifetime 120 --chunk-delay 0 "$@" &
+	MOCK_PID=$!
+	trap 'kill $MOCK_PID 2>/dev/null; lg_cleanup' EXIT
+	for _ in $(seq 1 100); do
+		[ -s "$T/mock.port" ] && break
+		sleep 0.05
+	done
+	[ -s "$T/mock.port" ] || fail "the mock model API did not start"
+	MOCK_PORT=$(cat "$T/mock.port")
+	export ANTHROPIC_BASE_URL=http://127.0.0.1:$MOCK_PORT
+	export OPENAI_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1
+	export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$MOCK_PORT
+}

@@ -37,6 +37,12 @@ for mode in fork threads closefds; do
 	run_lg --session "p-$mode" -- python3 "$T/agent.py" "$port" "$mode" >"$T/out" 2>&1
 	assert_rc 86 "$RC" "$mode agent"
 	n=$(grep -c '^DELETE ' "$CATALOG_LOG")
-	[ "$n" = 2 ] || fail "$mode: the server saw $n DELETEs, expected 2"
+	if [ $mode = threads ]; then
+		# Concurrent threads: an allowed DELETE may still be on its way
+		# when the third is refused and the tree dies; never a third.
+		[ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "threads: the server saw $n DELETEs"
+	else
+		[ "$n" = 2 ] || fail "$mode: the server saw $n DELETEs, expected 2"
+	fi
 done
 pass

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "canon.h"
+#include "llm.h"
+#include "log.h"
+#include "proxy.h"
+#include "session.h"
+#include "text.h"
+
+#define MAX_BODY (32u << 20) /* a request body larger than this is refused */
+#define MAX_CALLS 256 /* tool calls awaiting their result */
+#define POOL 8 /* idle curl handles kept, with their connections */
+
+struct call {
+	bool used;
+	char id[128], name[128];
+	char *input;
+	uint64_t seq; /* for evicting the oldest */
+};
+
+struct lg_proxy {
+	struct MHD_Daemon *d;
+	uint16_t port;
+	struct lg_session *s;
+	pthread_mutex_t *lock; /* the session's; also guards calls[] */
+	struct lg_proxy_route routes[8];
+	size_t nroutes;
+	void (*wake)(void *ctx);
+	void *wake_ctx;
+	struct call calls[MAX_CALLS];
+	uint64_t seq;
+	pthread_mutex_t pool_lock;
+	CURL *pool[POOL];
+	size_t npool;
+	struct lg_proxy_stats st;
+};
+
+/* One request in flight: the MHD side and the curl side meet here. */
+struct req {
+	struct lg_proxy *p;
+	char *uri; /* as the agent sent it, query included */
+	char method[16];
+	char *body;
+	size_t len, cap;
+	bool too_big;
+	struct curl_slist *headers;
+	const struct lg_proxy_route *route;
+	enum lg_llm_api api;
+	/* upstream response */
+	CURL *h;
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	bool headers_done, failed;
+	long status;
+	struct curl_slist *resp_headers; /* "Name: value" lines to pass on */
+	char error[CURL_ERROR_SIZE];
+	int pipe[2];
+	struct lg_llm_stream *stream;
+	bool wake_when_sent; /* a trip was answered: act once it is out */
+};
+
+size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
+{
+	static const struct {
+		const char *name, *env, *def;
+	} r[] = {
+		{ "anthropic", "ANTHROPIC_BASE_URL", "https://api.anthropic.com" },
+		{ "openai", "OPENAI_BASE_URL", "https://api.openai.com/v1" },
+		{ "gemini", "GOOGLE_GEMINI_BASE_URL",
+		  "https://generativelanguage.googleapis.com" },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && n < max; i++) {
+		const char *v = getenv(r[i].env);
+		size_t l;
+
+		out[n].name = r[i].name;
+		out[n].env = r[i].env;
+		snprintf(out[n].upstream, sizeof(out[n].upstream), "%s",
+			 v && *v ? v : r[i].def);
+		l = strlen(out[n].upstream);
+		while (l > 0 && out[n].upstream[l - 1] == '/')
+			out[n].upstream[--l] = '\0';
+		n++;
+	}
+	return n;
+}
+
+/* --- model events -------------------------------------------------------- */
+
+static struct call *find_call(struct lg_proxy *p, const char *id,
+			      const char *name)
+{
+	struct call *best = NULL;
+
+	for (size_t i = 0; i < MAX_CALLS; i++) {
+		struct call *c = &p->calls[i];
+
+		if (!c->used)
+			continue;
+		if (id && *id ? strcmp(c->id, id) == 0
+			      : (name && strcmp(c->name, name) == 0)) {
+			/* without ids (Gemini), the oldest call of that name */
+			if (!best || c->seq < best->seq)
+				best = c;
+		}
+	}
+	return best;
+}
+
+static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
+{
+	struct req *r = ctx;
+	struct lg_proxy *p = r->p;
+	struct call *c = NULL, *oldest = &p->calls[0];
+
+	pthread_mutex_lock(p->lock);
+	for (size_t i = 0; i < MAX_CALLS && !c; i++) {
+		if (!p->calls[i].used)
+			c = &p->calls[i];
+		else if (p->calls[i].seq < oldest->seq)
+			oldest = &p->calls[i];
+	}
+	if (!c)
+		c = oldest;
+	free(c->input);
+	c->used = true;
+	c->seq = ++p->seq;
+	snprintf(c->id, sizeof(c->id), "%s", lc->id ? lc->id : "");
+	snprintf(c->name, sizeof(c->name), "%s", lc->name ? lc->name : "");
+	c->input = strdup(lc->input ? lc->input : "{}");
+	pthread_mutex_unlock(p->lock);
+}
+
+static void on_text(void *ctx, const char *delta, size_t n)
+{
+	(void)ctx;
+	(void)delta;
+	(void)n; /* the repeated-output detector is not wired yet */
+}
+
+static void on_turn(void *ctx, const struct lg_llm_turn *t)
+{
+	struct req *r = ctx;
+
+	pthread_mutex_lock(r->p->lock);
+	lg_session_llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
+			    t->output_tokens, t->tool_calls);
+	pthread_mutex_unlock(r->p->lock);
+}
+
+/* A tool result in the agent's request: the call it answers is complete. */
+static void on_result(void *ctx, const struct lg_llm_result *res)
+{
+	struct req *r = ctx;
+	struct lg_proxy *p = r->p;
+	char canon[8192], digest[LG_DIGEST_HEX], apv[160], rpv[160];
+	struct call *c;
+	const char *args;
+
+	pthread_mutex_lock(p->lock);
+	c = find_call(p, res->call_id, res->name);
+	if (c) {
+		args = lg_canon_args(c->input, strlen(c->input), canon,
+				     sizeof(canon)) >= 0
+			       ? canon
+			       : c->input;
+		lg_digest_hex(lg_digest(res->content, strlen(res->content)),
+			      digest);
+		lg_preview(args, apv, sizeof(apv), 80);
+		lg_preview(res->content, rpv, sizeof(rpv), 80);
+		/* The agent must hear why before the tree goes. */
+		lg_session_defer_kill(p->s, true);
+		lg_session_tool_done(p->s, 0, "model", c->name, args, digest,
+				     apv, rpv);
+		lg_session_defer_kill(p->s, false);
+		c->used = false;
+		free(c->input);
+		c->input = NULL;
+	}
+	pthread_mutex_unlock(p->lock);
+}
+
+/* --- upstream (curl) ----------------------------------------------------- */
+
+static void headers_ready(struct req *r, long status, bool failed);
+
+static bool hop_by_hop(const char *h, size_t n)
+{
+	static const char *const names[] = {
+		"connection:", "keep-alive:", "transfer-encoding:",
+		"content-length:", "proxy-connection:", "te:",
+		"trailer:", "upgrade:", "host:", "accept-encoding:",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t k = strlen(names[i]);
+
+		if (n >= k && strncasecmp(h, names[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+static size_t on_header(char *b, size_t size, size_t nmemb, void *ud)
+{
+	struct req *r = ud;
+	size_t n = size * nmemb;
+
+	if (n >= 5 && strncmp(b, "HTTP/", 5) == 0) {
+		/* a new status line (after 100-continue, or a redirect) */
+		curl_slist_free_all(r->resp_headers);
+		r->resp_headers = NULL;
+		return n;
+	}
+	if (n <= 2) { /* the blank line: headers are complete */
+		long st = 0;
+
+		curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &st);
+		if (st >= 200) /* not a 100-continue: the agent gets them now */
+			headers_ready(r, st, false);
+		return n;
+	}
+	if (!hop_by_hop(b, n)) {
+		char line[8192];
+		size_t l = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
+
+		memcpy(line, b, l);
+		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+			l--;
+		line[l] = '\0';
+		r->resp_headers = curl_slist_append(r->resp_headers, line);
+	}
+	return n;
+}
+
+static void headers_ready(struct req *r, long status, bool failed)
+{
+	pthread_mutex_lock(&r->m);
+	if (!r->headers_done) {
+		r->headers_done = true;
+		r->status = status;
+		r->failed = failed;
+		pthread_cond_broadcast(&r->c);
+	}
+	pthread_mutex_unlock(&r->m);
+}
+
+static size_t on_body(char *b, size_t size, size_t nmemb, void *ud)
+{
+	struct req *r = ud;
+	size_t n = size * nmemb, off = 0;
+
+	while (off < n) {
+		ssize_t w = send(r->pipe[1], b + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return 0; /* the agent went away: abort the transfer */
+		off += (size_t)w;
+	}
+	return n;
+}
+
+static CURL *take_handle(struct lg_proxy *p)
+{
+	CURL *h = NULL;
+
+	pthread_mutex_lock(&p->pool_lock);
+	if (p->npool)
+		h = p->pool[--p->npool];
+	pthread_mutex_unlock(&p->pool_lock);
+	if (h)
+		curl_easy_reset(h); /* options go, the connection cache stays */
+	else
+		h = curl_easy_init();
+	return h;
+}
+
+static void give_handle(struct lg_proxy *p, CURL *h)
+{
+	pthread_mutex_lock(&p->pool_lock);
+	if (p->npool < POOL) {
+		p->pool[p->npool++] = h;
+		h = NULL;
+	}
+	pthread_mutex_unlock(&p->pool_lock);
+	if (h)
+		curl_easy_cleanup(h);
+}
+
+static void *upstream_thread(void *arg)
+{
+	struct req *r = arg;
+	CURL *h = take_handle(r->p);
+	char url[4096];
+	const char *rest = r->uri + 1 + strlen(r->route->name);
+	CURLcode rc;
+	long status = 0;
+
+	snprintf(url, sizeof(url), "%s%s", r->route->upstream, rest);
+	r->h = h;
+	if (!h) {
+		headers_ready(r, 0, true);
+		close(r->pipe[1]);
+		r->pipe[1] = -1;
+		return NULL;
+	}
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, r->error);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	if (strcmp(r->method, "GET") == 0) {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	} else {
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, r->method);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body ? r->body : "");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)r->len);
+	}
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	headers_ready(r, status, rc != CURLE_OK && status == 0);
+	if (rc != CURLE_OK && status == 0)
+		r->p->st.upstream_errors++;
+	close(r->pipe[1]);
+	r->pipe[1] = -1;
+	give_handle(r->p, h);
+	return NULL;
+}
+
+/* --- the agent's side (MHD) ---------------------------------------------- */
+
+static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct req *r = cls;
+	char line[8192];
+	int n;
+
+	(void)kind;
+	n = snprintf(line, sizeof(line), "%s: %s", key, value ? value : "");
+	if (n > 0 && (size_t)n < sizeof(line) && !hop_by_hop(line, (size_t)n))
+		r->headers = curl_slist_append(r->headers, line);
+	return MHD_YES;
+}
+
+static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct req *r = cls;
+	ssize_t n;
+
+	(void)pos;
+	do
+		n = read(r->pipe[0], buf, max);
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		if (r->stream)
+			lg_llm_stream_feed(r->stream, buf, (size_t)n);
+		return n;
+	}
+	if (r->stream) {
+		lg_llm_stream_end(r->stream);
+		if (lg_llm_stream_errors(r->stream))
+			r->p->st.unparsed++;
+	}
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+		      : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static enum MHD_Result answer(struct MHD_Connection *con, int status,
+			      const char *body, const char *type)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", type);
+	ret = MHD_queue_response(con, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* The session stopped: tell the agent, in its model's own words. */
+static enum MHD_Result refuse(struct req *r, struct MHD_Connection *con)
+{
+	char msg[1024], body[2048];
+	int status = 400;
+
+	pthread_mutex_lock(r->p->lock);
+	lg_session_stop_message(r->p->s, msg, sizeof(msg));
+	pthread_mutex_unlock(r->p->lock);
+	if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
+		snprintf(body, sizeof(body), "{\"error\":\"lgrun stopped this session\"}");
+	r->p->st.refused++;
+	return answer(con, status, body, "application/json");
+}
+
+static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	bool sse;
+
+	/* a socketpair, not a pipe: send() can refuse without a SIGPIPE */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r->pipe) < 0)
+		return answer(con, 502, "{\"error\":\"lgrun proxy: no pipe\"}",
+			      "application/json");
+	sse = lg_llm_request_streams(r->api, r->uri, r->body, r->len);
+	if (r->api != LG_LLM_UNKNOWN) {
+		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
+
+		r->stream = lg_llm_stream_new(r->api, sse, &sink);
+	}
+	if (pthread_create(&r->thread, NULL, upstream_thread, r) != 0) {
+		close(r->pipe[0]);
+		close(r->pipe[1]);
+		r->pipe[0] = r->pipe[1] = -1;
+		return answer(con, 502, "{\"error\":\"lgrun proxy: no thread\"}",
+			      "application/json");
+	}
+	r->thread_started = true;
+	r->p->st.forwarded++;
+	pthread_mutex_lock(&r->m);
+	while (!r->headers_done)
+		pthread_cond_wait(&r->c, &r->m);
+	pthread_mutex_unlock(&r->m);
+	if (r->failed) {
+		char msg[CURL_ERROR_SIZE + 600], body[CURL_ERROR_SIZE + 1024];
+		int status = 502;
+
+		snprintf(msg, sizeof(msg), "lgrun proxy: the upstream %s is unreachable: %s",
+			 r->route->upstream, r->error[0] ? r->error : "no answer");
+		if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
+			snprintf(body, sizeof(body), "{\"error\":\"lgrun proxy: upstream unreachable\"}");
+		return answer(con, 502, body, "application/json");
+	}
+	/* Streamed through as it arrives: MHD pulls from the pipe. */
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+						 read_body, r, NULL);
+	if (!resp)
+		return MHD_NO;
+	for (struct curl_slist *h = r->resp_headers; h; h = h->next) {
+		char *colon = strchr(h->data, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		MHD_add_response_header(resp, h->data,
+					colon + 1 + strspn(colon + 1, " \t"));
+		*colon = ':';
+	}
+	ret = MHD_queue_response(con, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static const struct lg_proxy_route *route_of(struct lg_proxy *p,
+					     const char *uri)
+{
+	for (size_t i = 0; i < p->nroutes; i++) {
+		size_t n = strlen(p->routes[i].name);
+
+		if (uri[0] == '/' && strncmp(uri + 1, p->routes[i].name, n) == 0 &&
+		    (uri[1 + n] == '/' || uri[1 + n] == '\0' || uri[1 + n] == '?'))
+			return &p->routes[i];
+	}
+	return NULL;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct lg_proxy *p = cls;
+	struct req *r = *con_cls;
+	bool stopped;
+	char model[128];
+
+	(void)url;
+	(void)version;
+	if (!r)
+		return MHD_NO;
+	if (!r->method[0]) { /* the first call: headers are in */
+		snprintf(r->method, sizeof(r->method), "%s", method);
+		r->route = route_of(p, r->uri);
+		MHD_get_connection_values(con, MHD_HEADER_KIND, copy_header, r);
+		/* the body must reach us as it is: no 100-continue dance */
+		r->headers = curl_slist_append(r->headers, "Expect:");
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (r->len + *upload_size > MAX_BODY) {
+			r->too_big = true;
+		} else {
+			if (r->len + *upload_size + 1 > r->cap) {
+				size_t cap = (r->len + *upload_size + 1) * 2;
+				char *b = realloc(r->body, cap);
+
+				if (!b)
+					return MHD_NO;
+				r->body = b;
+				r->cap = cap;
+			}
+			memcpy(r->body + r->len, upload, *upload_size);
+			r->len += *upload_size;
+			r->body[r->len] = '\0';
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	p->st.requests++;
+	if (!r->route)
+		return answer(con, 404,
+			      "{\"error\":\"lgrun proxy: unknown route; use /anthropic, /openai or /gemini\"}",
+			      "application/json");
+	if (r->too_big)
+		return answer(con, 413, "{\"error\":\"lgrun proxy: body too large\"}",
+			      "application/json");
+	r->api = lg_llm_api_of(r->route->name, r->uri + 1 + strlen(r->route->name));
+	/* The results in this request complete the calls of the last turn. */
+	if (r->api != LG_LLM_UNKNOWN && r->len &&
+	    lg_llm_request_last_results(r->api, r->body, r->len, on_result, r,
+					model, sizeof(model)) < 0)
+		p->st.unparsed++;
+	pthread_mutex_lock(p->lock);
+	stopped = lg_session_blocked(p->s);
+	pthread_mutex_unlock(p->lock);
+	if (stopped && r->api != LG_LLM_UNKNOWN) {
+		r->wake_when_sent = true; /* the action applies once it is out */
+		return refuse(r, con);
+	}
+	return forward(r, con);
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	(void)con;
+	if (!r)
+		return NULL;
+	r->p = cls;
+	r->uri = strdup(uri);
+	r->pipe[0] = r->pipe[1] = -1;
+	pthread_mutex_init(&r->m, NULL);
+	pthread_cond_init(&r->c, NULL);
+	return r;
+}
+
+static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
+		    enum MHD_RequestTerminationCode toe)
+{
+	struct req *r = *con_cls;
+
+	(void)con;
+	(void)toe;
+	if (!r)
+		return;
+	if (r->wake_when_sent && ((struct lg_proxy *)cls)->wake)
+		((struct lg_proxy *)cls)->wake(((struct lg_proxy *)cls)->wake_ctx);
+	if (r->pipe[0] >= 0)
+		close(r->pipe[0]); /* a still-running upload sees EPIPE */
+	if (r->thread_started)
+		pthread_join(r->thread, NULL);
+	if (r->pipe[1] >= 0)
+		close(r->pipe[1]);
+	lg_llm_stream_free(r->stream);
+	curl_slist_free_all(r->headers);
+	curl_slist_free_all(r->resp_headers);
+	pthread_mutex_destroy(&r->m);
+	pthread_cond_destroy(&r->c);
+	free(r->uri);
+	free(r->body);
+	free(r);
+	*con_cls = NULL;
+}
+
+struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
+				const struct lg_proxy_route *routes, size_t n,
+				void (*wake)(void *ctx), void *ctx, char *err,
+				size_t errsize)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	const union MHD_DaemonInfo *info;
+	struct lg_proxy *p;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, errsize, "libcurl would not initialise");
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->s = s;
+	p->lock = lock;
+	p->wake = wake;
+	p->wake_ctx = ctx;
+	p->nroutes = n < 8 ? n : 8;
+	memcpy(p->routes, routes, p->nroutes * sizeof(*routes));
+	pthread_mutex_init(&p->pool_lock, NULL);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	p->d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			MHD_USE_POLL,
+		0, NULL, NULL, handle, p, MHD_OPTION_SOCK_ADDR, &a,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, p,
+		MHD_OPTION_NOTIFY_COMPLETED, on_done, p,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
+	if (!p->d) {
+		snprintf(err, errsize, "cannot listen on 127.0.0.1: %s",
+			 strerror(errno));
+		free(p);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_BIND_PORT);
+	p->port = info ? info->port : 0;
+	return p;
+}
+
+uint16_t lg_proxy_port(const struct lg_proxy *p)
+{
+	return p->port;
+}
+
+void lg_proxy_stats(struct lg_proxy *p, struct lg_proxy_stats *st)
+{
+	*st = p->st;
+}
+
+void lg_proxy_stop(struct lg_proxy *p)
+{
+	if (!p)
+		return;
+	MHD_stop_daemon(p->d);
+	for (size_t i = 0; i < p->npool; i++)
+		curl_easy_cleanup(p->pool[i]);
+	for (size_t i = 0; i < MAX_CALLS; i++)
+		free(p->calls[i].input);
+	pthread_mutex_destroy(&p->pool_lock);
+	free(p);
+	curl_global_cleanup();
+}

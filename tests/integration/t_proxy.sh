@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The LLM proxy, for each provider format, streamed and not: the same tool
+# call with the same result three times in a row trips `repeat`; the request
+# carrying the third identical result is answered with an error in that
+# provider's format (the agent ends its turn with lgrun's explanation), it
+# never reaches the model, and then the tree is killed. Changing results do
+# not trip; a finished conversation passes untouched; credentials pass
+# through and never reach the audit log.
+source "$(dirname "$0")/lib.sh"
+need_cmd python3
+start_mock_llm --script loop
+
+for api in anthropic openai-responses openai-chat gemini; do
+	for mode in --stream --no-stream; do
+		: >"$MOCK_LOG"
+		s="p-$api$mode"
+		run_lg --session "$s" -- python3 "$LLM/llm_agent.py" --api $api $mode \
+			--turns 8 >"$T/out" 2>"$T/err"
+		assert_rc 86 "$RC" "$api $mode: looping tool calls ($(tail -2 "$T/out"))"
+		grep -q "model error 400: lgrun stopped this agent session (repeat)" "$T/out" ||
+			fail "$api $mode: the agent did not get lgrun's explanation: $(tail -3 "$T/out")"
+		n=$(grep -c . "$MOCK_LOG")
+		[ "$n" = 3 ] || fail "$api $mode: the model saw $n requests, expected 3"
+		grep -q "\"session\":\"$s\".*\"reason\":\"repeat\".*get_status" "$STATE/audit.jsonl" ||
+			fail "$api $mode: no repeat trip naming the tool"
+	done
+done
+grep -q '"auth": true' "$MOCK_LOG" || fail "credentials did not reach the model"
+grep -rqE 'dummy-lgrun-fixture|AIzaDummy' "$STATE" && fail "a credential reached lgrun's state or audit log"
+
+run_lg --session changing -- python3 "$LLM/llm_agent.py" --api anthropic --changing --turns 6 >"$T/out" 2>&1
+assert_rc 5 "$RC" "changing results run until the agent's own turn limit"
+
+kill $MOCK_PID
+start_mock_llm --script finish_after 2
+run_lg --session done -- python3 "$LLM/llm_agent.py" --api openai-chat >"$T/out" 2>&1
+assert_rc 0 "$RC" "a conversation that ends"
+[ "$(session_field done model_turns)" = 3 ] || fail "model turns: $(cat "$STATE/sessions/done.json")"
+[ "$(session_field done tool_calls)" = 2 ] || fail "tool calls counted"
+[ "$(session_field done tokens_in)" -gt 0 ] || fail "tokens counted"
+pass
