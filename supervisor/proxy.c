@@ -79,7 +79,8 @@ size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
 	static const struct {
 		const char *name, *env, *def;
 	} r[] = {
-		{ "anthropic", "ANTHROPIC_BASE_URL", "https://api.anthropic.com" },
+		{ "anthropic", "ANTHROPIC_BASE_URL",
+		  "https://api.anthropic.com" },
 		{ "openai", "OPENAI_BASE_URL", "https://api.openai.com/v1" },
 		{ "gemini", "GOOGLE_GEMINI_BASE_URL",
 		  "https://generativelanguage.googleapis.com" },
@@ -114,8 +115,8 @@ static struct call *find_call(struct lg_proxy *p, const char *id,
 
 		if (!c->used)
 			continue;
-		if (id && *id ? strcmp(c->id, id) == 0
-			      : (name && strcmp(c->name, name) == 0)) {
+		if (id && *id ? strcmp(c->id, id) == 0 :
+				(name && strcmp(c->name, name) == 0)) {
 			/* without ids (Gemini), the oldest call of that name */
 			if (!best || c->seq < best->seq)
 				best = c;
@@ -178,9 +179,9 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 	c = find_call(p, res->call_id, res->name);
 	if (c) {
 		args = lg_canon_args(c->input, strlen(c->input), canon,
-				     sizeof(canon)) >= 0
-			       ? canon
-			       : c->input;
+				     sizeof(canon)) >= 0 ?
+			       canon :
+			       c->input;
 		lg_digest_hex(lg_digest(res->content, strlen(res->content)),
 			      digest);
 		lg_preview(args, apv, sizeof(apv), 80);
@@ -204,9 +205,10 @@ static void headers_ready(struct req *r, long status, bool failed);
 static bool hop_by_hop(const char *h, size_t n)
 {
 	static const char *const names[] = {
-		"connection:", "keep-alive:", "transfer-encoding:",
-		"content-length:", "proxy-connection:", "te:",
-		"trailer:", "upgrade:", "host:", "accept-encoding:",
+		"connection:",	    "keep-alive:",	 "transfer-encoding:",
+		"content-length:",  "proxy-connection:", "te:",
+		"trailer:",	    "upgrade:",		 "host:",
+		"accept-encoding:",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -387,8 +389,8 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 		if (lg_llm_stream_errors(r->stream))
 			r->p->st.unparsed++;
 	}
-	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
-		      : MHD_CONTENT_READER_END_WITH_ERROR;
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM :
+			MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
 static enum MHD_Result answer(struct MHD_Connection *con, int status,
@@ -416,7 +418,8 @@ static enum MHD_Result refuse(struct req *r, struct MHD_Connection *con)
 	lg_session_stop_message(r->p->s, msg, sizeof(msg));
 	pthread_mutex_unlock(r->p->lock);
 	if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
-		snprintf(body, sizeof(body), "{\"error\":\"lgrun stopped this session\"}");
+		snprintf(body, sizeof(body),
+			 "{\"error\":\"lgrun stopped this session\"}");
 	r->p->st.refused++;
 	return answer(con, status, body, "application/json");
 }
@@ -441,7 +444,8 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 		close(r->pipe[0]);
 		close(r->pipe[1]);
 		r->pipe[0] = r->pipe[1] = -1;
-		return answer(con, 502, "{\"error\":\"lgrun proxy: no thread\"}",
+		return answer(con, 502,
+			      "{\"error\":\"lgrun proxy: no thread\"}",
 			      "application/json");
 	}
 	r->thread_started = true;
@@ -454,10 +458,15 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 		char msg[CURL_ERROR_SIZE + 600], body[CURL_ERROR_SIZE + 1024];
 		int status = 502;
 
-		snprintf(msg, sizeof(msg), "lgrun proxy: the upstream %s is unreachable: %s",
-			 r->route->upstream, r->error[0] ? r->error : "no answer");
-		if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
-			snprintf(body, sizeof(body), "{\"error\":\"lgrun proxy: upstream unreachable\"}");
+		snprintf(msg, sizeof(msg),
+			 "lgrun proxy: the upstream %s is unreachable: %s",
+			 r->route->upstream,
+			 r->error[0] ? r->error : "no answer");
+		if (lg_llm_error_body(r->api, msg, body, sizeof(body),
+				      &status) < 0)
+			snprintf(
+				body, sizeof(body),
+				"{\"error\":\"lgrun proxy: upstream unreachable\"}");
 		return answer(con, 502, body, "application/json");
 	}
 	/* Streamed through as it arrives: MHD pulls from the pipe. */
@@ -486,8 +495,10 @@ static const struct lg_proxy_route *route_of(struct lg_proxy *p,
 	for (size_t i = 0; i < p->nroutes; i++) {
 		size_t n = strlen(p->routes[i].name);
 
-		if (uri[0] == '/' && strncmp(uri + 1, p->routes[i].name, n) == 0 &&
-		    (uri[1 + n] == '/' || uri[1 + n] == '\0' || uri[1 + n] == '?'))
+		if (uri[0] == '/' &&
+		    strncmp(uri + 1, p->routes[i].name, n) == 0 &&
+		    (uri[1 + n] == '/' || uri[1 + n] == '\0' ||
+		     uri[1 + n] == '?'))
 			return &p->routes[i];
 	}
 	return NULL;
@@ -537,13 +548,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	}
 	p->st.requests++;
 	if (!r->route)
-		return answer(con, 404,
-			      "{\"error\":\"lgrun proxy: unknown route; use /anthropic, /openai or /gemini\"}",
-			      "application/json");
+		return answer(
+			con, 404,
+			"{\"error\":\"lgrun proxy: unknown route; use /anthropic, /openai or /gemini\"}",
+			"application/json");
 	if (r->too_big)
-		return answer(con, 413, "{\"error\":\"lgrun proxy: body too large\"}",
+		return answer(con, 413,
+			      "{\"error\":\"lgrun proxy: body too large\"}",
 			      "application/json");
-	r->api = lg_llm_api_of(r->route->name, r->uri + 1 + strlen(r->route->name));
+	r->api = lg_llm_api_of(r->route->name,
+			       r->uri + 1 + strlen(r->route->name));
 	/* The results in this request complete the calls of the last turn. */
 	if (r->api != LG_LLM_UNKNOWN && r->len &&
 	    lg_llm_request_last_results(r->api, r->body, r->len, on_result, r,
@@ -553,7 +567,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	stopped = lg_session_blocked(p->s);
 	pthread_mutex_unlock(p->lock);
 	if (stopped && r->api != LG_LLM_UNKNOWN) {
-		r->wake_when_sent = true; /* the action applies once it is out */
+		r->wake_when_sent =
+			true; /* the action applies once it is out */
 		return refuse(r, con);
 	}
 	return forward(r, con);
@@ -584,7 +599,8 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 	if (!r)
 		return;
 	if (r->wake_when_sent && ((struct lg_proxy *)cls)->wake)
-		((struct lg_proxy *)cls)->wake(((struct lg_proxy *)cls)->wake_ctx);
+		((struct lg_proxy *)cls)
+			->wake(((struct lg_proxy *)cls)->wake_ctx);
 	if (r->pipe[0] >= 0)
 		close(r->pipe[0]); /* a still-running upload sees EPIPE */
 	if (r->thread_started)
@@ -627,8 +643,8 @@ struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
 	pthread_mutex_init(&p->pool_lock, NULL);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	p->d = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			MHD_USE_POLL,
+		MHD_USE_THREAD_PER_CONNECTION |
+			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
 		0, NULL, NULL, handle, p, MHD_OPTION_SOCK_ADDR, &a,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, p,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, p,
