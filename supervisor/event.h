@@ -15,6 +15,8 @@ enum lg_event_kind {
 	LG_EV_TICK, /* time passed; lets time-based rules fire */
 	LG_EV_OP_RESULT, /* a file op's outcome (shim): result is 0 or errno */
 	LG_EV_TOOL_DONE, /* a tool call and its result, matched (shim, proxy) */
+	LG_EV_TURN, /* a model response ended (proxy) */
+	LG_EV_TEXT, /* streamed model text, a delta (proxy) or output */
 };
 
 enum lg_source {
@@ -62,6 +64,14 @@ struct lg_event {
 	const char *args; /* canonical JSON of the arguments */
 	const char *result_digest; /* hash of the result, "" when none */
 	const char *args_preview, *result_preview; /* short, for humans */
+	/* LG_EV_TURN */
+	uint64_t tokens_in, tokens_out;
+	unsigned turn_tool_calls; /* tool calls made in this turn */
+	const char *stop_reason;
+	const char *turn_text; /* the turn's text, possibly cut; "" if none */
+	/* LG_EV_TEXT */
+	const char *text;
+	size_t text_len;
 };
 
 const char *lg_op_name(enum lg_op op);
