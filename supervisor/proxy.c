@@ -72,6 +72,8 @@ struct req {
 	int pipe[2];
 	struct lg_llm_stream *stream;
 	bool wake_when_sent; /* a trip was answered: act once it is out */
+	char text[2048]; /* the start of the turn's text, for the greeting check */
+	size_t text_len;
 };
 
 size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
@@ -151,9 +153,17 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 
 static void on_text(void *ctx, const char *delta, size_t n)
 {
-	(void)ctx;
-	(void)delta;
-	(void)n; /* the repeated-output detector is not wired yet */
+	struct req *r = ctx;
+	size_t room = sizeof(r->text) - 1 - r->text_len;
+
+	memcpy(r->text + r->text_len, delta, n < room ? n : room);
+	r->text_len += n < room ? n : room;
+	r->text[r->text_len] = '\0';
+	pthread_mutex_lock(r->p->lock);
+	lg_session_defer_kill(r->p->s, true);
+	lg_session_llm_text(r->p->s, delta, n);
+	lg_session_defer_kill(r->p->s, false);
+	pthread_mutex_unlock(r->p->lock);
 }
 
 static void on_turn(void *ctx, const struct lg_llm_turn *t)
@@ -161,8 +171,10 @@ static void on_turn(void *ctx, const struct lg_llm_turn *t)
 	struct req *r = ctx;
 
 	pthread_mutex_lock(r->p->lock);
+	lg_session_defer_kill(r->p->s, true);
 	lg_session_llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
-			    t->output_tokens, t->tool_calls);
+			    t->output_tokens, t->tool_calls, r->text);
+	lg_session_defer_kill(r->p->s, false);
 	pthread_mutex_unlock(r->p->lock);
 }
 

@@ -50,6 +50,9 @@ struct lg_session {
 	bool defer_kill;
 };
 
+static int act(struct lg_session *s, const struct lg_findings *out,
+	       enum lg_op op, pid_t pid, const char *exe, const char *target);
+
 void lg_session_defer_kill(struct lg_session *s, bool defer)
 {
 	s->defer_kill = defer;
@@ -57,8 +60,21 @@ void lg_session_defer_kill(struct lg_session *s, bool defer)
 
 void lg_session_llm_turn(struct lg_session *s, const char *model,
 			 const char *stop_reason, uint64_t in_tokens,
-			 uint64_t out_tokens, unsigned tool_calls)
+			 uint64_t out_tokens, unsigned tool_calls,
+			 const char *text)
 {
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_TURN,
+			       .source = LG_SRC_PROXY,
+			       .exe = "model",
+			       .target = model && *model ? model : "model",
+			       .tokens_in = in_tokens,
+			       .tokens_out = out_tokens,
+			       .turn_tool_calls = tool_calls,
+			       .stop_reason = stop_reason ? stop_reason : "",
+			       .turn_text = text ? text : "" };
+	struct lg_findings out;
+
 	s->st.turns++;
 	s->st.ev_proxy++;
 	s->st.tokens_in += in_tokens;
@@ -72,6 +88,23 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 	       model && *model ? model : "?", stop_reason ? stop_reason : "?",
 	       (unsigned long long)in_tokens, (unsigned long long)out_tokens,
 	       tool_calls);
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, 0, "model", ev.target);
+}
+
+void lg_session_llm_text(struct lg_session *s, const char *p, size_t n)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_TEXT,
+			       .source = LG_SRC_PROXY,
+			       .exe = "model",
+			       .target = "model text",
+			       .text = p,
+			       .text_len = n };
+	struct lg_findings out;
+
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, 0, "model", "model text");
 }
 
 void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)

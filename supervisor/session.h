@@ -40,10 +40,17 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
  */
 void lg_session_defer_kill(struct lg_session *s, bool defer);
 
-/* A model turn seen by the proxy: counted for the session record. */
+/*
+ * A model turn seen by the proxy: counted for the session record and fed
+ * to the guard (turn and token budgets, the greeting detector). text is
+ * the turn's text, possibly cut.
+ */
 void lg_session_llm_turn(struct lg_session *s, const char *model,
 			 const char *stop_reason, uint64_t in_tokens,
-			 uint64_t out_tokens, unsigned tool_calls);
+			 uint64_t out_tokens, unsigned tool_calls,
+			 const char *text);
+/* Streamed model text, a delta at a time (the output repeat detector). */
+void lg_session_llm_text(struct lg_session *s, const char *p, size_t n);
 
 /* The user-facing reason the session stopped, for an error response. */
 void lg_session_stop_message(const struct lg_session *s, char *out,
