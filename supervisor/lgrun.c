@@ -430,7 +430,8 @@ static void arm_timer(struct loop *l)
 	{
 		uint64_t g = atomic_load(&l->grace_until);
 
-		if (g && (!next || g < next))
+		/* only while a deferred kill waits (a deny never arms it) */
+		if (g && kill_pending(l) && (!next || g < next))
 			next = g;
 	}
 	if (l->draining) {

@@ -576,7 +576,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 					model, sizeof(model)) < 0)
 		p->st.unparsed++;
 	pthread_mutex_lock(p->lock);
-	stopped = lg_session_blocked(p->s);
+	stopped = lg_session_model_blocked(p->s);
 	pthread_mutex_unlock(p->lock);
 	if (stopped && r->api != LG_LLM_UNKNOWN) {
 		r->wake_when_sent =

@@ -48,7 +48,15 @@ struct lg_session {
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
 	bool defer_kill;
+	/* a deny on the model's path: model calls are refused from now on */
+	bool model_blocked;
+	char deny_summary[LG_SUMMARY_MAX + 32];
 };
+
+bool lg_session_model_blocked(const struct lg_session *s)
+{
+	return s->blocked || s->model_blocked;
+}
 
 static int act(struct lg_session *s, const struct lg_findings *out,
 	       enum lg_op op, pid_t pid, const char *exe, const char *target);
@@ -115,6 +123,11 @@ void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
 			"lgrun stopped this agent session (%s): %s. The agent was looping, so no further model or tool calls are allowed. An operator can inspect the audit log and allow the session to run again with: lgctl reset %s",
 			s->trip.reason ? s->trip.reason : "tripped",
 			s->trip.summary, s->info.id);
+	else if (s->model_blocked)
+		snprintf(
+			out, size,
+			"lgrun refuses further model calls in this session (%s). The agent was looping; end the task here.",
+			s->deny_summary);
 	else
 		snprintf(out, size, "lgrun refused this request");
 }
@@ -375,6 +388,12 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 		}
 		err = s->cfg->deny_errno;
 		if (f->action == LG_DENY) {
+			if (op == LG_OP_NONE) { /* model or tool-call path */
+				s->model_blocked = true;
+				snprintf(s->deny_summary,
+					 sizeof(s->deny_summary), "%s",
+					 f->summary);
+			}
 			lg_warn("refused: %s", f->summary);
 			audit_finding(s, f, "deny", op, pid, exe, target, true);
 			continue;

@@ -52,6 +52,9 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 /* Streamed model text, a delta at a time (the output repeat detector). */
 void lg_session_llm_text(struct lg_session *s, const char *p, size_t n);
 
+/* A kill, or a deny decided on the model's path: refuse model calls. */
+bool lg_session_model_blocked(const struct lg_session *s);
+
 /* The user-facing reason the session stopped, for an error response. */
 void lg_session_stop_message(const struct lg_session *s, char *out,
 			     size_t size);

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Budget: a wall-clock limit and a cap on destroyed pre-existing data per
- * session. Each warns once when only the reserve fraction is left, then
- * trips past the limit.
+ * Budget: a wall-clock limit, a cap on destroyed pre-existing data, on
+ * model turns and on tokens per session. Each warns once when only the
+ * reserve fraction is left (and the limit is not reached yet), then trips
+ * past the limit.
+ *
+ * A destructive op over the limit is refused before it happens and does
+ * not use the budget. A turn is only known when it has ended: the turn
+ * that goes over max_turns or max_tokens trips (the proxy then refuses
+ * the next request), and so does every turn after it.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "detectors.h"
@@ -14,7 +21,10 @@ struct lg_budget {
 	uint64_t start, ops;
 	uint64_t warn_ops; /* op count at which the reserve warning fires */
 	uint64_t warn_at, end_at; /* monotonic deadlines, 0 = none */
+	uint64_t turns, tokens; /* model turns and their tokens so far */
+	uint64_t warn_turns, warn_tokens; /* their reserve points */
 	bool ops_warned, time_warned, timed_out;
+	bool turns_warned, tokens_warned;
 };
 
 static uint64_t reserve_point(uint64_t limit, double reserve)
@@ -38,6 +48,10 @@ struct lg_budget *lg_budget_new(const struct lg_budget_cfg *cfg,
 	if (cfg->max_destructive_ops)
 		d->warn_ops =
 			reserve_point(cfg->max_destructive_ops, cfg->reserve);
+	if (cfg->max_turns)
+		d->warn_turns = reserve_point(cfg->max_turns, cfg->reserve);
+	if (cfg->max_tokens)
+		d->warn_tokens = reserve_point(cfg->max_tokens, cfg->reserve);
 	if (cfg->timeout_ms) {
 		d->end_at = start_ms + cfg->timeout_ms;
 		if (cfg->reserve > 0)
@@ -87,6 +101,73 @@ static enum lg_verdict check_time(struct lg_budget *d, uint64_t now,
 	return LG_ALLOW;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static enum lg_verdict worse(enum lg_verdict a, enum lg_verdict b)
+{
+	return a > b ? a : b;
+}
+
+static enum lg_verdict check_turns(struct lg_budget *d,
+				   struct lg_findings *out)
+{
+	uint64_t max = d->cfg.max_turns;
+
+	if (!max)
+		return LG_ALLOW;
+	if (d->turns > max) {
+		lg_findings_add(
+			out, d->cfg.action, "budget", "max_turns",
+			"max_turns, model turn #%llu ended, over the session limit of %llu turns",
+			(unsigned long long)d->turns, (unsigned long long)max);
+		return d->cfg.action;
+	}
+	if (!d->turns_warned && d->cfg.reserve > 0 &&
+	    d->turns >= d->warn_turns && d->turns < max) {
+		d->turns_warned = true;
+		lg_findings_add(out, LG_WARN, "budget", "turns_reserve",
+				"turns_reserve, %llu of %llu model turns used",
+				(unsigned long long)d->turns,
+				(unsigned long long)max);
+		return LG_WARN;
+	}
+	return LG_ALLOW;
+}
+
+static enum lg_verdict check_tokens(struct lg_budget *d,
+				    const struct lg_event *ev,
+				    struct lg_findings *out)
+{
+	uint64_t max = d->cfg.max_tokens;
+
+	if (!max)
+		return LG_ALLOW;
+	if (d->tokens > max) {
+		lg_findings_add(
+			out, d->cfg.action, "budget", "max_tokens",
+			"max_tokens, %llu tokens used after model turn #%llu (this turn: %llu in, %llu out), over the session limit of %llu",
+			(unsigned long long)d->tokens,
+			(unsigned long long)d->turns,
+			(unsigned long long)ev->tokens_in,
+			(unsigned long long)ev->tokens_out,
+			(unsigned long long)max);
+		return d->cfg.action;
+	}
+	if (!d->tokens_warned && d->cfg.reserve > 0 &&
+	    d->tokens >= d->warn_tokens && d->tokens < max) {
+		d->tokens_warned = true;
+		lg_findings_add(out, LG_WARN, "budget", "tokens_reserve",
+				"tokens_reserve, %llu of %llu tokens used",
+				(unsigned long long)d->tokens,
+				(unsigned long long)max);
+		return LG_WARN;
+	}
+	return LG_ALLOW;
+}
+
 enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 			       const struct lg_guard_env *env,
 			       struct lg_findings *out)
@@ -94,6 +175,13 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	enum lg_verdict v = check_time(d, env->now_ms, out);
 	uint64_t max = d->cfg.max_destructive_ops;
 
+	if (ev->kind == LG_EV_TURN) {
+		d->turns++;
+		d->tokens = add_sat(d->tokens,
+				    add_sat(ev->tokens_in, ev->tokens_out));
+		v = worse(v, check_turns(d, out));
+		return worse(v, check_tokens(d, ev, out));
+	}
 	if (!max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)
 		return v;

@@ -60,4 +60,25 @@ size_t lg_failures_tracked(const struct lg_failures *d);
 /* The current count of path; 0 when it is not tracked. */
 unsigned lg_failures_count(const struct lg_failures *d, const char *path);
 
+struct lg_output_repeat;
+struct lg_output_repeat *
+lg_output_repeat_new(const struct lg_output_repeat_cfg *cfg);
+void lg_output_repeat_free(struct lg_output_repeat *d);
+enum lg_verdict lg_output_repeat_feed(struct lg_output_repeat *d,
+				      const struct lg_event *ev,
+				      const struct lg_guard_env *env,
+				      struct lg_findings *out);
+/* Code points of the current response kept (0 after a turn or a trip). */
+size_t lg_output_repeat_len(const struct lg_output_repeat *d);
+
+struct lg_greeting;
+struct lg_greeting *lg_greeting_new(const struct lg_greeting_cfg *cfg);
+void lg_greeting_free(struct lg_greeting *d);
+enum lg_verdict lg_greeting_feed(struct lg_greeting *d,
+				 const struct lg_event *ev,
+				 const struct lg_guard_env *env,
+				 struct lg_findings *out);
+/* Whether text is a short "how can I help you?" greeting and nothing else. */
+bool lg_greeting_match(const char *text);
+
 #endif

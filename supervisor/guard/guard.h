@@ -26,11 +26,14 @@ struct lg_detector_cfg {
 	enum lg_verdict action;
 };
 
+/* New fields go at the end: positional initializers elsewhere stay valid. */
 struct lg_budget_cfg {
 	uint64_t timeout_ms; /* wall clock; 0 = off */
 	unsigned max_destructive_ops; /* per session; 0 = off */
 	double reserve; /* warn when this fraction is left */
 	enum lg_verdict action;
+	unsigned max_turns; /* model turns (LG_EV_TURN) per session; 0 = off */
+	uint64_t max_tokens; /* tokens in + out over those turns; 0 = off */
 };
 
 /* The same tool call (and result) many times in a row: a stuck agent. */
@@ -46,12 +49,37 @@ struct lg_failures_cfg {
 	enum lg_verdict action;
 };
 
+#define LG_OUTPUT_REPEAT_MAX_SIZES 8
+
+/*
+ * The model repeating itself in its streamed text (LG_EV_TEXT): the last
+ * `size` characters (code points) occur threshold times, without
+ * overlapping, within the last max(window, threshold * size) characters.
+ */
+struct lg_output_repeat_cfg {
+	bool enabled;
+	unsigned window; /* characters */
+	unsigned threshold; /* occurrences, the last chunk included */
+	/* chunk sizes in characters, ascending; unused entries are 0 */
+	unsigned sizes[LG_OUTPUT_REPEAT_MAX_SIZES];
+	enum lg_verdict action;
+};
+
+/* A "how can I help you today?" turn right after a turn that used tools. */
+struct lg_greeting_cfg {
+	bool enabled;
+	enum lg_verdict action;
+};
+
+/* All-zero means off for every detector. New members go at the end. */
 struct lg_guard_cfg {
 	struct lg_detector_cfg volumetric;
 	struct lg_detector_cfg same_target;
 	struct lg_budget_cfg budget;
 	struct lg_repeat_cfg repeat;
 	struct lg_failures_cfg failures;
+	struct lg_output_repeat_cfg output_repeat;
+	struct lg_greeting_cfg greeting;
 };
 
 struct lg_guard_env {
@@ -65,11 +93,15 @@ struct lg_guard_env {
 };
 
 #define LG_SUMMARY_MAX 512
-#define LG_MAX_FINDINGS 4
+/* One LG_EV_TURN alone can bring four: time, turns, tokens, greeting. */
+#define LG_MAX_FINDINGS 6
 
 struct lg_finding {
 	enum lg_verdict action;
-	/* detector: volumetric, same_target, budget, repeat, failures */
+	/*
+	 * detector: volumetric, same_target, budget, repeat, failures,
+	 * output_repeat, greeting
+	 */
 	const char *rule;
 	const char *reason; /* loop_detected, volume_exceeded, ... */
 	char summary[LG_SUMMARY_MAX];

@@ -29,6 +29,16 @@ done
 grep -q '"auth": true' "$MOCK_LOG" || fail "credentials did not reach the model"
 grep -rqE 'dummy-lgrun-fixture|AIzaDummy' "$STATE" && fail "a credential reached lgrun's state or audit log"
 
+# action deny: model calls are refused from then on, nothing is killed and
+# the session is not blocked; the agent ends on its own with the reason.
+printf '[repeat]\naction = deny\n' >"$T/deny.ini"
+: >"$MOCK_LOG"
+run_lg --session deny --config "$T/deny.ini" -- python3 "$LLM/llm_agent.py" --api anthropic --turns 8 >"$T/out" 2>&1
+assert_rc 4 "$RC" "repeat with action deny: the agent ends with the model error"
+grep -q "lgrun refuses further model calls" "$T/out" || fail "deny message: $(tail -2 "$T/out")"
+[ ! -e "$STATE/sessions/deny.killed" ] || fail "deny must not block the session"
+[ "$(grep -c . "$MOCK_LOG")" = 3 ] || fail "deny: the model saw more than 3 requests"
+
 run_lg --session changing -- python3 "$LLM/llm_agent.py" --api anthropic --changing --turns 6 >"$T/out" 2>&1
 assert_rc 5 "$RC" "changing results run until the agent's own turn limit"
 
