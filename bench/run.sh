@@ -3,7 +3,8 @@
 # lgrun benchmark (`make bench`): what lgrun costs, measured in one run.
 #
 # Rows: 1 startup, 2 rm-heavy, 3 build, 4 kill, 5 guard alone, 6 http loop,
-# 7 pipe-heavy (6 and 7: what the preload shim costs on traffic). Every row
+# 7 pipe-heavy (6 and 7: what the preload shim costs on traffic), 8 proxy
+# (what the LLM proxy costs a streamed model response). Every row
 # runs once per round; inside a round the variants of a row run back to back
 # (bare, lgrun, baseline, ...), in reverse order on every other round, so
 # drift and ordering effects hit all variants alike. Each number is the
@@ -18,11 +19,16 @@
 #   BENCH_GUARD_EVENTS events fed to the guard (default 2000000)
 #   BENCH_HTTP_N     requests of the http-loop row, on one connection (20000)
 #   BENCH_PIPE_MB    MiB pushed through the pipe-heavy row's pipe (200)
+#   BENCH_PROXY_N    requests per sample of the proxy row (default 200)
+#   BENCH_PROXY_CONN keepalive (one connection per sample, the default) or
+#                    fresh (a connection per request) for the proxy row
 #   BENCH_PIN_CPU    CPU the http and pipe rows run on (both ends of the
-#                    connection or pipe; lgrun itself is not pinned);
-#                    default the last CPU we may use, "none" to not pin
+#                    connection or pipe; lgrun itself is not pinned), and
+#                    the proxy row's client (its upstream server goes on
+#                    another CPU when there is one); default the last CPU
+#                    we may use, "none" to not pin
 #   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
-#                    shim (shim = rows 6 and 7)
+#                    shim,proxy (shim = rows 6 and 7)
 #   B                build directory (default build)
 # Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
 set -u
@@ -43,8 +49,10 @@ KILL_PROCS=${BENCH_KILL_PROCS:-500}
 GUARD_EVENTS=${BENCH_GUARD_EVENTS:-2000000}
 HTTP_N=${BENCH_HTTP_N:-20000}
 PIPE_MB=${BENCH_PIPE_MB:-200}
+PROXY_N=${BENCH_PROXY_N:-200}
+PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy}
 
 die() {
 	echo "bench: $*" >&2
@@ -54,9 +62,11 @@ note() { echo "bench: $*" >&2; }
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 [ "${BASH_VERSINFO[0]}" -ge 5 ] || die "needs bash >= 5 (EPOCHREALTIME)"
-for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVENTS HTTP_N PIPE_MB; do
+for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVENTS HTTP_N PIPE_MB PROXY_N; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v='${!v}' is not a positive integer"
 done
+[[ $PROXY_CONN == keepalive || $PROXY_CONN == fresh ]] ||
+	die "BENCH_PROXY_CONN='$PROXY_CONN' is neither keepalive nor fresh"
 [ -x "$LGRUN" ] || die "$LGRUN is missing: run 'make' first"
 if [ -n "${LGRUN_SUPERVISOR_PID:-}" ]; then
 	note "warning: running inside an lgrun session; the numbers measure a nested lgrun"
@@ -70,11 +80,11 @@ now_us() {
 }
 
 # ---------------------------------------------------------------- scratch
-WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV=
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV=
 cleanup() {
 	local p
 	trap - EXIT INT TERM HUP
-	for p in "${BG_PIDS[@]}" $HTTP_SRV; do
+	for p in "${BG_PIDS[@]}" $HTTP_SRV $PROXY_SRV; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
@@ -549,6 +559,121 @@ pipe_one() { # variant
 	add "pipewall_$v" "$(calc %.3f "($t1 - $t0) / 1000")"
 }
 
+# ------------------------------------------------------------- row 8: proxy
+# A streamed model response through lgrun's LLM proxy (bench/sse_stream.c):
+# a C upstream server sends an Anthropic Messages SSE stream of 1 MB
+# (PROXY_EVENTS text deltas of PROXY_EVSIZE bytes) in PROXY_WSIZE writes,
+# chunked, no delay; a C client posts to $ANTHROPIC_BASE_URL/v1/messages and
+# times each response by its own clock (lgrun's startup is row 1). Direct:
+# the client's ANTHROPIC_BASE_URL is the upstream. lgrun: the same variable
+# is in lgrun's environment (the upstream), the client runs under lgrun and
+# posts to the session's ANTHROPIC_BASE_URL, lgrun's proxy. There is no
+# "[llm] proxy = false" variant: the client would then talk to the upstream
+# directly, which is the direct baseline. The client and the server run on
+# different CPUs when there are two (lgrun, the proxy, is not pinned).
+PROXY_BIN=$BENCHBIN/sse_stream
+PROXY_EVENTS=1024 PROXY_EVSIZE=1024 PROXY_WSIZE=16384
+PROXY_PORT= PROXY_BYTES= PROXY_PIN_NOTE= PROXY_ERR_NOTED=
+PROXY_ENV=() PROXY_CPIN=() PROXY_SPIN=()
+cpus_allowed() { # -> the CPUs we may run on, one a line
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' '\n' |
+		awk -F- 'NF == 1 { print $1 } NF == 2 { for (i = $1; i <= $2; i++) print i }'
+}
+proxy_pin() {
+	local c s
+	if [ "$PIN_CPU" = none ]; then
+		PROXY_PIN_NOTE="not pinned (BENCH_PIN_CPU=none)"
+		return
+	elif ! command -v taskset >/dev/null 2>&1; then
+		PROXY_PIN_NOTE="not pinned: taskset is not installed (util-linux)"
+		return
+	fi
+	c=$PIN_CPU
+	[ -n "$c" ] || c=$(cpus_allowed | tail -n1)
+	s=$(cpus_allowed | grep -vx "$c" | head -n1)
+	[ -n "$s" ] || s=$c
+	if [[ $c =~ ^[0-9]+$ ]] && taskset -c "$c" true 2>/dev/null && taskset -c "$s" true 2>/dev/null; then
+		PROXY_CPIN=(taskset -c "$c")
+		PROXY_SPIN=(taskset -c "$s")
+		PROXY_PIN_NOTE="client on CPU $c, upstream server on CPU $s (taskset); lgrun and its proxy not pinned"
+	else
+		PROXY_PIN_NOTE="not pinned: cannot run on CPU '$c'"
+	fi
+}
+proxy_setup() {
+	local out rc i turns v was=
+	command -v cc >/dev/null 2>&1 || { SKIP[proxy]="cc is not installed"; return; }
+	cc -O2 -Wall -pthread -o "$PROXY_BIN" "$ROOT/bench/sse_stream.c" ||
+		{ SKIP[proxy]="cannot build bench/sse_stream.c"; return; }
+	proxy_pin
+	rm -f "$WORK/sse.port"
+	"${PROXY_SPIN[@]}" "$PROXY_BIN" serve "$WORK/sse.port" "$PROXY_EVENTS" "$PROXY_EVSIZE" \
+		"$PROXY_WSIZE" chunked &
+	PROXY_SRV=$!
+	for ((i = 0; i < 1000; i++)); do
+		[ -s "$WORK/sse.port" ] && break
+		kill -0 "$PROXY_SRV" 2>/dev/null || break
+		sleep 0.01
+	done
+	PROXY_PORT=$(cat "$WORK/sse.port" 2>/dev/null)
+	[ -n "$PROXY_PORT" ] || { SKIP[proxy]="the sse_stream server did not start"; return; }
+	# The upstream as lgrun's own environment names it; no HTTP proxy from
+	# the environment between lgrun's libcurl and the upstream.
+	for v in http_proxy HTTP_PROXY all_proxy ALL_PROXY; do [ -n "${!v:-}" ] && was+=" $v"; done
+	[ -n "$was" ] && NOTES+=("proxy: unset for this row:$was (libcurl would send the upstream traffic through it)")
+	PROXY_ENV=(env -u http_proxy -u HTTP_PROXY -u all_proxy -u ALL_PROXY
+		"ANTHROPIC_BASE_URL=http://127.0.0.1:$PROXY_PORT")
+	out=$("${PROXY_ENV[@]}" "${PROXY_CPIN[@]}" "$PROXY_BIN" client 5 "$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN") ||
+		{ SKIP[proxy]="sse_stream client failed against its server, direct"; return; }
+	PROXY_BYTES=$(sed -n 's/^bytes=\([0-9]*\)$/\1/p' <<<"$out")
+	out=$("${PROXY_ENV[@]}" "$LGRUN" --state-dir "$STATE" --session "lgbench-proxy-$$-check" --profile bulk-cleanup -- \
+		"${PROXY_CPIN[@]}" "$PROXY_BIN" client 5 "$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN" proxy 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ] && grep -q "not lgrun's proxy" <<<"$out"; then
+		SKIP[proxy_lg]="the session's ANTHROPIC_BASE_URL is not lgrun's proxy ([llm] proxy = false, or the proxy did not start)"
+	elif [ "$rc" != 0 ]; then
+		SKIP[proxy_lg]="the client under lgrun failed (exit $rc): $(tail -n1 <<<"$out")"
+	else
+		turns=$(session_field "lgbench-proxy-$$-check" model_turns)
+		[ "$turns" = 5 ] ||
+			NOTES+=("proxy: the check run's session record counts ${turns:-no} model turns for 5 responses")
+	fi
+}
+proxy_kv() { # output key -> value
+	sed -n "s/^$2=\([0-9.]*\)$/\1/p" <<<"$1"
+}
+proxy_one() { # variant round
+	local v=$1 id=lgbench-proxy-$$-$2 out rc tot
+	[ -n "${SKIP[proxy]:-}" ] || [ -n "${SKIP[proxy_$v]:-}" ] && return
+	case $v in
+	direct)
+		out=$("${PROXY_ENV[@]}" "${PROXY_CPIN[@]}" "$PROXY_BIN" client "$PROXY_N" \
+			"$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN") ;;
+	lg)
+		out=$("${PROXY_ENV[@]}" "$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+			"${PROXY_CPIN[@]}" "$PROXY_BIN" client "$PROXY_N" "$PROXY_EVENTS" "$PROXY_EVSIZE" \
+			"$PROXY_CONN" proxy 2>"$WORK/proxy.err") ;;
+	esac
+	rc=$?
+	tot=$(proxy_kv "$out" total_med_us)
+	if [ "$rc" != 0 ] || [ -z "$tot" ]; then
+		SKIP[proxy_$v]="run failed (exit $rc)"
+		[ "$v" = lg ] && SKIP[proxy_$v]+=": $(tail -n1 "$WORK/proxy.err" 2>/dev/null)"
+		return
+	fi
+	add "proxy_ttfb_$v" "$(calc %.4f "$(proxy_kv "$out" ttfb_med_us) / 1000")"
+	add "proxy_ttfb90_$v" "$(calc %.4f "$(proxy_kv "$out" ttfb_p90_us) / 1000")"
+	add "proxy_tot_$v" "$(calc %.4f "$tot / 1000")"
+	add "proxy_mbs_$v" "$(calc %.2f "$(proxy_kv "$out" bytes) / $tot")"
+	if [ "$v" = lg ]; then
+		add proxy_turns "$(session_field "$id" model_turns)"
+		if [ -s "$WORK/proxy.err" ] && [ -z "$PROXY_ERR_NOTED" ]; then
+			PROXY_ERR_NOTED=1
+			NOTES+=("proxy: lgrun wrote $(wc -l <"$WORK/proxy.err") line(s) to stderr in a timed run (round $(($2 + 1))), the first: $(head -n1 "$WORK/proxy.err")")
+		fi
+	fi
+}
+
 # ------------------------------------------------------------- run
 T_START=$(now_us)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -560,6 +685,7 @@ want build && build_setup
 want kill && kill_setup
 want guard && guard_setup
 want shim && shim_setup
+want proxy && proxy_setup
 
 for ((r = 0; r < ROUNDS; r++)); do
 	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
@@ -585,6 +711,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 		for v in $(ordered "$r" bare lg both off); do http_one "$v" "$r"; done
 		for v in $(ordered "$r" bare lg off); do pipe_one "$v"; done
 	fi
+	if want proxy && [ -z "${SKIP[proxy]:-}" ]; then
+		for v in $(ordered "$r" direct lg); do proxy_one "$v" "$r"; done
+	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
 T_END=$(now_us)
@@ -592,6 +721,11 @@ if [ -n "$HTTP_SRV" ]; then
 	kill -TERM "$HTTP_SRV" 2>/dev/null
 	wait "$HTTP_SRV" 2>/dev/null
 	HTTP_SRV=
+fi
+if [ -n "$PROXY_SRV" ]; then
+	kill -TERM "$PROXY_SRV" 2>/dev/null
+	wait "$PROXY_SRV" 2>/dev/null
+	PROXY_SRV=
 fi
 
 # ------------------------------------------------------------- table
@@ -766,6 +900,29 @@ if want shim; then
 	done
 fi
 
+# 8 proxy
+if want proxy; then
+	what="1 MB SSE, $PROXY_N POSTs, $PROXY_CONN"
+	b=$(median proxy_ttfb_direct) l=$(median proxy_ttfb_lg)
+	why=${SKIP[proxy]:-${SKIP[proxy_lg]:-${SKIP[proxy_direct]:-no samples}}}
+	if [ -n "${SKIP[proxy]:-}" ] || [ -n "${SKIP[proxy_lg]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+		skiprow "8 proxy: TTFB" "TTFB median, $what" "<= +1 ms" "$why"
+		skiprow "8 proxy: throughput" "MB/s median, $what" ">= 0.95x" "$why"
+	else
+		d=$(calc %.6f "$l - $b")
+		row "8 proxy: TTFB" "TTFB median, $what" \
+			"$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" "$(calc '%.2fx' "$l / $b")" \
+			"$(calc '%+.3f ms' "$d")" "<= +1 ms" "$(met "$d <= 1")" \
+			"p90 $(calc %.3f "$(median proxy_ttfb90_direct)") -> $(calc %.3f "$(median proxy_ttfb90_lg)") ms; direct $(spread proxy_ttfb_direct %.3f), lgrun $(spread proxy_ttfb_lg %.3f) ms"
+		b=$(median proxy_mbs_direct) l=$(median proxy_mbs_lg)
+		ratio=$(calc %.4f "$l / $b")
+		row "8 proxy: throughput" "MB/s median, $what" \
+			"$(calc '%.0f MB/s' "$b")" "$(calc '%.0f MB/s' "$l")" "$(calc '%.3fx' "$ratio")" \
+			"$(calc '%+.0f MB/s' "$l - $b")" ">= 0.95x" "$(met "$ratio >= 0.95")" \
+			"per response $(calc %.2f "$(median proxy_tot_direct)") -> $(calc %.2f "$(median proxy_tot_lg)") ms; proxy counted $(median proxy_turns | cut -d. -f1)/$PROXY_N model turns per run; lgrun $(spread proxy_mbs_lg %.0f) MB/s"
+	fi
+fi
+
 echo
 for n in "${NOTES[@]}"; do echo "note: $n"; done
 want guard && echo "guard: distinct targets, fake clock +1 ms/event (60k targets live in the 60 s windows), volumetric max 1000000, same_target max 3, budget off; nothing trips"
@@ -775,6 +932,12 @@ if want shim; then
 	echo "http loop: bench/http_loop.c, blocking C server and client on 127.0.0.1 (one write per message, TCP_NODELAY), $HTTP_N POST /echo on one keep-alive connection, 1 KB JSON bodies that differ per request; timed by the client's clock (lgrun's startup is row 1); baseline: both bare; 'both': bench/http_pair.sh starts the server inside the session"
 	echo "pipe-heavy: $PIPE_BLOCKS x 4 KiB of zeros, dd | dd, timed by bash's clock inside the command; 'shim off': [shim] enabled = false, the same lgrun otherwise"
 	echo "http loop, pipe-heavy: $PIN_NOTE"
+fi
+if want proxy; then
+	if [ "$PROXY_CONN" = fresh ]; then conn="a new connection per request (connect() inside both times)"
+	else conn="one keep-alive connection per sample"; fi
+	echo "proxy: bench/sse_stream.c; upstream: blocking C server (a thread per connection, keep-alive) answering POST /v1/messages with a 200 text/event-stream, chunked, an Anthropic Messages stream of $PROXY_EVENTS content_block_delta events of $PROXY_EVSIZE bytes (${PROXY_BYTES:-?} bytes with message_start ... message_stop), written $PROXY_WSIZE bytes at a time with no delay; client: C, $PROXY_N POSTs to \$ANTHROPIC_BASE_URL/v1/messages on $conn, every response checked byte for byte; TTFB = the request's write() to the read() that returns the first body byte; MB/s = body bytes (1e6 per MB) / the request's write() to the last body byte; medians per sample, then over the rounds; direct: ANTHROPIC_BASE_URL = the upstream; lgrun: the same in lgrun's environment, the client under lgrun --profile bulk-cleanup posts to the session's ANTHROPIC_BASE_URL (lgrun's proxy); no '[llm] proxy = false' variant: the client would talk to the upstream directly, the direct baseline"
+	echo "proxy: $PROXY_PIN_NOTE"
 fi
 echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
 echo "load average: $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (other load on the machine widens the spread)"

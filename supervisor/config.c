@@ -71,6 +71,7 @@ enum ktype {
 	K_BOOL,
 	K_UINT,
 	K_ULONG,
+	K_U64,
 	K_DURATION,
 	K_DURATION_U64,
 	K_ACTION,
@@ -78,6 +79,7 @@ enum ktype {
 	K_FRACTION,
 	K_STRING,
 	K_SYSCALLS,
+	K_SIZES,
 	K_IGNORE_PATH,
 	K_IGNORE_PROGRAM
 };
@@ -114,6 +116,10 @@ static const struct key keys[] = {
 	  31 * 86400000UL },
 	{ "budget", "max_destructive_ops", K_UINT,
 	  OFF(guard.budget.max_destructive_ops), 0, 100000000 },
+	{ "budget", "max_turns", K_UINT, OFF(guard.budget.max_turns), 0,
+	  100000000 },
+	{ "budget", "max_tokens", K_U64, OFF(guard.budget.max_tokens), 0,
+	  4000000000UL },
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
 	{ "repeat", "threshold", K_UINT, OFF(guard.repeat.threshold), 0,
@@ -123,6 +129,18 @@ static const struct key keys[] = {
 	{ "repeat", "action", K_ACTION, OFF(guard.repeat.action), 0, 0 },
 	{ "failures", "max", K_UINT, OFF(guard.failures.max), 0, 100000 },
 	{ "failures", "action", K_ACTION, OFF(guard.failures.action), 0, 0 },
+	{ "output_repeat", "enabled", K_BOOL, OFF(guard.output_repeat.enabled),
+	  0, 0 },
+	{ "output_repeat", "window", K_UINT, OFF(guard.output_repeat.window),
+	  10, 10000 },
+	{ "output_repeat", "threshold", K_UINT,
+	  OFF(guard.output_repeat.threshold), 2, 100 },
+	{ "output_repeat", "sizes", K_SIZES, OFF(guard.output_repeat.sizes), 10,
+	  1000 },
+	{ "output_repeat", "action", K_ACTION, OFF(guard.output_repeat.action),
+	  0, 0 },
+	{ "greeting", "enabled", K_BOOL, OFF(guard.greeting.enabled), 0, 0 },
+	{ "greeting", "action", K_ACTION, OFF(guard.greeting.action), 0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
@@ -139,9 +157,19 @@ void lg_config_init(struct lg_config *c)
 	memset(c, 0, sizeof(*c));
 	c->guard.volumetric = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
 	c->guard.same_target = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
-	c->guard.budget = (struct lg_budget_cfg){ 0, 0, 0.2, LG_KILL };
+	c->guard.budget =
+		(struct lg_budget_cfg){ .reserve = 0.2, .action = LG_KILL };
 	c->guard.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
 	c->guard.failures = (struct lg_failures_cfg){ 4, LG_WARN };
+	/* Warn: a row of dashes or a progress bar repeats too. */
+	c->guard.output_repeat = (struct lg_output_repeat_cfg){
+		.enabled = true,
+		.window = 200,
+		.threshold = 3,
+		.sizes = { 50, 80, 120 },
+		.action = LG_WARN,
+	};
+	c->guard.greeting = (struct lg_greeting_cfg){ true, LG_WARN };
 	c->syscalls = LG_SC_DEFAULT;
 	c->deny_errno = EPERM;
 	c->kill_grace_ms = 2000;
@@ -281,6 +309,56 @@ static int parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz)
 	return 0;
 }
 
+/*
+ * "50, 80, 120": 1 to LG_OUTPUT_REPEAT_MAX_SIZES whole numbers from min to
+ * max, kept ascending without duplicates, the rest of out zeroed. On error
+ * bad holds the offending item and the return says what is wrong.
+ */
+static int parse_sizes(const char *s, unsigned out[LG_OUTPUT_REPEAT_MAX_SIZES],
+		       unsigned long min, unsigned long max, char *bad,
+		       size_t badsz)
+{
+	unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES] = { 0 };
+	size_t n = 0;
+
+	while (*s) {
+		unsigned long ul;
+		size_t len, i;
+		char *end;
+
+		while (*s == ',' || isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, ", \t");
+		snprintf(bad, badsz, "%.*s", (int)len, s);
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		errno = 0;
+		ul = strtoul(s, &end, 10);
+		if (errno || end != s + len)
+			return -EINVAL;
+		if (ul < min || ul > max)
+			return -ERANGE;
+		s += len;
+		for (i = 0; i < n && v[i] < ul; i++)
+			;
+		if (i < n && v[i] == ul)
+			continue;
+		if (n == LG_OUTPUT_REPEAT_MAX_SIZES)
+			return -E2BIG;
+		memmove(v + i + 1, v + i, (n - i) * sizeof(v[0]));
+		v[i] = (unsigned)ul;
+		n++;
+	}
+	if (!n) {
+		bad[0] = '\0';
+		return -ENODATA;
+	}
+	memcpy(out, v, sizeof(v));
+	return 0;
+}
+
 static int add_ignore(struct lg_config *c, const char *program,
 		      const char *glob)
 {
@@ -360,6 +438,7 @@ static int set_value(struct lg_config *c, const struct key *k,
 		return 0;
 	case K_UINT:
 	case K_ULONG:
+	case K_U64:
 		if (!isdigit((unsigned char)value[0]))
 			goto bad_number;
 		errno = 0;
@@ -371,6 +450,8 @@ static int set_value(struct lg_config *c, const struct key *k,
 		if (apply) {
 			if (k->type == K_UINT)
 				*(unsigned *)(base + k->off) = (unsigned)ul;
+			else if (k->type == K_U64)
+				*(uint64_t *)(base + k->off) = ul;
 			else
 				*(unsigned long *)(base + k->off) = ul;
 		}
@@ -469,6 +550,35 @@ static int set_value(struct lg_config *c, const struct key *k,
 		}
 		if (apply)
 			*(unsigned *)(base + k->off) = mask;
+		return 0;
+	}
+	case K_SIZES: {
+		unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES];
+		char bad[64];
+
+		switch (parse_sizes(value, v, k->min, k->max, bad,
+				    sizeof(bad))) {
+		case 0:
+			break;
+		case -ERANGE:
+			snprintf(msg, msgsz,
+				 "%s.%s: %s is out of range (%lu to %lu)",
+				 k->section, k->name, bad, k->min, k->max);
+			return -ERANGE;
+		case -E2BIG:
+			snprintf(msg, msgsz, "%s.%s: more than %d sizes",
+				 k->section, k->name,
+				 LG_OUTPUT_REPEAT_MAX_SIZES);
+			return -EINVAL;
+		default:
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a list of whole numbers (e.g. 50, 80, 120)",
+				k->section, k->name, bad[0] ? bad : value);
+			return -EINVAL;
+		}
+		if (apply)
+			memcpy(base + k->off, v, sizeof(v));
 		return 0;
 	}
 	case K_IGNORE_PATH:

@@ -74,6 +74,14 @@ struct req {
 	bool wake_when_sent; /* a trip was answered: act once it is out */
 	char text[2048]; /* the start of the turn's text, for the greeting check */
 	size_t text_len;
+	/*
+	 * The block handed to MHD last, parsed at the start of the next call:
+	 * bytes go out first, understanding follows. The end of the response
+	 * (the last chunk) reaches the agent only after the last block was
+	 * parsed, so a tool call is always known before its result arrives.
+	 */
+	char *held;
+	size_t held_len, held_cap;
 };
 
 size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
@@ -388,12 +396,30 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 	ssize_t n;
 
 	(void)pos;
+	if (r->stream && r->held_len) {
+		lg_llm_stream_feed(r->stream, r->held, r->held_len);
+		r->held_len = 0;
+	}
 	do
 		n = read(r->pipe[0], buf, max);
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
-		if (r->stream)
-			lg_llm_stream_feed(r->stream, buf, (size_t)n);
+		if (r->stream) {
+			if ((size_t)n > r->held_cap) {
+				char *h = realloc(r->held, (size_t)n);
+
+				if (h) {
+					r->held = h;
+					r->held_cap = (size_t)n;
+				}
+			}
+			if ((size_t)n <= r->held_cap) {
+				memcpy(r->held, buf, (size_t)n);
+				r->held_len = (size_t)n;
+			} else { /* no memory: parse now rather than not at all */
+				lg_llm_stream_feed(r->stream, buf, (size_t)n);
+			}
+		}
 		return n;
 	}
 	if (r->stream) {
@@ -620,6 +646,7 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 	if (r->pipe[1] >= 0)
 		close(r->pipe[1]);
 	lg_llm_stream_free(r->stream);
+	free(r->held);
 	curl_slist_free_all(r->headers);
 	curl_slist_free_all(r->resp_headers);
 	pthread_mutex_destroy(&r->m);

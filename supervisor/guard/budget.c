@@ -111,8 +111,7 @@ static enum lg_verdict worse(enum lg_verdict a, enum lg_verdict b)
 	return a > b ? a : b;
 }
 
-static enum lg_verdict check_turns(struct lg_budget *d,
-				   struct lg_findings *out)
+static enum lg_verdict check_turns(struct lg_budget *d, struct lg_findings *out)
 {
 	uint64_t max = d->cfg.max_turns;
 

@@ -12,6 +12,8 @@ struct lg_guard {
 	struct lg_budget *budget;
 	struct lg_repeat *repeat;
 	struct lg_failures *failures;
+	struct lg_output_repeat *output_repeat;
+	struct lg_greeting *greeting;
 	struct lg_guard_stats st;
 };
 
@@ -26,7 +28,10 @@ struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms)
 	g->budget = lg_budget_new(&cfg->budget, start_ms);
 	g->repeat = lg_repeat_new(&cfg->repeat);
 	g->failures = lg_failures_new(&cfg->failures);
-	if (!g->vol || !g->same || !g->budget || !g->repeat || !g->failures) {
+	g->output_repeat = lg_output_repeat_new(&cfg->output_repeat);
+	g->greeting = lg_greeting_new(&cfg->greeting);
+	if (!g->vol || !g->same || !g->budget || !g->repeat || !g->failures ||
+	    !g->output_repeat || !g->greeting) {
 		lg_guard_free(g);
 		return NULL;
 	}
@@ -42,6 +47,8 @@ void lg_guard_free(struct lg_guard *g)
 	lg_budget_free(g->budget);
 	lg_repeat_free(g->repeat);
 	lg_failures_free(g->failures);
+	lg_output_repeat_free(g->output_repeat);
+	lg_greeting_free(g->greeting);
 	free(g);
 }
 
@@ -70,6 +77,9 @@ enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
 	/* These two only look at tool calls and op results. */
 	v = worst(v, lg_repeat_feed(g->repeat, ev, env, out));
 	v = worst(v, lg_failures_feed(g->failures, ev, env, out));
+	/* The model's own text (LG_EV_TEXT) and its turns (LG_EV_TURN). */
+	v = worst(v, lg_output_repeat_feed(g->output_repeat, ev, env, out));
+	v = worst(v, lg_greeting_feed(g->greeting, ev, env, out));
 	for (size_t i = 0; i < out->n; i++)
 		if (out->f[i].action >= LG_DENY)
 			g->st.trips++;

@@ -54,7 +54,8 @@ struct lg_failures_cfg {
 /*
  * The model repeating itself in its streamed text (LG_EV_TEXT): the last
  * `size` characters (code points) occur threshold times, without
- * overlapping, within the last max(window, threshold * size) characters.
+ * overlapping, within the last max(window, (threshold + 1) * size)
+ * characters. All-zero or enabled false: off.
  */
 struct lg_output_repeat_cfg {
 	bool enabled;

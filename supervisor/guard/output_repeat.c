@@ -3,26 +3,32 @@
  * Output repeat: the model has lost the plot and writes the same thing
  * over and over. The streamed text of the current response (LG_EV_TEXT
  * deltas, appended) is decoded into code points; after each delta, and
- * every CHECK_EVERY code points within a large one, for each chunk size:
- * do the last `size` characters occur threshold times, the last chunk
- * included, without overlapping, within the last `window` characters?
+ * every CHECK_EVERY code points within a large one, for each chunk size
+ * (smallest first): do the last `size` characters occur threshold times,
+ * the last chunk included, without overlapping, within the last
+ * max(window, (threshold + 1) * size) characters?
  *
- * Differences from the reference detector this follows, on purpose:
+ * Where this departs from the reference detector it follows, on purpose:
  *  - The chunk is the newest text (the last `size` characters), not the
- *    first characters of the window: a loop is found as soon as its third
- *    copy is written, whatever prose came before it, instead of only once
- *    the loop fills the whole window.
- *  - With the default window of 200 and threshold 3, three copies of an
- *    80 or 120 character chunk can never fit in 200 characters, so those
- *    sizes could never trip. A size whose threshold copies do not fit in
- *    the window looks at the last threshold * size characters instead.
+ *    first characters of the window: a loop is found as soon as enough of
+ *    it is written, whatever prose came before it, instead of once the
+ *    loop fills the whole window.
+ *  - With a window of 200 for every size, three copies of an 80 or 120
+ *    character chunk never fit, so those sizes could never trip and a loop
+ *    of a sentence longer than 75 characters was never found. Each size
+ *    looks at (threshold + 1) * size characters at least: the default
+ *    window is that span for size 50, and sizes 50, 80 and 120 find loops
+ *    whose period is up to 75, 120 and 180 characters (threshold 3). A
+ *    larger size finds longer loops.
  *  - Characters are code points, not bytes: "é" or "—" is one character,
  *    and a delta may end in the middle of a UTF-8 sequence (the rest comes
  *    with the next delta). Bytes that are not well-formed UTF-8 count as
  *    one U+FFFD each.
  *
  * A long run of one character (a row of dashes, a progress bar) repeats
- * any chunk, so it trips: the default action is warn for that reason.
+ * any chunk, so it trips once it is threshold * size long (150 for the
+ * defaults): the default action is warn for that reason. So do lines that
+ * share a stretch of `size` identical characters and recur closely enough.
  *
  * The text starts over at each LG_EV_TURN (a new response) and after a
  * trip; after a trip the detector stays quiet until the next LG_EV_TURN,
@@ -56,7 +62,7 @@ struct lg_output_repeat {
 
 static size_t span_of(const struct lg_output_repeat *d, unsigned size)
 {
-	size_t need = (size_t)size * d->cfg.threshold;
+	size_t need = (size_t)size * (d->cfg.threshold + 1);
 
 	return need > d->cfg.window ? need : d->cfg.window;
 }
@@ -69,8 +75,7 @@ lg_output_repeat_new(const struct lg_output_repeat_cfg *cfg)
 	if (!d)
 		return NULL;
 	d->cfg = *cfg;
-	while (d->nsizes < LG_OUTPUT_REPEAT_MAX_SIZES &&
-	       cfg->sizes[d->nsizes])
+	while (d->nsizes < LG_OUTPUT_REPEAT_MAX_SIZES && cfg->sizes[d->nsizes])
 		d->nsizes++;
 	if (!cfg->enabled || cfg->threshold < 2 || !d->nsizes) {
 		d->cfg.enabled = false; /* off: no buffer */

@@ -74,6 +74,19 @@ static void test_defaults(void **state)
 	assert_int_equal(c->guard.repeat.action, LG_KILL);
 	assert_int_equal(c->guard.failures.max, 4);
 	assert_int_equal(c->guard.failures.action, LG_WARN);
+	assert_int_equal(c->guard.budget.max_turns, 0);
+	assert_int_equal(c->guard.budget.max_tokens, 0);
+	assert_true(c->guard.output_repeat.enabled);
+	assert_int_equal(c->guard.output_repeat.window, 200);
+	assert_int_equal(c->guard.output_repeat.threshold, 3);
+	assert_int_equal(c->guard.output_repeat.sizes[0], 50);
+	assert_int_equal(c->guard.output_repeat.sizes[1], 80);
+	assert_int_equal(c->guard.output_repeat.sizes[2], 120);
+	for (size_t i = 3; i < LG_OUTPUT_REPEAT_MAX_SIZES; i++)
+		assert_int_equal(c->guard.output_repeat.sizes[i], 0);
+	assert_int_equal(c->guard.output_repeat.action, LG_WARN);
+	assert_true(c->guard.greeting.enabled);
+	assert_int_equal(c->guard.greeting.action, LG_WARN);
 	assert_int_equal(c->deny_errno, EPERM);
 	assert_int_equal(c->syscalls, LG_SC_DEFAULT);
 	assert_int_equal(c->syscalls & LG_SC_OPEN_TRUNC, 0);
@@ -135,6 +148,8 @@ static void test_every_key(void **state)
 		"[budget]\n"
 		"timeout = 1h\n"
 		"max_destructive_ops = 100\n"
+		"max_turns = 40\n"
+		"max_tokens = 2000000\n"
 		"reserve = 0.25\n"
 		"action = deny\n"
 		"[repeat]\n"
@@ -143,6 +158,15 @@ static void test_every_key(void **state)
 		"action = warn\n"
 		"[failures]\n"
 		"max = 7\n"
+		"action = kill\n"
+		"[output_repeat]\n"
+		"enabled = false\n"
+		"window = 300\n"
+		"threshold = 4\n"
+		"sizes = 60, 40\n"
+		"action = deny\n"
+		"[greeting]\n"
+		"enabled = no\n"
 		"action = kill\n"
 		"[ignore]\n"
 		"defaults = false\n"
@@ -173,6 +197,17 @@ static void test_every_key(void **state)
 	assert_int_equal(c->guard.repeat.action, LG_WARN);
 	assert_int_equal(c->guard.failures.max, 7);
 	assert_int_equal(c->guard.failures.action, LG_KILL);
+	assert_int_equal(c->guard.budget.max_turns, 40);
+	assert_int_equal(c->guard.budget.max_tokens, 2000000);
+	assert_false(c->guard.output_repeat.enabled);
+	assert_int_equal(c->guard.output_repeat.window, 300);
+	assert_int_equal(c->guard.output_repeat.threshold, 4);
+	assert_int_equal(c->guard.output_repeat.sizes[0], 40);
+	assert_int_equal(c->guard.output_repeat.sizes[1], 60);
+	assert_int_equal(c->guard.output_repeat.sizes[2], 0);
+	assert_int_equal(c->guard.output_repeat.action, LG_DENY);
+	assert_false(c->guard.greeting.enabled);
+	assert_int_equal(c->guard.greeting.action, LG_KILL);
 	assert_false(c->default_ignores);
 	assert_int_equal(c->n_ignore, 2);
 	assert_null(c->ignore[0].program);
@@ -286,6 +321,72 @@ static void test_numbers_at_limits(void **state)
 		NULL);
 	assert_int_equal(c->guard.repeat.threshold, 100000);
 	assert_int_equal(c->guard.failures.max, 0);
+	load_ok(c,
+		"[budget]\n"
+		"max_turns = 100000000\n"
+		"max_tokens = 4000000000\n"
+		"[output_repeat]\n"
+		"window = 10\n"
+		"threshold = 2\n"
+		"sizes = 1000,10\n",
+		NULL, NULL);
+	assert_int_equal(c->guard.budget.max_turns, 100000000);
+	assert_int_equal(c->guard.budget.max_tokens, 4000000000ULL);
+	assert_int_equal(c->guard.output_repeat.window, 10);
+	assert_int_equal(c->guard.output_repeat.threshold, 2);
+	assert_int_equal(c->guard.output_repeat.sizes[0], 10);
+	assert_int_equal(c->guard.output_repeat.sizes[1], 1000);
+	assert_int_equal(c->guard.output_repeat.sizes[2], 0);
+	load_ok(c,
+		"[budget]\n"
+		"max_turns = 0\n"
+		"max_tokens = 0\n"
+		"[output_repeat]\n"
+		"window = 10000\n"
+		"threshold = 100\n",
+		NULL, NULL);
+	assert_int_equal(c->guard.budget.max_turns, 0);
+	assert_int_equal(c->guard.budget.max_tokens, 0);
+	/* all 64 bits of max_tokens are written */
+	c->guard.budget.max_tokens = UINT64_MAX;
+	load_ok(c, "[budget]\nmax_tokens = 5\n", NULL, NULL);
+	assert_int_equal(c->guard.budget.max_tokens, 5);
+	assert_int_equal(c->guard.output_repeat.window, 10000);
+	assert_int_equal(c->guard.output_repeat.threshold, 100);
+}
+
+/* sizes: any separators, kept ascending, duplicates once, the rest 0. */
+static void test_output_repeat_sizes(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned want[LG_OUTPUT_REPEAT_MAX_SIZES];
+	} tc[] = {
+		{ "50", { 50 } },
+		{ "120,80,50", { 50, 80, 120 } },
+		{ " 80 ,, 80 50\t", { 50, 80 } },
+		{ "10,20,30,40,50,60,70,80",
+		  { 10, 20, 30, 40, 50, 60, 70, 80 } },
+		{ "80,80,80,80,80,80,80,80,80,80", { 80 } },
+	};
+	struct lg_config *c = *state;
+
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		char text[128];
+
+		/* a longer list first: nothing of it may be left over */
+		load_ok(c, "[output_repeat]\nsizes = 11,12,13,14,15,16,17,18\n",
+			NULL, NULL);
+		snprintf(text, sizeof(text), "[output_repeat]\nsizes = %s\n",
+			 tc[i].text);
+		load_ok(c, text, NULL, NULL);
+		for (size_t k = 0; k < LG_OUTPUT_REPEAT_MAX_SIZES; k++)
+			if (c->guard.output_repeat.sizes[k] != tc[i].want[k])
+				fail_msg("sizes = %s: [%zu] is %u, want %u",
+					 tc[i].text, k,
+					 c->guard.output_repeat.sizes[k],
+					 tc[i].want[k]);
+	}
 }
 
 struct err_case {
@@ -430,6 +531,63 @@ static void test_errors(void **state)
 		  "test.ini:2: [agent claude]: unknown key 'repeat.include_results'" },
 		{ "[profile p]\nfailures.max = lots\n",
 		  "test.ini:2: failures.max: 'lots' is not a whole number" },
+		/* the model's turns and tokens */
+		{ "[budget]\nmax_turns = -1\n",
+		  "test.ini:2: budget.max_turns: '-1' is not a whole number" },
+		{ "[budget]\nmax_turns = 100000001\n",
+		  "test.ini:2: budget.max_turns: 100000001 is out of range (0 to 100000000)" },
+		{ "[budget]\nmax_tokens = 2M\n",
+		  "test.ini:2: budget.max_tokens: '2M' is not a whole number" },
+		{ "[budget]\nmax_tokens = 4000000001\n",
+		  "test.ini:2: budget.max_tokens: 4000000001 is out of range (0 to 4000000000)" },
+		{ "[budget]\nmax_token = 5\n",
+		  "test.ini:2: unknown key 'max_token' in [budget]" },
+		/* output_repeat */
+		{ "[output_repeat]\nenabled = sure\n",
+		  "test.ini:2: output_repeat.enabled: 'sure' is not a boolean (true or false)" },
+		{ "[output_repeat]\nwindow = 9\n",
+		  "test.ini:2: output_repeat.window: 9 is out of range (10 to 10000)" },
+		{ "[output_repeat]\nwindow = 10001\n",
+		  "test.ini:2: output_repeat.window: 10001 is out of range (10 to 10000)" },
+		{ "[output_repeat]\nthreshold = 1\n",
+		  "test.ini:2: output_repeat.threshold: 1 is out of range (2 to 100)" },
+		{ "[output_repeat]\nthreshold = 101\n",
+		  "test.ini:2: output_repeat.threshold: 101 is out of range (2 to 100)" },
+		{ "[output_repeat]\nsizes = 50, abc\n",
+		  "test.ini:2: output_repeat.sizes: 'abc' is not a list of whole numbers (e.g. 50, 80, 120)" },
+		{ "[output_repeat]\nsizes = 50;80\n",
+		  "test.ini:2: output_repeat.sizes: '50;80' is not a list of whole numbers" },
+		{ "[output_repeat]\nsizes = -50\n",
+		  "test.ini:2: output_repeat.sizes: '-50' is not a list of whole numbers" },
+		{ "[output_repeat]\nsizes = 50, 99999999999999999999999\n",
+		  "test.ini:2: output_repeat.sizes: '99999999999999999999999' is not a list" },
+		{ "[output_repeat]\nsizes =\n",
+		  "test.ini:2: output_repeat.sizes: '' is not a list of whole numbers" },
+		{ "[output_repeat]\nsizes = , ,\n",
+		  "test.ini:2: output_repeat.sizes: ', ,' is not a list of whole numbers" },
+		{ "[output_repeat]\nsizes = 50, 9\n",
+		  "test.ini:2: output_repeat.sizes: 9 is out of range (10 to 1000)" },
+		{ "[output_repeat]\nsizes = 1001\n",
+		  "test.ini:2: output_repeat.sizes: 1001 is out of range (10 to 1000)" },
+		{ "[output_repeat]\nsizes = 10,20,30,40,50,60,70,80,90\n",
+		  "test.ini:2: output_repeat.sizes: more than 8 sizes" },
+		{ "[output_repeat]\naction = allow\n",
+		  "test.ini:2: output_repeat.action: 'allow' is not an action (warn, deny or kill)" },
+		{ "[output_repeat]\nmax = 3\n",
+		  "test.ini:2: unknown key 'max' in [output_repeat]" },
+		{ "[output-repeat]\nenabled = true\n",
+		  "test.ini:1: unknown section [output-repeat]" },
+		/* greeting */
+		{ "[greeting]\nenabled = 2\n",
+		  "test.ini:2: greeting.enabled: '2' is not a boolean (true or false)" },
+		{ "[greeting]\naction = none\n",
+		  "test.ini:2: greeting.action: 'none' is not an action (warn, deny or kill)" },
+		{ "[greeting]\nthreshold = 1\n",
+		  "test.ini:2: unknown key 'threshold' in [greeting]" },
+		{ "[agent claude]\ngreeting.window = 1\n",
+		  "test.ini:2: [agent claude]: unknown key 'greeting.window'" },
+		{ "[profile p]\noutput_repeat.sizes = x\n",
+		  "test.ini:2: output_repeat.sizes: 'x' is not a list" },
 	};
 
 	(void)state;
@@ -570,6 +728,153 @@ static void test_repeat_failures_overrides(void **state)
 	assert_int_equal(c->guard.repeat.action, LG_DENY);
 	assert_int_equal(c->guard.failures.max, 0);
 	assert_int_equal(c->guard.failures.action, LG_DENY);
+}
+
+/* The model-text detectors and the turn budget through profiles, agents. */
+static void test_model_keys_overrides(void **state)
+{
+	static const char text[] = "[output_repeat]\n"
+				   "sizes = 60\n"
+				   "[budget]\n"
+				   "max_turns = 100\n"
+				   "[profile strict]\n"
+				   "output_repeat.action = kill\n"
+				   "budget.max_tokens = 500000\n"
+				   "[agent codex]\n"
+				   "output_repeat.enabled = false\n"
+				   "output_repeat.sizes = 90, 70\n"
+				   "greeting.action = deny\n"
+				   "budget.max_turns = 20\n";
+	struct lg_config *c = *state;
+
+	load_ok(c, text, NULL, NULL);
+	assert_int_equal(c->guard.output_repeat.sizes[0], 60);
+	assert_int_equal(c->guard.output_repeat.sizes[1], 0);
+	assert_int_equal(c->guard.output_repeat.action, LG_WARN);
+	assert_int_equal(c->guard.budget.max_turns, 100);
+	assert_int_equal(c->guard.budget.max_tokens, 0);
+	lg_config_free(c);
+	lg_config_init(c);
+	load_ok(c, text, "strict", "codex");
+	assert_int_equal(c->guard.output_repeat.action, LG_KILL);
+	assert_false(c->guard.output_repeat.enabled);
+	assert_int_equal(c->guard.output_repeat.sizes[0], 70);
+	assert_int_equal(c->guard.output_repeat.sizes[1], 90);
+	assert_int_equal(c->guard.output_repeat.sizes[2], 0);
+	assert_int_equal(c->guard.greeting.action, LG_DENY);
+	assert_true(c->guard.greeting.enabled);
+	assert_int_equal(c->guard.budget.max_tokens, 500000);
+	assert_int_equal(c->guard.budget.max_turns, 20);
+}
+
+/*
+ * conf/lgrun.ini shows every key with its default, commented out: with
+ * those lines uncommented it loads, and changes nothing.
+ */
+static void test_shipped_ini_shows_defaults(void **state)
+{
+	static const char *const want[] = {
+		"|budget.max_turns|",	     "|budget.max_tokens|",
+		"|output_repeat.enabled|",   "|output_repeat.window|",
+		"|output_repeat.threshold|", "|output_repeat.sizes|",
+		"|output_repeat.action|",    "|greeting.enabled|",
+		"|greeting.action|",	     "|failures.max|",
+		"|volumetric.max_ops|",
+	};
+	struct lg_config *c = *state, def;
+	char line[1024], sec[64] = "", seen[4096] = "|", *text;
+	size_t o = 0, keys = 0, cap = 1 << 16;
+	FILE *f = fopen(LG_SYSCONFDIR "/lgrun.ini", "r");
+
+	assert_non_null(f);
+	text = calloc(1, cap);
+	assert_non_null(text);
+	while (fgets(line, sizeof(line), f)) {
+		char name[64], *eq, *val, *end;
+		int n = 0;
+
+		if (line[0] == '[') {
+			o += (size_t)snprintf(text + o, cap - o, "%s", line);
+			sscanf(line, "[%63[a-z_]]", sec);
+			continue;
+		}
+		/* "; name = value   ; comment" */
+		if (sscanf(line, "; %63[a-z_] =%n", name, &n) != 1 || !n ||
+		    strncmp(line, "; ", 2) != 0 || line[2] == ' ')
+			continue;
+		eq = line + n;
+		val = eq + strspn(eq, " ");
+		end = *val == ';' ? val : strstr(val, " ;");
+		if (!end)
+			end = val + strcspn(val, "\n");
+		while (end > val && end[-1] == ' ')
+			end--;
+		*end = '\0';
+		/* no default to show, or a placeholder */
+		if (!*val || strcmp(name, "path") == 0 ||
+		    strcmp(name, "program") == 0)
+			continue;
+		o += (size_t)snprintf(text + o, cap - o, "%s = %s\n", name,
+				      val);
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+			 "%s.%s|", sec, name);
+		keys++;
+	}
+	fclose(f);
+	assert_true(o < cap - 1);
+	load_ok(c, text, NULL, NULL);
+	free(text);
+	assert_true(keys >= 30);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(seen, want[i]))
+			fail_msg("lgrun.ini does not show %s", want[i]);
+	lg_config_init(&def);
+	assert_memory_equal(&c->guard.volumetric, &def.guard.volumetric,
+			    sizeof(def.guard.volumetric));
+	assert_memory_equal(&c->guard.same_target, &def.guard.same_target,
+			    sizeof(def.guard.same_target));
+	assert_int_equal(c->guard.budget.timeout_ms,
+			 def.guard.budget.timeout_ms);
+	assert_int_equal(c->guard.budget.max_destructive_ops,
+			 def.guard.budget.max_destructive_ops);
+	assert_int_equal(c->guard.budget.max_turns, def.guard.budget.max_turns);
+	assert_int_equal(c->guard.budget.max_tokens,
+			 def.guard.budget.max_tokens);
+	assert_true(c->guard.budget.reserve == def.guard.budget.reserve);
+	assert_int_equal(c->guard.budget.action, def.guard.budget.action);
+	assert_int_equal(c->guard.repeat.threshold, def.guard.repeat.threshold);
+	assert_int_equal(c->guard.repeat.include_result,
+			 def.guard.repeat.include_result);
+	assert_int_equal(c->guard.repeat.action, def.guard.repeat.action);
+	assert_int_equal(c->guard.failures.max, def.guard.failures.max);
+	assert_int_equal(c->guard.failures.action, def.guard.failures.action);
+	assert_int_equal(c->guard.output_repeat.enabled,
+			 def.guard.output_repeat.enabled);
+	assert_int_equal(c->guard.output_repeat.window,
+			 def.guard.output_repeat.window);
+	assert_int_equal(c->guard.output_repeat.threshold,
+			 def.guard.output_repeat.threshold);
+	assert_memory_equal(c->guard.output_repeat.sizes,
+			    def.guard.output_repeat.sizes,
+			    sizeof(def.guard.output_repeat.sizes));
+	assert_int_equal(c->guard.output_repeat.action,
+			 def.guard.output_repeat.action);
+	assert_int_equal(c->guard.greeting.enabled, def.guard.greeting.enabled);
+	assert_int_equal(c->guard.greeting.action, def.guard.greeting.action);
+	assert_int_equal(c->syscalls, def.syscalls);
+	assert_int_equal(c->deny_errno, def.deny_errno);
+	assert_int_equal(c->observe, def.observe);
+	assert_int_equal(c->kill_grace_ms, def.kill_grace_ms);
+	assert_int_equal(c->kill_leftovers, def.kill_leftovers);
+	assert_int_equal(c->default_ignores, def.default_ignores);
+	assert_int_equal(c->shim, def.shim);
+	assert_int_equal(c->llm_proxy, def.llm_proxy);
+	assert_string_equal(c->gate_tools ? c->gate_tools : "",
+			    LG_DEFAULT_GATE_TOOLS);
+	assert_string_equal(c->target_keys ? c->target_keys : "",
+			    LG_DEFAULT_TARGET_KEYS);
+	assert_int_equal(c->n_ignore, 0);
+	lg_config_free(&def);
 }
 
 /* Precedence does not depend on the order of sections in the file. */
@@ -926,6 +1231,7 @@ int main(void)
 		T(test_bool_values),
 		T(test_syscalls),
 		T(test_numbers_at_limits),
+		T(test_output_repeat_sizes),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_first_error_wins),
 		T(test_no_profile_no_agent),
@@ -934,6 +1240,8 @@ int main(void)
 		T(test_other_agent_does_not_apply),
 		T(test_agent_wins_over_profile),
 		T(test_repeat_failures_overrides),
+		T(test_model_keys_overrides),
+		T(test_shipped_ini_shows_defaults),
 		T(test_precedence_not_order),
 		T(test_profile_not_found),
 		T(test_profile_bad_name),

@@ -32,7 +32,7 @@ static bool world_restored(void *ctx, const char *target, enum lg_op op)
 static const struct lg_guard_cfg default_cfg = {
 	.volumetric = { 3, 60000, LG_KILL },
 	.same_target = { 3, 60000, LG_KILL },
-	.budget = { 0, 0, 0.2, LG_KILL },
+	.budget = { .reserve = 0.2, .action = LG_KILL },
 };
 
 struct fixture {
@@ -528,6 +528,132 @@ static void test_failures_action_from_config(void **state)
 		"write_failures, 2 failed writes on /p/a in a row (last: EXDEV)");
 }
 
+static enum lg_verdict text(struct fixture *fx, const char *p)
+{
+	struct lg_event ev = { .kind = LG_EV_TEXT,
+			       .source = LG_SRC_PROXY,
+			       .text = p,
+			       .text_len = strlen(p) };
+
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+static enum lg_verdict model_turn(struct fixture *fx, uint64_t t,
+				  unsigned calls, const char *what)
+{
+	struct lg_event ev = { .kind = LG_EV_TURN,
+			       .source = LG_SRC_PROXY,
+			       .tokens_in = 1000,
+			       .tokens_out = 200,
+			       .turn_tool_calls = calls,
+			       .stop_reason = calls ? "tool_use" : "end_turn",
+			       .turn_text = what };
+
+	fx->env.now_ms = t;
+	return lg_guard_feed(fx->g, &ev, &fx->env, &fx->out);
+}
+
+static const char sentence[] =
+	"The build failed again, so I will run the same command now. ";
+
+/* The shipped defaults: the model's text and turns reach the guard. */
+static void test_model_detectors_wired(void **state)
+{
+	struct lg_config c;
+	struct lg_guard_stats st;
+	struct fixture *fx;
+	int warned = 0;
+
+	lg_config_init(&c);
+	fx = fx_new(state, &c.guard, 0);
+	lg_config_free(&c);
+
+	assert_int_equal(model_turn(fx, 0, 2, "Let me run the build."),
+			 LG_ALLOW);
+	for (int i = 0; i < 5; i++) {
+		enum lg_verdict v = text(fx, sentence);
+
+		if (v == LG_ALLOW) {
+			assert_int_equal(fx->out.n, 0);
+			continue;
+		}
+		assert_int_equal(v, LG_WARN);
+		assert_int_equal(fx->out.n, 1);
+		assert_string_equal(fx->out.f[0].rule, "output_repeat");
+		assert_string_equal(fx->out.f[0].reason, "output_repeat");
+		/* the third copy: characters 120 to 179 */
+		assert_int_equal(i, 2);
+		warned++;
+	}
+	assert_int_equal(warned, 1);
+	/* the turn that ends it; no tool call, and a greeting next */
+	assert_int_equal(model_turn(fx, 1, 1, ""), LG_ALLOW);
+	assert_int_equal(model_turn(fx, 2, 0, "Hi there! How can I help?"),
+			 LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	assert_string_equal(fx->out.f[0].rule, "greeting");
+	assert_string_equal(fx->out.f[0].reason, "context_lost");
+	/* warnings are not trips, turns are not destructive */
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.events, 8);
+	assert_int_equal(st.trips, 0);
+	assert_int_equal(st.counted, 0);
+}
+
+/* Zeroed configs (as in default_cfg here) leave them off. */
+static void test_model_detectors_off(void **state)
+{
+	struct fixture *fx = fx_new(state, &default_cfg, 0);
+
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(text(fx, sentence), LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(model_turn(fx, 0, (unsigned)(i % 2),
+					    "Hello! How can I help you today?"),
+				 LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+}
+
+/*
+ * One turn, four findings: the time, turns and tokens reserves and a
+ * greeting; a turn over the limits is a trip, counted as one per finding.
+ */
+static void test_turn_with_four_findings(void **state)
+{
+	struct lg_guard_cfg cfg = default_cfg;
+	struct lg_guard_stats st;
+	struct fixture *fx;
+
+	cfg.budget = (struct lg_budget_cfg){ .timeout_ms = 10000,
+					     .max_turns = 3,
+					     .max_tokens = 4000,
+					     .reserve = 0.4,
+					     .action = LG_DENY };
+	cfg.greeting = (struct lg_greeting_cfg){ true, LG_WARN };
+	fx = fx_new(state, &cfg, 0);
+	assert_int_equal(model_turn(fx, 1000, 3, ""), LG_ALLOW);
+	/* 2 of 3 turns, 2400 of 4000 tokens, 6 of 10 s */
+	assert_int_equal(model_turn(fx, 6000, 0, "How can I assist you today?"),
+			 LG_WARN);
+	assert_int_equal(fx->out.n, 4);
+	assert_string_equal(fx->out.f[0].reason, "timeout_reserve");
+	assert_string_equal(fx->out.f[1].reason, "turns_reserve");
+	assert_string_equal(fx->out.f[2].reason, "tokens_reserve");
+	assert_string_equal(fx->out.f[3].reason, "context_lost");
+	assert_int_equal(model_turn(fx, 7000, 0, "ok"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	/* turn 4, 4800 tokens */
+	assert_int_equal(model_turn(fx, 8000, 0, "ok"), LG_DENY);
+	assert_int_equal(fx->out.n, 2);
+	assert_string_equal(fx->out.f[0].reason, "max_turns");
+	assert_string_equal(fx->out.f[1].reason, "max_tokens");
+	lg_guard_stats(fx->g, &st);
+	assert_int_equal(st.trips, 2);
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
 int main(void)
@@ -551,6 +677,9 @@ int main(void)
 		T(test_repeat_and_failures_off),
 		T(test_new_events_not_destructive),
 		T(test_failures_action_from_config),
+		T(test_model_detectors_wired),
+		T(test_model_detectors_off),
+		T(test_turn_with_four_findings),
 	};
 
 	return cmocka_run_group_tests_name("guard", tests, NULL, NULL);
