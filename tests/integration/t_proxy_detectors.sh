@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What the proxy reads feeds the other detectors: a token budget warns at
+# its reserve and then stops the session; the model repeating its streamed
+# text is reported (output repeat, warn by default); a greeting right after
+# tool use is reported (context lost, warn).
+source "$(dirname "$0")/lib.sh"
+need_cmd python3
+
+start_mock_llm --script "finish_after 9"
+# Each turn of the mock reads a few hundred tokens: a budget of 1500 is
+# reached within a few turns, with the warning at 80% first.
+printf '[budget]\nmax_tokens = 1500\nreserve = 0.2\n' >"$T/budget.ini"
+run_lg --session tokens --config "$T/budget.ini" -- python3 "$LLM/llm_agent.py" \
+	--api anthropic --changing --turns 12 >"$T/out" 2>&1
+assert_rc 86 "$RC" "token budget: $(tail -2 "$T/out")"
+w=$(grep -n '"session":"tokens".*"reason":"tokens_reserve"' "$STATE/audit.jsonl" | cut -d: -f1)
+t=$(grep -n '"session":"tokens".*"event":"trip".*"reason":"max_tokens"' "$STATE/audit.jsonl" | cut -d: -f1)
+[ -n "$w" ] && [ -n "$t" ] && [ "$w" -lt "$t" ] || fail "expected a tokens_reserve warning, then a max_tokens trip"
+grep -q "model error 400: lgrun stopped this agent session (max_tokens)" "$T/out" ||
+	fail "the agent was not told: $(tail -2 "$T/out")"
+
+kill $MOCK_PID
+start_mock_llm --script text_repeat
+run_lg --session text -- python3 "$LLM/llm_agent.py" --api openai-chat >"$T/out" 2>&1
+assert_rc 0 "$RC" "repeated text warns, it does not stop the agent"
+grep -q '"session":"text".*"event":"warn".*"reason":"output_repeat"' "$STATE/audit.jsonl" ||
+	fail "no output_repeat warning"
+
+kill $MOCK_PID
+start_mock_llm --script "greeting_after 2"
+run_lg --session hello -- python3 "$LLM/llm_agent.py" --api gemini >"$T/out" 2>&1
+assert_rc 0 "$RC" "a greeting after tools"
+grep -q '"session":"hello".*"event":"warn".*"reason":"context_lost"' "$STATE/audit.jsonl" ||
+	fail "no greeting warning"
+
+kill $MOCK_PID
+start_mock_llm --script greeting
+run_lg --session hello0 -- python3 "$LLM/llm_agent.py" --api gemini >"$T/out" 2>&1
+assert_rc 0 "$RC" "a greeting as the first answer"
+grep -q '"session":"hello0".*context_lost' "$STATE/audit.jsonl" && fail "a first greeting is no lost context"
+pass
