@@ -77,6 +77,7 @@ enum ktype {
 	K_ACTION,
 	K_ERRNO,
 	K_FRACTION,
+	K_MONEY,
 	K_STRING,
 	K_SYSCALLS,
 	K_SIZES,
@@ -121,6 +122,8 @@ static const struct key keys[] = {
 	{ "budget", "max_tokens", K_U64, OFF(guard.budget.max_tokens), 0,
 	  4000000000UL },
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
+	{ "budget", "max_cost", K_MONEY, OFF(guard.budget.max_cost), 0, 0 },
+	{ "llm", "prices", K_STRING, OFF(llm_prices), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
 	{ "repeat", "threshold", K_UINT, OFF(guard.repeat.threshold), 0,
 	  100000 },
@@ -190,6 +193,7 @@ void lg_config_free(struct lg_config *c)
 	free(c->gate_tools);
 	free(c->target_keys);
 	free(c->url_targets);
+	free(c->llm_prices);
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);
@@ -512,6 +516,22 @@ static int set_value(struct lg_config *c, const struct key *k,
 			snprintf(
 				msg, msgsz,
 				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+				k->section, k->name, value);
+			return -ERANGE;
+		}
+		if (apply)
+			*(double *)(base + k->off) = d;
+		return 0;
+	}
+	case K_MONEY: {
+		double d;
+
+		errno = 0;
+		d = strtod(value[0] == '$' ? value + 1 : value, &end);
+		if (end == value || *end || errno || d < 0 || d > 1e9) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)",
 				k->section, k->name, value);
 			return -ERANGE;
 		}

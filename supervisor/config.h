@@ -40,6 +40,8 @@ struct lg_config {
 	bool default_ignores;
 	bool shim; /* preload the shim into the command's tree */
 	bool llm_proxy; /* stand between the agent and its model API */
+	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
+	char *llm_prices;
 	char *gate_tools; /* tool names whose calls are destructive (globs) */
 	char *target_keys; /* argument keys naming a destructive call's target */
 	char *url_targets; /* URL templates naming it: /assets/{asset_id} */

@@ -69,6 +69,7 @@ struct lg_event {
 	unsigned turn_tool_calls; /* tool calls made in this turn */
 	const char *stop_reason;
 	const char *turn_text; /* the turn's text, possibly cut; "" if none */
+	double cost; /* USD, from the config's price table; 0 when unpriced */
 	/* LG_EV_TEXT */
 	const char *text;
 	size_t text_len;

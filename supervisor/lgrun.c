@@ -37,6 +37,7 @@
 #include "pathres.h"
 #include "session.h"
 #include "state.h"
+#include "text.h"
 
 enum lg_exit {
 	LG_EXIT_TRIPPED = 86,
@@ -686,6 +687,17 @@ int main(int argc, char **argv)
 	}
 	if (o.observe)
 		cfg.observe = true;
+	{
+		const char *bad = NULL;
+		double a, b;
+
+		if (lg_price_lookup(cfg.llm_prices, NULL, &a, &b, &bad) < 0) {
+			lg_err("llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
+			       (int)strcspn(bad, ","), bad);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+	}
 	if (o.timeout) {
 		unsigned long ms;
 

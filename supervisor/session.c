@@ -15,6 +15,7 @@
 #include "pathres.h"
 #include "session.h"
 #include "state.h"
+#include "text.h"
 
 #define RECENT 16
 #define MAX_WOULD_TRIP_RECORDS 20
@@ -50,6 +51,7 @@ struct lg_session {
 	bool defer_kill;
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
+	bool unpriced_warned;
 	char deny_summary[LG_SUMMARY_MAX + 32];
 };
 
@@ -82,7 +84,25 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 			       .stop_reason = stop_reason ? stop_reason : "",
 			       .turn_text = text ? text : "" };
 	struct lg_findings out;
+	double pin = 0, pout = 0;
 
+	/* Priced here, at the edge: the guard only adds up dollars. */
+	if (lg_price_lookup(s->cfg->llm_prices, model, &pin, &pout, NULL) > 0)
+		ev.cost =
+			((double)in_tokens * pin + (double)out_tokens * pout) /
+			1e6;
+	else if (s->cfg->guard.budget.max_cost > 0 && !s->unpriced_warned) {
+		char msg[300];
+
+		s->unpriced_warned = true;
+		snprintf(
+			msg, sizeof(msg),
+			"warning: model '%s' has no price in [llm] prices: its turns do not count toward budget.max_cost",
+			model && *model ? model : "?");
+		lg_warn("%s", msg + 9);
+		lg_session_audit_simple(s, "warn", msg);
+	}
+	s->st.cost += ev.cost;
 	s->st.turns++;
 	s->st.ev_proxy++;
 	s->st.tokens_in += in_tokens;
@@ -710,6 +730,7 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "tokens_in", (long long)s->st.tokens_in);
 	lg_json_int(&j, "tokens_out", (long long)s->st.tokens_out);
 	lg_json_int(&j, "max_tokens_stops", (long long)s->st.max_tokens_stops);
+	lg_json_num(&j, "cost_usd", s->st.cost);
 	lg_json_int(&j, "shim_connections", (long long)s->shim[0]);
 	lg_json_int(&j, "shim_refused", (long long)s->shim[1]);
 	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);

@@ -121,6 +121,7 @@ struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 	uint64_t ev_seccomp, ev_shim, ev_proxy; /* events by source */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
+	double cost; /* USD, from [llm] prices */
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 

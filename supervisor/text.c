@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "text.h"
@@ -117,4 +119,52 @@ int lg_preview(const char *s, char *out, size_t size, size_t max_chars)
 	}
 	out[o] = '\0';
 	return (int)o;
+}
+
+int lg_price_lookup(const char *table, const char *model, double *in,
+		    double *out, const char **bad)
+{
+	const char *p = table ? table : "";
+
+	while (*p) {
+		const char *entry, *eq;
+		char glob[256], *end;
+		double pi, po;
+		size_t n, gl;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		entry = p;
+		n = strcspn(p, ",");
+		eq = memchr(p, '=', n);
+		if (!eq)
+			goto bad;
+		gl = (size_t)(eq - p);
+		while (gl && (p[gl - 1] == ' ' || p[gl - 1] == '\t'))
+			gl--;
+		if (!gl || gl >= sizeof(glob))
+			goto bad;
+		memcpy(glob, p, gl);
+		glob[gl] = '\0';
+		pi = strtod(eq + 1, &end);
+		if (end == eq + 1 || *end != '/' || pi < 0)
+			goto bad;
+		po = strtod(end + 1, &end);
+		end += strspn(end, " \t");
+		if (po < 0 || (*end && *end != ','))
+			goto bad;
+		if (model && fnmatch(glob, model, 0) == 0) {
+			*in = pi;
+			*out = po;
+			return 1;
+		}
+		p = entry + n;
+		continue;
+bad:
+		if (bad)
+			*bad = entry;
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -46,4 +46,14 @@ int lg_preview(const char *s, char *out, size_t size, size_t max_chars);
  */
 size_t lg_utf8_seq_len(const unsigned char *p);
 
+/*
+ * Looks model up in a price table "GLOB=IN/OUT, GLOB=IN/OUT" (USD per
+ * million input / output tokens; the first glob that matches wins, e.g.
+ * "claude-sonnet-*=3/15, gpt-5*=1.25/10"). Returns 1 with the prices set,
+ * 0 when no entry matches, -EINVAL when the table is malformed (then
+ * *bad points at the entry).
+ */
+int lg_price_lookup(const char *table, const char *model, double *in,
+		    double *out, const char **bad);
+
 #endif

@@ -25,6 +25,8 @@ struct lg_budget {
 	uint64_t warn_turns, warn_tokens; /* their reserve points */
 	bool ops_warned, time_warned, timed_out;
 	bool turns_warned, tokens_warned;
+	double cost; /* USD so far */
+	bool cost_warned;
 };
 
 static uint64_t reserve_point(uint64_t limit, double reserve)
@@ -167,6 +169,30 @@ static enum lg_verdict check_tokens(struct lg_budget *d,
 	return LG_ALLOW;
 }
 
+static enum lg_verdict check_cost(struct lg_budget *d, struct lg_findings *out)
+{
+	double max = d->cfg.max_cost;
+
+	if (max <= 0)
+		return LG_ALLOW;
+	if (d->cost > max) {
+		lg_findings_add(
+			out, d->cfg.action, "budget", "max_cost",
+			"max_cost, $%.4f spent after model turn #%llu, over the session limit of $%g",
+			d->cost, (unsigned long long)d->turns, max);
+		return d->cfg.action;
+	}
+	if (!d->cost_warned && d->cfg.reserve > 0 &&
+	    d->cost >= max * (1.0 - d->cfg.reserve)) {
+		d->cost_warned = true;
+		lg_findings_add(out, LG_WARN, "budget", "cost_reserve",
+				"cost_reserve, $%.4f of $%g spent", d->cost,
+				max);
+		return LG_WARN;
+	}
+	return LG_ALLOW;
+}
+
 enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 			       const struct lg_guard_env *env,
 			       struct lg_findings *out)
@@ -178,8 +204,11 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 		d->turns++;
 		d->tokens = add_sat(d->tokens,
 				    add_sat(ev->tokens_in, ev->tokens_out));
+		if (ev->cost > 0)
+			d->cost += ev->cost;
 		v = worse(v, check_turns(d, out));
-		return worse(v, check_tokens(d, ev, out));
+		v = worse(v, check_tokens(d, ev, out));
+		return worse(v, check_cost(d, out));
 	}
 	if (!max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)

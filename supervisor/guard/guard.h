@@ -34,6 +34,7 @@ struct lg_budget_cfg {
 	enum lg_verdict action;
 	unsigned max_turns; /* model turns (LG_EV_TURN) per session; 0 = off */
 	uint64_t max_tokens; /* tokens in + out over those turns; 0 = off */
+	double max_cost; /* USD over those turns (priced by the edge); 0 = off */
 };
 
 /* The same tool call (and result) many times in a row: a stuck agent. */

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 need_cmd python3
 
-start_mock_llm --script "finish_after 9"
+start_mock_llm --script "finish_after 40"
 # Each turn of the mock reads a few hundred tokens: a budget of 1500 is
 # reached within a few turns, with the warning at 80% first.
 printf '[budget]\nmax_tokens = 1500\nreserve = 0.2\n' >"$T/budget.ini"
@@ -19,6 +19,18 @@ t=$(grep -n '"session":"tokens".*"event":"trip".*"reason":"max_tokens"' "$STATE/
 [ -n "$w" ] && [ -n "$t" ] && [ "$w" -lt "$t" ] || fail "expected a tokens_reserve warning, then a max_tokens trip"
 grep -q "model error 400: lgrun stopped this agent session (max_tokens)" "$T/out" ||
 	fail "the agent was not told: $(tail -2 "$T/out")"
+
+# A cost budget: the config prices the model, each turn costs dollars.
+printf '[budget]\nmax_cost = 0.02\n[llm]\nprices = claude-*=3/15\n' >"$T/cost.ini"
+run_lg --session cost --config "$T/cost.ini" -- python3 "$LLM/llm_agent.py" \
+	--api anthropic --changing --turns 30 >"$T/out" 2>&1
+assert_rc 86 "$RC" "cost budget: $(tail -2 "$T/out")"
+grep -q '"session":"cost".*"reason":"cost_reserve"' "$STATE/audit.jsonl" || fail "no cost warning"
+grep -q '"session":"cost".*"event":"trip".*"reason":"max_cost"' "$STATE/audit.jsonl" || fail "no cost trip"
+printf '[llm]\nprices = claude=3\n' >"$T/badprice.ini"
+run_lg --config "$T/badprice.ini" -- true 2>"$T/err"
+assert_rc 125 "$RC" "a malformed price table"
+grep -q "llm.prices: cannot read the entry 'claude=3'" "$T/err" || fail "price error: $(cat "$T/err")"
 
 kill $MOCK_PID
 start_mock_llm --script text_repeat

@@ -598,6 +598,38 @@ static void test_turn_reserve_points(void **state)
 	}
 }
 
+/* Dollars add up per turn; one warning at the reserve, then the trip. */
+static void test_max_cost(void **state)
+{
+	struct lg_budget_cfg cfg = { .max_cost = 1.0,
+				     .reserve = 0.2,
+				     .action = LG_KILL };
+	struct lg_event ev = model_turn(100, 100);
+	struct lg_findings out;
+	struct lg_budget *d = lg_budget_new(&cfg, 0);
+
+	(void)state;
+	assert_non_null(d);
+	ev.cost = 0.3;
+	assert_int_equal(feed(d, &ev, 1, &out), LG_ALLOW); /* 0.3 */
+	assert_int_equal(feed(d, &ev, 2, &out), LG_ALLOW); /* 0.6 */
+	assert_int_equal(feed(d, &ev, 3, &out), LG_WARN); /* 0.9 >= 0.8 */
+	assert_string_equal(out.f[0].reason, "cost_reserve");
+	assert_non_null(strstr(out.f[0].summary, "$0.9000 of $1 spent"));
+	assert_int_equal(feed(d, &ev, 4, &out), LG_KILL); /* 1.2 > 1.0 */
+	assert_string_equal(out.f[0].reason, "max_cost");
+	assert_non_null(
+		strstr(out.f[0].summary, "over the session limit of $1"));
+	ev.cost = 0; /* unpriced turns never count */
+	lg_budget_free(d);
+	cfg.max_cost = 0; /* off */
+	d = lg_budget_new(&cfg, 0);
+	ev.cost = 100;
+	assert_int_equal(feed(d, &ev, 1, &out), LG_ALLOW);
+	assert_int_equal(out.n, 0);
+	lg_budget_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_turn_findings_together),
 		cmocka_unit_test(test_turns_and_ops_apart),
 		cmocka_unit_test(test_turn_reserve_points),
+		cmocka_unit_test(test_max_cost),
 	};
 
 	return cmocka_run_group_tests_name("budget", tests, NULL, NULL);

@@ -219,6 +219,37 @@ static void test_preview_always_valid(void **state)
 	}
 }
 
+static void test_price_lookup(void **state)
+{
+	const char *t =
+		"claude-sonnet-*=3/15, gpt-5*=1.25/10 ,gemini-*=0.3/2.5";
+	const char *bad = NULL;
+	double in = -1, out = -1;
+
+	(void)state;
+	assert_int_equal(
+		lg_price_lookup(t, "claude-sonnet-4-5", &in, &out, NULL), 1);
+	assert_true(in == 3 && out == 15);
+	assert_int_equal(lg_price_lookup(t, "gpt-5-mini", &in, &out, NULL), 1);
+	assert_true(in == 1.25 && out == 10);
+	assert_int_equal(
+		lg_price_lookup(t, "gemini-2.5-flash", &in, &out, NULL), 1);
+	assert_true(in == 0.3 && out == 2.5);
+	assert_int_equal(lg_price_lookup(t, "llama", &in, &out, NULL), 0);
+	assert_int_equal(lg_price_lookup(NULL, "x", &in, &out, NULL), 0);
+	assert_int_equal(lg_price_lookup(t, NULL, &in, &out, &bad),
+			 0); /* valid */
+	assert_int_equal(lg_price_lookup("a=1/2, b=oops", NULL, &in, &out,
+					 &bad),
+			 -EINVAL);
+	assert_string_equal(bad, "b=oops");
+	assert_int_equal(lg_price_lookup("=1/2", "x", &in, &out, &bad),
+			 -EINVAL);
+	assert_int_equal(lg_price_lookup("a=1", "a", &in, &out, &bad), -EINVAL);
+	assert_int_equal(lg_price_lookup("a=-1/2", "a", &in, &out, &bad),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_preview),
 		cmocka_unit_test(test_preview_no_room),
 		cmocka_unit_test(test_preview_always_valid),
+		cmocka_unit_test(test_price_lookup),
 	};
 
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
