@@ -523,35 +523,11 @@ static void report_open(int dirfd, const char *path, int flags, int r, int e)
 		}                                      \
 	} while (0)
 
-LG_EXPORT int open(const char *p, int flags, ...)
+/* After any open: report it, forget what the fd number was, errno kept. */
+static int after_open(bool on, int d, const char *p, int flags, int r)
 {
-	bool on = enter();
-	int mode = 0, r, e;
+	int e = errno;
 
-	OPEN_MODE(flags, mode);
-	r = real.open ? real.open(p, flags, mode) : (errno = ENOSYS, -1);
-	e = errno;
-	if (on) {
-		report_open(AT_FDCWD, p, flags, r, e);
-		leave();
-	}
-	if (r >= 0 && r < FD_TRACK)
-		fd_kind[r] = 0;
-	errno = e;
-	return r;
-}
-
-LG_EXPORT int open64(const char *p, int flags, ...)
-	__attribute__((alias("open")));
-
-LG_EXPORT int openat(int d, const char *p, int flags, ...)
-{
-	bool on = enter();
-	int mode = 0, r, e;
-
-	OPEN_MODE(flags, mode);
-	r = real.openat ? real.openat(d, p, flags, mode) : (errno = ENOSYS, -1);
-	e = errno;
 	if (on) {
 		report_open(d, p, flags, r, e);
 		leave();
@@ -560,6 +536,29 @@ LG_EXPORT int openat(int d, const char *p, int flags, ...)
 		fd_kind[r] = 0;
 	errno = e;
 	return r;
+}
+
+LG_EXPORT int open(const char *p, int flags, ...)
+{
+	bool on = enter();
+	int mode = 0, r;
+
+	OPEN_MODE(flags, mode);
+	r = real.open ? real.open(p, flags, mode) : (errno = ENOSYS, -1);
+	return after_open(on, AT_FDCWD, p, flags, r);
+}
+
+LG_EXPORT int open64(const char *p, int flags, ...)
+	__attribute__((alias("open")));
+
+LG_EXPORT int openat(int d, const char *p, int flags, ...)
+{
+	bool on = enter();
+	int mode = 0, r;
+
+	OPEN_MODE(flags, mode);
+	r = real.openat ? real.openat(d, p, flags, mode) : (errno = ENOSYS, -1);
+	return after_open(on, d, p, flags, r);
 }
 
 LG_EXPORT int openat64(int d, const char *p, int flags, ...)
@@ -1024,18 +1023,10 @@ LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
 LG_EXPORT int __open_2(const char *p, int flags)
 {
 	bool on = enter();
-	int r, e;
+	int r;
 
 	r = real.__open_2 ? real.__open_2(p, flags) : (errno = ENOSYS, -1);
-	e = errno;
-	if (on) {
-		report_open(AT_FDCWD, p, flags, r, e);
-		leave();
-	}
-	if (r >= 0 && r < FD_TRACK)
-		fd_kind[r] = 0;
-	errno = e;
-	return r;
+	return after_open(on, AT_FDCWD, p, flags, r);
 }
 
 LG_EXPORT int __open64_2(const char *p, int flags)
@@ -1044,19 +1035,11 @@ LG_EXPORT int __open64_2(const char *p, int flags)
 LG_EXPORT int __openat_2(int d, const char *p, int flags)
 {
 	bool on = enter();
-	int r, e;
+	int r;
 
 	r = real.__openat_2 ? real.__openat_2(d, p, flags) :
 			      (errno = ENOSYS, -1);
-	e = errno;
-	if (on) {
-		report_open(d, p, flags, r, e);
-		leave();
-	}
-	if (r >= 0 && r < FD_TRACK)
-		fd_kind[r] = 0;
-	errno = e;
-	return r;
+	return after_open(on, d, p, flags, r);
 }
 
 LG_EXPORT int __openat64_2(int d, const char *p, int flags)
