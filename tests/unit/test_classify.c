@@ -371,6 +371,29 @@ static void test_default_ignores_dir_only(void **state)
 			 LG_CLASS_IGNORED);
 }
 
+/* Package managers prune their own caches and logs (npm on every run). */
+static void test_default_ignores_package_caches(void **state)
+{
+	const struct lg_config *c = *state;
+	struct lg_facts f = old_file();
+	static const char *const ignored[] = {
+		"/root/.npm/_logs/2026-11-22T00_01_33_949Z-debug-0.log",
+		"/home/u/.npm/_cacache/tmp/x",
+		"/home/u/.cargo/registry/cache/a.crate",
+		"/home/u/.m2/repository/org/x.jar",
+		"/w/.pnpm-store/v3/files/aa",
+	};
+
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (lg_classify(LG_OP_UNLINK, &f, ignored[i], "node", c->ignore,
+				c->n_ignore, START) != LG_CLASS_IGNORED)
+			fail_msg("not ignored: %s", ignored[i]);
+	/* a file named like a cache is not a cache */
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/.npmrc", "rm",
+				     c->ignore, c->n_ignore, START),
+			 LG_CLASS_DESTROY);
+}
+
 /* The shipped git rule: git may manage .git, nobody else may remove it. */
 static void test_default_ignores_git(void **state)
 {
@@ -448,6 +471,9 @@ int main(void)
 		cmocka_unit_test(test_tool_delete_always_destroys),
 		cmocka_unit_test_setup_teardown(
 			test_default_ignores_cover_whole_tree, defaults_setup,
+			defaults_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_default_ignores_package_caches, defaults_setup,
 			defaults_teardown),
 		cmocka_unit_test_setup_teardown(test_default_ignores_dir_only,
 						defaults_setup,
