@@ -22,6 +22,12 @@
  */
 const char *const lg_default_ignores[][2] = {
 	{ "git", "**/.git" },
+	/* agent CLIs pruning their own state (old sessions, todos, logs) */
+	{ "claude.exe", "**/.claude" },
+	{ "claude", "**/.claude" },
+	{ "node", "**/.claude" },
+	{ "codex", "**/.codex" },
+	{ "node", "**/.gemini" },
 	{ NULL, "**/.git/*.lock" },
 	{ NULL, "**/.git/**/*.lock" },
 	{ NULL, "*.o" },
