@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread -lmicrohttpd -lcurl
+LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -56,7 +56,7 @@ PURE_SRC := supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/control.c supervisor/proxy.c
+	supervisor/control.c supervisor/proxy_routes.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 
@@ -66,6 +66,13 @@ PURE_OBJ := $(call obj,$(PURE_SRC) $(WIRE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 
 BINS := $(B)/bin/lgrun $(B)/bin/lgctl
+
+# The LLM proxy is a library lgrun loads when the agent first calls its
+# model: libcurl and libmicrohttpd cost milliseconds to load, which a
+# session that never talks to a model should not pay.
+PROXYLIB := $(B)/lib/liblgproxy.so
+PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c \
+	supervisor/text.c
 
 # The preload shim runs inside every agent process: never sanitized (an ASan
 # runtime cannot be preloaded into arbitrary programs), hidden by default,
@@ -84,7 +91,7 @@ UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
-all: deps-check $(BINS) $(if $(SHIM_SRC),$(SHIM))
+all: deps-check $(BINS) $(PROXYLIB) $(if $(SHIM_SRC),$(SHIM))
 
 # Called by check and demo: installs what is missing (as root) or says how.
 deps-check:
@@ -126,6 +133,17 @@ $(SHIM): $(patsubst %.c,$(B)/obj/preload/%.o,$(notdir $(SHIM_SRC)))
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (pic)")
+	$(Q)$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson \
+		-lpthread
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
@@ -185,12 +203,13 @@ format-check:
 	echo "format-check: ok"
 
 # Rebuilt every time: the config directory is compiled in.
-install: $(BINS)
+install: $(BINS) $(SHIM) $(PROXYLIB)
 	rm -rf $(B)/install
 	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
 		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
-		$(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(SHIM) $(PROXYLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
 	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini
 	install -m 644 conf/profiles/*.ini $(DESTDIR)$(SYSCONFDIR)/profiles/

@@ -136,6 +136,7 @@ static const struct key keys[] = {
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0 },
 	{ "budget", "max_cost", K_MONEY, OFF(guard.budget.max_cost), 0, 0 },
 	{ "llm", "prices", K_STRING, OFF(llm_prices), 0, 0 },
+	{ "llm", "variables", K_STRING, OFF(llm_variables), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
 	{ "repeat", "threshold", K_UINT, OFF(guard.repeat.threshold), 0,
 	  100000 },
@@ -206,6 +207,7 @@ void lg_config_free(struct lg_config *c)
 	free(c->target_keys);
 	free(c->url_targets);
 	free(c->llm_prices);
+	free(c->llm_variables);
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);

@@ -42,6 +42,7 @@ struct lg_config {
 	bool llm_proxy; /* stand between the agent and its model API */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
+	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */
 	char *gate_tools; /* tool names whose calls are destructive (globs) */
 	char *target_keys; /* argument keys naming a destructive call's target */
 	char *url_targets; /* URL templates naming it: /assets/{asset_id} */

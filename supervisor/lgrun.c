@@ -4,6 +4,7 @@
  * one epoll loop over the seccomp listener, signals and timers until the
  * command's tree is gone or the guard trips.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -264,8 +265,8 @@ static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
 	return 0;
 }
 
-/* The shim next to us: <bindir>/../lib/liblgshim.so. */
-static bool find_shim(char *out, size_t size)
+/* A file of ours in <bindir>/../lib: the shim, the proxy library. */
+static bool libdir_file(const char *name, char *out, size_t size)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -278,7 +279,7 @@ static bool find_shim(char *out, size_t size)
 	if (!slash)
 		return false;
 	*slash = '\0';
-	snprintf(out, size, "%s/../lib/liblgshim.so", exe);
+	snprintf(out, size, "%s/../lib/%s", exe, name);
 	return access(out, R_OK) == 0;
 }
 
@@ -304,7 +305,13 @@ struct loop {
 	struct lg_child child;
 	const struct lg_config *cfg;
 	struct lg_control *ctl;
+	/* the LLM proxy: a socket from the start, the library on first use */
+	int proxy_fd;
+	uint16_t proxy_port;
+	const struct lg_proxy_route *routes;
+	size_t nroutes;
 	struct lg_proxy *proxy;
+	void (*proxy_stop)(struct lg_proxy *p);
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	atomic_uint_fast64_t grace_until;
@@ -555,6 +562,53 @@ static int run_trip(struct loop *l)
 	return LG_EXIT_TRIPPED;
 }
 
+/*
+ * The agent talks to its model for the first time: load liblgproxy.so
+ * (next to the shim) and let it serve the socket, where the connection
+ * waits in the backlog.
+ */
+static void load_proxy(struct loop *l)
+{
+	static const struct lg_proxy_ops ops = {
+		lg_session_defer_kill,	  lg_session_tool_done,
+		lg_session_llm_turn,	  lg_session_llm_text,
+		lg_session_model_blocked, lg_session_stop_message,
+	};
+	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
+				  struct lg_session *, pthread_mutex_t *, int,
+				  const struct lg_proxy_route *, size_t,
+				  void (*)(void *), void *, char *, size_t);
+	char path[PATH_MAX + 32], err[256] = "";
+	void *h;
+
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->proxy_fd, NULL);
+	if (!libdir_file("liblgproxy.so", path, sizeof(path))) {
+		snprintf(err, sizeof(err),
+			 "liblgproxy.so is not next to lgrun");
+		goto fail;
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, sizeof(err), "%s", dlerror());
+		goto fail;
+	}
+	start = (__typeof__(start))dlsym(h, "lg_proxy_start");
+	l->proxy_stop = (__typeof__(l->proxy_stop))dlsym(h, "lg_proxy_stop");
+	if (!start || !l->proxy_stop) {
+		snprintf(err, sizeof(err), "%s lacks lg_proxy_start", path);
+		goto fail;
+	}
+	l->proxy = start(&ops, l->s, &l->lock, l->proxy_fd, l->routes,
+			 l->nroutes, wake_main, l, err, sizeof(err));
+	if (l->proxy)
+		return;
+fail:
+	/* The agent's model calls get "connection refused", not a hang. */
+	lg_warn("the LLM proxy could not start: %s", err);
+	close(l->proxy_fd);
+	l->proxy_fd = -1;
+}
+
 static int event_loop(struct loop *l)
 {
 	struct epoll_event evs[8];
@@ -605,6 +659,8 @@ static int event_loop(struct loop *l)
 
 			if (fd == l->sfd) {
 				on_signal(l);
+			} else if (fd == l->proxy_fd && !l->proxy) {
+				load_proxy(l);
 			} else if (l->ctl &&
 				   lg_control_handle(l->ctl, l->epfd, fd)) {
 				/* a shim connection */
@@ -646,7 +702,7 @@ int main(int argc, char **argv)
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
-	struct loop l = { 0 };
+	struct loop l = { .proxy_fd = -1 };
 	struct lg_cgroup cg;
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
@@ -654,7 +710,7 @@ int main(int argc, char **argv)
 	size_t env_ours = 0;
 	bool cg_made = false;
 	char shim_path[PATH_MAX + 32] = "", sock_path[PATH_MAX + 32] = "";
-	struct lg_proxy_route routes[8];
+	struct lg_proxy_route routes[16];
 	size_t nroutes = 0;
 	int r, exec_errno, rc;
 	sigset_t mask;
@@ -823,7 +879,7 @@ int main(int argc, char **argv)
 
 	if (!cfg.shim) {
 		lg_info("the shim is off ([shim] enabled = false)");
-	} else if (find_shim(shim_path, sizeof(shim_path))) {
+	} else if (libdir_file("liblgshim.so", shim_path, sizeof(shim_path))) {
 		char run_dir[PATH_MAX + 8];
 
 		snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
@@ -849,14 +905,34 @@ int main(int argc, char **argv)
 	if (cfg.llm_proxy) {
 		char perr[256];
 
-		nroutes = lg_proxy_default_routes(routes, 8);
-		l.proxy = lg_proxy_start(l.s, &l.lock, routes, nroutes,
-					 wake_main, &l, perr, sizeof(perr));
-		if (!l.proxy)
-			lg_warn("the LLM proxy is off: %s", perr);
-		else
-			lg_info("LLM proxy on 127.0.0.1:%u",
-				lg_proxy_port(l.proxy));
+		const char *bad = NULL;
+		int nr;
+
+		nroutes = lg_proxy_default_routes(routes, 16);
+		nr = lg_proxy_extra_routes(cfg.llm_variables, routes, nroutes,
+					   16, &bad);
+		if (nr < 0) {
+			lg_err("llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13 more)",
+			       (int)strcspn(bad, ", \t"), bad);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+		nroutes = (size_t)nr;
+		l.proxy_fd = lg_proxy_listen(&l.proxy_port);
+		if (l.proxy_fd < 0) {
+			lg_warn("the LLM proxy is off: cannot listen on 127.0.0.1: %s",
+				strerror(-l.proxy_fd));
+		} else {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			/* served once the agent first connects (load_proxy) */
+			ev.data.fd = l.proxy_fd;
+			epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.proxy_fd, &ev);
+			l.routes = routes;
+			l.nroutes = nroutes;
+			lg_info("LLM proxy on 127.0.0.1:%u", l.proxy_port);
+		}
+		(void)perr;
 	}
 	if (sock_path[0]) {
 		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
@@ -871,7 +947,7 @@ int main(int argc, char **argv)
 		}
 	}
 	{
-		char *set[24] = { NULL };
+		char *set[40] = { NULL };
 		const char *preload = getenv("LD_PRELOAD");
 		const size_t max = sizeof(set) / sizeof(set[0]);
 		int e = 0;
@@ -891,13 +967,13 @@ int main(int argc, char **argv)
 				    preload && *preload ? ":" : "",
 				    preload ? preload : "");
 		}
-		if (l.proxy)
+		if (l.proxy_fd >= 0)
 			e |= setvar(set, max, "LGRUN_PROXY_PORT", "%u",
-				    lg_proxy_port(l.proxy));
-		for (size_t i = 0; l.proxy && i < nroutes; i++)
+				    l.proxy_port);
+		for (size_t i = 0; l.proxy_fd >= 0 && i < nroutes; i++)
 			e |= setvar(set, max, routes[i].env,
-				    "http://127.0.0.1:%u/%s",
-				    lg_proxy_port(l.proxy), routes[i].name);
+				    "http://127.0.0.1:%u/%s", l.proxy_port,
+				    routes[i].name);
 		env = e ? NULL : make_env(set, &env_ours);
 		if (!env)
 			for (size_t i = 0; set[i]; i++)
@@ -986,7 +1062,11 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	lg_proxy_stop(l.proxy);
+	lg_filter_free(&filter); /* a no-op once the launch took it */
+	if (l.proxy && l.proxy_stop)
+		l.proxy_stop(l.proxy);
+	else if (l.proxy_fd >= 0)
+		close(l.proxy_fd);
 	lg_control_free(l.ctl);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);

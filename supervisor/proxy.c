@@ -17,7 +17,6 @@
 #include "llm.h"
 #include "log.h"
 #include "proxy.h"
-#include "session.h"
 #include "text.h"
 
 #define MAX_BODY (32u << 20) /* a request body larger than this is refused */
@@ -31,12 +30,15 @@ struct call {
 	uint64_t seq; /* for evicting the oldest */
 };
 
+/* The session's entry points, handed over by lgrun (one proxy a process). */
+static struct lg_proxy_ops ops;
+
 struct lg_proxy {
 	struct MHD_Daemon *d;
 	uint16_t port;
 	struct lg_session *s;
 	pthread_mutex_t *lock; /* the session's; also guards calls[] */
-	struct lg_proxy_route routes[8];
+	struct lg_proxy_route routes[16];
 	size_t nroutes;
 	void (*wake)(void *ctx);
 	void *wake_ctx;
@@ -83,35 +85,6 @@ struct req {
 	char *held;
 	size_t held_len, held_cap;
 };
-
-size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
-{
-	static const struct {
-		const char *name, *env, *def;
-	} r[] = {
-		{ "anthropic", "ANTHROPIC_BASE_URL",
-		  "https://api.anthropic.com" },
-		{ "openai", "OPENAI_BASE_URL", "https://api.openai.com/v1" },
-		{ "gemini", "GOOGLE_GEMINI_BASE_URL",
-		  "https://generativelanguage.googleapis.com" },
-	};
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && n < max; i++) {
-		const char *v = getenv(r[i].env);
-		size_t l;
-
-		out[n].name = r[i].name;
-		out[n].env = r[i].env;
-		snprintf(out[n].upstream, sizeof(out[n].upstream), "%s",
-			 v && *v ? v : r[i].def);
-		l = strlen(out[n].upstream);
-		while (l > 0 && out[n].upstream[l - 1] == '/')
-			out[n].upstream[--l] = '\0';
-		n++;
-	}
-	return n;
-}
 
 /* --- model events -------------------------------------------------------- */
 
@@ -168,9 +141,9 @@ static void on_text(void *ctx, const char *delta, size_t n)
 	r->text_len += n < room ? n : room;
 	r->text[r->text_len] = '\0';
 	pthread_mutex_lock(r->p->lock);
-	lg_session_defer_kill(r->p->s, true);
-	lg_session_llm_text(r->p->s, delta, n);
-	lg_session_defer_kill(r->p->s, false);
+	ops.defer_kill(r->p->s, true);
+	ops.llm_text(r->p->s, delta, n);
+	ops.defer_kill(r->p->s, false);
 	pthread_mutex_unlock(r->p->lock);
 }
 
@@ -179,10 +152,10 @@ static void on_turn(void *ctx, const struct lg_llm_turn *t)
 	struct req *r = ctx;
 
 	pthread_mutex_lock(r->p->lock);
-	lg_session_defer_kill(r->p->s, true);
-	lg_session_llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
-			    t->output_tokens, t->tool_calls, r->text);
-	lg_session_defer_kill(r->p->s, false);
+	ops.defer_kill(r->p->s, true);
+	ops.llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
+		     t->output_tokens, t->tool_calls, r->text);
+	ops.defer_kill(r->p->s, false);
 	pthread_mutex_unlock(r->p->lock);
 }
 
@@ -207,10 +180,10 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 		lg_preview(args, apv, sizeof(apv), 80);
 		lg_preview(res->content, rpv, sizeof(rpv), 80);
 		/* The agent must hear why before the tree goes. */
-		lg_session_defer_kill(p->s, true);
-		lg_session_tool_done(p->s, 0, "model", c->name, args, digest,
-				     apv, rpv);
-		lg_session_defer_kill(p->s, false);
+		ops.defer_kill(p->s, true);
+		ops.tool_done(p->s, 0, "model", c->name, args, digest, apv,
+			      rpv);
+		ops.defer_kill(p->s, false);
 		c->used = false;
 		free(c->input);
 		c->input = NULL;
@@ -453,7 +426,7 @@ static enum MHD_Result refuse(struct req *r, struct MHD_Connection *con)
 	int status = 400;
 
 	pthread_mutex_lock(r->p->lock);
-	lg_session_stop_message(r->p->s, msg, sizeof(msg));
+	ops.stop_message(r->p->s, msg, sizeof(msg));
 	pthread_mutex_unlock(r->p->lock);
 	if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
 		snprintf(body, sizeof(body),
@@ -594,7 +567,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 		return answer(con, 413,
 			      "{\"error\":\"lgrun proxy: body too large\"}",
 			      "application/json");
-	r->api = lg_llm_api_of(r->route->name,
+	r->api = lg_llm_api_of(r->route->format,
 			       r->uri + 1 + strlen(r->route->name));
 	/* The results in this request complete the calls of the last turn. */
 	if (r->api != LG_LLM_UNKNOWN && r->len &&
@@ -602,7 +575,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 					model, sizeof(model)) < 0)
 		p->st.unparsed++;
 	pthread_mutex_lock(p->lock);
-	stopped = lg_session_model_blocked(p->s);
+	stopped = ops.model_blocked(p->s);
 	pthread_mutex_unlock(p->lock);
 	if (stopped && r->api != LG_LLM_UNKNOWN) {
 		r->wake_when_sent =
@@ -657,12 +630,12 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 	*con_cls = NULL;
 }
 
-struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
-				const struct lg_proxy_route *routes, size_t n,
-				void (*wake)(void *ctx), void *ctx, char *err,
-				size_t errsize)
+LG_PROXY_EXPORT struct lg_proxy *
+lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
+	       pthread_mutex_t *lock, int listen_fd,
+	       const struct lg_proxy_route *routes, size_t n,
+	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
 	const union MHD_DaemonInfo *info;
 	struct lg_proxy *p;
 
@@ -673,23 +646,24 @@ struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	ops = *o;
 	p->s = s;
 	p->lock = lock;
 	p->wake = wake;
 	p->wake_ctx = ctx;
-	p->nroutes = n < 8 ? n : 8;
+	p->nroutes = n < 16 ? n : 16;
 	memcpy(p->routes, routes, p->nroutes * sizeof(*routes));
 	pthread_mutex_init(&p->pool_lock, NULL);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* lgrun made the socket before the agent started: no request is lost */
 	p->d = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION |
 			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
-		0, NULL, NULL, handle, p, MHD_OPTION_SOCK_ADDR, &a,
+		0, NULL, NULL, handle, p, MHD_OPTION_LISTEN_SOCKET, listen_fd,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, p,
 		MHD_OPTION_NOTIFY_COMPLETED, on_done, p,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0, MHD_OPTION_END);
 	if (!p->d) {
-		snprintf(err, errsize, "cannot listen on 127.0.0.1: %s",
+		snprintf(err, errsize, "libmicrohttpd would not start: %s",
 			 strerror(errno));
 		free(p);
 		return NULL;
@@ -699,17 +673,18 @@ struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
 	return p;
 }
 
-uint16_t lg_proxy_port(const struct lg_proxy *p)
+LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p)
 {
 	return p->port;
 }
 
-void lg_proxy_stats(struct lg_proxy *p, struct lg_proxy_stats *st)
+LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
+				    struct lg_proxy_stats *st)
 {
 	*st = p->st;
 }
 
-void lg_proxy_stop(struct lg_proxy *p)
+LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p)
 {
 	if (!p)
 		return;

@@ -12,14 +12,20 @@
 #define LG_PROXY_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#define LG_PROXY_EXPORT __attribute__((visibility("default")))
 
 struct lg_session;
 struct lg_proxy;
 
 struct lg_proxy_route {
-	const char *name; /* "anthropic", "openai", "gemini": the URL prefix */
-	const char *env; /* the variable the agent reads: ANTHROPIC_BASE_URL */
+	char name[64]; /* the URL prefix: "anthropic", or the variable's name */
+	char format[16]; /* "anthropic", "openai" or "gemini": how to read it */
+	char env[64]; /* the variable the agent reads: ANTHROPIC_BASE_URL */
 	char upstream[512]; /* where requests go */
 };
 
@@ -27,20 +33,57 @@ struct lg_proxy_route {
 size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max);
 
 /*
- * Starts the proxy. wake() is called (any thread) after a trip decided on
- * the proxy's path has been answered to the agent, so lgrun applies the
- * action. Returns NULL with err set on failure.
+ * Adds the routes of "VAR:FORMAT, ..." ([llm] variables): each variable
+ * gets its own route, its upstream is the variable's value in lgrun's
+ * environment, else the public endpoint of that format. Returns the new
+ * count, or -EINVAL with *bad at the entry that is wrong.
  */
-struct lg_proxy *lg_proxy_start(struct lg_session *s, pthread_mutex_t *lock,
-				const struct lg_proxy_route *routes, size_t n,
-				void (*wake)(void *ctx), void *ctx, char *err,
-				size_t errsize);
-uint16_t lg_proxy_port(const struct lg_proxy *p);
-void lg_proxy_stop(struct lg_proxy *p);
+int lg_proxy_extra_routes(const char *spec, struct lg_proxy_route *routes,
+			  size_t n, size_t max, const char **bad);
+
+/* The listening socket on 127.0.0.1, made before the agent starts. */
+int lg_proxy_listen(uint16_t *port);
+
+/*
+ * The proxy itself lives in liblgproxy.so (libcurl and libmicrohttpd weigh
+ * milliseconds to load), which lgrun loads on the first connection to the
+ * listening socket: a session that never calls a model never pays for it.
+ * The session's entry points come in as a table (the library cannot see
+ * lgrun's hidden symbols).
+ */
+struct lg_proxy_ops {
+	void (*defer_kill)(struct lg_session *s, bool defer);
+	void (*tool_done)(struct lg_session *s, pid_t pid, const char *exe,
+			  const char *tool, const char *args,
+			  const char *digest, const char *args_preview,
+			  const char *result_preview);
+	void (*llm_turn)(struct lg_session *s, const char *model,
+			 const char *stop_reason, uint64_t in_tokens,
+			 uint64_t out_tokens, unsigned tool_calls,
+			 const char *text);
+	void (*llm_text)(struct lg_session *s, const char *p, size_t n);
+	bool (*model_blocked)(const struct lg_session *s);
+	void (*stop_message)(const struct lg_session *s, char *out,
+			     size_t size);
+};
 
 struct lg_proxy_stats {
 	uint64_t requests, forwarded, refused, unparsed, upstream_errors;
 };
-void lg_proxy_stats(struct lg_proxy *p, struct lg_proxy_stats *st);
+
+/*
+ * Starts serving listen_fd (taken over). wake() is called (any thread)
+ * after a trip decided on the proxy's path has been answered to the agent,
+ * so lgrun applies the action. Returns NULL with err set on failure.
+ */
+LG_PROXY_EXPORT struct lg_proxy *
+lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
+	       pthread_mutex_t *lock, int listen_fd,
+	       const struct lg_proxy_route *routes, size_t n,
+	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize);
+LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p);
+LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);
+LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
+				    struct lg_proxy_stats *st);
 
 #endif

@@ -39,6 +39,20 @@ grep -q "lgrun refuses further model calls" "$T/out" || fail "deny message: $(ta
 [ ! -e "$STATE/sessions/deny.killed" ] || fail "deny must not block the session"
 [ "$(grep -c . "$MOCK_LOG")" = 3 ] || fail "deny: the model saw more than 3 requests"
 
+# A variable the config names gets its own route, its value the upstream.
+printf '[llm]\nvariables = MY_MODEL_URL:anthropic\n' >"$T/vars.ini"
+: >"$MOCK_LOG"
+MY_MODEL_URL=http://127.0.0.1:$MOCK_PORT run_lg --session vars --config "$T/vars.ini" -- \
+	bash -c 'case $MY_MODEL_URL in */my_model_url) ;; *) echo "not routed: $MY_MODEL_URL"; exit 9;; esac
+		ANTHROPIC_BASE_URL=$MY_MODEL_URL exec python3 "$0" --api anthropic --turns 8' \
+	"$LLM/llm_agent.py" >"$T/out" 2>&1
+assert_rc 86 "$RC" "a configured variable's route: $(tail -2 "$T/out")"
+[ "$(grep -c . "$MOCK_LOG")" = 3 ] || fail "the configured route did not reach the upstream"
+printf '[llm]\nvariables = MY_MODEL_URL:bard\n' >"$T/badvars.ini"
+run_lg --config "$T/badvars.ini" -- true 2>"$T/err"
+assert_rc 125 "$RC" "an unknown format"
+grep -q "llm.variables: cannot read 'MY_MODEL_URL:bard'" "$T/err" || fail "message: $(cat "$T/err")"
+
 run_lg --session changing -- python3 "$LLM/llm_agent.py" --api anthropic --changing --turns 6 >"$T/out" 2>&1
 assert_rc 5 "$RC" "changing results run until the agent's own turn limit"
 

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/* The proxy's routes and its listening socket: lgrun's side of the proxy. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proxy.h"
+
+static const struct {
+	const char *name, *env, *def;
+} builtin[] = {
+	{ "anthropic", "ANTHROPIC_BASE_URL", "https://api.anthropic.com" },
+	{ "openai", "OPENAI_BASE_URL", "https://api.openai.com/v1" },
+	{ "gemini", "GOOGLE_GEMINI_BASE_URL",
+	  "https://generativelanguage.googleapis.com" },
+};
+
+static void set_route(struct lg_proxy_route *r, const char *name,
+		      const char *format, const char *env, const char *def)
+{
+	const char *v = getenv(env);
+	size_t l;
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->format, sizeof(r->format), "%s", format);
+	snprintf(r->env, sizeof(r->env), "%s", env);
+	snprintf(r->upstream, sizeof(r->upstream), "%s", v && *v ? v : def);
+	l = strlen(r->upstream);
+	while (l > 0 && r->upstream[l - 1] == '/')
+		r->upstream[--l] = '\0';
+}
+
+size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]) && n < max;
+	     i++, n++)
+		set_route(&out[n], builtin[i].name, builtin[i].name,
+			  builtin[i].env, builtin[i].def);
+	return n;
+}
+
+int lg_proxy_extra_routes(const char *spec, struct lg_proxy_route *routes,
+			  size_t n, size_t max, const char **bad)
+{
+	const char *p = spec ? spec : "";
+
+	while (*p) {
+		char var[64], fmt[16], name[64];
+		size_t len, vl, i, b;
+		const char *colon;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		len = strcspn(p, ", \t");
+		colon = memchr(p, ':', len);
+		vl = colon ? (size_t)(colon - p) : 0;
+		if (!colon || !vl || vl >= sizeof(var) ||
+		    len - vl - 1 >= sizeof(fmt) || n >= max)
+			goto bad;
+		memcpy(var, p, vl);
+		var[vl] = '\0';
+		memcpy(fmt, colon + 1, len - vl - 1);
+		fmt[len - vl - 1] = '\0';
+		for (b = 0; b < sizeof(builtin) / sizeof(builtin[0]); b++)
+			if (strcmp(builtin[b].name, fmt) == 0)
+				break;
+		for (i = 0; i < vl; i++)
+			if (!((var[i] >= 'A' && var[i] <= 'Z') ||
+			      (var[i] >= '0' && var[i] <= '9') ||
+			      var[i] == '_'))
+				break;
+		if (b == sizeof(builtin) / sizeof(builtin[0]) || i < vl)
+			goto bad;
+		/* the route is the variable's name, lower case */
+		for (i = 0; i <= vl; i++)
+			name[i] = (char)(var[i] >= 'A' && var[i] <= 'Z' ?
+						 var[i] - 'A' + 'a' :
+						 var[i]);
+		set_route(&routes[n++], name, fmt, var, builtin[b].def);
+		p += len;
+		continue;
+bad:
+		if (bad)
+			*bad = p;
+		return -EINVAL;
+	}
+	return (int)n;
+}
+
+int lg_proxy_listen(uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 64) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
