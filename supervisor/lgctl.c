@@ -25,15 +25,18 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
-static int read_small(const char *path, char *buf, size_t size)
+/* The last line of a file of JSON lines (its current record). */
+static int read_last_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
-	size_t n;
+	char line[8192];
 
+	buf[0] = '\0';
 	if (!f)
 		return -errno;
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (line[0] == '{')
+			snprintf(buf, size, "%s", line);
 	fclose(f);
 	return 0;
 }
@@ -47,7 +50,7 @@ static void show(const char *dir, const char *id, bool header)
 
 	snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
 	buf[0] = '\0';
-	read_small(p, buf, sizeof(buf));
+	read_last_line(p, buf, sizeof(buf));
 	is_killed = lg_state_killed(dir, id, killed, sizeof(killed)) > 0;
 	lg_json_field(buf, "state", state, sizeof(state));
 	lg_json_field(buf, "agent", agent, sizeof(agent));

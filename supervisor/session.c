@@ -687,9 +687,13 @@ void lg_session_write_metrics(struct lg_session *s)
 		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
 		{ "lgrun_gated_calls_total", "", s->shim[4] },
 	};
+	bool any = false;
 	int r;
 
-	if (!s->info.metrics_path)
+	for (size_t i = 0; i < sizeof(inc) / sizeof(inc[0]); i++)
+		any |= inc[i].n != 0;
+	/* nothing to add: leave the file alone (a quiet session is cheap) */
+	if (!s->info.metrics_path || !any)
 		return;
 	r = lg_metrics_add(s->info.metrics_path, inc,
 			   sizeof(inc) / sizeof(inc[0]));

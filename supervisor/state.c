@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "config.h"
 #include "state.h"
 
@@ -153,6 +154,16 @@ int lg_state_write_session(const char *dir, const char *id, const char *json)
 
 	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	/* Informational: not worth an fsync on every start and exit. */
-	return write_atomic(p, json, false);
+	/*
+	 * One line appended per state change, the last one current. An append
+	 * costs nothing much; replacing a file on ext4 forces its data out
+	 * (auto_da_alloc), a millisecond on every start and exit. Kept small.
+	 */
+	{
+		struct stat st;
+
+		if (stat(p, &st) == 0 && st.st_size > (1 << 16))
+			return write_atomic(p, json, false);
+	}
+	return lg_audit_append(p, json, false);
 }

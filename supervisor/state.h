@@ -4,7 +4,8 @@
  * session, the audit log and the metrics file.
  *   <dir>/audit.jsonl
  *   <dir>/lgrun.prom
- *   <dir>/sessions/<id>.json     last state of the session
+ *   <dir>/sessions/<id>.json     states of the session, one JSON line each
+ *                                (the last is current)
  *   <dir>/sessions/<id>.killed   present while the session is blocked
  */
 #ifndef LG_STATE_H
@@ -29,7 +30,8 @@ int lg_state_killed(const char *dir, const char *id, char *buf, size_t size);
 int lg_state_mark_killed(const char *dir, const char *id, const char *json);
 /* 0, or -ENOENT when the session was not killed. */
 int lg_state_reset(const char *dir, const char *id);
-/* Replaces <id>.json atomically. */
+/* Records the session's state: a JSON line appended to <id>.json (the last
+ * line is the current state). */
 int lg_state_write_session(const char *dir, const char *id, const char *json);
 
 #endif
