@@ -96,8 +96,8 @@ start_catalog() {
 }
 
 # A numeric field of the session's record, e.g. session_field ID shim_refused
-session_field() {
-	grep -o "\"$2\":[0-9]*" "$STATE/sessions/$1.json" | head -1 | cut -d: -f2
+session_field() { # the session's current record is the file's last line
+	tail -n 1 "$STATE/sessions/$1.json" | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
 }
 
 LLM=$LG_ROOT/tests/fixtures/llm
