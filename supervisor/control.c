@@ -19,7 +19,7 @@
 #include "text.h"
 #include "wiredec.h"
 
-#define MAX_CONNS 1024
+#define MAX_CONNS 65536 /* by descriptor number; lgrun raises its fd limit */
 #define MAX_PENDING 64 /* calls awaiting their result, per connection */
 #define ARGS_KEEP 2048
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -67,6 +68,24 @@ static int recv_fd(int sock, int *fd, char *tag)
 }
 
 /* Child side, between fork and exec: async-signal-safe calls only. */
+/* The fd limit lgrun was started with, which the command gets back. */
+static struct rlimit orig_nofile;
+static bool nofile_raised;
+
+void lg_launch_raise_nofile(void)
+{
+	struct rlimit r;
+
+	/* one connection per shimmed process: many processes, many fds */
+	if (getrlimit(RLIMIT_NOFILE, &orig_nofile) < 0)
+		return;
+	r = orig_nofile;
+	r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
+	if (r.rlim_cur > orig_nofile.rlim_cur &&
+	    setrlimit(RLIMIT_NOFILE, &r) == 0)
+		nofile_raised = true;
+}
+
 static void __attribute__((noreturn))
 child(int sock, pid_t parent, char *const argv[], char *const envp[],
       const struct lg_bpf *filter)
@@ -80,6 +99,8 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	if (getppid() != parent)
 		_exit(125);
 	setpgid(0, 0);
+	if (nofile_raised) /* the command sees the limit its caller set */
+		setrlimit(RLIMIT_NOFILE, &orig_nofile);
 	/*
 	 * Signals blocked for the parent's signalfd must not stay blocked.
 	 * Handlers need no reset: exec does it; what lgrun's caller ignored

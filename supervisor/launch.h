@@ -30,6 +30,12 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	      const struct lg_bpf *filter, struct lg_cgroup *cg,
 	      int *exec_errno);
 
+/*
+ * Raises lgrun's own soft fd limit (each shimmed process holds a
+ * connection); the command is started with the original limit.
+ */
+void lg_launch_raise_nofile(void);
+
 /* Gives the terminal back to lgrun's own process group. */
 void lg_launch_restore_tty(struct lg_child *c);
 

@@ -838,6 +838,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	lg_launch_raise_nofile();
 	/* Orphans of the tree come back to us, so nothing escapes the kill. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sigemptyset(&mask);
