@@ -168,7 +168,20 @@ $(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h superviso
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_wire.c $(WIRE_SRC)
 
-fuzz: $(B)/fuzz/fuzz_wire
+# The model API parsers, which read what any upstream sends.
+$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c supervisor/llm.c supervisor/llm.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_llm.c \
+		supervisor/llm.c -ljansson
+
+fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm
+	@mkdir -p $(B)/fuzz/corpus-llm
+	@$(B)/fuzz/fuzz_llm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		$(B)/fuzz/corpus-llm tests/fuzz/seeds-llm 2>$(B)/fuzz/log-llm.txt || \
+		{ tail -40 $(B)/fuzz/log-llm.txt; echo "fuzz: the model API parsers crashed"; exit 1; }
+	@echo "fuzz (llm): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-llm.txt | tail -1) without a crash"
 	@mkdir -p $(B)/fuzz/corpus
 	@$(B)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=8300 \
 		$(B)/fuzz/corpus tests/fuzz/seeds 2>$(B)/fuzz/log.txt || \
