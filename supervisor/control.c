@@ -47,6 +47,7 @@ struct lg_control {
 	pthread_mutex_t *lock;
 	const struct lg_cgroup *cg;
 	const char *target_keys, *url_targets;
+	int reserve_fd; /* given up to refuse a peer when out of descriptors */
 	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
 	struct conn *conns[MAX_CONNS];
 	struct lg_control_stats st;
@@ -78,6 +79,7 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 
 		snprintf(c->cg_rel, sizeof(c->cg_rel), "%s", rel ? rel : "");
 	}
+	c->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	unlink(path);
 	c->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			0);
@@ -87,6 +89,8 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 			strerror(errno));
 		if (c->lfd >= 0)
 			close(c->lfd);
+		if (c->reserve_fd >= 0)
+			close(c->reserve_fd);
 		free(c);
 		return NULL;
 	}
@@ -104,6 +108,8 @@ void lg_control_free(struct lg_control *c)
 		}
 	}
 	close(c->lfd);
+	if (c->reserve_fd >= 0)
+		close(c->reserve_fd);
 	unlink(c->path);
 	free(c);
 }
@@ -183,6 +189,21 @@ void lg_control_accept(struct lg_control *c, int epfd)
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
+		    c->reserve_fd >= 0) {
+			/*
+			 * Out of descriptors: the peer would wait in the
+			 * backlog and wake us forever. Take it and let it go.
+			 */
+			close(c->reserve_fd);
+			fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+			c->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			c->st.refused++;
+			lg_warn("control: out of file descriptors, a shim connection was refused");
+			continue;
+		}
 		if (fd < 0)
 			return;
 		if (fd >= MAX_CONNS ||

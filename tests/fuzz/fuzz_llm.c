@@ -81,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memcpy(msg, data, size);
 		msg[size] = '\0';
-		if (lg_llm_error_body(api, msg, body, sizeof(body), &status) > 0 &&
+		if (lg_llm_error_body(api, msg, body, sizeof(body), &status) >
+			    0 &&
 		    status != 400)
 			__builtin_trap();
 	}
