@@ -573,6 +573,7 @@ static void load_proxy(struct loop *l)
 		lg_session_defer_kill,	  lg_session_tool_done,
 		lg_session_llm_turn,	  lg_session_llm_text,
 		lg_session_model_blocked, lg_session_stop_message,
+		lg_session_judge_calls,
 	};
 	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
 				  struct lg_session *, pthread_mutex_t *, int,

@@ -193,6 +193,7 @@ struct lg_llm_stream {
 	char model[256], stop[64];
 	uint64_t in[3], out[2]; /* the parts each API reports, summed */
 	unsigned ncalls;
+	unsigned responses_open; /* Responses: function_call items added, not done */
 };
 
 static void set_str(char *dst, size_t size, const char *src)
@@ -574,7 +575,16 @@ static void responses_event(struct lg_llm_stream *s, const json_t *ev,
 	} else if (strcmp(type, "response.created") == 0 ||
 		   strcmp(type, "response.in_progress") == 0) {
 		set_str(s->model, sizeof(s->model), jstr(r, "model"));
+	} else if (strcmp(type, "response.output_item.added") == 0) {
+		const char *it = jstr(json_object_get(ev, "item"), "type");
+
+		if (it && strcmp(it, "function_call") == 0)
+			s->responses_open++;
 	} else if (strcmp(type, "response.output_item.done") == 0) {
+		const char *it = jstr(json_object_get(ev, "item"), "type");
+
+		if (it && strcmp(it, "function_call") == 0 && s->responses_open)
+			s->responses_open--;
 		responses_item(s, json_object_get(ev, "item"), false);
 	} else if (strcmp(type, "response.output_text.delta") == 0) {
 		emit_text(s, json_object_get(ev, "delta"));
@@ -1448,4 +1458,70 @@ int lg_llm_error_body(enum lg_llm_api api, const char *message, char *out,
 	}
 	json_decref(root);
 	return r;
+}
+
+bool lg_llm_stream_call_open(const struct lg_llm_stream *s)
+{
+	if (s->responses_open)
+		return true;
+	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
+		if (s->calls[i].open)
+			return true;
+	return false;
+}
+
+int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
+			      char *out, size_t size)
+{
+	json_t *err = json_object(), *ev = json_object();
+	char *text = NULL;
+	int n = -ENOMEM;
+
+	if (!err || !ev)
+		goto done;
+	json_object_set_new(err, "message",
+			    json_string(message ? message : ""));
+	switch (api) {
+	case LG_LLM_ANTHROPIC:
+		json_object_set_new(err, "type",
+				    json_string("invalid_request_error"));
+		json_object_set_new(ev, "type", json_string("error"));
+		json_object_set(ev, "error", err);
+		break;
+	case LG_LLM_OPENAI_RESPONSES:
+		json_object_set_new(ev, "type", json_string("error"));
+		json_object_set_new(ev, "code",
+				    json_string("lgrun_session_stopped"));
+		json_object_set_new(ev, "message",
+				    json_string(message ? message : ""));
+		break;
+	case LG_LLM_GEMINI:
+		json_object_set_new(err, "code", json_integer(400));
+		json_object_set_new(err, "status",
+				    json_string("FAILED_PRECONDITION"));
+		json_object_set(ev, "error", err);
+		break;
+	default:
+		json_object_set_new(err, "type",
+				    json_string("invalid_request_error"));
+		json_object_set_new(err, "code",
+				    json_string("lgrun_session_stopped"));
+		json_object_set(ev, "error", err);
+		break;
+	}
+	text = json_dumps(ev, JSON_COMPACT);
+	if (!text)
+		goto done;
+	n = snprintf(out, size, "%sdata: %s\n\n",
+		     api == LG_LLM_ANTHROPIC	    ? "event: error\n" :
+		     api == LG_LLM_OPENAI_RESPONSES ? "event: error\n" :
+						      "",
+		     text);
+	if (n < 0 || (size_t)n >= size)
+		n = -ENOSPC;
+done:
+	free(text);
+	json_decref(err);
+	json_decref(ev);
+	return n;
 }

@@ -70,6 +70,15 @@ void lg_llm_stream_feed(struct lg_llm_stream *s, const char *p, size_t n);
 /* The response is complete: flushes and reports the turn (once). */
 void lg_llm_stream_end(struct lg_llm_stream *s);
 unsigned lg_llm_stream_errors(const struct lg_llm_stream *s);
+/* A tool call has started streaming and is not complete yet. */
+bool lg_llm_stream_call_open(const struct lg_llm_stream *s);
+/*
+ * An error as one SSE event of that API's stream (what its SDKs raise on),
+ * for ending a response whose tool call lgrun withholds. Returns the
+ * length, or -ENOSPC / -ENOMEM.
+ */
+int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
+			      char *out, size_t size);
 void lg_llm_stream_free(struct lg_llm_stream *s);
 
 /*

@@ -84,6 +84,16 @@ struct req {
 	 */
 	char *held;
 	size_t held_len, held_cap;
+	/*
+	 * Judging calls as they complete (repeat without results): the stream
+	 * is cut into SSE events; those of an open tool call wait in hold
+	 * until it is judged, the rest go out in order through out.
+	 */
+	bool judged, withheld, finished;
+	struct sbuf {
+		char *p;
+		size_t len, off, cap;
+	} pend, hold, out;
 };
 
 /* --- model events -------------------------------------------------------- */
@@ -129,6 +139,21 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	snprintf(c->id, sizeof(c->id), "%s", lc->id ? lc->id : "");
 	snprintf(c->name, sizeof(c->name), "%s", lc->name ? lc->name : "");
 	c->input = strdup(lc->input ? lc->input : "{}");
+	if (r->judged && c->input) {
+		/* the signature is the call alone: judge it before it goes out */
+		char canon[8192], apv[160];
+		const char *args = lg_canon_args(c->input, strlen(c->input),
+						 canon, sizeof(canon)) >= 0 ?
+					   canon :
+					   c->input;
+
+		lg_preview(args, apv, sizeof(apv), 80);
+		ops.defer_kill(p->s, true);
+		ops.tool_done(p->s, 0, "model", c->name, args, "", apv, "");
+		ops.defer_kill(p->s, false);
+		if (ops.model_blocked(p->s))
+			r->withheld = true;
+	}
 	pthread_mutex_unlock(p->lock);
 }
 
@@ -180,10 +205,12 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 		lg_preview(args, apv, sizeof(apv), 80);
 		lg_preview(res->content, rpv, sizeof(rpv), 80);
 		/* The agent must hear why before the tree goes. */
-		ops.defer_kill(p->s, true);
-		ops.tool_done(p->s, 0, "model", c->name, args, digest, apv,
-			      rpv);
-		ops.defer_kill(p->s, false);
+		if (!ops.judge_calls(p->s)) {
+			ops.defer_kill(p->s, true);
+			ops.tool_done(p->s, 0, "model", c->name, args, digest,
+				      apv, rpv);
+			ops.defer_kill(p->s, false);
+		}
 		c->used = false;
 		free(c->input);
 		c->input = NULL;
@@ -363,12 +390,144 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
+static bool sb_add(struct sbuf *b, const char *p, size_t n)
+{
+	if (!n)
+		return true;
+	if (b->len + n > b->cap) {
+		size_t cap = (b->len + n) * 2 + 4096;
+		char *q = realloc(b->p, cap);
+
+		if (!q)
+			return false;
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return true;
+}
+
+static void sb_free(struct sbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* End of the first complete SSE event in p (blank line included), or 0. */
+static size_t event_end(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] == '\n' && p[i + 1] == '\n')
+			return i + 2;
+		if (p[i] == '\r' && i + 3 < n && p[i + 1] == '\n' &&
+		    p[i + 2] == '\r' && p[i + 3] == '\n')
+			return i + 4;
+	}
+	return 0;
+}
+
+/* Takes the complete events in pend: to out, or held with an open call. */
+static void judge_events(struct req *r)
+{
+	size_t e;
+
+	while (!r->withheld && (e = event_end(r->pend.p + r->pend.off,
+					      r->pend.len - r->pend.off))) {
+		const char *ev = r->pend.p + r->pend.off;
+		bool was_open = lg_llm_stream_call_open(r->stream), now_open;
+
+		lg_llm_stream_feed(r->stream, ev, e);
+		now_open = lg_llm_stream_call_open(r->stream);
+		r->pend.off += e;
+		if (r->withheld) {
+			/* the call never reaches the agent: an error ends it */
+			char msg[1024], err[2048];
+			int n;
+
+			pthread_mutex_lock(r->p->lock);
+			ops.stop_message(r->p->s, msg, sizeof(msg));
+			pthread_mutex_unlock(r->p->lock);
+			n = lg_llm_stream_error_event(r->api, msg, err,
+						      sizeof(err));
+			r->hold.len = 0;
+			if (n > 0)
+				sb_add(&r->out, err, (size_t)n);
+			r->wake_when_sent = true;
+			break;
+		}
+		if (was_open || now_open)
+			sb_add(&r->hold, ev, e);
+		else
+			sb_add(&r->out, ev, e);
+		if (!now_open && r->hold.len) { /* judged and allowed */
+			sb_add(&r->out, r->hold.p, r->hold.len);
+			r->hold.len = 0;
+		}
+	}
+	if (r->pend.off == r->pend.len)
+		r->pend.off = r->pend.len = 0;
+}
+
+/* The response of a streamed request whose tool calls are judged first. */
+static ssize_t read_judged(struct req *r, char *buf, size_t max)
+{
+	char tmp[16384];
+
+	for (;;) {
+		size_t avail = r->out.len - r->out.off;
+		ssize_t n;
+
+		if (avail) {
+			size_t k = avail < max ? avail : max;
+
+			memcpy(buf, r->out.p + r->out.off, k);
+			r->out.off += k;
+			if (r->out.off == r->out.len)
+				r->out.off = r->out.len = 0;
+			return (ssize_t)k;
+		}
+		if (r->finished || r->withheld) {
+			if (!r->finished)
+				lg_llm_stream_end(r->stream);
+			r->finished = true;
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		}
+		do
+			n = read(r->pipe[0], tmp, sizeof(tmp));
+		while (n < 0 && errno == EINTR);
+		if (n <= 0) {
+			/* what is left goes as it is, an unfinished call too */
+			sb_add(&r->out, r->hold.p, r->hold.len);
+			sb_add(&r->out, r->pend.p + r->pend.off,
+			       r->pend.len - r->pend.off);
+			if (r->pend.len > r->pend.off)
+				lg_llm_stream_feed(r->stream,
+						   r->pend.p + r->pend.off,
+						   r->pend.len - r->pend.off);
+			r->hold.len = r->pend.len = r->pend.off = 0;
+			lg_llm_stream_end(r->stream);
+			r->finished = true;
+			if (n < 0)
+				return MHD_CONTENT_READER_END_WITH_ERROR;
+			continue;
+		}
+		if (!sb_add(&r->pend, tmp, (size_t)n)) {
+			r->finished = true;
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
+		judge_events(r);
+	}
+}
+
 static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct req *r = cls;
 	ssize_t n;
 
 	(void)pos;
+	if (r->judged)
+		return read_judged(r, buf, max);
 	if (r->stream && r->held_len) {
 		lg_llm_stream_feed(r->stream, r->held, r->held_len);
 		r->held_len = 0;
@@ -450,6 +609,9 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
 		r->stream = lg_llm_stream_new(r->api, sse, &sink);
+		pthread_mutex_lock(r->p->lock);
+		r->judged = r->stream && sse && ops.judge_calls(r->p->s);
+		pthread_mutex_unlock(r->p->lock);
 	}
 	if (pthread_create(&r->thread, NULL, upstream_thread, r) != 0) {
 		close(r->pipe[0]);
@@ -620,6 +782,9 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 		close(r->pipe[1]);
 	lg_llm_stream_free(r->stream);
 	free(r->held);
+	sb_free(&r->pend);
+	sb_free(&r->hold);
+	sb_free(&r->out);
 	curl_slist_free_all(r->headers);
 	curl_slist_free_all(r->resp_headers);
 	pthread_mutex_destroy(&r->m);

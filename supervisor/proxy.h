@@ -65,6 +65,8 @@ struct lg_proxy_ops {
 	bool (*model_blocked)(const struct lg_session *s);
 	void (*stop_message)(const struct lg_session *s, char *out,
 			     size_t size);
+	/* repeat without results: calls are judged as soon as complete */
+	bool (*judge_calls)(const struct lg_session *s);
 };
 
 struct lg_proxy_stats {

@@ -55,6 +55,12 @@ struct lg_session {
 	char deny_summary[LG_SUMMARY_MAX + 32];
 };
 
+bool lg_session_judge_calls(const struct lg_session *s)
+{
+	return s->cfg->guard.repeat.threshold &&
+	       !s->cfg->guard.repeat.include_result;
+}
+
 bool lg_session_model_blocked(const struct lg_session *s)
 {
 	return s->blocked || s->model_blocked;

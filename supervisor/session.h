@@ -52,6 +52,9 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 /* Streamed model text, a delta at a time (the output repeat detector). */
 void lg_session_llm_text(struct lg_session *s, const char *p, size_t n);
 
+/* Repeat judges calls without their results (repeat.include_result off). */
+bool lg_session_judge_calls(const struct lg_session *s);
+
 /* A kill, or a deny decided on the model's path: refuse model calls. */
 bool lg_session_model_blocked(const struct lg_session *s);
 
