@@ -128,6 +128,48 @@ static int status(const char *dir, const char *id)
 	return 0;
 }
 
+/* Cancels a running session through its lgrun (which forwards SIGTERM to
+ * the tree, then SIGKILL after kill_grace, and records the end). */
+static int stop(const char *dir, const char *id)
+{
+	char p[PATH_MAX], buf[8192], state[32], pid_s[16];
+	pid_t pid;
+
+	if (!lg_session_id_valid(id)) {
+		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
+		return 2;
+	}
+	snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
+	if (read_last_line(p, buf, sizeof(buf)) < 0 || !buf[0]) {
+		fprintf(stderr, "lgctl: no session '%s' in %s\n", id, dir);
+		return 1;
+	}
+	lg_json_field(buf, "state", state, sizeof(state));
+	lg_json_field(buf, "lgrun_pid", pid_s, sizeof(pid_s));
+	pid = (pid_t)atoi(pid_s);
+	if (strcmp(state, "running") != 0 || pid <= 1 || kill(pid, 0) < 0) {
+		fprintf(stderr, "lgctl: session '%s' is not running (%s)\n", id,
+			state[0] ? state : "no state");
+		return 1;
+	}
+	if (kill(pid, SIGTERM) < 0) {
+		fprintf(stderr, "lgctl: cannot signal lgrun (pid %d): %s\n",
+			pid, strerror(errno));
+		return 2;
+	}
+	/* lgrun gives the tree its grace period, then kills what is left */
+	for (int i = 0; i < 300 && kill(pid, 0) == 0; i++)
+		usleep(50000);
+	if (kill(pid, 0) == 0) {
+		fprintf(stderr,
+			"lgctl: session '%s' (lgrun pid %d) is still stopping\n",
+			id, pid);
+		return 1;
+	}
+	printf("session '%s' stopped\n", id);
+	return 0;
+}
+
 static int reset(const char *dir, const char *id)
 {
 	struct lg_json j = { 0 };
@@ -215,6 +257,8 @@ int main(int argc, char **argv)
 		rc = status(dir, argv[optind + 1]);
 	else if (strcmp(argv[optind], "reset") == 0 && argc - optind == 2)
 		rc = reset(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
+		rc = stop(dir, argv[optind + 1]);
 	else {
 		usage(stderr);
 		rc = 2;

@@ -1045,13 +1045,44 @@ int main(int argc, char **argv)
 	rc = event_loop(&l);
 	stop_notify_thread(&l);
 	if (rc == LG_EXIT_TRIPPED) {
+		const char *why = lg_session_trip_reason(l.s);
+
 		print_trip(id, lg_session_trip_summary(l.s), info.audit_path);
+		/* the one terminal record: how the session ended */
+		lg_session_audit_end(l.s,
+				     why && strcmp(why, "timeout") == 0 ?
+					     "timed_out" :
+				     why && (strncmp(why, "budget", 6) == 0 ||
+					     strncmp(why, "max_", 4) == 0) ?
+					     "budget_exceeded" :
+					     "tripped",
+				     rc, lg_session_trip_summary(l.s));
 	} else {
 		lg_launch_restore_tty(&l.child);
 		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(l.status);
 		record_shim_stats(&l);
-		lg_session_write_state(l.s, "exited", rc, l.child.pid);
+		lg_session_write_state(l.s,
+				       l.got_signal ? "cancelled" : "exited",
+				       rc, l.child.pid);
 		lg_session_write_metrics(l.s);
+		{
+			char why[128];
+
+			if (l.got_signal)
+				snprintf(why, sizeof(why),
+					 "cancelled by %s, exit status %d",
+					 strsignal(l.got_signal), rc);
+			else
+				snprintf(why, sizeof(why),
+					 "completed, exit status %d", rc);
+			lg_session_audit_end(l.s,
+					     l.got_signal ? "cancelled" :
+					     rc == LG_EXIT_ERROR &&
+							     l.status == 0 ?
+							    "error" :
+							    "completed",
+					     rc, why);
+		}
 		{
 			struct lg_session_stats st;
 

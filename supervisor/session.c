@@ -336,6 +336,28 @@ static void audit(struct lg_session *s, struct lg_json *j, bool sync)
 		       strerror(-r));
 }
 
+void lg_session_audit_end(struct lg_session *s, const char *end,
+			  int exit_status, const char *summary)
+{
+	struct lg_json j = { 0 };
+	int r;
+
+	json_head(s, &j, "session_end");
+	lg_json_str(&j, "end", end);
+	lg_json_int(&j, "exit_status", exit_status);
+	lg_json_str(&j, "summary", summary);
+	lg_json_num(&j, "duration_s",
+		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
+	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
+	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	r = lg_audit_append(s->info.audit_path, lg_json_end(&j), true);
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+	lg_json_free(&j);
+}
+
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary)
 {

@@ -112,6 +112,12 @@ void lg_session_write_metrics(struct lg_session *s);
 /* The session's record in the state dir; state is running, exited, ... */
 void lg_session_write_state(struct lg_session *s, const char *state,
 			    int exit_status, pid_t pid);
+/*
+ * The session's one terminal record: end is completed, cancelled,
+ * timed_out, budget_exceeded, tripped or error. fsync'ed.
+ */
+void lg_session_audit_end(struct lg_session *s, const char *end,
+			  int exit_status, const char *summary);
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary);
 
