@@ -27,6 +27,8 @@ struct lg_budget {
 	bool turns_warned, tokens_warned;
 	double cost; /* USD so far */
 	bool cost_warned;
+	uint64_t calls, warn_calls; /* tool calls (steps) and their reserve */
+	bool calls_warned;
 };
 
 static uint64_t reserve_point(uint64_t limit, double reserve)
@@ -54,6 +56,9 @@ struct lg_budget *lg_budget_new(const struct lg_budget_cfg *cfg,
 		d->warn_turns = reserve_point(cfg->max_turns, cfg->reserve);
 	if (cfg->max_tokens)
 		d->warn_tokens = reserve_point(cfg->max_tokens, cfg->reserve);
+	if (cfg->max_tool_calls)
+		d->warn_calls =
+			reserve_point(cfg->max_tool_calls, cfg->reserve);
 	if (cfg->timeout_ms) {
 		d->end_at = start_ms + cfg->timeout_ms;
 		if (cfg->reserve > 0)
@@ -138,6 +143,32 @@ static enum lg_verdict check_turns(struct lg_budget *d, struct lg_findings *out)
 	return LG_ALLOW;
 }
 
+/* Steps: every completed tool call, from the shim or the model's stream. */
+static enum lg_verdict check_calls(struct lg_budget *d, struct lg_findings *out)
+{
+	uint64_t max = d->cfg.max_tool_calls;
+
+	if (!max)
+		return LG_ALLOW;
+	if (d->calls > max) {
+		lg_findings_add(
+			out, d->cfg.action, "budget", "max_tool_calls",
+			"max_tool_calls, tool call #%llu, over the session limit of %llu steps",
+			(unsigned long long)d->calls, (unsigned long long)max);
+		return d->cfg.action;
+	}
+	if (!d->calls_warned && d->cfg.reserve > 0 &&
+	    d->calls >= d->warn_calls && d->calls < max) {
+		d->calls_warned = true;
+		lg_findings_add(
+			out, LG_WARN, "budget", "tool_calls_reserve",
+			"tool_calls_reserve, %llu of %llu tool calls used",
+			(unsigned long long)d->calls, (unsigned long long)max);
+		return LG_WARN;
+	}
+	return LG_ALLOW;
+}
+
 static enum lg_verdict check_tokens(struct lg_budget *d,
 				    const struct lg_event *ev,
 				    struct lg_findings *out)
@@ -200,6 +231,10 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	enum lg_verdict v = check_time(d, env->now_ms, out);
 	uint64_t max = d->cfg.max_destructive_ops;
 
+	if (ev->kind == LG_EV_TOOL_DONE) {
+		d->calls++;
+		return worse(v, check_calls(d, out));
+	}
 	if (ev->kind == LG_EV_TURN) {
 		d->turns++;
 		d->tokens = add_sat(d->tokens,

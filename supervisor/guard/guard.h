@@ -35,6 +35,7 @@ struct lg_budget_cfg {
 	unsigned max_turns; /* model turns (LG_EV_TURN) per session; 0 = off */
 	uint64_t max_tokens; /* tokens in + out over those turns; 0 = off */
 	double max_cost; /* USD over those turns (priced by the edge); 0 = off */
+	unsigned max_tool_calls; /* completed tool calls (steps); 0 = off */
 };
 
 /* The same tool call (and result) many times in a row: a stuck agent. */

@@ -20,6 +20,13 @@ t=$(grep -n '"session":"tokens".*"event":"trip".*"reason":"max_tokens"' "$STATE/
 grep -q "model error 400: lgrun stopped this agent session (max_tokens)" "$T/out" ||
 	fail "the agent was not told: $(tail -2 "$T/out")"
 
+# A step budget: completed tool calls.
+printf '[budget]\nmax_tool_calls = 3\n' >"$T/steps.ini"
+run_lg --session steps --config "$T/steps.ini" -- python3 "$LLM/llm_agent.py" \
+	--api openai-responses --changing --turns 12 >"$T/out" 2>&1
+assert_rc 86 "$RC" "step budget: $(tail -2 "$T/out")"
+grep -q '"session":"steps".*"event":"trip".*"reason":"max_tool_calls"' "$STATE/audit.jsonl" || fail "no step trip"
+
 # A cost budget: the config prices the model, each turn costs dollars.
 printf '[budget]\nmax_cost = 0.02\n[llm]\nprices = claude-*=3/15\n' >"$T/cost.ini"
 run_lg --session cost --config "$T/cost.ini" -- python3 "$LLM/llm_agent.py" \

@@ -630,6 +630,32 @@ static void test_max_cost(void **state)
 	lg_budget_free(d);
 }
 
+/* Steps: completed tool calls, with the reserve warning first. */
+static void test_max_tool_calls(void **state)
+{
+	struct lg_budget_cfg cfg = { .max_tool_calls = 5,
+				     .reserve = 0.2,
+				     .action = LG_DENY };
+	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+			       .source = LG_SRC_PROXY,
+			       .tool = "get",
+			       .args = "{}" };
+	struct lg_findings out;
+	struct lg_budget *d = lg_budget_new(&cfg, 0);
+
+	(void)state;
+	assert_non_null(d);
+	for (int i = 1; i <= 3; i++)
+		assert_int_equal(feed(d, &ev, (uint64_t)i, &out), LG_ALLOW);
+	assert_int_equal(feed(d, &ev, 4, &out), LG_WARN);
+	assert_string_equal(out.f[0].reason, "tool_calls_reserve");
+	assert_int_equal(feed(d, &ev, 5, &out), LG_ALLOW);
+	assert_int_equal(feed(d, &ev, 6, &out), LG_DENY);
+	assert_string_equal(out.f[0].reason, "max_tool_calls");
+	assert_non_null(strstr(out.f[0].summary, "tool call #6"));
+	lg_budget_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_turns_and_ops_apart),
 		cmocka_unit_test(test_turn_reserve_points),
 		cmocka_unit_test(test_max_cost),
+		cmocka_unit_test(test_max_tool_calls),
 	};
 
 	return cmocka_run_group_tests_name("budget", tests, NULL, NULL);
