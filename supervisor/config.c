@@ -137,6 +137,8 @@ static const struct key keys[] = {
 	{ "budget", "max_cost", K_MONEY, OFF(guard.budget.max_cost), 0, 0 },
 	{ "budget", "max_tool_calls", K_UINT, OFF(guard.budget.max_tool_calls),
 	  0, 100000000 },
+	{ "budget", "max_processes", K_UINT, OFF(guard.budget.max_processes), 0,
+	  4000000 },
 	{ "llm", "prices", K_STRING, OFF(llm_prices), 0, 0 },
 	{ "llm", "variables", K_STRING, OFF(llm_variables), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },

@@ -17,6 +17,7 @@ enum lg_event_kind {
 	LG_EV_TOOL_DONE, /* a tool call and its result, matched (shim, proxy) */
 	LG_EV_TURN, /* a model response ended (proxy) */
 	LG_EV_TEXT, /* streamed model text, a delta (proxy) or output */
+	LG_EV_PROCESSES, /* how many processes the tree has now (timer) */
 };
 
 enum lg_source {
@@ -73,6 +74,8 @@ struct lg_event {
 	/* LG_EV_TEXT */
 	const char *text;
 	size_t text_len;
+	/* LG_EV_PROCESSES */
+	unsigned processes;
 };
 
 const char *lg_op_name(enum lg_op op);

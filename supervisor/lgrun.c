@@ -313,6 +313,7 @@ struct loop {
 	struct lg_proxy *proxy;
 	void (*proxy_stop)(struct lg_proxy *p);
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
+	uint64_t procs_at; /* next process count (budget.max_processes) */
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	atomic_uint_fast64_t grace_until;
 	int epfd, sfd, tfd, efd;
@@ -435,6 +436,8 @@ static void arm_timer(struct loop *l)
 
 	if (l->kill_at && (!next || l->kill_at < next))
 		next = l->kill_at;
+	if (l->procs_at && (!next || l->procs_at < next))
+		next = l->procs_at;
 	{
 		uint64_t g = atomic_load(&l->grace_until);
 
@@ -610,6 +613,42 @@ fail:
 	l->proxy_fd = -1;
 }
 
+/*
+ * budget.max_processes: where the cgroup has the pids controller the
+ * kernel enforces pids.max; the count here warns at the reserve and trips
+ * past the limit either way (a fork bomb is stopped within a tick).
+ */
+#define PROCS_TICK_MS 200
+
+static void count_processes(struct loop *l)
+{
+	unsigned n = 0;
+
+	if (l->cg->ok && l->child.in_cgroup) {
+		char p[PATH_MAX + 32];
+		FILE *f;
+		int pid;
+
+		snprintf(p, sizeof(p), "%s/cgroup.procs", l->cg->path);
+		f = fopen(p, "re");
+		if (f) {
+			while (fscanf(f, "%d", &pid) == 1)
+				n++;
+			fclose(f);
+		}
+	} else {
+		static pid_t pids[8192];
+		int k = lg_descendants(pids,
+				       (int)(sizeof(pids) / sizeof(pids[0])));
+
+		n = k > 0 ? (unsigned)k : 0;
+	}
+	pthread_mutex_lock(&l->lock);
+	lg_session_processes(l->s, n);
+	pthread_mutex_unlock(&l->lock);
+	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
+}
+
 static int event_loop(struct loop *l)
 {
 	struct epoll_event evs[8];
@@ -676,6 +715,8 @@ static int event_loop(struct loop *l)
 					/* spurious */
 				}
 				l->armed = 0;
+				if (l->procs_at && lg_mono_ms() >= l->procs_at)
+					count_processes(l);
 				pthread_mutex_lock(&l->lock);
 				next = lg_session_next_deadline(l->s);
 				if (next && lg_mono_ms() >= next)
@@ -1033,6 +1074,22 @@ int main(int argc, char **argv)
 		l.child.in_cgroup ? cg.path : "");
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
 	lg_session_on_kill(l.s, kill_now, &l);
+	if (cfg.guard.budget.max_processes) {
+		l.procs_at = lg_mono_ms() + PROCS_TICK_MS;
+		if (cg.ok) {
+			char pm[PATH_MAX + 32], v[32];
+			FILE *f;
+
+			snprintf(pm, sizeof(pm), "%s/pids.max", cg.path);
+			f = fopen(pm, "we");
+			if (f) { /* the pids controller is on: the kernel enforces */
+				snprintf(v, sizeof(v), "%u\n",
+					 cfg.guard.budget.max_processes + 1);
+				fputs(v, f);
+				fclose(f);
+			}
+		}
+	}
 	if (start_notify_thread(&l) < 0) {
 		lg_err("cannot start the notify thread");
 		lg_tree_kill(&cg, KILL_WAIT_MS, &(const char *){ NULL });

@@ -632,6 +632,19 @@ void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 		 "(unreadable)");
 }
 
+void lg_session_processes(struct lg_session *s, unsigned n)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_PROCESSES,
+			       .source = LG_SRC_TIMER,
+			       .target = "process tree",
+			       .processes = n };
+	struct lg_findings out;
+
+	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, 0, NULL, NULL);
+}
+
 void lg_session_tick(struct lg_session *s)
 {
 	struct lg_guard_env env = { lg_mono_ms(), restored, s };

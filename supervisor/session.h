@@ -91,6 +91,8 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 /* The target's arguments could not be read: the attempt is refused. */
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 			   int err);
+/* The tree's process count now (budget.max_processes). */
+void lg_session_processes(struct lg_session *s, unsigned n);
 /* Time-based rules; call when lg_session_next_deadline() is reached. */
 void lg_session_tick(struct lg_session *s);
 uint64_t lg_session_next_deadline(const struct lg_session *s);

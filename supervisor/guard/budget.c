@@ -29,6 +29,8 @@ struct lg_budget {
 	bool cost_warned;
 	uint64_t calls, warn_calls; /* tool calls (steps) and their reserve */
 	bool calls_warned;
+	uint64_t warn_procs;
+	bool procs_warned, procs_tripped;
 };
 
 static uint64_t reserve_point(uint64_t limit, double reserve)
@@ -59,6 +61,8 @@ struct lg_budget *lg_budget_new(const struct lg_budget_cfg *cfg,
 	if (cfg->max_tool_calls)
 		d->warn_calls =
 			reserve_point(cfg->max_tool_calls, cfg->reserve);
+	if (cfg->max_processes)
+		d->warn_procs = reserve_point(cfg->max_processes, cfg->reserve);
 	if (cfg->timeout_ms) {
 		d->end_at = start_ms + cfg->timeout_ms;
 		if (cfg->reserve > 0)
@@ -231,6 +235,29 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	enum lg_verdict v = check_time(d, env->now_ms, out);
 	uint64_t max = d->cfg.max_destructive_ops;
 
+	if (ev->kind == LG_EV_PROCESSES && d->cfg.max_processes &&
+	    !d->procs_tripped) {
+		uint64_t pmax = d->cfg.max_processes;
+
+		if (ev->processes > pmax) {
+			d->procs_tripped = true;
+			lg_findings_add(
+				out, d->cfg.action, "budget", "max_processes",
+				"max_processes, %u processes in the tree, over the session limit of %llu",
+				ev->processes, (unsigned long long)pmax);
+			return worse(v, d->cfg.action);
+		}
+		if (!d->procs_warned && d->cfg.reserve > 0 &&
+		    ev->processes >= d->warn_procs) {
+			d->procs_warned = true;
+			lg_findings_add(
+				out, LG_WARN, "budget", "processes_reserve",
+				"processes_reserve, %u of %llu processes",
+				ev->processes, (unsigned long long)pmax);
+			return worse(v, LG_WARN);
+		}
+		return v;
+	}
 	if (ev->kind == LG_EV_TOOL_DONE) {
 		d->calls++;
 		return worse(v, check_calls(d, out));

@@ -36,6 +36,7 @@ struct lg_budget_cfg {
 	uint64_t max_tokens; /* tokens in + out over those turns; 0 = off */
 	double max_cost; /* USD over those turns (priced by the edge); 0 = off */
 	unsigned max_tool_calls; /* completed tool calls (steps); 0 = off */
+	unsigned max_processes; /* live processes of the tree at once; 0 = off */
 };
 
 /* The same tool call (and result) many times in a row: a stuck agent. */

@@ -656,6 +656,33 @@ static void test_max_tool_calls(void **state)
 	lg_budget_free(d);
 }
 
+static void test_max_processes(void **state)
+{
+	struct lg_budget_cfg cfg = { .max_processes = 10,
+				     .reserve = 0.2,
+				     .action = LG_KILL };
+	struct lg_event ev = { .kind = LG_EV_PROCESSES,
+			       .source = LG_SRC_TIMER };
+	struct lg_findings out;
+	struct lg_budget *d = lg_budget_new(&cfg, 0);
+
+	(void)state;
+	ev.processes = 5;
+	assert_int_equal(feed(d, &ev, 1, &out), LG_ALLOW);
+	ev.processes = 8; /* 80%: the reserve */
+	assert_int_equal(feed(d, &ev, 2, &out), LG_WARN);
+	assert_string_equal(out.f[0].reason, "processes_reserve");
+	ev.processes = 9;
+	assert_int_equal(feed(d, &ev, 3, &out), LG_ALLOW); /* warned once */
+	ev.processes = 10;
+	assert_int_equal(feed(d, &ev, 4, &out), LG_ALLOW); /* at the limit */
+	ev.processes = 11;
+	assert_int_equal(feed(d, &ev, 5, &out), LG_KILL);
+	assert_string_equal(out.f[0].reason, "max_processes");
+	assert_int_equal(feed(d, &ev, 6, &out), LG_ALLOW); /* trips once */
+	lg_budget_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_turn_reserve_points),
 		cmocka_unit_test(test_max_cost),
 		cmocka_unit_test(test_max_tool_calls),
+		cmocka_unit_test(test_max_processes),
 	};
 
 	return cmocka_run_group_tests_name("budget", tests, NULL, NULL);
