@@ -175,13 +175,21 @@ static void on_text(void *ctx, const char *delta, size_t n)
 static void on_turn(void *ctx, const struct lg_llm_turn *t)
 {
 	struct req *r = ctx;
+	bool stopped;
 
 	pthread_mutex_lock(r->p->lock);
 	ops.defer_kill(r->p->s, true);
 	ops.llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
 		     t->output_tokens, t->tool_calls, r->text);
 	ops.defer_kill(r->p->s, false);
+	stopped = ops.model_blocked(r->p->s);
 	pthread_mutex_unlock(r->p->lock);
+	/*
+	 * A budget ran out with this turn: the agent hears it on its next
+	 * request, and if it makes none, the action applies after the grace.
+	 */
+	if (stopped && r->p->wake)
+		r->p->wake(r->p->wake_ctx);
 }
 
 /* A tool result in the agent's request: the call it answers is complete. */
