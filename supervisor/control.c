@@ -369,8 +369,9 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		lg_digest_hex(m->digest, digest);
 		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
 		pthread_mutex_lock(c->lock);
+		/* a process is one stream of calls */
 		lg_session_tool_done(c->s, k->pid, exe, tool, args, digest,
-				     args_pv, result_pv);
+				     args_pv, result_pv, (uint64_t)k->pid);
 		pthread_mutex_unlock(c->lock);
 		break;
 	}

@@ -65,6 +65,7 @@ struct lg_event {
 	const char *args; /* canonical JSON of the arguments */
 	const char *result_digest; /* hash of the result, "" when none */
 	const char *args_preview, *result_preview; /* short, for humans */
+	uint64_t stream; /* which conversation or process: runs are per stream */
 	/* LG_EV_TURN */
 	uint64_t tokens_in, tokens_out;
 	unsigned turn_tool_calls; /* tool calls made in this turn */

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -32,6 +33,8 @@ struct call {
 
 /* The session's entry points, handed over by lgrun (one proxy a process). */
 static struct lg_proxy_ops ops;
+
+static uint64_t conversation(const char *route, const char *body, size_t len);
 
 struct lg_proxy {
 	struct MHD_Daemon *d;
@@ -90,6 +93,7 @@ struct req {
 	 * until it is judged, the rest go out in order through out.
 	 */
 	bool judged, withheld, finished;
+	uint64_t conv; /* the conversation: a digest of its first message */
 	struct sbuf {
 		char *p;
 		size_t len, off, cap;
@@ -149,7 +153,8 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 
 		lg_preview(args, apv, sizeof(apv), 80);
 		ops.defer_kill(p->s, true);
-		ops.tool_done(p->s, 0, "model", c->name, args, "", apv, "");
+		ops.tool_done(p->s, 0, "model", c->name, args, "", apv, "",
+			      r->conv);
 		ops.defer_kill(p->s, false);
 		if (ops.model_blocked(p->s))
 			r->withheld = true;
@@ -216,7 +221,7 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 		if (!ops.judge_calls(p->s)) {
 			ops.defer_kill(p->s, true);
 			ops.tool_done(p->s, 0, "model", c->name, args, digest,
-				      apv, rpv);
+				      apv, rpv, r->conv);
 			ops.defer_kill(p->s, false);
 		}
 		c->used = false;
@@ -739,6 +744,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 			      "application/json");
 	r->api = lg_llm_api_of(r->route->format,
 			       r->uri + 1 + strlen(r->route->name));
+	r->conv = conversation(r->route->name, r->body, r->len);
 	/* The results in this request complete the calls of the last turn. */
 	if (r->api != LG_LLM_UNKNOWN && r->len &&
 	    lg_llm_request_last_results(r->api, r->body, r->len, on_result, r,
@@ -753,6 +759,42 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 		return refuse(r, con);
 	}
 	return forward(r, con);
+}
+
+/*
+ * Which conversation a request continues: its first message (task prompt)
+ * identifies it, whatever was said since. Parallel subagents differ there.
+ */
+static uint64_t conversation(const char *route, const char *body, size_t len)
+{
+	static const char *const lists[] = { "messages", "input", "contents" };
+	json_t *root = body && len ? json_loadb(body, len, 0, NULL) : NULL;
+	const char *model = json_string_value(json_object_get(root, "model"));
+	uint64_t key = 0;
+
+	for (size_t i = 0; root && i < 3 && !key; i++) {
+		json_t *l = json_object_get(root, lists[i]);
+		char *first =
+			json_is_array(l) && json_array_size(l) ?
+				json_dumps(json_array_get(l, 0),
+					   JSON_COMPACT | JSON_SORT_KEYS) :
+				NULL;
+
+		if (first) {
+			/* the API and model too: the same prompt elsewhere
+			 * is another agent */
+			char head[300];
+
+			snprintf(head, sizeof(head), "%s\n%s\n", route,
+				 model ? model : "");
+			key = (lg_digest(head, strlen(head)) * 31 +
+			       lg_digest(first, strlen(first))) |
+			      1;
+		}
+		free(first);
+	}
+	json_decref(root);
+	return key;
 }
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)

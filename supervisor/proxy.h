@@ -56,7 +56,7 @@ struct lg_proxy_ops {
 	void (*tool_done)(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *tool, const char *args,
 			  const char *digest, const char *args_preview,
-			  const char *result_preview);
+			  const char *result_preview, uint64_t stream);
 	void (*llm_turn)(struct lg_session *s, const char *model,
 			 const char *stop_reason, uint64_t in_tokens,
 			 uint64_t out_tokens, unsigned tool_calls,

@@ -594,7 +594,7 @@ void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *tool, const char *args,
 			  const char *digest, const char *args_preview,
-			  const char *result_preview)
+			  const char *result_preview, uint64_t stream)
 {
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
 	/* pid 0: the call came through the LLM proxy, not a process */
@@ -607,7 +607,8 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			       .args = args,
 			       .result_digest = digest,
 			       .args_preview = args_preview,
-			       .result_preview = result_preview };
+			       .result_preview = result_preview,
+			       .stream = stream };
 	struct lg_findings out;
 
 	s->st.tool_calls++;

@@ -86,7 +86,7 @@ void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *tool, const char *args,
 			  const char *digest, const char *args_preview,
-			  const char *result_preview);
+			  const char *result_preview, uint64_t stream);
 
 /* The target's arguments could not be read: the attempt is refused. */
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,

@@ -16,11 +16,44 @@
 #include "../text.h"
 #include "detectors.h"
 
-struct lg_repeat {
-	struct lg_repeat_cfg cfg;
+/*
+ * "In a row" is per stream: one agent's conversation, or one process.
+ * Parallel subagents asking the same thing once each are not a loop.
+ */
+#define REPEAT_STREAMS 64
+
+struct rstream {
+	uint64_t key, used;
 	uint64_t last; /* digest of the last call's signature */
 	unsigned run; /* calls in a row with that signature; 0: none */
 };
+
+struct lg_repeat {
+	struct lg_repeat_cfg cfg;
+	struct rstream s[REPEAT_STREAMS];
+	uint64_t tick;
+	struct rstream *cur; /* the stream fed last */
+};
+
+static struct rstream *stream_of(struct lg_repeat *d, uint64_t key)
+{
+	struct rstream *lru = &d->s[0];
+
+	d->tick++;
+	for (size_t i = 0; i < REPEAT_STREAMS; i++) {
+		if (d->s[i].used && d->s[i].key == key) {
+			d->s[i].used = d->tick;
+			return &d->s[i];
+		}
+		if (d->s[i].used < lru->used)
+			lru = &d->s[i];
+	}
+	/* a new stream takes the least recently used slot */
+	memset(lru, 0, sizeof(*lru));
+	lru->key = key;
+	lru->used = d->tick;
+	return lru;
+}
 
 struct lg_repeat *lg_repeat_new(const struct lg_repeat_cfg *cfg)
 {
@@ -39,7 +72,7 @@ void lg_repeat_free(struct lg_repeat *d)
 
 unsigned lg_repeat_run(const struct lg_repeat *d)
 {
-	return d->run;
+	return d->cur ? d->cur->run : 0;
 }
 
 static void add_str(struct lg_digest *h, const char *s)
@@ -74,8 +107,8 @@ struct previews {
 	char result[152];
 };
 
-static void trip(struct lg_repeat *d, const struct lg_event *ev,
-		 struct lg_findings *out)
+static void trip(struct lg_repeat *d, struct rstream *st,
+		 const struct lg_event *ev, struct lg_findings *out)
 {
 	struct previews p;
 	const char *args = ev->args_preview && *ev->args_preview ?
@@ -90,33 +123,35 @@ static void trip(struct lg_repeat *d, const struct lg_event *ev,
 	if (d->cfg.include_result && p.result[0])
 		lg_findings_add(out, d->cfg.action, "repeat", "repeat",
 				"repeat, %s(%s) -> \"%s\" %u times in a row",
-				p.tool, p.args, p.result, d->run);
+				p.tool, p.args, p.result, st->run);
 	else
 		lg_findings_add(out, d->cfg.action, "repeat", "repeat",
 				"repeat, %s(%s) %u times in a row", p.tool,
-				p.args, d->run);
+				p.args, st->run);
 }
 
 enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
 			       const struct lg_guard_env *env,
 			       struct lg_findings *out)
 {
+	struct rstream *st;
 	uint64_t sig;
 
 	(void)env;
 	if (!d->cfg.threshold || ev->kind != LG_EV_TOOL_DONE)
 		return LG_ALLOW;
 	sig = signature(d, ev);
-	if (d->run && sig == d->last) {
-		d->run++;
+	st = d->cur = stream_of(d, ev->stream);
+	if (st->run && sig == st->last) {
+		st->run++;
 	} else {
-		d->last = sig;
-		d->run = 1;
+		st->last = sig;
+		st->run = 1;
 	}
-	if (d->run < d->cfg.threshold)
+	if (st->run < d->cfg.threshold)
 		return LG_ALLOW;
-	trip(d, ev, out);
+	trip(d, st, ev, out);
 	/* Observe mode and warn go on: the next run starts over. */
-	d->run = 0;
+	st->run = 0;
 	return d->cfg.action;
 }

@@ -340,6 +340,40 @@ static void test_summary_bounded(void **state)
 	free(big);
 }
 
+/* Runs are per stream (a conversation, a process): parallel subagents
+ * asking the same thing once each are no loop; one of them three times is. */
+static void test_runs_are_per_stream(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+			       .source = LG_SRC_PROXY,
+			       .tool = "get",
+			       .args = "{}",
+			       .result_digest = "aa" };
+
+	for (uint64_t st = 1; st <= 5; st++) {
+		ev.stream = st;
+		assert_int_equal(lg_repeat_feed(fx->d, &ev, &fx->env, &fx->out),
+				 LG_ALLOW);
+	}
+	ev.stream = 2; /* the second call of stream 2, interleaved */
+	assert_int_equal(lg_repeat_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	ev.stream = 7;
+	assert_int_equal(lg_repeat_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	ev.stream = 2; /* its third in a row, whatever others did between */
+	fx->out.n = 0;
+	assert_int_equal(lg_repeat_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	/* 200 streams later the oldest is forgotten, nothing breaks */
+	for (uint64_t st = 100; st < 300; st++) {
+		ev.stream = st;
+		lg_repeat_feed(fx->d, &ev, &fx->env, &fx->out);
+	}
+}
+
 #define T(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -357,6 +391,7 @@ int main(void)
 		T(test_threshold1_trips_at_once, setup_one),
 		T(test_summary_fallbacks, setup_default),
 		T(test_summary_bounded, setup_default),
+		T(test_runs_are_per_stream, setup_default),
 	};
 
 	return cmocka_run_group_tests_name("repeat", tests, NULL, NULL);
