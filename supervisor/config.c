@@ -164,6 +164,7 @@ static const struct key keys[] = {
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
+	{ "output", "watch", K_BOOL, OFF(watch_output), 0, 0 },
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
 	{ "shim", "url_targets", K_STRING, OFF(url_targets), 0, 0 },

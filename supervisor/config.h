@@ -40,6 +40,7 @@ struct lg_config {
 	bool default_ignores;
 	bool shim; /* preload the shim into the command's tree */
 	bool llm_proxy; /* stand between the agent and its model API */
+	bool watch_output; /* the command's stdout/stderr through lgrun */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

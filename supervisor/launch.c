@@ -71,6 +71,13 @@ static int recv_fd(int sock, int *fd, char *tag)
 /* The fd limit lgrun was started with, which the command gets back. */
 static struct rlimit orig_nofile;
 static bool nofile_raised;
+static int stdio_w[2] = { -1, -1 }; /* --watch-output: pipes for 1 and 2 */
+
+void lg_launch_set_stdio(int out_w, int err_w)
+{
+	stdio_w[0] = out_w;
+	stdio_w[1] = err_w;
+}
 
 void lg_launch_raise_nofile(void)
 {
@@ -101,6 +108,9 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	setpgid(0, 0);
 	if (nofile_raised) /* the command sees the limit its caller set */
 		setrlimit(RLIMIT_NOFILE, &orig_nofile);
+	if (stdio_w[0] >= 0 && (dup2(stdio_w[0], STDOUT_FILENO) < 0 ||
+				dup2(stdio_w[1], STDERR_FILENO) < 0))
+		_exit(125);
 	/*
 	 * Signals blocked for the parent's signalfd must not stay blocked.
 	 * Handlers need no reset: exec does it; what lgrun's caller ignored

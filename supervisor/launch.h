@@ -36,6 +36,9 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
  */
 void lg_launch_raise_nofile(void);
 
+/* The command's stdout and stderr become these (pipe write ends). */
+void lg_launch_set_stdio(int out_w, int err_w);
+
 /* Gives the terminal back to lgrun's own process group. */
 void lg_launch_restore_tty(struct lg_child *c);
 

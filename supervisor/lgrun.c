@@ -38,6 +38,7 @@
 #include "pathres.h"
 #include "session.h"
 #include "state.h"
+#include "termtext.h"
 #include "text.h"
 
 enum lg_exit {
@@ -54,7 +55,7 @@ enum lg_exit {
 struct opts {
 	const char *config, *profile, *agent, *session, *state_dir;
 	const char *timeout;
-	bool observe;
+	bool observe, watch_output;
 	int verbose;
 	char **argv;
 };
@@ -75,6 +76,7 @@ static void usage(FILE *f)
 		"                        else /var/lib/lgrun as root, else $XDG_STATE_HOME/lgrun)\n"
 		"  -t, --timeout DUR     wall-clock budget, e.g. 90s, 10m (budget.timeout)\n"
 		"  -n, --observe         dry run: never deny or kill, audit what would have tripped\n"
+		"      --watch-output    pass stdout/stderr through lgrun to watch for repeated output\n"
 		"  -v, --verbose         more output (-vv: every destructive attempt)\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         version\n"
@@ -95,6 +97,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "observe", no_argument, NULL, 'n' },
+		{ "watch-output", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -127,6 +130,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'n':
 			o->observe = true;
+			break;
+		case 'W':
+			o->watch_output = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -314,6 +320,8 @@ struct loop {
 	void (*proxy_stop)(struct lg_proxy *p);
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
+	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
+	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	atomic_uint_fast64_t grace_until;
 	int epfd, sfd, tfd, efd;
@@ -618,6 +626,68 @@ fail:
  * kernel enforces pids.max; the count here warns at the reserve and trips
  * past the limit either way (a fork bomb is stopped within a tick).
  */
+static void output_line(void *ctx, const char *line, size_t n)
+{
+	struct loop *l = ctx;
+
+	pthread_mutex_lock(&l->lock);
+	lg_session_output_text(l->s, line, n);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * The command's output, passed on byte for byte and watched. Returns false
+ * at the end of that stream.
+ */
+static bool pass_output(struct loop *l, int which)
+{
+	char buf[65536];
+	ssize_t n = read(l->out_r[which], buf, sizeof(buf));
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0) {
+		lg_termtext_flush(&l->term[which], output_line, l);
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->out_r[which], NULL);
+		close(l->out_r[which]);
+		l->out_r[which] = -1;
+		return false;
+	}
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(which ? STDERR_FILENO : STDOUT_FILENO,
+				  buf + off, (size_t)(n - off));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { which ? STDERR_FILENO :
+						      STDOUT_FILENO,
+					      POLLOUT, 0 };
+
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		if (w <= 0)
+			break; /* our own output is gone: the bytes cannot go on */
+		off += w;
+	}
+	lg_termtext_feed(&l->term[which], buf, (size_t)n, output_line, l);
+	return true;
+}
+
+/* Before lgrun exits: every byte the command wrote is passed on. */
+static void drain_output(struct loop *l)
+{
+	for (int i = 0; i < 2; i++) {
+		if (l->out_r[i] < 0)
+			continue;
+		fcntl(l->out_r[i], F_SETFL,
+		      0); /* writers are gone: read to EOF */
+		while (l->out_r[i] >= 0 && pass_output(l, i))
+			;
+	}
+}
+
 #define PROCS_TICK_MS 200
 
 static void count_processes(struct loop *l)
@@ -699,6 +769,8 @@ static int event_loop(struct loop *l)
 
 			if (fd == l->sfd) {
 				on_signal(l);
+			} else if (fd == l->out_r[0] || fd == l->out_r[1]) {
+				pass_output(l, fd == l->out_r[1]);
 			} else if (fd == l->proxy_fd && !l->proxy) {
 				load_proxy(l);
 			} else if (l->ctl &&
@@ -744,7 +816,7 @@ int main(int argc, char **argv)
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
-	struct loop l = { .proxy_fd = -1 };
+	struct loop l = { .proxy_fd = -1, .out_r = { -1, -1 } };
 	struct lg_cgroup cg;
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
@@ -785,6 +857,8 @@ int main(int argc, char **argv)
 	}
 	if (o.observe)
 		cfg.observe = true;
+	if (o.watch_output)
+		cfg.watch_output = true;
 	{
 		const char *bad = NULL;
 		double a, b;
@@ -1028,7 +1102,31 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+
+	if (cfg.watch_output) {
+		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+			lg_err("--watch-output: cannot make pipes: %s",
+			       strerror(errno));
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+		lg_launch_set_stdio(outp[1], errp[1]);
+	}
 	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
+	if (cfg.watch_output) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		close(outp[1]);
+		close(errp[1]);
+		l.out_r[0] = outp[0];
+		l.out_r[1] = errp[0];
+		for (int i = 0; i < 2; i++) {
+			fcntl(l.out_r[i], F_SETFL, O_NONBLOCK);
+			ev.data.fd = l.out_r[i];
+			epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.out_r[i], &ev);
+		}
+	}
 	lg_filter_free(&filter);
 	free_env(env, env_ours);
 	if (r < 0) {
@@ -1100,6 +1198,7 @@ int main(int argc, char **argv)
 	}
 
 	rc = event_loop(&l);
+	drain_output(&l);
 	stop_notify_thread(&l);
 	if (rc == LG_EXIT_TRIPPED) {
 		const char *why = lg_session_trip_reason(l.s);

@@ -112,9 +112,11 @@ static struct call *find_call(struct lg_proxy *p, const char *id,
 
 		if (!c->used)
 			continue;
-		if (id && *id ? strcmp(c->id, id) == 0 :
-				(name && strcmp(c->name, name) == 0)) {
-			/* without ids (Gemini), the oldest call of that name */
+		/* without ids (Gemini), the oldest id-less call of that name:
+		 * never a call another API's agent is still waiting on */
+		if (id && *id ?
+			    strcmp(c->id, id) == 0 :
+			    (!c->id[0] && name && strcmp(c->name, name) == 0)) {
 			if (!best || c->seq < best->seq)
 				best = c;
 		}

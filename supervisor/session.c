@@ -34,6 +34,8 @@ struct lg_session {
 	const struct lg_config *cfg;
 	struct lg_session_info info;
 	struct lg_guard *guard;
+	/* terminal output has its own repeated-output state (not model text) */
+	struct lg_guard *out_guard;
 	bool has_program_rules;
 	struct recent recent[RECENT];
 	size_t nrecent, recent_head;
@@ -197,6 +199,13 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	for (size_t i = 0; i < cfg->n_ignore; i++)
 		if (cfg->ignore[i].program)
 			s->has_program_rules = true;
+	if (cfg->watch_output) {
+		struct lg_guard_cfg oc;
+
+		memset(&oc, 0, sizeof(oc));
+		oc.output_repeat = cfg->guard.output_repeat;
+		s->out_guard = lg_guard_new(&oc, info->start_mono_ms);
+	}
 	return s;
 }
 
@@ -205,6 +214,7 @@ void lg_session_free(struct lg_session *s)
 	if (!s)
 		return;
 	lg_guard_free(s->guard);
+	lg_guard_free(s->out_guard);
 	free(s);
 }
 
@@ -631,6 +641,21 @@ void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 		lg_op_name(op), pid, strerror(err));
 	remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, "",
 		 "(unreadable)");
+}
+
+void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_TEXT,
+			       .source = LG_SRC_OUTPUT,
+			       .target = "terminal output",
+			       .text = p,
+			       .text_len = n };
+	struct lg_findings out;
+
+	if (s->out_guard &&
+	    lg_guard_feed(s->out_guard, &ev, &env, &out) != LG_ALLOW)
+		act(s, &out, LG_OP_NONE, 0, NULL, "terminal output");
 }
 
 void lg_session_processes(struct lg_session *s, unsigned n)

@@ -91,6 +91,8 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 /* The target's arguments could not be read: the attempt is refused. */
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 			   int err);
+/* Cleaned lines of the command's output (--watch-output). */
+void lg_session_output_text(struct lg_session *s, const char *p, size_t n);
 /* The tree's process count now (budget.max_processes). */
 void lg_session_processes(struct lg_session *s, unsigned n);
 /* Time-based rules; call when lg_session_next_deadline() is reached. */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Terminal output as text for the repeated-output detector: ANSI escape
+ * sequences removed, a carriage return that is not a line end treated as
+ * a redraw (the line starts over), backspaces applied, and only complete
+ * lines handed on. Pure; bytes may arrive cut anywhere.
+ */
+#ifndef LG_TERMTEXT_H
+#define LG_TERMTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LG_TERMTEXT_LINE 4096
+
+struct lg_termtext {
+	char line[LG_TERMTEXT_LINE];
+	size_t len;
+	int esc; /* 0 text, 1 after ESC, 2 CSI, 3 OSC/DCS string, 4 ESC in it */
+	bool cr; /* a carriage return waits for its next byte */
+};
+
+typedef void (*lg_termtext_emit)(void *ctx, const char *line, size_t n);
+
+void lg_termtext_feed(struct lg_termtext *t, const char *p, size_t n,
+		      lg_termtext_emit emit, void *ctx);
+/* The output ended: hands on what is left of the last line. */
+void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit,
+		       void *ctx);
+
+#endif
