@@ -67,8 +67,7 @@ void lg_termtext_feed(struct lg_termtext *t, const char *p, size_t n,
 	}
 }
 
-void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit,
-		       void *ctx)
+void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit, void *ctx)
 {
 	if (t->len)
 		end_line(t, emit, ctx);

@@ -25,7 +25,6 @@ typedef void (*lg_termtext_emit)(void *ctx, const char *line, size_t n);
 void lg_termtext_feed(struct lg_termtext *t, const char *p, size_t n,
 		      lg_termtext_emit emit, void *ctx);
 /* The output ended: hands on what is left of the last line. */
-void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit,
-		       void *ctx);
+void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit, void *ctx);
 
 #endif

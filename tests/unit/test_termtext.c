@@ -56,14 +56,18 @@ static void test_ansi_removed(void **state)
 	check("\x1b[1;31mred\x1b[0m text\n", "red text\n");
 	check("\x1b]0;window title\x07shown\n", "shown\n");
 	check("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", "link\n");
-	check("\x1b" "7saved\x1b" "8\n", "saved\n");
+	check("\x1b"
+	      "7saved\x1b"
+	      "8\n",
+	      "saved\n");
 }
 
 static void test_redraws(void **state)
 {
 	(void)state;
 	/* a progress bar redrawn in place: only its last state remains */
-	check("[#   ] 25%\r[##  ] 50%\r[####] 100%\ndone\n", "[####] 100%\ndone\n");
+	check("[#   ] 25%\r[##  ] 50%\r[####] 100%\ndone\n",
+	      "[####] 100%\ndone\n");
 	check("abc\b\bX\n", "aX\n");
 	check("bell\x07 and\x01 controls\n", "bell and controls\n");
 }
