@@ -52,7 +52,7 @@ PIPE_MB=${BENCH_PIPE_MB:-200}
 PROXY_N=${BENCH_PROXY_N:-200}
 PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch}
 
 die() {
 	echo "bench: $*" >&2
@@ -680,12 +680,36 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "lgrun bench: $ROUNDS rounds, variants interleaved within each round (order reversed every other round)"
 echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
 { want rm || want startup; } && null_setup
+# ------------------------------------------------------------- row 9: watch
+# --watch-output: 200 MB of base64 text (lines of 76 characters) through
+# `cat` with lgrun passing stdout through and watching it, against bare
+# `cat`. Timed by the wall clock around each run (lgrun's start included).
+watch_setup() {
+	WATCH_FILE=$WORK/watch.txt
+	head -c $((150 << 20)) /dev/urandom | base64 >"$WATCH_FILE" 2>/dev/null ||
+		SKIP[watch]="cannot make the 200 MB input"
+}
+watch_one() { # variant
+	local v=$1 t0 t1 rc
+	[ -n "${SKIP[watch]:-}" ] && return
+	t0=$(now_us)
+	case $v in
+	bare) cat "$WATCH_FILE" >/dev/null ;;
+	lg) "$LGRUN" --state-dir "$STATE" --watch-output -- cat "$WATCH_FILE" >/dev/null ;;
+	esac
+	rc=$?
+	t1=$(now_us)
+	[ "$rc" = 0 ] || { SKIP[watch]="run failed (exit $rc)"; return; }
+	add "watch_$v" "$(calc %.3f "($t1 - $t0) / 1000")"
+}
+
 want rm && rm_setup
 want build && build_setup
 want kill && kill_setup
 want guard && guard_setup
 want shim && shim_setup
 want proxy && proxy_setup
+want watch && watch_setup
 
 for ((r = 0; r < ROUNDS; r++)); do
 	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
@@ -713,6 +737,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want proxy && [ -z "${SKIP[proxy]:-}" ]; then
 		for v in $(ordered "$r" direct lg); do proxy_one "$v" "$r"; done
+	fi
+	if want watch; then
+		for v in $(ordered "$r" bare lg); do watch_one "$v"; done
 	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
@@ -898,6 +925,21 @@ if want shim; then
 			"$(calc '%.3fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" \
 			"$(calc '%+.0f' "($l - $b) * 1e6 / ($PIPE_BLOCKS * 2)") ns per 4 KiB read or write; wall with lgrun's start $(calc '%.1f' "$(median pipewall_bare)") -> $(calc '%.1f' "$(median "pipewall_$v")") ms; $(spread "pipe_$v" %.1f) ms"
 	done
+fi
+
+# 9 watch-output
+if want watch; then
+	b=$(median watch_bare)
+	l=$(median watch_lg)
+	name="9 watch-output" desc="~200 MB base64 text through cat, --watch-output"
+	if [ -n "${SKIP[watch]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+		skiprow "$name" "$desc" "<= 1.10x" "${SKIP[watch]:-no samples}"
+	else
+		ratio=$(calc %.4f "$l / $b")
+		row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.3fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "<= 1.10x" \
+			"$(met "$ratio <= 1.10")" "wall clock, lgrun's start included; $(spread watch_lg %.1f) ms"
+	fi
 fi
 
 # 8 proxy

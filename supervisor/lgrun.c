@@ -626,6 +626,8 @@ fail:
  * kernel enforces pids.max; the count here warns at the reserve and trips
  * past the limit either way (a fork bomb is stopped within a tick).
  */
+#define WATCH_SAMPLE 1024
+
 static void output_line(void *ctx, const char *line, size_t n)
 {
 	struct loop *l = ctx;
@@ -671,7 +673,19 @@ static bool pass_output(struct loop *l, int which)
 			break; /* our own output is gone: the bytes cannot go on */
 		off += w;
 	}
-	lg_termtext_feed(&l->term[which], buf, (size_t)n, output_line, l);
+	/*
+	 * A bulk copy (a build log, `cat` of a big file) must not cost the
+	 * check on every byte: of a large read only its tail is watched. A
+	 * loop prints the same thing again and again, so it shows there.
+	 */
+	if ((size_t)n > WATCH_SAMPLE) {
+		memset(&l->term[which], 0, sizeof(l->term[which]));
+		lg_termtext_feed(&l->term[which], buf + n - WATCH_SAMPLE,
+				 WATCH_SAMPLE, output_line, l);
+	} else {
+		lg_termtext_feed(&l->term[which], buf, (size_t)n, output_line,
+				 l);
+	}
 	return true;
 }
 
