@@ -621,11 +621,7 @@ fail:
 	l->proxy_fd = -1;
 }
 
-/*
- * budget.max_processes: where the cgroup has the pids controller the
- * kernel enforces pids.max; the count here warns at the reserve and trips
- * past the limit either way (a fork bomb is stopped within a tick).
- */
+/* Of a large read of the command's output, the bytes that are watched. */
 #define WATCH_SAMPLE 1024
 
 static void output_line(void *ctx, const char *line, size_t n)
@@ -679,7 +675,7 @@ static bool pass_output(struct loop *l, int which)
 	 * loop prints the same thing again and again, so it shows there.
 	 */
 	if ((size_t)n > WATCH_SAMPLE) {
-		memset(&l->term[which], 0, sizeof(l->term[which]));
+		lg_termtext_reset(&l->term[which]);
 		lg_termtext_feed(&l->term[which], buf + n - WATCH_SAMPLE,
 				 WATCH_SAMPLE, output_line, l);
 	} else {
@@ -702,6 +698,11 @@ static void drain_output(struct loop *l)
 	}
 }
 
+/*
+ * budget.max_processes: where the cgroup has the pids controller the
+ * kernel enforces pids.max; the count here warns at the reserve and trips
+ * past the limit either way (a fork bomb is stopped within a tick).
+ */
 #define PROCS_TICK_MS 200
 
 static void count_processes(struct loop *l)

@@ -24,6 +24,13 @@ typedef void (*lg_termtext_emit)(void *ctx, const char *line, size_t n);
 
 void lg_termtext_feed(struct lg_termtext *t, const char *p, size_t n,
 		      lg_termtext_emit emit, void *ctx);
+/* Starts over mid-stream, dropping a partial line (a skipped stretch). */
+static inline void lg_termtext_reset(struct lg_termtext *t)
+{
+	t->len = 0;
+	t->esc = 0;
+	t->cr = false;
+}
 /* The output ended: hands on what is left of the last line. */
 void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit, void *ctx);
 
