@@ -508,7 +508,6 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	struct lg_findings out;
 	enum lg_verdict v;
 	char exe[64] = "";
-	int err;
 
 	s->st.attempts++;
 	s->st.ev_seccomp++;
@@ -550,8 +549,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
 	if (v == LG_ALLOW)
 		return 0;
-	err = act(s, &out, op, pid, exe, path);
-	return err;
+	return act(s, &out, op, pid, exe, path);
 }
 
 int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
