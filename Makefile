@@ -49,7 +49,8 @@ DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/same_target.c supervisor/guard/budget.c \
 	supervisor/guard/repeat.c supervisor/guard/failures.c \
-	supervisor/guard/output_repeat.c supervisor/guard/greeting.c
+	supervisor/guard/output_repeat.c supervisor/guard/greeting.c \
+	supervisor/guard/flow.c
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c \
 	supervisor/canon.c supervisor/llm.c $(GUARD_SRC)
@@ -84,7 +85,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
-	greeting termtext
+	greeting termtext flow
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .PHONY: all check test integration demo bench deps deps-check format fuzz \

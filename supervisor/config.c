@@ -161,6 +161,26 @@ static const struct key keys[] = {
 	  0, 0 },
 	{ "greeting", "enabled", K_BOOL, OFF(guard.greeting.enabled), 0, 0 },
 	{ "greeting", "action", K_ACTION, OFF(guard.greeting.action), 0, 0 },
+	{ "flow", "enabled", K_BOOL, OFF(guard.flow.enabled), 0, 0 },
+	{ "flow", "max_depth", K_UINT, OFF(guard.flow.max_depth), 0, 60 },
+	{ "flow", "max_sessions", K_UINT, OFF(guard.flow.max_sessions), 0,
+	  250 },
+	{ "flow", "max_duration", K_DURATION_U64,
+	  OFF(guard.flow.max_duration_ms), 0, 31 * 86400000UL },
+	{ "flow", "max_rate", K_UINT, OFF(guard.flow.max_rate), 0, 100000 },
+	{ "flow", "rate_window", K_DURATION_U64,
+	  OFF(guard.flow.rate_window_ms), 1, 86400000 },
+	{ "flow", "max_calls", K_UINT, OFF(guard.flow.max_calls), 0,
+	  100000000 },
+	{ "flow", "allow_self_calls", K_BOOL, OFF(guard.flow.allow_self_calls),
+	  0, 0 },
+	{ "flow", "action", K_ACTION, OFF(guard.flow.action), 0, 0 },
+	{ "flow", "no_work_calls", K_UINT, OFF(guard.flow.no_work_calls), 0,
+	  100000 },
+	{ "flow", "no_work_gap", K_DURATION_U64,
+	  OFF(guard.flow.no_work_gap_ms), 0, 86400000 },
+	{ "flow", "no_work_action", K_ACTION, OFF(guard.flow.no_work_action),
+	  0, 0 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
@@ -191,6 +211,19 @@ void lg_config_init(struct lg_config *c)
 		.action = LG_WARN,
 	};
 	c->guard.greeting = (struct lg_greeting_cfg){ true, LG_WARN };
+	c->guard.flow = (struct lg_flow_cfg){
+		.enabled = true,
+		.max_depth = 5,
+		.max_sessions = 10,
+		.max_duration_ms = 300000,
+		.max_rate = 20,
+		.rate_window_ms = 60000,
+		.max_calls = 100,
+		.action = LG_KILL,
+		.no_work_calls = 5,
+		.no_work_gap_ms = 10000,
+		.no_work_action = LG_WARN,
+	};
 	c->syscalls = LG_SC_DEFAULT;
 	c->deny_errno = EPERM;
 	c->kill_grace_ms = 2000;

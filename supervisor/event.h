@@ -18,6 +18,8 @@ enum lg_event_kind {
 	LG_EV_TURN, /* a model response ended (proxy) */
 	LG_EV_TEXT, /* streamed model text, a delta (proxy) or output */
 	LG_EV_PROCESSES, /* how many processes the tree has now (timer) */
+	LG_EV_CALL, /* agent to agent: a nested session starts, an A2A call */
+	LG_EV_RETURN, /* ... and ends: control goes back to the caller */
 };
 
 enum lg_source {
@@ -77,6 +79,13 @@ struct lg_event {
 	size_t text_len;
 	/* LG_EV_PROCESSES */
 	unsigned processes;
+	/*
+	 * LG_EV_CALL, LG_EV_RETURN: session names (a name is a session's
+	 * identity in the chain). from NULL: a user starts the flow. flow is
+	 * the correlation id, inherited from the flow's first session; NULL
+	 * or "" on an agent's call is refused.
+	 */
+	const char *flow, *from, *to;
 };
 
 const char *lg_op_name(enum lg_op op);

@@ -81,4 +81,16 @@ enum lg_verdict lg_greeting_feed(struct lg_greeting *d,
 /* Whether text is a short "how can I help you?" greeting and nothing else. */
 bool lg_greeting_match(const char *text);
 
+struct lg_flow;
+struct lg_flow *lg_flow_new(const struct lg_flow_cfg *cfg);
+void lg_flow_free(struct lg_flow *d);
+enum lg_verdict lg_flow_feed(struct lg_flow *d, const struct lg_event *ev,
+			     const struct lg_guard_env *env,
+			     struct lg_findings *out);
+void lg_flow_stats(const struct lg_flow *d, struct lg_flow_stats *st);
+/* The collapsed stack of flow id: its depth, and "a,b,c" in out. */
+size_t lg_flow_stack(const struct lg_flow *d, const char *id, char *out,
+		     size_t size);
+unsigned lg_flow_depth(const struct lg_flow *d, const char *id);
+
 #endif

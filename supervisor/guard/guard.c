@@ -14,6 +14,7 @@ struct lg_guard {
 	struct lg_failures *failures;
 	struct lg_output_repeat *output_repeat;
 	struct lg_greeting *greeting;
+	struct lg_flow *flow;
 	struct lg_guard_stats st;
 };
 
@@ -30,8 +31,9 @@ struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms)
 	g->failures = lg_failures_new(&cfg->failures);
 	g->output_repeat = lg_output_repeat_new(&cfg->output_repeat);
 	g->greeting = lg_greeting_new(&cfg->greeting);
+	g->flow = lg_flow_new(&cfg->flow);
 	if (!g->vol || !g->same || !g->budget || !g->repeat || !g->failures ||
-	    !g->output_repeat || !g->greeting) {
+	    !g->output_repeat || !g->greeting || !g->flow) {
 		lg_guard_free(g);
 		return NULL;
 	}
@@ -49,6 +51,7 @@ void lg_guard_free(struct lg_guard *g)
 	lg_failures_free(g->failures);
 	lg_output_repeat_free(g->output_repeat);
 	lg_greeting_free(g->greeting);
+	lg_flow_free(g->flow);
 	free(g);
 }
 
@@ -80,6 +83,8 @@ enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
 	/* The model's own text (LG_EV_TEXT) and its turns (LG_EV_TURN). */
 	v = worst(v, lg_output_repeat_feed(g->output_repeat, ev, env, out));
 	v = worst(v, lg_greeting_feed(g->greeting, ev, env, out));
+	/* Agent-to-agent calls, and the work done between them. */
+	v = worst(v, lg_flow_feed(g->flow, ev, env, out));
 	for (size_t i = 0; i < out->n; i++)
 		if (out->f[i].action >= LG_DENY)
 			g->st.trips++;
@@ -89,6 +94,11 @@ enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
 uint64_t lg_guard_next_deadline(const struct lg_guard *g)
 {
 	return lg_budget_next_deadline(g->budget);
+}
+
+void lg_guard_flow_stats(const struct lg_guard *g, struct lg_flow_stats *st)
+{
+	lg_flow_stats(g->flow, st);
 }
 
 void lg_guard_stats(const struct lg_guard *g, struct lg_guard_stats *st)

@@ -75,6 +75,29 @@ struct lg_greeting_cfg {
 	enum lg_verdict action;
 };
 
+/*
+ * Agent-to-agent flows (seed 002): the chain of sessions a flow visits,
+ * collapsed (a call to a session already on the stack is a return to it),
+ * and its calls. Every limit: 0 = off. A refused call's action is
+ * `action`; the no-work warning has its own.
+ */
+struct lg_flow_cfg {
+	bool enabled;
+	unsigned max_depth; /* collapsed stack length, the root included */
+	unsigned max_sessions; /* distinct sessions in one flow */
+	uint64_t max_duration_ms; /* a flow's age at a call */
+	unsigned max_rate; /* calls within rate_window_ms */
+	uint64_t rate_window_ms;
+	unsigned max_calls; /* calls in one flow */
+	bool allow_self_calls;
+	enum lg_verdict action;
+	/* no_work_calls calls in a row, each within no_work_gap_ms of the
+	 * one before, with no tool call or file write between them */
+	unsigned no_work_calls;
+	uint64_t no_work_gap_ms;
+	enum lg_verdict no_work_action;
+};
+
 /* All-zero means off for every detector. New members go at the end. */
 struct lg_guard_cfg {
 	struct lg_detector_cfg volumetric;
@@ -84,6 +107,7 @@ struct lg_guard_cfg {
 	struct lg_failures_cfg failures;
 	struct lg_output_repeat_cfg output_repeat;
 	struct lg_greeting_cfg greeting;
+	struct lg_flow_cfg flow;
 };
 
 struct lg_guard_env {
@@ -137,6 +161,32 @@ struct lg_guard_stats {
 	uint64_t trips;
 };
 void lg_guard_stats(const struct lg_guard *g, struct lg_guard_stats *st);
+
+/* The flow detector's rules and counters (metrics). */
+enum lg_flow_rule {
+	LG_FLOW_R_CORRELATION,
+	LG_FLOW_R_SELF,
+	LG_FLOW_R_DURATION,
+	LG_FLOW_R_DEPTH,
+	LG_FLOW_R_SESSIONS,
+	LG_FLOW_R_RATE,
+	LG_FLOW_R_TOTAL,
+	LG_FLOW_R_NO_WORK, /* a warning, counted with the rejections */
+	LG_FLOW_NRULES
+};
+#define LG_FLOW_NAME_MAX 64 /* longer session names are cut */
+#define LG_FLOW_STACK_MAX 64
+#define LG_FLOW_SESSIONS_MAX 256
+#define LG_FLOW_FLOWS_MAX 8
+#define LG_FLOW_CHAIN_KEEP 16 /* raw chain entries kept for messages */
+
+struct lg_flow_stats {
+	uint64_t flows, calls, returns;
+	uint64_t rejected[LG_FLOW_NRULES];
+	unsigned longest; /* the deepest collapsed chain allowed */
+};
+void lg_guard_flow_stats(const struct lg_guard *g, struct lg_flow_stats *st);
+const char *lg_flow_rule_reason(enum lg_flow_rule r);
 
 const char *lg_verdict_name(enum lg_verdict v);
 int lg_verdict_parse(const char *s, enum lg_verdict *out);
