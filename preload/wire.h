@@ -20,6 +20,7 @@
 #define LG_WIRE_VERSION 1
 #define LG_WIRE_MAX 8192 /* a whole frame, header included */
 #define LG_WIRE_ENV_SOCK "LGRUN_SOCK"
+#define LG_WIRE_ENV_FLOW "LGRUN_FLOW"
 
 enum lg_wire_type {
 	LG_W_HELLO = 1, /* pid, ppid, exe: first frame of a connection */
@@ -30,7 +31,12 @@ enum lg_wire_type {
 	LG_W_GATE = 5, /* a destructive tool call waiting for a verdict */
 	LG_W_VERDICT = 6, /* supervisor -> shim: seq echoed, verdict */
 	LG_W_DROPS = 7, /* events the shim could not send */
-	LG_W_TYPE_MAX = 7,
+	/*
+	 * A nested lgrun asks to start: flow, name. Answered with a VERDICT
+	 * (seq echoed; a refusal carries the reason as PREVIEW).
+	 */
+	LG_W_ENTER = 8,
+	LG_W_TYPE_MAX = 8,
 };
 
 enum lg_wire_tag {
@@ -51,7 +57,10 @@ enum lg_wire_tag {
 	LG_T_VERDICT = 15, /* u32: 0 allow, else the errno to fail with */
 	LG_T_COUNT = 16, /* u64 */
 	LG_T_ARGS_DIGEST = 17, /* u64: hash of the arguments (HTTP bodies) */
-	LG_T_TAG_MAX = 17,
+	LG_T_FLOW = 18, /* string: the flow's correlation id */
+	LG_T_NAME = 19, /* string: a nested session's name */
+	LG_T_CALL_TO = 20, /* string: a GATE that is an agent call (A2A) */
+	LG_T_TAG_MAX = 20,
 };
 
 enum lg_wire_proto {

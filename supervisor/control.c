@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -22,6 +23,9 @@
 #define MAX_CONNS 65536 /* by descriptor number; lgrun raises its fd limit */
 #define MAX_PENDING 64 /* calls awaiting their result, per connection */
 #define ARGS_KEEP 2048
+#define MAX_NESTED 256 /* nested sessions alive at once */
+#define MAX_A2A 8 /* A2A calls awaiting their response, per connection */
+#define NAME 64 /* LG_FLOW_NAME_MAX */
 
 struct pending {
 	bool used;
@@ -31,13 +35,33 @@ struct pending {
 	char args[ARGS_KEEP];
 };
 
+struct a2a {
+	bool used;
+	uint64_t chan;
+	char from[NAME], to[NAME + 8];
+};
+
 struct conn {
 	int fd;
 	pid_t pid;
 	bool hello;
+	bool refused; /* a nested lgrun that was refused: it is saying why */
 	char exe[64];
 	struct pending calls[MAX_PENDING];
 	unsigned next; /* round-robin slot when full */
+	struct a2a a2a[MAX_A2A];
+};
+
+/*
+ * A nested session: an lgrun that registered and exec'd its command (the
+ * same pid). Its end, seen through a pidfd, is the return to its caller.
+ */
+struct nested {
+	bool used;
+	pid_t pid;
+	int pidfd;
+	uint64_t seq; /* registration order */
+	char name[NAME], caller[NAME];
 };
 
 struct lg_control {
@@ -50,6 +74,9 @@ struct lg_control {
 	int reserve_fd; /* given up to refuse a peer when out of descriptors */
 	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
 	struct conn *conns[MAX_CONNS];
+	struct nested nested[MAX_NESTED];
+	uint64_t nested_seq;
+	unsigned lingering; /* refused nested lgruns still connected */
 	struct lg_control_stats st;
 };
 
@@ -107,6 +134,9 @@ void lg_control_free(struct lg_control *c)
 			free(c->conns[i]);
 		}
 	}
+	for (int i = 0; i < MAX_NESTED; i++)
+		if (c->nested[i].used)
+			close(c->nested[i].pidfd);
 	close(c->lfd);
 	if (c->reserve_fd >= 0)
 		close(c->reserve_fd);
@@ -170,10 +200,17 @@ static bool in_session(struct lg_control *c, pid_t pid)
 	return false;
 }
 
+bool lg_control_lingering(const struct lg_control *c)
+{
+	return c->lingering > 0;
+}
+
 static void drop_conn(struct lg_control *c, int epfd, int fd)
 {
 	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 	close(fd);
+	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->refused)
+		c->lingering--;
 	if (fd < MAX_CONNS) {
 		free(c->conns[fd]);
 		c->conns[fd] = NULL;
@@ -291,7 +328,193 @@ static const char *gate_target(struct lg_control *c,
 	return m->target[0] ? m->target : m->tool;
 }
 
-static void on_frame(struct lg_control *c, struct conn *k,
+/* The newest live nested session of pid, or NULL. */
+static struct nested *nested_of(struct lg_control *c, pid_t pid)
+{
+	struct nested *best = NULL;
+
+	for (int i = 0; i < MAX_NESTED; i++)
+		if (c->nested[i].used && c->nested[i].pid == pid &&
+		    (!best || c->nested[i].seq > best->seq))
+			best = &c->nested[i];
+	return best;
+}
+
+/*
+ * The session pid runs in: the nearest nested session among pid and its
+ * ancestors, else the top session. Decided here from the process tree,
+ * not from anything the agent says.
+ */
+static const char *caller_of(struct lg_control *c, pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; depth < 4096 && pid > 1 && pid != self; depth++) {
+		struct nested *n = nested_of(c, pid);
+		pid_t ppid;
+		char state;
+
+		if (n)
+			return n->name;
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
+			break;
+		pid = ppid;
+	}
+	return lg_session_name(c->s);
+}
+
+static void send_verdict_why(int fd, uint32_t seq, uint32_t verdict,
+			     const char *why)
+{
+	struct lg_wire_buf w;
+
+	lg_wire_start(&w, LG_W_VERDICT, seq);
+	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
+	if (why && *why)
+		lg_wire_put_str(&w, LG_T_PREVIEW, why);
+	lg_wire_finish(&w);
+	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		lg_dbg("control: cannot answer: %s", strerror(errno));
+}
+
+/* The flow id a frame carries, if it is this session's; else "". */
+static const char *our_flow(struct lg_control *c, const struct lg_wire_msg *m,
+			    pid_t pid)
+{
+	if (*m->flow && strcmp(m->flow, lg_session_flow(c->s)) != 0) {
+		lg_warn("pid %d gave a correlation id that is not this session's flow: treated as none",
+			pid);
+		return "";
+	}
+	return m->flow;
+}
+
+/* A nested lgrun asks to start as a child session. */
+static void on_enter(struct lg_control *c, int epfd, struct conn *k,
+		     const struct lg_wire_msg *m)
+{
+	char why[LG_SUMMARY_MAX + 64], caller[NAME];
+	struct nested *n = NULL;
+	int err, pidfd;
+
+	snprintf(caller, sizeof(caller), "%s", caller_of(c, k->pid));
+	c->st.enters++;
+	pthread_mutex_lock(c->lock);
+	/* a refusal's kill waits until the nested lgrun has said why */
+	lg_session_defer_kill(c->s, true);
+	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "lgrun",
+			      our_flow(c, m, k->pid), caller, m->name, why,
+			      sizeof(why));
+	lg_session_defer_kill(c->s, false);
+	pthread_mutex_unlock(c->lock);
+	if (err) {
+		c->st.enter_refused++;
+		k->refused = true;
+		c->lingering++;
+		send_verdict_why(k->fd, m->seq, (uint32_t)err, why);
+		return;
+	}
+	for (int i = 0; i < MAX_NESTED && !n; i++)
+		if (!c->nested[i].used)
+			n = &c->nested[i];
+	pidfd = (int)syscall(SYS_pidfd_open, k->pid, 0);
+	if (!n || pidfd < 0) {
+		/* allowed, but its return cannot be seen: say so once */
+		lg_warn("cannot follow nested session '%s' (pid %d): %s",
+			m->name, k->pid,
+			n ? strerror(errno) : "too many at once");
+		if (pidfd >= 0)
+			close(pidfd);
+	} else {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		n->used = true;
+		n->pid = k->pid;
+		n->pidfd = pidfd;
+		n->seq = ++c->nested_seq;
+		snprintf(n->name, sizeof(n->name), "%s", m->name);
+		snprintf(n->caller, sizeof(n->caller), "%s", caller);
+		ev.data.fd = pidfd;
+		epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev);
+	}
+	send_verdict_why(k->fd, m->seq, 0, NULL);
+}
+
+/* A nested session's process ended: it and any it exec'd into return. */
+static bool on_pidfd(struct lg_control *c, int epfd, int fd)
+{
+	struct nested *n = NULL, *last;
+	pid_t pid;
+
+	for (int i = 0; i < MAX_NESTED && !n; i++)
+		if (c->nested[i].used && c->nested[i].pidfd == fd)
+			n = &c->nested[i];
+	if (!n)
+		return false;
+	pid = n->pid;
+	while ((last = nested_of(c, pid))) {
+		pthread_mutex_lock(c->lock);
+		lg_session_return(c->s, lg_session_flow(c->s), last->name,
+				  last->caller);
+		pthread_mutex_unlock(c->lock);
+		epoll_ctl(epfd, EPOLL_CTL_DEL, last->pidfd, NULL);
+		close(last->pidfd);
+		last->used = false;
+	}
+	return true;
+}
+
+/* An A2A request held by the shim: a call to the endpoint. */
+static int on_a2a(struct lg_control *c, struct conn *k,
+		  const struct lg_wire_msg *m)
+{
+	char why[LG_SUMMARY_MAX + 64], to[NAME + 8];
+	struct a2a *a = NULL;
+	const char *from = caller_of(c, k->pid);
+	int err;
+
+	snprintf(to, sizeof(to), "a2a:%s", m->call_to);
+	c->st.a2a_calls++;
+	pthread_mutex_lock(c->lock);
+	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "?",
+			      lg_session_flow(c->s), from, to, why,
+			      sizeof(why));
+	pthread_mutex_unlock(c->lock);
+	if (err) {
+		lg_warn("%s", why[0] ? why : "an A2A call was refused");
+		return err;
+	}
+	for (int i = 0; i < MAX_A2A && !a; i++)
+		if (!k->a2a[i].used)
+			a = &k->a2a[i];
+	if (!a)
+		a = &k->a2a[m->chan % MAX_A2A];
+	a->used = true;
+	a->chan = m->chan;
+	snprintf(a->from, sizeof(a->from), "%s", from);
+	snprintf(a->to, sizeof(a->to), "%s", to);
+	return 0;
+}
+
+/* The response to an A2A call: the return. */
+static bool a2a_done(struct lg_control *c, struct conn *k, uint64_t chan)
+{
+	for (int i = 0; i < MAX_A2A; i++) {
+		struct a2a *a = &k->a2a[i];
+
+		if (a->used && a->chan == chan) {
+			pthread_mutex_lock(c->lock);
+			lg_session_return(c->s, lg_session_flow(c->s), a->to,
+					  a->from);
+			pthread_mutex_unlock(c->lock);
+			a->used = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		     const struct lg_wire_msg *m)
 {
 	const char *exe = k->exe[0] ? k->exe : "?";
@@ -322,6 +545,10 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		int err;
 
 		c->st.gates++;
+		if (*m->call_to) {
+			send_verdict(k->fd, m->seq, (uint32_t)on_a2a(c, k, m));
+			break;
+		}
 		/* HTTP results carry their call; JSON-RPC ones are paired. */
 		if (m->proto != LG_P_HTTP)
 			remember_call(k, m);
@@ -344,6 +571,8 @@ static void on_frame(struct lg_control *c, struct conn *k,
 		const char *tool, *args, *raw;
 		struct pending *p = NULL;
 
+		if (a2a_done(c, k, m->chan))
+			break; /* a return, not a tool's work */
 		if (LG_WIRE_HAS(m, LG_T_TOOL)) {
 			/* A whole call in one frame: args by digest (HTTP). */
 			tool = m->tool;
@@ -378,6 +607,9 @@ static void on_frame(struct lg_control *c, struct conn *k,
 	case LG_W_DROPS:
 		c->st.dropped += m->count;
 		break;
+	case LG_W_ENTER:
+		on_enter(c, epfd, k, m);
+		break;
 	default:
 		break;
 	}
@@ -394,8 +626,10 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 		lg_control_accept(c, epfd);
 		return true;
 	}
-	if (fd < 0 || fd >= MAX_CONNS || !(k = c->conns[fd]))
+	if (fd < 0 || fd >= MAX_CONNS)
 		return false;
+	if (!(k = c->conns[fd]))
+		return on_pidfd(c, epfd, fd);
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		int r;
@@ -420,6 +654,6 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 			drop_conn(c, epfd, fd);
 			return true;
 		}
-		on_frame(c, k, &m);
+		on_frame(c, epfd, k, &m);
 	}
 }

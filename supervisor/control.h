@@ -20,6 +20,7 @@ struct lg_control;
 struct lg_control_stats {
 	uint64_t accepted, refused, malformed, frames, dropped, gates,
 		op_results, tool_calls, tls;
+	uint64_t enters, enter_refused, a2a_calls;
 };
 
 /* target_keys, url_targets: see [shim]; the strings must outlive c. */
@@ -37,6 +38,12 @@ const char *lg_control_path(const struct lg_control *c);
 void lg_control_accept(struct lg_control *c, int epfd);
 /* True if fd is one of ours (then it was handled). */
 bool lg_control_handle(struct lg_control *c, int epfd, int fd);
+
+/*
+ * A nested lgrun was refused and is still connected: it is telling the
+ * user why. A kill waits for it (briefly).
+ */
+bool lg_control_lingering(const struct lg_control *c);
 
 void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st);
 

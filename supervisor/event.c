@@ -22,6 +22,8 @@ const char *lg_op_name(enum lg_op op)
 		return "write";
 	case LG_OP_RENAME:
 		return "rename";
+	case LG_OP_AGENT_CALL:
+		return "agent_call";
 	}
 	return "?";
 }

@@ -41,6 +41,7 @@ enum lg_op {
 	LG_OP_TOOL_DELETE,
 	LG_OP_WRITE, /* an open for writing (results only) */
 	LG_OP_RENAME, /* results only */
+	LG_OP_AGENT_CALL, /* a flow's call (nested lgrun, A2A) */
 };
 
 /* What a destructive attempt would destroy; decided at the edge from facts. */

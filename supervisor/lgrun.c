@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -34,6 +35,7 @@
 #include "filter.h"
 #include "launch.h"
 #include "log.h"
+#include "nested.h"
 #include "notify.h"
 #include "pathres.h"
 #include "session.h"
@@ -179,23 +181,43 @@ static void ensure_std_fds(void)
 	}
 }
 
-/* Inside a session already: our filter is on us and the supervisor above us. */
-static bool nested(void)
+/*
+ * Inside a session already: the enclosing supervisor's filter covers us.
+ * Register as a child session of its flow (refused: exit 86 with the
+ * reason), then become the command.
+ */
+static int run_nested(const struct opts *o, const char *sock, const char *flow)
 {
-	char line[256];
-	bool filtered = false;
-	FILE *f;
+	const char *name = o->session ? o->session :
+			   o->agent   ? o->agent :
+					lg_path_basename(o->argv[0]);
+	char why[1024];
+	int r;
 
-	if (!getenv("LGRUN_SUPERVISOR_PID"))
-		return false;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "Seccomp:", 8) == 0 && atoi(line + 8) == 2)
-			filtered = true;
-	fclose(f);
-	return filtered;
+	if (o->timeout || o->observe || o->watch_output || o->config ||
+	    o->profile || o->state_dir)
+		lg_warn("inside a session: --timeout, --observe, --watch-output, --config, --profile and --state-dir of a nested lgrun are ignored; the enclosing session's settings apply");
+	r = lg_nested_enter(sock, flow, name, why, sizeof(why));
+	if (r < 0) {
+		lg_err("inside a session, but its supervisor (%s) cannot be asked: %s; not starting '%s'",
+		       sock, strerror(-r), o->argv[0]);
+		return LG_EXIT_ERROR;
+	}
+	if (r > 0) {
+		fprintf(stderr, "lgrun: %s\nlgrun: '%s' was not started\n",
+			why[0] ? why :
+				 "the enclosing session refused this call",
+			name);
+		if (!*flow)
+			fprintf(stderr,
+				"lgrun: LGRUN_FLOW (the flow's correlation id) was not in the environment: keep LGRUN_FLOW and LGRUN_SOCK when starting lgrun inside a session\n");
+		return LG_EXIT_TRIPPED;
+	}
+	lg_info("inside the session: '%s' runs as child session '%s'",
+		o->argv[0], name);
+	execvp(o->argv[0], o->argv);
+	lg_err("cannot execute '%s': %s", o->argv[0], strerror(errno));
+	return errno == ENOENT ? LG_EXIT_NOTFOUND : LG_EXIT_NOEXEC;
 }
 
 /* Frees what make_env() added; the rest is environ's. */
@@ -323,6 +345,7 @@ struct loop {
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
+	uint64_t linger_until; /* a refused nested lgrun says why first */
 	atomic_uint_fast64_t grace_until;
 	int epfd, sfd, tfd, efd;
 	pthread_t thread;
@@ -446,6 +469,8 @@ static void arm_timer(struct loop *l)
 		next = l->kill_at;
 	if (l->procs_at && (!next || l->procs_at < next))
 		next = l->procs_at;
+	if (l->linger_until && (!next || l->linger_until < next))
+		next = l->linger_until;
 	{
 		uint64_t g = atomic_load(&l->grace_until);
 
@@ -704,6 +729,8 @@ static void drain_output(struct loop *l)
  * past the limit either way (a fork bomb is stopped within a tick).
  */
 #define PROCS_TICK_MS 200
+/* How long a kill waits for a refused nested lgrun to print why. */
+#define NESTED_LINGER_MS 1000
 
 static void count_processes(struct loop *l)
 {
@@ -743,10 +770,16 @@ static int event_loop(struct loop *l)
 
 		if (kill_pending(l)) {
 			uint64_t g = atomic_load(&l->grace_until);
+			uint64_t now = lg_mono_ms();
+			bool linger = l->ctl && lg_control_lingering(l->ctl);
 
-			if (!g || l->main_exited || lg_mono_ms() >= g)
+			if (linger && !l->linger_until)
+				l->linger_until = now + NESTED_LINGER_MS;
+			if (!(linger && now < l->linger_until) &&
+			    (!g || l->main_exited || now >= g))
 				return run_trip(l);
-			/* else: the agent is reading why; the timer wakes us */
+			/* else: the agent (or a refused nested lgrun) is
+			 * reading why; the timer wakes us */
 		}
 		if (l->main_exited && !l->draining) {
 			if (!tree_alive(l))
@@ -828,6 +861,7 @@ int main(int argc, char **argv)
 {
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96], cgname[200];
+	char flow_id[33];
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
@@ -850,14 +884,11 @@ int main(int argc, char **argv)
 		return LG_EXIT_ERROR;
 	lg_log_verbosity = LG_LOG_WARN + o.verbose;
 
-	if (nested()) {
-		/* The enclosing supervisor's filter already covers us. */
-		lg_info("inside session %s: the enclosing lgrun supervises '%s'",
-			getenv("LGRUN_SESSION") ? getenv("LGRUN_SESSION") : "?",
-			o.argv[0]);
-		execvp(o.argv[0], o.argv);
-		lg_err("cannot execute '%s': %s", o.argv[0], strerror(errno));
-		return errno == ENOENT ? LG_EXIT_NOTFOUND : LG_EXIT_NOEXEC;
+	{
+		char sock[PATH_MAX], flow[128];
+
+		if (lg_nested_find(sock, sizeof(sock), flow, sizeof(flow)))
+			return run_nested(&o, sock, flow);
 	}
 
 	agent = o.agent ? o.agent : lg_path_basename(o.argv[0]);
@@ -958,8 +989,21 @@ int main(int argc, char **argv)
 	snprintf(audit_path, sizeof(audit_path), "%s/audit.jsonl", state_dir);
 	snprintf(metrics_path, sizeof(metrics_path), "%s/lgrun.prom",
 		 state_dir);
+	{
+		unsigned char rnd[16];
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			lg_err("cannot make a flow id: %s", strerror(errno));
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(flow_id + 2 * i, 3, "%02x", rnd[i]);
+	}
 	info.id = id;
 	info.agent = agent;
+	info.flow = flow_id;
+	info.name = o.session ? o.session : agent;
 	info.state_dir = state_dir;
 	info.audit_path = cfg.audit_log ? cfg.audit_log : audit_path;
 	info.metrics_path = cfg.metrics_file ? cfg.metrics_file : metrics_path;
@@ -1009,9 +1053,15 @@ int main(int argc, char **argv)
 	l.cg = &cg;
 	l.cfg = &cfg;
 
-	if (!cfg.shim) {
+	if (!cfg.shim)
 		lg_info("the shim is off ([shim] enabled = false)");
-	} else if (libdir_file("liblgshim.so", shim_path, sizeof(shim_path))) {
+	else if (!libdir_file("liblgshim.so", shim_path, sizeof(shim_path))) {
+		lg_info("no shim next to lgrun (%s): tool calls are not observed",
+			shim_path);
+		shim_path[0] = '\0';
+	}
+	{
+		/* the control socket: the shim's, and nested lgruns' */
 		char run_dir[PATH_MAX + 8];
 
 		snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
@@ -1020,9 +1070,6 @@ int main(int argc, char **argv)
 			     run_dir, getpid()) >= 100)
 			snprintf(sock_path, sizeof(sock_path),
 				 "/tmp/lgrun-%d-%d.sock", getuid(), getpid());
-	} else {
-		lg_info("no shim next to lgrun (%s): tool calls are not observed",
-			shim_path);
 	}
 	info.start_real_ns = lg_real_ns();
 	info.start_mono_ms = lg_mono_ms();
@@ -1088,9 +1135,11 @@ int main(int argc, char **argv)
 		e |= setvar(set, max, "LGRUN_AGENT", "%s", agent);
 		e |= setvar(set, max, "LGRUN_STATE_DIR", "%s", state_dir);
 		e |= setvar(set, max, "LGRUN_SUPERVISOR_PID", "%d", getpid());
-		if (l.ctl) {
+		e |= setvar(set, max, "LGRUN_FLOW", "%s", flow_id);
+		if (l.ctl)
 			e |= setvar(set, max, "LGRUN_SOCK", "%s",
 				    lg_control_path(l.ctl));
+		if (l.ctl && shim_path[0]) {
 			e |= setvar(set, max, "LGRUN_GATE_TOOLS", "%s",
 				    cfg.gate_tools ? cfg.gate_tools :
 						     LG_DEFAULT_GATE_TOOLS);

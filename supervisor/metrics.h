@@ -9,6 +9,9 @@
  *   lgrun_shim_refused_connections_total       peers outside the session's tree
  *   lgrun_shim_malformed_frames_total
  *   lgrun_gated_calls_total                    calls held for a verdict
+ *   lgrun_flow_calls_total                     agent-to-agent calls allowed
+ *   lgrun_flow_rejected_calls_total{reason}    refused ones by rule (and
+ *                                              flow_no_work warnings)
  */
 #ifndef LG_METRICS_H
 #define LG_METRICS_H

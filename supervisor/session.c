@@ -199,6 +199,16 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	for (size_t i = 0; i < cfg->n_ignore; i++)
 		if (cfg->ignore[i].program)
 			s->has_program_rules = true;
+	if (info->flow && info->name) {
+		struct lg_guard_env env = { info->start_mono_ms, NULL, s };
+		struct lg_event ev = { .kind = LG_EV_CALL,
+				       .source = LG_SRC_SHIM,
+				       .flow = info->flow,
+				       .to = info->name };
+		struct lg_findings out;
+
+		lg_guard_feed(s->guard, &ev, &env, &out);
+	}
 	if (cfg->watch_output) {
 		struct lg_guard_cfg oc;
 
@@ -308,7 +318,8 @@ static void json_recent(struct lg_session *s, struct lg_json *j)
 			    (double)(r->t_ms - s->info.start_mono_ms) / 1000.0);
 		lg_json_str(&e, "op", lg_op_name(r->op));
 		lg_json_str(&e, "target", r->target);
-		lg_json_str(&e, "class", lg_class_name(r->cls));
+		if (r->op != LG_OP_AGENT_CALL)
+			lg_json_str(&e, "class", lg_class_name(r->cls));
 		lg_json_str(&e, "verdict", lg_verdict_name(r->verdict));
 		lg_json_int(&e, "pid", r->pid);
 		lg_json_str(&e, "exe", r->exe);
@@ -361,6 +372,20 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
 	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	{
+		struct lg_flow_stats fs;
+		uint64_t rej = 0;
+
+		lg_guard_flow_stats(s->guard, &fs);
+		for (int i = 0; i < LG_FLOW_NRULES; i++)
+			if (i != LG_FLOW_R_NO_WORK)
+				rej += fs.rejected[i];
+		if (fs.calls || rej) {
+			lg_json_int(&j, "agent_calls", (long long)fs.calls);
+			lg_json_int(&j, "agent_calls_rejected", (long long)rej);
+			lg_json_int(&j, "longest_chain", fs.longest);
+		}
+	}
 	r = lg_audit_append(s->info.audit_path, lg_json_end(&j), true);
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
@@ -581,6 +606,77 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 		       act(s, &out, LG_OP_TOOL_DELETE, pid, exe, target);
 }
 
+const char *lg_session_flow(const struct lg_session *s)
+{
+	return s->info.flow ? s->info.flow : "";
+}
+
+const char *lg_session_name(const struct lg_session *s)
+{
+	return s->info.name ? s->info.name : "";
+}
+
+int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
+		    const char *flow, const char *from, const char *to,
+		    char *why, size_t why_size)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_CALL,
+			       .source = LG_SRC_SHIM,
+			       .op = LG_OP_AGENT_CALL,
+			       .pid = pid,
+			       .exe = exe,
+			       .target = to,
+			       .flow = flow,
+			       .from = from,
+			       .to = to };
+	struct lg_findings out;
+	enum lg_verdict v;
+	int err;
+
+	if (why_size)
+		why[0] = '\0';
+	s->st.ev_shim++;
+	if (s->blocked) {
+		lg_session_stop_message(s, why, why_size);
+		return s->cfg->deny_errno;
+	}
+	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	{
+		char arrow[2 * LG_FLOW_NAME_MAX + 16];
+
+		snprintf(arrow, sizeof(arrow), "%s -> %s", from, to);
+		remember(s, env.now_ms, pid, LG_OP_AGENT_CALL, LG_CLASS_DESTROY,
+			 v, exe, arrow);
+	}
+	lg_info("agent call %s -> %s (%s[%d]): %s", from, to, exe, pid,
+		lg_verdict_name(v));
+	if (v == LG_ALLOW)
+		return 0;
+	err = act(s, &out, LG_OP_AGENT_CALL, pid, exe, to);
+	for (size_t i = 0; err && i < out.n; i++)
+		if (out.f[i].action >= LG_DENY) {
+			snprintf(why, why_size, "%s", out.f[i].summary);
+			break;
+		}
+	return err;
+}
+
+void lg_session_return(struct lg_session *s, const char *flow, const char *from,
+		       const char *to)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_RETURN,
+			       .source = LG_SRC_SHIM,
+			       .flow = flow,
+			       .from = from,
+			       .to = to };
+	struct lg_findings out;
+
+	lg_dbg("agent return %s -> %s", from, to);
+	lg_guard_feed(s->guard, &ev, &env, &out);
+}
+
 void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			  enum lg_op op, const char *path, int result)
 {
@@ -752,16 +848,38 @@ void lg_session_write_metrics(struct lg_session *s)
 		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
 		{ "lgrun_gated_calls_total", "", s->shim[4] },
 	};
+	struct lg_metric_inc flow[1 + LG_FLOW_NRULES];
+	char labels[LG_FLOW_NRULES][64];
+	struct lg_metric_inc all[sizeof(inc) / sizeof(inc[0]) +
+				 sizeof(flow) / sizeof(flow[0])];
+	struct lg_flow_stats fs;
+	size_t n = 0;
 	bool any = false;
 	int r;
 
+	/* lgrun_flow_calls_total, lgrun_flow_rejected_calls_total{reason} */
+	lg_guard_flow_stats(s->guard, &fs);
+	flow[0] = (struct lg_metric_inc){ "lgrun_flow_calls_total", "",
+					  fs.calls };
+	for (int i = 0; i < LG_FLOW_NRULES; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "reason=\"%s\"",
+			 lg_flow_rule_reason((enum lg_flow_rule)i));
+		flow[1 + i] = (struct lg_metric_inc){
+			"lgrun_flow_rejected_calls_total", labels[i],
+			fs.rejected[i]
+		};
+	}
 	for (size_t i = 0; i < sizeof(inc) / sizeof(inc[0]); i++)
-		any |= inc[i].n != 0;
+		all[n++] = inc[i];
+	for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++)
+		if (flow[i].n)
+			all[n++] = flow[i];
+	for (size_t i = 0; i < n; i++)
+		any |= all[i].n != 0;
 	/* nothing to add: leave the file alone (a quiet session is cheap) */
 	if (!s->info.metrics_path || !any)
 		return;
-	r = lg_metrics_add(s->info.metrics_path, inc,
-			   sizeof(inc) / sizeof(inc[0]));
+	r = lg_metrics_add(s->info.metrics_path, all, n);
 	if (r < 0)
 		lg_warn("cannot update the metrics file %s: %s",
 			s->info.metrics_path, strerror(-r));

@@ -19,6 +19,9 @@ struct lg_session;
 
 struct lg_session_info {
 	const char *id, *agent, *state_dir, *audit_path, *metrics_path;
+	/* the flow's correlation id and this session's name in its chains;
+	 * the session starts the flow (a user's call) */
+	const char *flow, *name;
 	int64_t start_real_ns;
 	uint64_t start_mono_ms;
 };
@@ -76,6 +79,21 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
  */
 int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *tool, const char *target);
+/*
+ * An agent-to-agent call of the session's flow: a nested lgrun starting
+ * (from: the session it runs in, to: its name), an A2A request (to: the
+ * endpoint). 0 to let it go, else the errno to refuse it with; why gets
+ * the user-facing reason of a refusal.
+ */
+int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
+		    const char *flow, const char *from, const char *to,
+		    char *why, size_t why_size);
+/* Its end: control goes back from `from` to `to`. */
+void lg_session_return(struct lg_session *s, const char *flow, const char *from,
+		       const char *to);
+const char *lg_session_flow(const struct lg_session *s);
+const char *lg_session_name(const struct lg_session *s);
+
 /* A file operation's outcome, from the shim: result is 0 or an errno. */
 void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			  enum lg_op op, const char *path, int result);

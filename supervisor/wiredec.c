@@ -46,7 +46,8 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 	size_t used = 0;
 
 	memset(m, 0, sizeof(*m));
-	m->exe = m->path = m->tool = m->target = m->preview = "";
+	m->exe = m->path = m->tool = m->target = m->preview = m->flow =
+		m->name = m->call_to = "";
 	if (n > LG_WIRE_MAX)
 		return -EMSGSIZE;
 	if (n < LG_WIRE_HDR_SIZE)
@@ -117,6 +118,9 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		case LG_T_PATH:
 		case LG_T_TOOL:
 		case LG_T_TARGET:
+		case LG_T_FLOW:
+		case LG_T_NAME:
+		case LG_T_CALL_TO:
 		case LG_T_PREVIEW: {
 			const char *s =
 				get_str(v, len, scratch, &used, scratch_size);
@@ -131,6 +135,12 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 				m->tool = s;
 			else if (tag == LG_T_TARGET)
 				m->target = s;
+			else if (tag == LG_T_FLOW)
+				m->flow = s;
+			else if (tag == LG_T_NAME)
+				m->name = s;
+			else if (tag == LG_T_CALL_TO)
+				m->call_to = s;
 			else
 				m->preview = s;
 			break;
@@ -165,6 +175,10 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		break;
 	case LG_W_DROPS:
 		if (!LG_WIRE_HAS(m, LG_T_COUNT))
+			return -EBADMSG;
+		break;
+	case LG_W_ENTER: /* a missing flow is the session's to refuse */
+		if (!LG_WIRE_HAS(m, LG_T_NAME) || !*m->name)
 			return -EBADMSG;
 		break;
 	default:

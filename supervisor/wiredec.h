@@ -15,7 +15,8 @@ struct lg_wire_msg {
 	uint32_t pid, ppid, op, result, proto, status, verdict;
 	uint64_t chan, digest, count, args_digest;
 	/* NUL-terminated, in the caller's scratch buffer; "" when absent */
-	const char *exe, *path, *tool, *target, *preview;
+	const char *exe, *path, *tool, *target, *preview, *flow, *name,
+		*call_to;
 	const unsigned char *args; /* points into the frame */
 	size_t args_len;
 };

@@ -263,7 +263,8 @@ static enum lg_verdict reject(struct lg_flow *d, enum lg_flow_rule rule,
 
 	d->st.rejected[rule]++;
 	fd = lg_findings_add(out, d->cfg.action, "flow",
-			     lg_flow_rule_reason(rule), "Agent call rejected: ");
+			     lg_flow_rule_reason(rule),
+			     "Agent call rejected: ");
 	if (fd) {
 		size_t n = strlen(fd->summary);
 
@@ -287,9 +288,10 @@ static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 
 	if (!ev->flow || !*ev->flow) {
 		snprintf(detail, sizeof(detail), "%s -> %s", ev->from, ev->to);
-		return reject(d, LG_FLOW_R_CORRELATION, out,
-			      "correlation ID required for agent-initiated calls (%s)",
-			      detail, NULL);
+		return reject(
+			d, LG_FLOW_R_CORRELATION, out,
+			"correlation ID required for agent-initiated calls (%s)",
+			detail, NULL);
 	}
 	f = find(d, ev->flow);
 	if (f && f->depth <= 1 && c->max_duration_ms &&

@@ -176,9 +176,9 @@ static void test_collapse_table(void **state)
 	static const struct {
 		const char *chain, *collapsed;
 	} t[] = {
-		{ "1,2,1", "1" },	  { "1,2,1,2", "1,2" },
-		{ "1,2,1,2,1", "1" },	  { "1,2,3", "1,2,3" },
-		{ "1,2,1,3", "1,3" },	  { "1,2,1,3,1", "1" },
+		{ "1,2,1", "1" },     { "1,2,1,2", "1,2" },
+		{ "1,2,1,2,1", "1" }, { "1,2,3", "1,2,3" },
+		{ "1,2,1,3", "1,3" }, { "1,2,1,3,1", "1" },
 	};
 	struct lg_flow_cfg c = defaults();
 
@@ -221,7 +221,8 @@ static void test_deep_chain_rejected_at_six(void **state)
 	assert_summary(fx, "effective call depth 6 exceeds limit (max 5)");
 	assert_string_equal(fx->out.f[0].reason, "flow_depth");
 	assert_string_equal(fx->out.f[0].rule, "flow");
-	assert_non_null(strstr(fx->out.f[0].summary, "1 -> 2 -> 3 -> 4 -> 5 -> 6"));
+	assert_non_null(
+		strstr(fx->out.f[0].summary, "1 -> 2 -> 3 -> 4 -> 5 -> 6"));
 	/* the refused call is not recorded */
 	assert_string_equal(stack(fx), "1,2,3,4,5");
 	lg_flow_stats(fx->d, &st);
@@ -252,8 +253,7 @@ static void test_eleven_sessions_rejected(void **state)
 	struct fixture *fx = *state;
 
 	/* 1 -> 2 -> 1 -> 3 -> 1 ... -> 10: ten sessions */
-	assert_int_equal(walk(fx,
-			      "1,2,1,3,1,4,1,5,1,6,1,7,1,8,1,9,1,10,1",
+	assert_int_equal(walk(fx, "1,2,1,3,1,4,1,5,1,6,1,7,1,8,1,9,1,10,1",
 			      3100),
 			 LG_ALLOW);
 	fx->env.now_ms += 3100;
@@ -272,7 +272,7 @@ static void test_rate_21_in_a_minute_rejected(void **state)
 		fx->env.now_ms += 2000;
 		assert_int_equal(call(fx, i % 2 ? "2" : "1", i % 2 ? "1" : "2"),
 				 i == 4 ? LG_WARN : /* no work: once a run */
-					 LG_ALLOW);
+					  LG_ALLOW);
 	}
 	fx->env.now_ms += 2000;
 	assert_int_equal(call(fx, "1", "2"), LG_KILL);
@@ -495,8 +495,9 @@ int main(void)
 			setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_eleven_sessions_rejected,
 						setup_default, teardown),
-		cmocka_unit_test_setup_teardown(test_rate_21_in_a_minute_rejected,
-						setup_default, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_rate_21_in_a_minute_rejected, setup_default,
+			teardown),
 		cmocka_unit_test_setup_teardown(test_rate_is_a_sliding_window,
 						setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_rejected,
