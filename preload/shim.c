@@ -731,6 +731,85 @@ static void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s,
 	lg_wire_put(w, tag, s.p, s.n < max ? s.n : max);
 }
 
+/* A2A (agent-to-agent) JSON-RPC methods that hand work to another agent. */
+static bool a2a_method(struct lg_span m)
+{
+	static const char *const names[] = { "message/send", "message/stream",
+					     "tasks/send",
+					     "tasks/sendSubscribe" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (m.n == strlen(names[i]) && memcmp(m.p, names[i], m.n) == 0)
+			return true;
+	return false;
+}
+
+/* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
+static void a2a_endpoint(int fd, const char *path, size_t path_n, char *out,
+			 size_t size)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+			port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+			port = ntohs(a->sin6_port);
+		} else if (ss.ss_family == AF_UNIX) {
+			snprintf(host, sizeof(host), "unix");
+		}
+	}
+	snprintf(out, size, "%s:%u%.*s", host, port,
+		 (int)(path_n < 200 ? path_n : 200), path);
+}
+
+/* An A2A call waits for the supervisor: it is a call of the flow. */
+static int a2a_gate(uint64_t chan, struct lg_span method, const char *endpoint)
+{
+	struct lg_wire_buf w;
+	char tool[64];
+
+	snprintf(tool, sizeof(tool), "a2a %.*s", (int)method.n, method.p);
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_u64(&w, LG_T_CHAN, chan);
+	lg_wire_put_str(&w, LG_T_TOOL, tool);
+	lg_wire_put_str(&w, LG_T_CALL_TO, endpoint);
+	return gate(&w);
+}
+
+/*
+ * The body of an HTTP request whose headers went first (a write of its
+ * own, or writev's second part) that is an A2A call: true, and *refuse
+ * set, when it was one.
+ */
+static bool a2a_body(int fd, const char *p, size_t n, int *refuse)
+{
+	struct lg_jrpc jr;
+	const char *path;
+	char ep[300];
+
+	if (fd < 0 || fd >= HTTP_TRACK || http_req[fd].used != gen ||
+	    !http_sent[fd] || !lg_recog_jsonrpc(p, n, &jr) || !jr.request ||
+	    !a2a_method(jr.method))
+		return false;
+	path = strchr(http_req[fd].tool, ' ');
+	path = path ? path + 1 : "";
+	a2a_endpoint(fd, path, strlen(path), ep, sizeof(ep));
+	*refuse = a2a_gate(((uint64_t)fd << 32) | (http_sent[fd] - 1),
+			   jr.method, ep);
+	return true;
+}
+
 /*
  * An outgoing message. Returns 0 to let it go, or the errno the program
  * should see (the supervisor refused it).
@@ -741,6 +820,7 @@ static int outgoing(int fd, const char *p, size_t n)
 	struct lg_jrpc jr;
 	struct lg_wire_buf w;
 	char tool[160];
+	int r;
 
 	if (!channel(fd))
 		return 0;
@@ -775,6 +855,16 @@ static int outgoing(int fd, const char *p, size_t n)
 				 "%.*s", (int)(hq.body.n < 63 ? hq.body.n : 63),
 				 hq.body.p);
 		}
+		if (!del && hq.body.n &&
+		    lg_recog_jsonrpc(hq.body.p, hq.body.n, &jr) && jr.request &&
+		    a2a_method(jr.method)) {
+			char ep[300];
+
+			a2a_endpoint(fd, hq.target.p, hq.target.n, ep,
+				     sizeof(ep));
+			return a2a_gate(((uint64_t)fd << 32) | k, jr.method,
+					ep);
+		}
 		if (!del && fd < HTTP_TRACK)
 			return 0; /* reported with its response */
 		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
@@ -791,6 +881,8 @@ static int outgoing(int fd, const char *p, size_t n)
 		emit(&w);
 		return 0;
 	}
+	if (a2a_body(fd, p, n, &r))
+		return r;
 	if (lg_recog_jsonrpc(p, n, &jr) && jr.request) {
 		bool call = jr.name.n > 0;
 		bool destructive =
@@ -923,11 +1015,22 @@ OUT_HOOK(sendto,
 	  socklen_t al),
 	 (const char *)b, n, sendto(fd, b, n, f, a, al))
 
+/* HTTP headers in the first part, the body in the second (Node). */
+static int outgoing_iov(int fd, const struct iovec *iov, int cnt)
+{
+	int refuse = outgoing(fd, iov[0].iov_base, iov[0].iov_len);
+
+	if (!refuse && cnt > 1 && iov[1].iov_len >= 4 &&
+	    lg_recog_maybe(iov[1].iov_base, iov[1].iov_len))
+		a2a_body(fd, iov[1].iov_base, iov[1].iov_len, &refuse);
+	return refuse;
+}
+
 LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	if (cnt > 0 && iov[0].iov_len >= 4 &&
 	    lg_recog_maybe(iov[0].iov_base, iov[0].iov_len) && enter()) {
-		int refuse = outgoing(fd, iov[0].iov_base, iov[0].iov_len);
+		int refuse = outgoing_iov(fd, iov, cnt);
 
 		leave();
 		if (refuse) {
@@ -943,8 +1046,7 @@ LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 	if (m && m->msg_iovlen > 0 && m->msg_iov[0].iov_len >= 4 &&
 	    lg_recog_maybe(m->msg_iov[0].iov_base, m->msg_iov[0].iov_len) &&
 	    enter()) {
-		int refuse = outgoing(fd, m->msg_iov[0].iov_base,
-				      m->msg_iov[0].iov_len);
+		int refuse = outgoing_iov(fd, m->msg_iov, (int)m->msg_iovlen);
 
 		leave();
 		if (refuse) {

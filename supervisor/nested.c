@@ -67,8 +67,8 @@ static bool from_ancestors(char *sock, size_t ssz, char *flow, size_t fsz)
 		n = fd >= 0 ? read(fd, env, sizeof(env)) : -1;
 		if (fd >= 0)
 			close(fd);
-		if (n > 0 && env_get(env, (size_t)n, LG_WIRE_ENV_SOCK, sock,
-				     ssz)) {
+		if (n > 0 &&
+		    env_get(env, (size_t)n, LG_WIRE_ENV_SOCK, sock, ssz)) {
 			if (!env_get(env, (size_t)n, LG_WIRE_ENV_FLOW, flow,
 				     fsz))
 				flow[0] = '\0';
@@ -134,8 +134,7 @@ static bool from_supervisor(char *sock, size_t ssz)
 	return false;
 }
 
-bool lg_nested_find(char *sock, size_t sock_size, char *flow,
-		    size_t flow_size)
+bool lg_nested_find(char *sock, size_t sock_size, char *flow, size_t flow_size)
 {
 	const char *s = getenv(LG_WIRE_ENV_SOCK), *f = getenv(LG_WIRE_ENV_FLOW);
 

@@ -15,8 +15,7 @@
  * first ancestor's that names one. The flow id comes from the same place
  * ("" if it has none).
  */
-bool lg_nested_find(char *sock, size_t sock_size, char *flow,
-		    size_t flow_size);
+bool lg_nested_find(char *sock, size_t sock_size, char *flow, size_t flow_size);
 
 /*
  * Registers as the child session `name`: 0 when it may start, a positive
