@@ -57,7 +57,8 @@ PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c superviso
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c
+	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
+	supervisor/pty.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 

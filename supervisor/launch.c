@@ -4,6 +4,7 @@
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -73,10 +74,21 @@ static struct rlimit orig_nofile;
 static bool nofile_raised;
 static int stdio_w[2] = { -1, -1 }; /* --watch-output: pipes for 1 and 2 */
 
+/* --watch-output on a terminal: the pty's slave, and what it stands for */
+static int pty_slave = -1;
+static bool pty_in, pty_err;
+
 void lg_launch_set_stdio(int out_w, int err_w)
 {
 	stdio_w[0] = out_w;
 	stdio_w[1] = err_w;
+}
+
+void lg_launch_set_pty(int slave, bool in, bool err)
+{
+	pty_slave = slave;
+	pty_in = in;
+	pty_err = err;
 }
 
 void lg_launch_raise_nofile(void)
@@ -105,11 +117,23 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(125);
-	setpgid(0, 0);
+	if (pty_slave >= 0) {
+		/* a session of its own, the pty its controlling terminal */
+		if (setsid() < 0 || ioctl(pty_slave, TIOCSCTTY, 0) < 0 ||
+		    dup2(pty_slave, STDOUT_FILENO) < 0 ||
+		    (pty_in && dup2(pty_slave, STDIN_FILENO) < 0) ||
+		    (pty_err && dup2(pty_slave, STDERR_FILENO) < 0))
+			_exit(125);
+	} else {
+		setpgid(0, 0);
+	}
 	if (nofile_raised) /* the command sees the limit its caller set */
 		setrlimit(RLIMIT_NOFILE, &orig_nofile);
-	if (stdio_w[0] >= 0 && (dup2(stdio_w[0], STDOUT_FILENO) < 0 ||
-				dup2(stdio_w[1], STDERR_FILENO) < 0))
+	if (stdio_w[0] >= 0 && pty_slave < 0 &&
+	    dup2(stdio_w[0], STDOUT_FILENO) < 0)
+		_exit(125);
+	if (stdio_w[1] >= 0 && !(pty_slave >= 0 && pty_err) &&
+	    dup2(stdio_w[1], STDERR_FILENO) < 0)
 		_exit(125);
 	/*
 	 * Signals blocked for the parent's signalfd must not stay blocked.
@@ -206,7 +230,8 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		child(sv[1], parent, argv, envp, filter);
 	}
 	close(sv[1]);
-	setpgid(c->pid, c->pid); /* both sides do it: no race with exec */
+	if (pty_slave < 0)
+		setpgid(c->pid, c->pid); /* both sides: no race with exec */
 
 	r = recv_fd(sv[0], &c->notify_fd, &tag);
 	if (r < 0 || tag != 'F') {
@@ -227,7 +252,8 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	}
 
 	/* Interactive agents keep the terminal: their group gets it. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+	if (!(pty_slave >= 0 && pty_in) && isatty(STDIN_FILENO) &&
+	    tcgetpgrp(STDIN_FILENO) == getpgrp()) {
 		struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 
 		sigaction(SIGTTOU, &ign, &old);

@@ -38,6 +38,11 @@ void lg_launch_raise_nofile(void);
 
 /* The command's stdout and stderr become these (pipe write ends). */
 void lg_launch_set_stdio(int out_w, int err_w);
+/*
+ * The command gets a session of its own with this pty slave as its
+ * controlling terminal and stdout (stdin and stderr too if in, err).
+ */
+void lg_launch_set_pty(int slave, bool in, bool err);
 
 /* Gives the terminal back to lgrun's own process group. */
 void lg_launch_restore_tty(struct lg_child *c);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -32,6 +33,7 @@
 #include "config.h"
 #include "control.h"
 #include "proxy.h"
+#include "pty.h"
 #include "filter.h"
 #include "launch.h"
 #include "log.h"
@@ -343,6 +345,10 @@ struct loop {
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
+	int pty_master; /* --watch-output on a terminal: out_r[0] is this */
+	bool relay_in, tty_raw; /* our terminal's keys go to the pty */
+	bool no_splice[2]; /* splice(2) cannot write to our stdout, stderr */
+	struct termios saved_tty;
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	uint64_t linger_until; /* a refused nested lgrun says why first */
@@ -518,6 +524,11 @@ static void on_signal(struct loop *l)
 			reap_children(l);
 			continue;
 		}
+		if (sig == SIGWINCH) { /* our terminal's size: the pty's */
+			if (l->pty_master >= 0)
+				lg_pty_resize(l->pty_master, STDOUT_FILENO);
+			continue;
+		}
 		/* A second signal does not wait for the grace period. */
 		if (l->got_signal) {
 			l->kill_at = lg_mono_ms();
@@ -572,6 +583,18 @@ static void record_shim_stats(struct loop *l)
 	}
 }
 
+static void drain_output(struct loop *l);
+
+/* Our terminal back as it was (the command is gone or going). */
+static void restore_terminal(struct loop *l)
+{
+	if (!l->tty_raw)
+		return;
+	lg_tty_restore(STDIN_FILENO, &l->saved_tty);
+	l->tty_raw = false;
+	lg_log_crlf = false;
+}
+
 static int run_trip(struct loop *l)
 {
 	const char *method = "none";
@@ -589,6 +612,8 @@ static int run_trip(struct loop *l)
 	     (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	reap_children(l);
 	lg_launch_restore_tty(&l->child);
+	drain_output(l);
+	restore_terminal(l);
 	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
 	lg_session_record_trip(l->s, method, ms, survivors);
@@ -665,7 +690,31 @@ static void output_line(void *ctx, const char *line, size_t n)
 static bool pass_output(struct loop *l, int which)
 {
 	char buf[65536];
-	ssize_t n = read(l->out_r[which], buf, sizeof(buf));
+	int fd = l->out_r[which], to = which ? STDERR_FILENO : STDOUT_FILENO;
+	bool skipped = false;
+	ssize_t n;
+
+	/*
+	 * Bulk output: all but the last WATCH_SAMPLE bytes waiting in the pipe
+	 * go on without passing through user space (splice), the rest is
+	 * read, watched and written. Where splice cannot write (a terminal,
+	 * an O_APPEND file on some kernels) everything is read.
+	 */
+	if (!l->no_splice[which] && fd != l->pty_master) {
+		int avail = 0;
+
+		if (ioctl(fd, FIONREAD, &avail) == 0 &&
+		    avail > 2 * WATCH_SAMPLE) {
+			ssize_t m = splice(fd, NULL, to, NULL,
+					   (size_t)avail - WATCH_SAMPLE, 0);
+
+			if (m > 0)
+				skipped = true;
+			else if (m < 0 && errno != EAGAIN && errno != EINTR)
+				l->no_splice[which] = true;
+		}
+	}
+	n = read(fd, buf, sizeof(buf));
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
@@ -677,15 +726,12 @@ static bool pass_output(struct loop *l, int which)
 		return false;
 	}
 	for (ssize_t off = 0; off < n;) {
-		ssize_t w = write(which ? STDERR_FILENO : STDOUT_FILENO,
-				  buf + off, (size_t)(n - off));
+		ssize_t w = write(to, buf + off, (size_t)(n - off));
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
-			struct pollfd pfd = { which ? STDERR_FILENO :
-						      STDOUT_FILENO,
-					      POLLOUT, 0 };
+			struct pollfd pfd = { to, POLLOUT, 0 };
 
 			poll(&pfd, 1, 100);
 			continue;
@@ -699,10 +745,12 @@ static bool pass_output(struct loop *l, int which)
 	 * check on every byte: of a large read only its tail is watched. A
 	 * loop prints the same thing again and again, so it shows there.
 	 */
-	if ((size_t)n > WATCH_SAMPLE) {
+	if ((size_t)n > WATCH_SAMPLE || skipped) {
+		size_t k = (size_t)n > WATCH_SAMPLE ? WATCH_SAMPLE : (size_t)n;
+
 		lg_termtext_reset(&l->term[which]);
-		lg_termtext_feed(&l->term[which], buf + n - WATCH_SAMPLE,
-				 WATCH_SAMPLE, output_line, l);
+		lg_termtext_feed(&l->term[which], buf + n - k, k, output_line,
+				 l);
 	} else {
 		lg_termtext_feed(&l->term[which], buf, (size_t)n, output_line,
 				 l);
@@ -710,16 +758,42 @@ static bool pass_output(struct loop *l, int which)
 	return true;
 }
 
+/*
+ * A key typed on our terminal goes to the command's pty. What the pty
+ * cannot take now (a command that does not read) is dropped, never
+ * waited for: the loop must stay free to act.
+ */
+static void relay_input(struct loop *l)
+{
+	char buf[4096];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, STDIN_FILENO, NULL);
+		return;
+	}
+	if (write(l->pty_master, buf, (size_t)n) != n)
+		lg_dbg("--watch-output: the command did not take %zd typed bytes",
+		       n);
+}
+
 /* Before lgrun exits: every byte the command wrote is passed on. */
 static void drain_output(struct loop *l)
 {
 	for (int i = 0; i < 2; i++) {
-		if (l->out_r[i] < 0)
-			continue;
-		fcntl(l->out_r[i], F_SETFL,
-		      0); /* writers are gone: read to EOF */
-		while (l->out_r[i] >= 0 && pass_output(l, i))
-			;
+		/*
+		 * The writers are gone: read to the end. A survivor still
+		 * holding the other end must not hold lgrun: 200 ms of
+		 * silence ends it.
+		 */
+		while (l->out_r[i] >= 0) {
+			struct pollfd pfd = { l->out_r[i], POLLIN, 0 };
+
+			if (poll(&pfd, 1, 200) <= 0 || !pass_output(l, i))
+				break;
+		}
 	}
 }
 
@@ -819,6 +893,8 @@ static int event_loop(struct loop *l)
 				on_signal(l);
 			} else if (fd == l->out_r[0] || fd == l->out_r[1]) {
 				pass_output(l, fd == l->out_r[1]);
+			} else if (fd == STDIN_FILENO && l->tty_raw) {
+				relay_input(l);
 			} else if (fd == l->proxy_fd && !l->proxy) {
 				load_proxy(l);
 			} else if (l->ctl &&
@@ -865,7 +941,9 @@ int main(int argc, char **argv)
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
-	struct loop l = { .proxy_fd = -1, .out_r = { -1, -1 } };
+	struct loop l = { .proxy_fd = -1,
+			  .out_r = { -1, -1 },
+			  .pty_master = -1 };
 	struct lg_cgroup cg;
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
@@ -1022,6 +1100,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	{
 		/* Only the notify thread takes SIGUSR1 (it interrupts it). */
@@ -1166,10 +1245,29 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pty_slave = -1;
+	bool err_tty = false;
 
 	if (cfg.watch_output) {
-		if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		/* On a terminal the command still gets one: a pty we read. */
+		if (isatty(STDOUT_FILENO)) {
+			r = lg_pty_open(isatty(STDIN_FILENO) ? STDIN_FILENO :
+							       STDOUT_FILENO,
+					STDOUT_FILENO, &l.pty_master,
+					&pty_slave);
+			if (r < 0)
+				lg_warn("--watch-output: no pseudo-terminal (%s): the command's output goes through pipes",
+					strerror(-r));
+		}
+		if (pty_slave >= 0) {
+			/* a background lgrun leaves the keyboard alone */
+			l.relay_in = isatty(STDIN_FILENO) &&
+				     tcgetpgrp(STDIN_FILENO) == getpgrp();
+			err_tty = isatty(STDERR_FILENO);
+			lg_launch_set_pty(pty_slave, l.relay_in, err_tty);
+		}
+		if ((pty_slave < 0 && pipe2(outp, O_CLOEXEC) < 0) ||
+		    (!err_tty && pipe2(errp, O_CLOEXEC) < 0)) {
 			lg_err("--watch-output: cannot make pipes: %s",
 			       strerror(errno));
 			rc = LG_EXIT_ERROR;
@@ -1181,14 +1279,31 @@ int main(int argc, char **argv)
 	if (cfg.watch_output) {
 		struct epoll_event ev = { .events = EPOLLIN };
 
-		close(outp[1]);
-		close(errp[1]);
-		l.out_r[0] = outp[0];
+		for (int i = 0; i < 2; i++) {
+			if (i ? errp[1] >= 0 : outp[1] >= 0)
+				close(i ? errp[1] : outp[1]);
+		}
+		if (pty_slave >= 0)
+			close(pty_slave);
+		l.out_r[0] = pty_slave >= 0 ? l.pty_master : outp[0];
 		l.out_r[1] = errp[0];
 		for (int i = 0; i < 2; i++) {
+			if (l.out_r[i] < 0)
+				continue;
+			/* bigger pipes: fewer wake-ups for bulk output */
+			if (l.out_r[i] != l.pty_master)
+				fcntl(l.out_r[i], F_SETPIPE_SZ, 1 << 20);
 			fcntl(l.out_r[i], F_SETFL, O_NONBLOCK);
 			ev.data.fd = l.out_r[i];
 			epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.out_r[i], &ev);
+		}
+		if (r >= 0 && l.relay_in &&
+		    lg_tty_raw(STDIN_FILENO, &l.saved_tty) == 0) {
+			l.tty_raw = true;
+			lg_log_crlf = isatty(STDERR_FILENO);
+			fcntl(l.pty_master, F_SETFL, O_NONBLOCK);
+			ev.data.fd = STDIN_FILENO;
+			epoll_ctl(l.epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev);
 		}
 	}
 	lg_filter_free(&filter);
@@ -1263,6 +1378,7 @@ int main(int argc, char **argv)
 
 	rc = event_loop(&l);
 	drain_output(&l);
+	restore_terminal(&l);
 	stop_notify_thread(&l);
 	if (rc == LG_EXIT_TRIPPED) {
 		const char *why = lg_session_trip_reason(l.s);
@@ -1315,6 +1431,7 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	restore_terminal(&l);
 	lg_filter_free(&filter); /* a no-op once the launch took it */
 	if (l.proxy && l.proxy_stop)
 		l.proxy_stop(l.proxy);

@@ -254,7 +254,7 @@ static size_t put_utf8(char *o, uint32_t c)
 }
 
 static void trip(struct lg_output_repeat *d, const struct hit *h,
-		 struct lg_findings *out)
+		 const struct lg_event *ev, struct lg_findings *out)
 {
 	/* The chunk's first PREVIEW_CHARS + 1 characters: enough for "…". */
 	char raw[(PREVIEW_CHARS + 1) * 4 + 1];
@@ -268,7 +268,9 @@ static void trip(struct lg_output_repeat *d, const struct hit *h,
 	lg_preview(raw, preview, sizeof(preview), PREVIEW_CHARS);
 	lg_findings_add(
 		out, d->cfg.action, "output_repeat", "output_repeat",
-		"output_repeat, the model's text repeats \"%s\" (%u characters) %u times in its last %zu characters",
+		"output_repeat, %s repeats \"%s\" (%u characters) %u times in its last %zu characters",
+		ev->source == LG_SRC_OUTPUT ? "the command's output" :
+					      "the model's text",
 		preview, h->size, h->count, h->span);
 }
 
@@ -304,7 +306,7 @@ enum lg_verdict lg_output_repeat_feed(struct lg_output_repeat *d,
 			continue;
 		since = 0;
 		if (check(d, &h)) {
-			trip(d, &h, out);
+			trip(d, &h, ev, out);
 			reset(d);
 			d->muted = true;
 			return d->cfg.action;
