@@ -141,6 +141,46 @@ static void test_required_fields(void **state)
 	assert_int_equal(m.pid, 77);
 }
 
+/* A nested lgrun's registration; an A2A gate. */
+static void test_enter_and_call_to(void **state)
+{
+	struct lg_wire_buf w;
+	struct lg_wire_msg m;
+
+	(void)state;
+	lg_wire_start(&w, LG_W_ENTER, 1);
+	lg_wire_put_str(&w, LG_T_FLOW, "0123abcd");
+	lg_wire_put_str(&w, LG_T_NAME, "reviewer");
+	lg_wire_finish(&w);
+	assert_int_equal(decode(&w, &m), 0);
+	assert_int_equal(m.type, LG_W_ENTER);
+	assert_string_equal(m.flow, "0123abcd");
+	assert_string_equal(m.name, "reviewer");
+	/* no flow: decoded (the session refuses it, with its reason) */
+	lg_wire_start(&w, LG_W_ENTER, 1);
+	lg_wire_put_str(&w, LG_T_NAME, "reviewer");
+	lg_wire_finish(&w);
+	assert_int_equal(decode(&w, &m), 0);
+	assert_string_equal(m.flow, "");
+	/* no name, or an empty one: malformed */
+	lg_wire_start(&w, LG_W_ENTER, 1);
+	lg_wire_put_str(&w, LG_T_FLOW, "0123abcd");
+	lg_wire_finish(&w);
+	assert_int_equal(decode(&w, &m), -EBADMSG);
+	lg_wire_start(&w, LG_W_ENTER, 1);
+	lg_wire_put_str(&w, LG_T_NAME, "");
+	lg_wire_finish(&w);
+	assert_int_equal(decode(&w, &m), -EBADMSG);
+	lg_wire_start(&w, LG_W_GATE, 9);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_str(&w, LG_T_TOOL, "a2a message/send");
+	lg_wire_put_str(&w, LG_T_CALL_TO, "127.0.0.1:9000/");
+	lg_wire_finish(&w);
+	assert_int_equal(decode(&w, &m), 0);
+	assert_string_equal(m.call_to, "127.0.0.1:9000/");
+	assert_string_equal(m.name, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_by_builder),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_required_fields),
+		cmocka_unit_test(test_enter_and_call_to),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
