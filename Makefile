@@ -36,15 +36,16 @@ endif
 
 # Debian packages the build, the tests and the demo need.
 DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
-	libclang-rt-14-dev \
+	libclang-rt-14-dev libbpf-dev bpftool \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
+	/usr/include/bpf/libbpf.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar $(BPFTOOL)
 
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/same_target.c supervisor/guard/budget.c \
@@ -58,7 +59,7 @@ SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
-	supervisor/pty.c
+	supervisor/pty.c supervisor/observer.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 
@@ -76,6 +77,38 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c \
 	supervisor/text.c
 
+# The eBPF observer (bpf/): CO-RE programs compiled with clang against a
+# vmlinux.h dumped from the running kernel's BTF at build time (nothing
+# kernel-specific is checked in; the relocations make the object portable
+# to kernels with BTF), a skeleton from bpftool, and liblgbpf.so, which
+# lgrun loads only when the observer is wanted. x86_64 only (the syscall
+# numbers); without BTF the library is not built and --bpf=on says so.
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+HAVE_BPF := $(if $(and $(wildcard $(VMLINUX_BTF)),$(filter x86_64,$(shell uname -m))),1)
+BPFLIB := $(B)/lib/liblgbpf.so
+
+$(B)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BTF     $@")
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
+
+$(B)/bpf/lgobserve.bpf.o: bpf/lgobserve.bpf.c bpf/lgobserve.h $(B)/bpf/vmlinux.h
+	@$(if $(Q),echo "  BPF     $@")
+	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-I$(B)/bpf -Ibpf -c $< -o $@
+
+$(B)/bpf/lgobserve.skel.h: $(B)/bpf/lgobserve.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name lgobserve >$@.tmp && mv $@.tmp $@
+
+$(BPFLIB): supervisor/bpfobs.c supervisor/bpfobs.h bpf/lgobserve.h \
+		$(B)/bpf/lgobserve.skel.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared -I$(B)/bpf -Ibpf $(LDFLAGS) -o $@ $< \
+		-lbpf -lelf -lz
+
 # The preload shim runs inside every agent process: never sanitized (an ASan
 # runtime cannot be preloaded into arbitrary programs), hidden by default,
 # only its hooks exported.
@@ -89,11 +122,13 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	greeting termtext flow
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
+.DEFAULT_GOAL := all
 .PHONY: all check test integration demo bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
-all: deps-check $(BINS) $(PROXYLIB) $(if $(SHIM_SRC),$(SHIM))
+all: deps-check $(BINS) $(PROXYLIB) $(if $(SHIM_SRC),$(SHIM)) \
+	$(if $(HAVE_BPF),$(BPFLIB))
 
 # Called by check and demo: installs what is missing (as root) or says how.
 deps-check:
@@ -218,13 +253,14 @@ format-check:
 	echo "format-check: ok"
 
 # Rebuilt every time: the config directory is compiled in.
-install: $(BINS) $(SHIM) $(PROXYLIB)
+install: $(BINS) $(SHIM) $(PROXYLIB) $(if $(HAVE_BPF),$(BPFLIB))
 	rm -rf $(B)/install
 	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
 		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/lib
-	install -m 755 $(SHIM) $(PROXYLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHIM) $(PROXYLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
+		$(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
 	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini
 	install -m 644 conf/profiles/*.ini $(DESTDIR)$(SYSCONFDIR)/profiles/

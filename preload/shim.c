@@ -30,6 +30,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recog.h"
@@ -281,6 +282,15 @@ static int connect_supervisor(void)
 	lg_wire_put_u32(&w, LG_T_PID, (uint32_t)getpid());
 	lg_wire_put_u32(&w, LG_T_PPID, (uint32_t)getppid());
 	lg_wire_put_str(&w, LG_T_EXE, exe);
+	{
+		/* which image said hello: one exec'd after this did not */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		lg_wire_put_u64(&w, LG_T_TIME,
+				(uint64_t)ts.tv_sec * 1000000000ULL +
+					(uint64_t)ts.tv_nsec);
+	}
 	lg_wire_finish(&w);
 	if (syscall(SYS_sendto, fd, w.b, w.n, MSG_NOSIGNAL, NULL, 0) < 0) {
 		syscall(SYS_close, fd);

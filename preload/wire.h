@@ -60,7 +60,8 @@ enum lg_wire_tag {
 	LG_T_FLOW = 18, /* string: the flow's correlation id */
 	LG_T_NAME = 19, /* string: a nested session's name */
 	LG_T_CALL_TO = 20, /* string: a GATE that is an agent call (A2A) */
-	LG_T_TAG_MAX = 20,
+	LG_T_TIME = 21, /* u64: CLOCK_MONOTONIC ns when a HELLO was sent */
+	LG_T_TAG_MAX = 21,
 };
 
 enum lg_wire_proto {

@@ -94,7 +94,9 @@ enum ktype {
 	K_SYSCALLS,
 	K_SIZES,
 	K_IGNORE_PATH,
-	K_IGNORE_PROGRAM
+	K_IGNORE_PROGRAM,
+	K_BPF_MODE,
+	K_POW2, /* unsigned, a power of two from min to max */
 };
 
 struct key {
@@ -181,6 +183,8 @@ static const struct key keys[] = {
 	  0, 86400000 },
 	{ "flow", "no_work_action", K_ACTION, OFF(guard.flow.no_work_action), 0,
 	  0 },
+	{ "bpf", "mode", K_BPF_MODE, OFF(bpf_mode), 0, 0 },
+	{ "bpf", "ring_kb", K_POW2, OFF(bpf_ring_kb), 4, 1048576 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
@@ -231,6 +235,19 @@ void lg_config_init(struct lg_config *c)
 	c->default_ignores = true;
 	c->shim = true;
 	c->llm_proxy = true;
+	c->bpf_mode = LG_BPF_AUTO;
+	c->bpf_ring_kb = 256;
+}
+
+int lg_bpf_mode_parse(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return LG_BPF_AUTO;
+	if (strcmp(s, "on") == 0)
+		return LG_BPF_ON;
+	if (strcmp(s, "off") == 0)
+		return LG_BPF_OFF;
+	return -EINVAL;
 }
 
 void lg_config_free(struct lg_config *c)
@@ -533,6 +550,35 @@ static int set_value(struct lg_config *c, const struct key *k,
 			else
 				*(uint64_t *)(base + k->off) = ul;
 		}
+		return 0;
+	case K_BPF_MODE: {
+		int m = lg_bpf_mode_parse(value);
+
+		if (m < 0) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' is not a mode (auto, on or off)",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(int *)(base + k->off) = m;
+		return 0;
+	}
+	case K_POW2:
+		errno = 0;
+		ul = isdigit((unsigned char)value[0]) ?
+			     strtoul(value, &end, 10) :
+			     0;
+		if (!ul || errno || *end || (ul & (ul - 1)) || ul < k->min ||
+		    ul > k->max) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a power of two from %lu to %lu",
+				k->section, k->name, value, k->min, k->max);
+			return -EINVAL;
+		}
+		if (apply)
+			*(unsigned *)(base + k->off) = (unsigned)ul;
 		return 0;
 	case K_ACTION: {
 		enum lg_verdict v;

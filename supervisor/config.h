@@ -27,6 +27,10 @@ enum {
 #define LG_DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"
 #define LG_DEFAULT_TARGET_KEYS "asset_id,schema,table,path,id,name"
 
+/* The eBPF observer: auto (if it can load, in the background), on, off. */
+enum lg_bpf_mode { LG_BPF_AUTO, LG_BPF_ON, LG_BPF_OFF };
+int lg_bpf_mode_parse(const char *s);
+
 struct lg_config {
 	struct lg_guard_cfg guard;
 	unsigned syscalls;
@@ -41,6 +45,8 @@ struct lg_config {
 	bool shim; /* preload the shim into the command's tree */
 	bool llm_proxy; /* stand between the agent and its model API */
 	bool watch_output; /* the command's stdout/stderr through lgrun */
+	int bpf_mode; /* enum lg_bpf_mode */
+	unsigned bpf_ring_kb; /* the observer's ring buffer, KiB, a power of 2 */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

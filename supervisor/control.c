@@ -77,6 +77,8 @@ struct lg_control {
 	struct nested nested[MAX_NESTED];
 	uint64_t nested_seq;
 	unsigned lingering; /* refused nested lgruns still connected */
+	void (*on_hello)(void *ctx, pid_t pid, uint64_t sent_ns);
+	void *on_hello_ctx;
 	struct lg_control_stats st;
 };
 
@@ -198,6 +200,14 @@ static bool in_session(struct lg_control *c, pid_t pid)
 		pid = ppid;
 	}
 	return false;
+}
+
+void lg_control_on_hello(struct lg_control *c,
+			 void (*fn)(void *ctx, pid_t pid, uint64_t sent_ns),
+			 void *ctx)
+{
+	c->on_hello = fn;
+	c->on_hello_ctx = ctx;
 }
 
 bool lg_control_lingering(const struct lg_control *c)
@@ -524,6 +534,8 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		snprintf(k->exe, sizeof(k->exe), "%s",
 			 lg_path_basename(m->exe));
 		k->hello = true;
+		if (c->on_hello)
+			c->on_hello(c->on_hello_ctx, k->pid, m->time_ns);
 		break;
 	case LG_W_OP_RESULT:
 		c->st.op_results++;

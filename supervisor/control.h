@@ -44,6 +44,13 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd);
  * user why. A kill waits for it (briefly).
  */
 bool lg_control_lingering(const struct lg_control *c);
+/*
+ * Called with the pid of every process whose shim says hello, and when it
+ * sent it (CLOCK_MONOTONIC ns; 0 from a shim that does not say).
+ */
+void lg_control_on_hello(struct lg_control *c,
+			 void (*fn)(void *ctx, pid_t pid, uint64_t sent_ns),
+			 void *ctx);
 
 void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st);
 

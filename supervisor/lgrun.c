@@ -39,6 +39,7 @@
 #include "log.h"
 #include "nested.h"
 #include "notify.h"
+#include "observer.h"
 #include "pathres.h"
 #include "session.h"
 #include "state.h"
@@ -58,7 +59,7 @@ enum lg_exit {
 
 struct opts {
 	const char *config, *profile, *agent, *session, *state_dir;
-	const char *timeout;
+	const char *timeout, *bpf;
 	bool observe, watch_output;
 	int verbose;
 	char **argv;
@@ -81,6 +82,7 @@ static void usage(FILE *f)
 		"  -t, --timeout DUR     wall-clock budget, e.g. 90s, 10m (budget.timeout)\n"
 		"  -n, --observe         dry run: never deny or kill, audit what would have tripped\n"
 		"      --watch-output    pass stdout/stderr through lgrun to watch for repeated output\n"
+		"      --bpf MODE        the eBPF observer: auto (default: if it can load), on, off\n"
 		"  -v, --verbose         more output (-vv: every destructive attempt)\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         version\n"
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "observe", no_argument, NULL, 'n' },
 		{ "watch-output", no_argument, NULL, 'W' },
+		{ "bpf", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -137,6 +140,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'W':
 			o->watch_output = true;
+			break;
+		case 'B':
+			o->bpf = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -348,6 +354,8 @@ struct loop {
 	int pty_master; /* --watch-output on a terminal: out_r[0] is this */
 	bool relay_in, tty_raw; /* our terminal's keys go to the pty */
 	bool no_splice[2]; /* splice(2) cannot write to our stdout, stderr */
+	struct lg_observer *obs; /* the eBPF observer, or NULL */
+	bool obs_finished;
 	struct termios saved_tty;
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
@@ -478,6 +486,12 @@ static void arm_timer(struct loop *l)
 	if (l->linger_until && (!next || l->linger_until < next))
 		next = l->linger_until;
 	{
+		uint64_t o = lg_observer_next_deadline(l->obs);
+
+		if (o && (!next || o < next))
+			next = o;
+	}
+	{
 		uint64_t g = atomic_load(&l->grace_until);
 
 		/* only while a deferred kill waits (a deny never arms it) */
@@ -584,6 +598,7 @@ static void record_shim_stats(struct loop *l)
 }
 
 static void drain_output(struct loop *l);
+static void observer_finish(struct loop *l);
 
 /* Our terminal back as it was (the command is gone or going). */
 static void restore_terminal(struct loop *l)
@@ -614,6 +629,7 @@ static int run_trip(struct loop *l)
 	lg_launch_restore_tty(&l->child);
 	drain_output(l);
 	restore_terminal(l);
+	observer_finish(l);
 	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
 	lg_session_record_trip(l->s, method, ms, survivors);
@@ -835,6 +851,142 @@ static void count_processes(struct loop *l)
 	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
 }
 
+/* The level of the session's leaf: lgrun's own cgroup's, plus one. */
+static unsigned cgroup_level(void)
+{
+	char line[PATH_MAX + 8];
+	unsigned level = 1;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		for (const char *p = line + 3; *p && *p != '\n'; p++)
+			if (*p == '/' && p[1] && p[1] != '\n')
+				level++;
+	}
+	if (f)
+		fclose(f);
+	return level;
+}
+
+static void obs_hello(void *ctx, pid_t pid, uint64_t sent_ns)
+{
+	lg_observer_hello(ctx, pid, sent_ns);
+}
+
+static void obs_lineage(void *ctx, pid_t pid, char *out, size_t size)
+{
+	lg_observer_lineage(ctx, pid, out, size);
+}
+
+/* The observer loaded (or failed to): wire it in, or say why not. */
+static void observer_ready(struct loop *l)
+{
+	char why[300];
+
+	if (!lg_observer_ready(l->obs, l->epfd, why, sizeof(why)))
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (why[0]) {
+		char st[340];
+
+		snprintf(st, sizeof(st), "off: %s", why);
+		lg_session_bpf_state(l->s, st);
+		pthread_mutex_unlock(&l->lock);
+		lg_info("the eBPF observer is off: %s", why);
+		return;
+	}
+	lg_session_bpf_state(l->s, "attached");
+	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
+	pthread_mutex_unlock(&l->lock);
+	if (l->ctl)
+		lg_control_on_hello(l->ctl, obs_hello, l->obs);
+	if (!(l->cg->ok && l->child.in_cgroup) && l->child.pid > 0) {
+		/* no cgroup: the pid set, seeded with the tree as it is */
+		static pid_t pids[4096];
+		int n = lg_descendants(pids, 4096);
+
+		lg_observer_add_pid(l->obs, l->child.pid);
+		for (int i = 0; i < n; i++)
+			lg_observer_add_pid(l->obs, pids[i]);
+	}
+	lg_info("the eBPF observer is attached (%s)",
+		l->cg->ok && l->child.in_cgroup ? "the session's cgroup" :
+						  "the session's pids");
+}
+
+/* Loading BPF programs needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON. */
+static bool may_load_bpf(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			eff = strtoull(line + 7, NULL, 16);
+	if (f)
+		fclose(f);
+	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
+}
+
+/* --bpf: on loads before the command starts, auto in the background. */
+static int observer_start(struct loop *l, const struct lg_config *cfg,
+			  bool async, char *why, size_t why_size)
+{
+	char lib[PATH_MAX + 32];
+	struct lg_observer_cfg oc = { 0 };
+	struct stat st;
+
+	if (!libdir_file("liblgbpf.so", lib, sizeof(lib))) {
+		snprintf(
+			why, why_size,
+			"lgrun was built without the eBPF observer (no %s: the kernel had no BTF at build time)",
+			lib);
+		return -ENOENT;
+	}
+	if (!may_load_bpf()) {
+		snprintf(
+			why, why_size,
+			"loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+		return -EPERM;
+	}
+	oc.lib = lib;
+	if (l->cg->ok && stat(l->cg->path, &st) == 0) {
+		oc.cgid = st.st_ino; /* a cgroup v2 directory's id */
+		oc.level = cgroup_level();
+	}
+	oc.ring_bytes = (size_t)cfg->bpf_ring_kb * 1024;
+	oc.verbose = lg_log_verbosity - LG_LOG_WARN;
+	oc.async = async;
+	oc.wake_fd = l->efd;
+	oc.proxy_port = l->proxy_port;
+	oc.s = l->s;
+	oc.lock = &l->lock;
+	return lg_observer_start(&l->obs, &oc, why, why_size);
+}
+
+/* Once, before the session's last records: the last events, counters. */
+static void observer_finish(struct loop *l)
+{
+	if (!l->obs || l->obs_finished)
+		return;
+	l->obs_finished = true;
+	if (!lg_observer_attached(l->obs)) {
+		observer_ready(l); /* it may have finished just now */
+		if (!lg_observer_attached(l->obs)) {
+			pthread_mutex_lock(&l->lock);
+			lg_session_bpf_state(
+				l->s,
+				"off: the session ended before the observer had loaded");
+			pthread_mutex_unlock(&l->lock);
+			return;
+		}
+	}
+	lg_observer_finish(l->obs);
+}
+
 static int event_loop(struct loop *l)
 {
 	struct epoll_event evs[8];
@@ -895,6 +1047,8 @@ static int event_loop(struct loop *l)
 				pass_output(l, fd == l->out_r[1]);
 			} else if (fd == STDIN_FILENO && l->tty_raw) {
 				relay_input(l);
+			} else if (lg_observer_handle(l->obs, fd)) {
+				/* kernel events */
 			} else if (fd == l->proxy_fd && !l->proxy) {
 				load_proxy(l);
 			} else if (l->ctl &&
@@ -904,6 +1058,8 @@ static int event_loop(struct loop *l)
 				if (read(l->efd, &x, sizeof(x)) < 0) {
 					/* the flag is what matters */
 				}
+				if (l->obs && !lg_observer_attached(l->obs))
+					observer_ready(l);
 			} else if (fd == l->tfd) {
 				uint64_t next;
 
@@ -913,6 +1069,9 @@ static int event_loop(struct loop *l)
 				l->armed = 0;
 				if (l->procs_at && lg_mono_ms() >= l->procs_at)
 					count_processes(l);
+				next = lg_observer_next_deadline(l->obs);
+				if (next && lg_mono_ms() >= next)
+					lg_observer_tick(l->obs);
 				pthread_mutex_lock(&l->lock);
 				next = lg_session_next_deadline(l->s);
 				if (next && lg_mono_ms() >= next)
@@ -983,6 +1142,17 @@ int main(int argc, char **argv)
 		cfg.observe = true;
 	if (o.watch_output)
 		cfg.watch_output = true;
+	if (o.bpf) {
+		int m = lg_bpf_mode_parse(o.bpf);
+
+		if (m < 0) {
+			lg_err("--bpf '%s' is not a mode: auto, on or off",
+			       o.bpf);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+		cfg.bpf_mode = m;
+	}
 	{
 		const char *bad = NULL;
 		double a, b;
@@ -1248,6 +1418,16 @@ int main(int argc, char **argv)
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pty_slave = -1;
 	bool err_tty = false;
 
+	if (cfg.bpf_mode == LG_BPF_ON) {
+		char why[300];
+
+		if (observer_start(&l, &cfg, false, why, sizeof(why)) < 0) {
+			lg_err("--bpf=on: %s", why);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+	}
+
 	if (cfg.watch_output) {
 		/* On a terminal the command still gets one: a pty we read. */
 		if (isatty(STDOUT_FILENO)) {
@@ -1349,6 +1529,23 @@ int main(int argc, char **argv)
 		cfg.observe ? ", observe mode" : "",
 		l.child.in_cgroup ? "cgroup " : "no cgroup",
 		l.child.in_cgroup ? cg.path : "");
+	if (l.obs) {
+		observer_ready(&l); /* --bpf=on: loaded before the start */
+	} else if (cfg.bpf_mode == LG_BPF_AUTO) {
+		char why[300];
+
+		if (observer_start(&l, &cfg, true, why, sizeof(why)) < 0) {
+			char st[340];
+
+			snprintf(st, sizeof(st), "off: %s", why);
+			lg_session_bpf_state(l.s, st);
+			lg_info("the eBPF observer is off: %s", why);
+		} else {
+			lg_session_bpf_state(l.s, "loading");
+		}
+	} else {
+		lg_session_bpf_state(l.s, "off");
+	}
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
 	lg_session_on_kill(l.s, kill_now, &l);
 	if (cfg.guard.budget.max_processes) {
@@ -1380,6 +1577,7 @@ int main(int argc, char **argv)
 	drain_output(&l);
 	restore_terminal(&l);
 	stop_notify_thread(&l);
+	observer_finish(&l);
 	if (rc == LG_EXIT_TRIPPED) {
 		const char *why = lg_session_trip_reason(l.s);
 
@@ -1432,6 +1630,7 @@ int main(int argc, char **argv)
 	}
 out:
 	restore_terminal(&l);
+	lg_observer_free(l.obs);
 	lg_filter_free(&filter); /* a no-op once the launch took it */
 	if (l.proxy && l.proxy_stop)
 		l.proxy_stop(l.proxy);

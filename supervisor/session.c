@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "cgroup.h"
 #include "log.h"
 #include "metrics.h"
 #include "pathres.h"
@@ -19,6 +20,8 @@
 
 #define RECENT 16
 #define MAX_WOULD_TRIP_RECORDS 20
+/* Warnings of one reason recorded at most; the rest are counted. */
+#define MAX_WARN_RECORDS 20
 
 struct recent {
 	uint64_t t_ms;
@@ -55,6 +58,16 @@ struct lg_session {
 	bool model_blocked;
 	bool unpriced_warned;
 	char deny_summary[LG_SUMMARY_MAX + 32];
+	char bpf_state[300];
+	bool bpf_counted;
+	uint64_t bpf_drops, bpf_syscalls, bpf_bytes, bpf_bypass;
+	void (*lineage)(void *ctx, pid_t pid, char *out, size_t size);
+	void *lineage_ctx;
+	char trip_lineage[1024]; /* from /proc, when the kill was decided */
+	struct {
+		const char *reason; /* static strings of the guard */
+		unsigned n;
+	} warns[32];
 };
 
 bool lg_session_judge_calls(const struct lg_session *s)
@@ -372,6 +385,9 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
 	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	if (s->st.warnings_suppressed)
+		lg_json_int(&j, "warnings_suppressed",
+			    (long long)s->st.warnings_suppressed);
 	{
 		struct lg_flow_stats fs;
 		uint64_t rej = 0;
@@ -386,11 +402,72 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "longest_chain", fs.longest);
 		}
 	}
+	if (s->bpf_state[0])
+		lg_json_str(&j, "bpf", s->bpf_state);
+	if (s->bpf_counted) {
+		lg_json_int(&j, "bpf_drops", (long long)s->bpf_drops);
+		lg_json_int(&j, "syscalls", (long long)s->bpf_syscalls);
+		lg_json_int(&j, "bytes_written", (long long)s->bpf_bytes);
+		lg_json_int(&j, "shim_bypass", (long long)s->bpf_bypass);
+	}
 	r = lg_audit_append(s->info.audit_path, lg_json_end(&j), true);
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
 	lg_json_free(&j);
+}
+
+void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
+		     pid_t pid, const char *exe, const char *summary)
+{
+	struct lg_json j = { 0 };
+	char line[LG_SUMMARY_MAX + 32];
+
+	snprintf(line, sizeof(line), "warning: %s", summary);
+	lg_warn("%s", line);
+	json_head(s, &j, "warn");
+	lg_json_str(&j, "rule", rule);
+	lg_json_str(&j, "reason", reason);
+	lg_json_str(&j, "action", "warn");
+	lg_json_str(&j, "summary", line);
+	lg_json_int(&j, "pid", pid);
+	lg_json_str(&j, "exe", exe);
+	audit(s, &j, false);
+	lg_json_free(&j);
+}
+
+void lg_session_bpf_state(struct lg_session *s, const char *state)
+{
+	snprintf(s->bpf_state, sizeof(s->bpf_state), "%s", state);
+}
+
+void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
+			  uint64_t syscalls, uint64_t bytes_written,
+			  uint64_t bypass_warnings)
+{
+	s->bpf_counted = true;
+	s->bpf_drops = drops;
+	s->bpf_syscalls = syscalls;
+	s->bpf_bytes = bytes_written;
+	s->bpf_bypass = bypass_warnings;
+	if (drops) {
+		char msg[256];
+
+		snprintf(
+			msg, sizeof(msg),
+			"the eBPF observer dropped %llu events (its ring buffer was full): raise [bpf] ring",
+			(unsigned long long)drops);
+		lg_session_warn(s, "bpf", "bpf_drops", 0, "lgrun", msg);
+	}
+}
+
+void lg_session_lineage_fn(struct lg_session *s,
+			   void (*fn)(void *ctx, pid_t pid, char *out,
+				      size_t size),
+			   void *ctx)
+{
+	s->lineage = fn;
+	s->lineage_ctx = ctx;
 }
 
 void lg_session_audit_simple(struct lg_session *s, const char *event,
@@ -447,6 +524,48 @@ static void audit_finding(struct lg_session *s, const struct lg_finding *f,
 }
 
 /* Acts on the guard's findings; returns the errno for the syscall or 0. */
+/* The count of warnings of this reason so far (NULL: no slot left). */
+static unsigned *warn_count(struct lg_session *s, const char *reason)
+{
+	for (size_t i = 0; i < sizeof(s->warns) / sizeof(s->warns[0]); i++) {
+		if (!s->warns[i].reason) {
+			s->warns[i].reason = reason;
+			return &s->warns[i].n;
+		}
+		if (strcmp(s->warns[i].reason, reason) == 0)
+			return &s->warns[i].n;
+	}
+	return NULL;
+}
+
+/* "rm[12] <- bash[10] <- python3[9]" from /proc, the tree still alive. */
+static void proc_lineage(pid_t pid, char *out, size_t size)
+{
+	size_t len = 0;
+	pid_t self = getpid();
+
+	out[0] = '\0';
+	for (int depth = 0; pid > 1 && pid != self && depth < 16 && len < size;
+	     depth++) {
+		char path[64], comm[32] = "?", state;
+		pid_t ppid;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		len += (size_t)snprintf(out + len, size - len, "%s%s[%d]",
+					depth ? " <- " : "", comm, pid);
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
+			break;
+		pid = ppid;
+	}
+}
+
 static int act(struct lg_session *s, const struct lg_findings *out,
 	       enum lg_op op, pid_t pid, const char *exe, const char *target)
 {
@@ -456,6 +575,16 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 		const struct lg_finding *f = &out->f[i];
 
 		if (f->action == LG_WARN) {
+			unsigned *n = warn_count(s, f->reason);
+
+			/* a warning repeated without end is noise: capped */
+			if (n && ++*n > MAX_WARN_RECORDS) {
+				if (*n == MAX_WARN_RECORDS + 1)
+					lg_warn("further %s warnings are not reported in this session (see the session's end record)",
+						f->reason);
+				s->st.warnings_suppressed++;
+				continue;
+			}
 			lg_warn("warning: %s", f->summary);
 			audit_finding(s, f, "warn", op, pid, exe, target,
 				      false);
@@ -489,6 +618,8 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 			s->trip = *f;
 			s->trip_op = op;
 			s->trip_pid = pid;
+			proc_lineage(pid, s->trip_lineage,
+				     sizeof(s->trip_lineage));
 			snprintf(s->trip_exe, sizeof(s->trip_exe), "%s",
 				 exe ? exe : "");
 			snprintf(s->trip_target, sizeof(s->trip_target), "%s",
@@ -799,6 +930,17 @@ void lg_session_record_trip(struct lg_session *s, const char *method,
 		lg_json_int(&j, "pid", s->trip_pid);
 		lg_json_str(&j, "exe", s->trip_exe);
 		lg_json_str(&j, "errno", lg_errno_name(s->cfg->deny_errno));
+		{
+			/* the observer's (main thread) knows exited parents */
+			char lin[1024] = "";
+
+			if (s->lineage && s->trip_pid > 0)
+				s->lineage(s->lineage_ctx, s->trip_pid, lin,
+					   sizeof(lin));
+			if (lin[0] || s->trip_lineage[0])
+				lg_json_str(&j, "lineage",
+					    lin[0] ? lin : s->trip_lineage);
+		}
 	}
 	lg_json_str(&j, "kill_method", method);
 	lg_json_num(&j, "kill_ms", kill_ms);
@@ -924,6 +1066,8 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "shim_dropped", (long long)s->shim[3]);
 	lg_json_int(&j, "gated_calls", (long long)s->shim[4]);
 	lg_json_int(&j, "tls_channels", (long long)s->shim[5]);
+	if (s->bpf_state[0])
+		lg_json_str(&j, "bpf", s->bpf_state);
 	r = lg_state_write_session(s->info.state_dir, s->info.id,
 				   lg_json_end(&j));
 	if (r < 0)

@@ -143,6 +143,20 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary);
 
+/* A warning that is not a detector's (rule and reason name it). */
+void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
+		     pid_t pid, const char *exe, const char *summary);
+/* The eBPF observer: its state ("attached", "off: why") and counters. */
+void lg_session_bpf_state(struct lg_session *s, const char *state);
+void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
+			  uint64_t syscalls, uint64_t bytes_written,
+			  uint64_t bypass_warnings);
+/* Where the trip record gets the tripping process's ancestry from. */
+void lg_session_lineage_fn(struct lg_session *s,
+			   void (*fn)(void *ctx, pid_t pid, char *out,
+				      size_t size),
+			   void *ctx);
+
 /* Shim connection counters, recorded with the session's state. */
 void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 			   uint64_t refused, uint64_t malformed,
@@ -150,6 +164,7 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
+	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
 	uint64_t ev_seccomp, ev_shim, ev_proxy; /* events by source */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */

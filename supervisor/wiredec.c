@@ -110,6 +110,9 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		case LG_T_ARGS_DIGEST:
 			r = get_u64(v, len, &m->args_digest);
 			break;
+		case LG_T_TIME:
+			r = get_u64(v, len, &m->time_ns);
+			break;
 		case LG_T_ARGS:
 			m->args = v;
 			m->args_len = len;

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * The kernel-side observer: what the session's processes do that the shim
+ * cannot see (static and Go binaries, a cleared environment). Raw
+ * tracepoints only: they need no tracefs and see 32-bit syscalls too.
+ * Everything is filtered to the session in the kernel (the session's
+ * cgroup, as an ancestor at its level, or a pid set seeded at start when
+ * there is no cgroup); only its events reach the ring buffer. Nothing here
+ * decides anything: lgrun turns the events into guard events.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "lgobserve.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by lgrun before the programs load. */
+const volatile __u64 target_cgid = 0; /* 0: use the pid set */
+const volatile __u32 cg_level = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024); /* resized by lgrun ([bpf] ring) */
+} events SEC(".maps");
+
+/* The session's processes, when there is no cgroup to tell them by. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* most sessions never use it */
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct inflight {
+	__u32 op;
+	__s32 dirfd;
+	char path[LGB_PATH_MAX];
+};
+
+/* A syscall whose result is wanted, between its entry and its exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024); /* threads inside such a syscall at once */
+	__type(key, __u32); /* tid */
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LGB_C_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+#define USER32_CS 0x23
+#define O_WRONLY_ 01
+#define O_RDWR_ 02
+#define O_CREAT_ 0100
+#define O_TRUNC_ 01000
+#define AT_REMOVEDIR_ 0x200
+
+static __always_inline bool in_session(void)
+{
+	__u32 tgid;
+
+	if (target_cgid)
+		return bpf_get_current_ancestor_cgroup_id(cg_level) ==
+		       target_cgid;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	return bpf_map_lookup_elem(&pids, &tgid) != NULL;
+}
+
+static __always_inline void count(__u32 k, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &k);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline struct lgb_event *reserve(__u32 type)
+{
+	struct lgb_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!e) {
+		count(LGB_C_DROPS, 1);
+		return NULL;
+	}
+	e->type = type;
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->ppid = 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->ret = 0;
+	e->op = 0;
+	e->dirfd = LGB_AT_FDCWD;
+	e->family = 0;
+	e->port = 0;
+	__builtin_memset(e->addr, 0, sizeof(e->addr));
+	e->arg0[0] = '\0';
+	e->path[0] = '\0';
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	return e;
+}
+
+/* The syscall's arguments, x86_64 or i386 conventions. */
+struct args {
+	unsigned long a[4];
+};
+
+static __always_inline void get_args(struct pt_regs *regs, bool compat,
+				     struct args *x)
+{
+	if (compat) {
+		x->a[0] = BPF_CORE_READ(regs, bx);
+		x->a[1] = BPF_CORE_READ(regs, cx);
+		x->a[2] = BPF_CORE_READ(regs, dx);
+		x->a[3] = BPF_CORE_READ(regs, si);
+	} else {
+		x->a[0] = BPF_CORE_READ(regs, di);
+		x->a[1] = BPF_CORE_READ(regs, si);
+		x->a[2] = BPF_CORE_READ(regs, dx);
+		x->a[3] = BPF_CORE_READ(regs, r10);
+	}
+}
+
+/*
+ * Which op a syscall is, where its path is (argument index, -1: none) and
+ * its directory fd (-1: AT_FDCWD). 0: not one we report.
+ */
+static __always_inline __u32 classify(long nr, bool compat,
+				      const struct args *x, int *path_arg,
+				      int *dirfd_arg)
+{
+	*dirfd_arg = -1;
+	*path_arg = 0;
+	if (compat) {
+		switch (nr) {
+		case 10: /* unlink */
+			return LGB_OP_UNLINK;
+		case 40: /* rmdir */
+			return LGB_OP_RMDIR;
+		case 301: /* unlinkat */
+			*dirfd_arg = 0;
+			*path_arg = 1;
+			return x->a[2] & AT_REMOVEDIR_ ? LGB_OP_RMDIR :
+							 LGB_OP_UNLINK;
+		case 92: /* truncate */
+		case 193: /* truncate64 */
+			return LGB_OP_TRUNCATE;
+		case 93: /* ftruncate */
+		case 194: /* ftruncate64 */
+			*path_arg = -1;
+			return LGB_OP_TRUNCATE;
+		case 5: /* open */
+			return x->a[1] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ |
+					  O_TRUNC_) ?
+				       LGB_OP_WRITE_OPEN :
+				       0;
+		case 295: /* openat */
+			*dirfd_arg = 0;
+			*path_arg = 1;
+			return x->a[2] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ |
+					  O_TRUNC_) ?
+				       LGB_OP_WRITE_OPEN :
+				       0;
+		case 8: /* creat */
+			return LGB_OP_WRITE_OPEN;
+		case 38: /* rename */
+			return LGB_OP_RENAME;
+		case 302: /* renameat */
+		case 353: /* renameat2 */
+			*dirfd_arg = 0;
+			*path_arg = 1;
+			return LGB_OP_RENAME;
+		}
+		return 0;
+	}
+	switch (nr) {
+	case 87: /* unlink */
+		return LGB_OP_UNLINK;
+	case 84: /* rmdir */
+		return LGB_OP_RMDIR;
+	case 263: /* unlinkat */
+		*dirfd_arg = 0;
+		*path_arg = 1;
+		return x->a[2] & AT_REMOVEDIR_ ? LGB_OP_RMDIR : LGB_OP_UNLINK;
+	case 76: /* truncate */
+		return LGB_OP_TRUNCATE;
+	case 77: /* ftruncate */
+		*path_arg = -1;
+		return LGB_OP_TRUNCATE;
+	case 2: /* open */
+		return x->a[1] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ | O_TRUNC_) ?
+			       LGB_OP_WRITE_OPEN :
+			       0;
+	case 257: /* openat */
+		*dirfd_arg = 0;
+		*path_arg = 1;
+		return x->a[2] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ | O_TRUNC_) ?
+			       LGB_OP_WRITE_OPEN :
+			       0;
+	case 85: /* creat */
+		return LGB_OP_WRITE_OPEN;
+	case 82: /* rename */
+		return LGB_OP_RENAME;
+	case 264: /* renameat */
+	case 316: /* renameat2 */
+		*dirfd_arg = 0;
+		*path_arg = 1;
+		return LGB_OP_RENAME;
+	}
+	return 0;
+}
+
+static __always_inline bool is_write(long nr, bool compat)
+{
+	if (compat)
+		return nr == 4 || nr == 181 || nr == 146 || nr == 334;
+	return nr == 1 || nr == 18 || nr == 20 || nr == 296 || nr == 328;
+}
+
+static __always_inline void connect_event(unsigned long uaddr, __u32 len)
+{
+	struct lgb_event *e;
+	__u16 family = 0;
+
+	if (!uaddr || len < 2)
+		return;
+	bpf_probe_read_user(&family, sizeof(family), (void *)uaddr);
+	/* AF_UNIX 1, AF_INET 2, AF_INET6 10; the rest is not traffic */
+	if (family != 1 && family != 2 && family != 10)
+		return;
+	e = reserve(LGB_CONNECT);
+	if (!e)
+		return;
+	e->family = family;
+	if (family == 2) {
+		struct sockaddr_in sin = {};
+
+		bpf_probe_read_user(&sin, sizeof(sin), (void *)uaddr);
+		e->port = bpf_ntohs(sin.sin_port);
+		__builtin_memcpy(e->addr, &sin.sin_addr, 4);
+	} else if (family == 10) {
+		struct sockaddr_in6 sin6 = {};
+
+		bpf_probe_read_user(&sin6, sizeof(sin6), (void *)uaddr);
+		e->port = bpf_ntohs(sin6.sin6_port);
+		__builtin_memcpy(e->addr, &sin6.sin6_addr, 16);
+	} else {
+		bpf_probe_read_user_str(e->path, 108, (void *)(uaddr + 2));
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("raw_tp/sys_enter")
+int lg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long nr = (long)ctx->args[1];
+	struct inflight *in;
+	struct args x;
+	int path_arg, dirfd_arg;
+	bool compat;
+	__u32 op, zero = 0, tid;
+
+	if (!in_session())
+		return 0;
+	count(LGB_C_SYSCALLS, 1);
+	compat = BPF_CORE_READ(regs, cs) == USER32_CS;
+	get_args(regs, compat, &x);
+	if (!compat && nr == 42) { /* connect */
+		connect_event(x.a[1], (__u32)x.a[2]);
+		return 0;
+	}
+	if (compat && nr == 362) {
+		connect_event(x.a[1], (__u32)x.a[2]);
+		return 0;
+	}
+	if (compat && nr == 102 && x.a[0] == 3) { /* socketcall(SYS_CONNECT) */
+		__u32 sa[3] = {};
+
+		bpf_probe_read_user(sa, sizeof(sa), (void *)x.a[1]);
+		connect_event(sa[1], sa[2]);
+		return 0;
+	}
+	op = classify(nr, compat, &x, &path_arg, &dirfd_arg);
+	if (!op)
+		return 0;
+	in = bpf_map_lookup_elem(&scratch, &zero);
+	if (!in)
+		return 0;
+	in->op = op;
+	in->dirfd = dirfd_arg == 0 ? (__s32)x.a[0] : LGB_AT_FDCWD;
+	in->path[0] = '\0';
+	if (path_arg >= 0 && path_arg < 4) {
+		unsigned long p = path_arg == 1 ? x.a[1] : x.a[0];
+
+		/* a page not resident reads as empty: "unknown" */
+		if (bpf_probe_read_user_str(in->path, sizeof(in->path),
+					    (void *)p) < 0)
+			in->path[0] = '\0';
+	} else {
+		in->dirfd = (__s32)x.a[0]; /* ftruncate: the fd itself */
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&inflight, &tid, in, BPF_ANY);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int lg_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long ret = (long)ctx->args[1];
+	struct inflight *in;
+	struct lgb_event *e;
+	__u32 tid;
+	long nr;
+
+	if (!in_session())
+		return 0;
+	nr = (long)BPF_CORE_READ(regs, orig_ax);
+	if (ret > 0 && is_write(nr, BPF_CORE_READ(regs, cs) == USER32_CS)) {
+		count(LGB_C_BYTES_WRITTEN, (__u64)ret);
+		return 0;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in)
+		return 0;
+	e = reserve(LGB_OP);
+	if (e) {
+		e->op = in->op;
+		e->dirfd = in->dirfd;
+		e->ret = ret < 0 ? (__s32)ret : 0;
+		__builtin_memcpy(e->path, in->path, sizeof(e->path));
+		bpf_ringbuf_submit(e, 0);
+	}
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int lg_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	struct lgb_event *e;
+	__u32 pid, tgid;
+	__u8 one = 1;
+
+	if (!in_session())
+		return 0;
+	pid = BPF_CORE_READ(child, pid);
+	tgid = BPF_CORE_READ(child, tgid);
+	if (pid != tgid)
+		return 0; /* a thread */
+	if (!target_cgid)
+		bpf_map_update_elem(&pids, &tgid, &one, BPF_ANY);
+	e = reserve(LGB_FORK);
+	if (!e)
+		return 0;
+	e->pid = tgid;
+	e->tid = pid;
+	e->ppid = BPF_CORE_READ(parent, tgid);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int lg_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
+	struct lgb_event *e;
+	unsigned long arg;
+
+	if (!in_session())
+		return 0;
+	e = reserve(LGB_EXEC);
+	if (!e)
+		return 0;
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	bpf_probe_read_kernel_str(e->path, sizeof(e->path),
+				  BPF_CORE_READ(bprm, filename));
+	arg = BPF_CORE_READ(task, mm, arg_start);
+	if (bpf_probe_read_user_str(e->arg0, sizeof(e->arg0), (void *)arg) < 0)
+		e->arg0[0] = '\0';
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int lg_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[0];
+	struct lgb_event *e;
+	__u32 pid, tgid;
+	int code;
+
+	if (!in_session())
+		return 0;
+	pid = BPF_CORE_READ(task, pid);
+	tgid = BPF_CORE_READ(task, tgid);
+	if (pid != tgid)
+		return 0;
+	code = BPF_CORE_READ(task, exit_code);
+	if (!target_cgid)
+		bpf_map_delete_elem(&pids, &tgid);
+	e = reserve(LGB_EXIT);
+	if (!e)
+		return 0;
+	e->ret = code & 0x7f ? 128 + (code & 0x7f) : (code >> 8) & 0xff;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

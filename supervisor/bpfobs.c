@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfobs.h"
+#include "lgobserve.skel.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct lg_bpfobs {
+	struct lgobserve *skel;
+	struct ring_buffer *rb;
+	lg_bpfobs_fn fn;
+	void *ctx;
+	int ncpu;
+};
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int loud(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	fputs("lgrun: libbpf: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct lg_bpfobs *o = ctx;
+
+	if (size >= sizeof(struct lgb_event) && o->fn)
+		o->fn(o->ctx, data);
+	return 0;
+}
+
+static void obs_free(struct lg_bpfobs *o)
+{
+	if (!o)
+		return;
+	ring_buffer__free(o->rb);
+	lgobserve__destroy(o->skel);
+	free(o);
+}
+
+static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
+		    char *why, size_t why_size)
+{
+	struct lg_bpfobs *o = calloc(1, sizeof(*o));
+	const char *step = "open";
+	int r;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	libbpf_set_print(cfg->verbose >= 2 ? loud : quiet);
+	o->ncpu = libbpf_num_possible_cpus();
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = getenv("LGB_BTF"));
+		o->skel = lgobserve__open_opts(&oo);
+	}
+	if (!o->skel) {
+		r = -errno;
+		goto fail;
+	}
+	o->skel->rodata->target_cgid = cfg->cgid;
+	o->skel->rodata->cg_level = cfg->level;
+	if (cfg->ring_bytes)
+		bpf_map__set_max_entries(o->skel->maps.events,
+					 (__u32)cfg->ring_bytes);
+	step = "load";
+	r = lgobserve__load(o->skel);
+	if (r)
+		goto fail;
+	step = "attach";
+	r = lgobserve__attach(o->skel);
+	if (r)
+		goto fail;
+	step = "ring buffer";
+	o->rb = ring_buffer__new(bpf_map__fd(o->skel->maps.events), on_event,
+				 o, NULL);
+	if (!o->rb) {
+		r = -errno;
+		goto fail;
+	}
+	*out = o;
+	return 0;
+fail:
+	if (r > 0)
+		r = -r;
+	if (!r)
+		r = -EINVAL;
+	snprintf(why, why_size, "eBPF %s failed: %s%s", step, strerror(-r),
+		 r == -EPERM || r == -EACCES ?
+			 " (needs root, or CAP_BPF and CAP_PERFMON)" :
+			 "");
+	obs_free(o);
+	return r;
+}
+
+static int obs_add_pid(struct lg_bpfobs *o, pid_t pid)
+{
+	__u32 k = (__u32)pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(o->skel->maps.pids, &k, sizeof(k), &one,
+				    sizeof(one), BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+static int obs_fd(const struct lg_bpfobs *o)
+{
+	return ring_buffer__epoll_fd(o->rb);
+}
+
+static int obs_consume(struct lg_bpfobs *o, lg_bpfobs_fn fn, void *ctx)
+{
+	o->fn = fn;
+	o->ctx = ctx;
+	return ring_buffer__consume(o->rb);
+}
+
+static void obs_counters(const struct lg_bpfobs *o, uint64_t c[LGB_C_MAX])
+{
+	for (__u32 k = 0; k < LGB_C_MAX; k++) {
+		__u64 v[o->ncpu > 0 ? o->ncpu : 1];
+
+		c[k] = 0;
+		if (bpf_map__lookup_elem(o->skel->maps.counters, &k, sizeof(k),
+					 v, sizeof(v), 0) == 0)
+			for (int i = 0; i < o->ncpu; i++)
+				c[k] += v[i];
+	}
+}
+
+EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
+	.open = obs_open,
+	.add_pid = obs_add_pid,
+	.fd = obs_fd,
+	.consume = obs_consume,
+	.counters = obs_counters,
+	.free = obs_free,
+};

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "bpfobs.h"
+#include "log.h"
+#include "observer.h"
+#include "pathres.h"
+#include "session.h"
+
+#define NPROC 8192 /* process table slots, a power of 2 */
+#define NPENDING 1024
+#define HELLO_WAIT_MS 100 /* a shim's hello may trail its process's acts */
+
+struct proc {
+	pid_t pid; /* 0: free */
+	pid_t ppid;
+	bool exited, warned;
+	uint64_t exec_ns, hello_ns; /* CLOCK_MONOTONIC */
+	char exe[32];
+	char arg0[64];
+};
+
+struct pending {
+	uint64_t due_ms;
+	uint64_t ts_ns; /* when it happened */
+	pid_t pid;
+	uint32_t type, op;
+	int err;
+	char what[PATH_MAX]; /* the resolved path, or the destination */
+};
+
+struct lg_observer {
+	struct lg_observer_cfg cfg;
+	void *dl;
+	const struct lg_bpfobs_ops *ops;
+	struct lg_bpfobs *bo;
+	pthread_t thread;
+	bool threaded;
+	atomic_bool done;
+	int load_err;
+	char load_why[256];
+	bool attached;
+	int fd;
+	struct proc procs[NPROC];
+	unsigned nprocs;
+	struct pending *pend;
+	unsigned phead, pn;
+	uint64_t bypass_warnings, fed;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct proc *proc_get(struct lg_observer *o, pid_t pid, bool add)
+{
+	unsigned h = ((unsigned)pid * 2654435761u) & (NPROC - 1);
+
+	for (unsigned i = 0; i < NPROC; i++) {
+		struct proc *p = &o->procs[(h + i) & (NPROC - 1)];
+
+		if (p->pid == pid)
+			return p;
+		if (!p->pid) {
+			if (!add)
+				return NULL;
+			if (o->nprocs >= NPROC * 3 / 4) {
+				/* full enough: forget the processes that ended */
+				for (unsigned k = 0; k < NPROC; k++)
+					if (o->procs[k].exited) {
+						memset(&o->procs[k], 0,
+						       sizeof(o->procs[k]));
+						o->nprocs--;
+					}
+				if (o->nprocs >= NPROC * 3 / 4)
+					return NULL;
+				return proc_get(o, pid, true);
+			}
+			memset(p, 0, sizeof(*p));
+			p->pid = pid;
+			o->nprocs++;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void *loader(void *arg)
+{
+	struct lg_observer *o = arg;
+	struct lg_bpfobs_cfg bc = { o->cfg.cgid, o->cfg.level,
+				    o->cfg.ring_bytes, o->cfg.verbose };
+	uint64_t one = 1;
+
+	o->load_err = o->ops->open(&o->bo, &bc, o->load_why,
+				   sizeof(o->load_why));
+	atomic_store(&o->done, true);
+	if (o->cfg.async && write(o->cfg.wake_fd, &one, sizeof(one)) < 0) {
+		/* the loop polls done at its next wake-up anyway */
+	}
+	return NULL;
+}
+
+int lg_observer_start(struct lg_observer **out,
+		      const struct lg_observer_cfg *cfg, char *why,
+		      size_t why_size)
+{
+	struct lg_observer *o = calloc(1, sizeof(*o));
+
+	*out = NULL;
+	if (!o) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	o->cfg = *cfg;
+	o->fd = -1;
+	o->pend = calloc(NPENDING, sizeof(*o->pend));
+	o->dl = dlopen(cfg->lib, RTLD_NOW | RTLD_LOCAL);
+	if (o->dl)
+		o->ops = dlsym(o->dl, "lg_bpfobs_ops");
+	if (!o->pend || !o->ops) {
+		snprintf(why, why_size, "cannot load %s: %s", cfg->lib,
+			 o->dl ? "no lg_bpfobs_ops" : dlerror());
+		lg_observer_free(o);
+		return -ENOENT;
+	}
+	if (cfg->async) {
+		if (pthread_create(&o->thread, NULL, loader, o) != 0) {
+			snprintf(why, why_size, "cannot start a thread");
+			lg_observer_free(o);
+			return -EAGAIN;
+		}
+		o->threaded = true;
+	} else {
+		loader(o);
+		if (o->load_err < 0) {
+			snprintf(why, why_size, "%s", o->load_why);
+			lg_observer_free(o);
+			return o->load_err ? o->load_err : -EINVAL;
+		}
+	}
+	*out = o;
+	return 0;
+}
+
+bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
+		       size_t why_size)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!o || o->attached || o->load_err || !atomic_load(&o->done))
+		return false;
+	if (o->threaded) {
+		pthread_join(o->thread, NULL);
+		o->threaded = false;
+	}
+	if (o->load_err < 0) {
+		snprintf(why, why_size, "%s", o->load_why);
+		if (!o->load_err)
+			o->load_err = -EINVAL;
+		return true;
+	}
+	o->attached = true;
+	o->fd = o->ops->fd(o->bo);
+	ev.data.fd = o->fd;
+	epoll_ctl(epfd, EPOLL_CTL_ADD, o->fd, &ev);
+	why[0] = '\0';
+	return true;
+}
+
+bool lg_observer_attached(const struct lg_observer *o)
+{
+	return o && o->attached;
+}
+
+void lg_observer_add_pid(struct lg_observer *o, pid_t pid)
+{
+	if (o && o->attached && !o->cfg.cgid)
+		o->ops->add_pid(o->bo, pid);
+}
+
+void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns)
+{
+	struct proc *p;
+
+	if (!o)
+		return;
+	p = proc_get(o, pid, true);
+	if (!sent_ns)
+		sent_ns = now_ns();
+	if (p && sent_ns > p->hello_ns)
+		p->hello_ns = sent_ns;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The process's name: from its exec, else /proc, else the event's comm. */
+static const char *exe_of(struct lg_observer *o, pid_t pid, const char *comm)
+{
+	struct proc *p = proc_get(o, pid, true);
+
+	if (!p)
+		return comm;
+	if (!p->exe[0]) {
+		char path[64], buf[32];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		f = fopen(path, "re");
+		if (f && fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			snprintf(p->exe, sizeof(p->exe), "%s", buf);
+		} else {
+			snprintf(p->exe, sizeof(p->exe), "%s", comm);
+		}
+		if (f)
+			fclose(f);
+	}
+	return p->exe;
+}
+
+/* An op's path made absolute while the process is (probably) alive. */
+static void resolve(const struct lgb_event *e, char *out, size_t size)
+{
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	if (e->path[0] == '/') {
+		snprintf(out, size, "%s", e->path);
+		return;
+	}
+	if (e->dirfd == LGB_AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%u/cwd", e->pid);
+	else
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", e->pid,
+			 e->dirfd);
+	n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		snprintf(out, size, "%s", e->path[0] ? e->path : "?");
+		return;
+	}
+	dir[n] = '\0';
+	if (!e->path[0]) { /* ftruncate: the fd's own file */
+		snprintf(out, size, "%s", dir);
+		return;
+	}
+	if (lg_path_resolve(dir, e->path, out, size) < 0)
+		snprintf(out, size, "%s", e->path);
+}
+
+static void queue(struct lg_observer *o, const struct lgb_event *e,
+		  const char *what)
+{
+	struct pending *p;
+
+	if (o->pn == NPENDING) { /* full: the oldest is decided now */
+		lg_observer_tick(o);
+		if (o->pn == NPENDING)
+			return;
+	}
+	p = &o->pend[(o->phead + o->pn++) % NPENDING];
+	p->due_ms = now_ns() / 1000000 + HELLO_WAIT_MS;
+	p->ts_ns = e->ts_ns;
+	p->pid = (pid_t)e->pid;
+	p->type = e->type;
+	p->op = e->op;
+	p->err = e->ret < 0 ? -e->ret : 0;
+	snprintf(p->what, sizeof(p->what), "%s", what);
+}
+
+static void on_event(void *ctx, const struct lgb_event *e)
+{
+	struct lg_observer *o = ctx;
+	struct proc *p;
+	char what[PATH_MAX];
+
+	switch (e->type) {
+	case LGB_FORK:
+		p = proc_get(o, (pid_t)e->pid, true);
+		if (p) {
+			struct proc *parent = proc_get(o, (pid_t)e->ppid, false);
+
+			p->ppid = (pid_t)e->ppid;
+			p->exited = false;
+			/* a fork runs its parent's image, shim and all */
+			if (parent) {
+				memcpy(p->exe, parent->exe, sizeof(p->exe));
+				memcpy(p->arg0, parent->arg0, sizeof(p->arg0));
+				p->exec_ns = parent->exec_ns;
+				p->hello_ns = parent->hello_ns;
+			}
+		}
+		break;
+	case LGB_EXEC:
+		p = proc_get(o, (pid_t)e->pid, true);
+		if (p) {
+			if (!p->ppid)
+				p->ppid = (pid_t)e->ppid;
+			p->exec_ns = e->ts_ns;
+			p->warned = false;
+			snprintf(p->exe, sizeof(p->exe), "%s", base(e->path));
+			snprintf(p->arg0, sizeof(p->arg0), "%s", e->arg0);
+		}
+		lg_dbg("bpf: exec %s (pid %u, parent %u)", e->path, e->pid,
+		       e->ppid);
+		break;
+	case LGB_EXIT:
+		p = proc_get(o, (pid_t)e->pid, false);
+		if (p)
+			p->exited = true;
+		break;
+	case LGB_OP:
+		resolve(e, what, sizeof(what));
+		queue(o, e, what);
+		break;
+	case LGB_CONNECT:
+		if (e->family == 1) { /* AF_UNIX: system sockets are not tools */
+			if (!e->path[0] || strncmp(e->path, "/run/", 5) == 0 ||
+			    strncmp(e->path, "/var/run/", 9) == 0 ||
+			    strstr(e->path, "/run/"))
+				break;
+			snprintf(what, sizeof(what), "unix:%s", e->path);
+		} else if (e->family == 2) {
+			/* lgrun's own LLM proxy sees that traffic in full */
+			if (o->cfg.proxy_port && e->port == o->cfg.proxy_port &&
+			    e->addr[0] == 127)
+				break;
+			snprintf(what, sizeof(what), "%u.%u.%u.%u:%u",
+				 e->addr[0], e->addr[1], e->addr[2], e->addr[3],
+				 e->port);
+		} else {
+			snprintf(what, sizeof(what), "[ipv6]:%u", e->port);
+		}
+		lg_dbg("bpf: pid %u (%s) connects to %s", e->pid, e->comm,
+		       what);
+		queue(o, e, what);
+		break;
+	default:
+		break;
+	}
+}
+
+bool lg_observer_handle(struct lg_observer *o, int fd)
+{
+	if (!o || !o->attached || fd != o->fd)
+		return false;
+	o->ops->consume(o->bo, on_event, o);
+	return true;
+}
+
+uint64_t lg_observer_next_deadline(const struct lg_observer *o)
+{
+	return o && o->pn ? o->pend[o->phead].due_ms : 0;
+}
+
+static enum lg_op lg_op_of(uint32_t op)
+{
+	switch (op) {
+	case LGB_OP_UNLINK:
+		return LG_OP_UNLINK;
+	case LGB_OP_RMDIR:
+		return LG_OP_RMDIR;
+	case LGB_OP_TRUNCATE:
+		return LG_OP_TRUNCATE;
+	case LGB_OP_RENAME:
+		return LG_OP_RENAME;
+	default:
+		return LG_OP_WRITE;
+	}
+}
+
+/* Decides one pending event: its process's shim has said hello or not. */
+static void decide(struct lg_observer *o, const struct pending *pe)
+{
+	struct proc *p = proc_get(o, pe->pid, true);
+	const char *exe = exe_of(o, pe->pid, "?");
+	bool seen = p && p->hello_ns && p->hello_ns >= p->exec_ns;
+	bool blind_spot = pe->type == LGB_CONNECT ||
+			  (pe->type == LGB_OP && pe->op != LGB_OP_WRITE_OPEN);
+
+	if (seen)
+		return; /* the shim reported it itself */
+	if (pe->type == LGB_OP) {
+		pthread_mutex_lock(o->cfg.lock);
+		lg_session_op_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
+				     pe->what, pe->err);
+		pthread_mutex_unlock(o->cfg.lock);
+		o->fed++;
+	}
+	if (blind_spot && p && !p->warned) {
+		char msg[512];
+
+		p->warned = true;
+		o->bypass_warnings++;
+		snprintf(
+			msg, sizeof(msg),
+			"pid %d (%s) is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it %s %s)",
+			pe->pid, exe,
+			pe->type == LGB_CONNECT ? "connected to" : "changed",
+			pe->what);
+		pthread_mutex_lock(o->cfg.lock);
+		lg_session_warn(o->cfg.s, "bpf", "shim_bypass", pe->pid, exe,
+				msg);
+		pthread_mutex_unlock(o->cfg.lock);
+	}
+}
+
+void lg_observer_tick(struct lg_observer *o)
+{
+	uint64_t now = now_ns() / 1000000;
+
+	while (o && o->pn && o->pend[o->phead].due_ms <= now) {
+		decide(o, &o->pend[o->phead]);
+		o->phead = (o->phead + 1) % NPENDING;
+		o->pn--;
+	}
+}
+
+void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
+			 size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int depth = 0; o && pid > 0 && depth < 16 && len < size;
+	     depth++) {
+		struct proc *p = proc_get(o, pid, false);
+
+		if (!p)
+			break;
+		len += (size_t)snprintf(out + len, size - len, "%s%s[%d]",
+					depth ? " <- " : "",
+					p->exe[0] ? p->exe : "?", pid);
+		pid = p->ppid;
+	}
+}
+
+void lg_observer_finish(struct lg_observer *o)
+{
+	uint64_t c[LGB_C_MAX] = { 0 };
+
+	if (!o || !o->attached)
+		return;
+	o->ops->consume(o->bo, on_event, o);
+	while (o->pn) { /* every hello is in by now */
+		decide(o, &o->pend[o->phead]);
+		o->phead = (o->phead + 1) % NPENDING;
+		o->pn--;
+	}
+	o->ops->counters(o->bo, c);
+	pthread_mutex_lock(o->cfg.lock);
+	lg_session_bpf_stats(o->cfg.s, c[LGB_C_DROPS], c[LGB_C_SYSCALLS],
+			     c[LGB_C_BYTES_WRITTEN], o->bypass_warnings);
+	pthread_mutex_unlock(o->cfg.lock);
+}
+
+void lg_observer_free(struct lg_observer *o)
+{
+	if (!o)
+		return;
+	if (o->threaded) { /* a load still running: it ends with lgrun */
+		pthread_detach(o->thread);
+		return;
+	}
+	if (o->bo)
+		o->ops->free(o->bo);
+	if (o->dl)
+		dlclose(o->dl);
+	free(o->pend);
+	free(o);
+}

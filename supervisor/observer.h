@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lgrun's side of the eBPF observer (bpf/, liblgbpf.so): the session's
+ * process table (fork, exec, exit), the processes the shim does not see,
+ * and their file-op results for the failures detector. Runs on lgrun's
+ * main thread; the session is shared under the given lock. The observer
+ * may load in a thread of its own (--bpf=auto) so that lgrun's start does
+ * not wait for the kernel.
+ */
+#ifndef LG_OBSERVER_H
+#define LG_OBSERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lg_session;
+struct lg_observer;
+
+struct lg_observer_cfg {
+	const char *lib; /* path of liblgbpf.so */
+	uint64_t cgid; /* the session's cgroup id, 0: none */
+	unsigned level; /* its level */
+	size_t ring_bytes;
+	int verbose;
+	bool async; /* load in a thread; wake_fd is written when done */
+	int wake_fd; /* an eventfd of lgrun's loop */
+	unsigned proxy_port; /* connects there are seen by the proxy */
+	struct lg_session *s;
+	pthread_mutex_t *lock;
+};
+
+/* 0 (loading or loaded), or -errno with why (then nothing was started). */
+int lg_observer_start(struct lg_observer **out,
+		      const struct lg_observer_cfg *cfg, char *why,
+		      size_t why_size);
+/*
+ * After a wake-up: if an asynchronous load finished, its ring buffer is
+ * added to epfd and true returned (why says why when it failed).
+ */
+bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
+		       size_t why_size);
+/* The pid set (no cgroup): the session's first process. */
+void lg_observer_add_pid(struct lg_observer *o, pid_t pid);
+/* True if fd is the observer's (then its events were handled). */
+bool lg_observer_handle(struct lg_observer *o, int fd);
+/* The shim of pid said hello at sent_ns (CLOCK_MONOTONIC; 0: now). */
+void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns);
+/* Pending decisions (shim-less results wait briefly for a late hello). */
+uint64_t lg_observer_next_deadline(const struct lg_observer *o);
+void lg_observer_tick(struct lg_observer *o);
+/* "rm[12] <- bash[10] <- python3[9]" as far as it is known. */
+void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
+			 size_t size);
+/* Before lgrun exits: the last events, and the counters to the session. */
+void lg_observer_finish(struct lg_observer *o);
+bool lg_observer_attached(const struct lg_observer *o);
+void lg_observer_free(struct lg_observer *o);
+
+#endif

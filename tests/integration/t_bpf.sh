@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The eBPF observer (raw tracepoints, filtered to the session's cgroup in
+# the kernel) sees what the shim cannot: a static binary's failed writes
+# reach the failures detector, its network connections are reported as a
+# blind spot, the lineage of a process whose parents are gone is kept, a
+# tiny ring buffer's drops are counted and audited. Off, and as an
+# ordinary user, lgrun works as before.
+source "$(dirname "$0")/lib.sh"
+need_root "loading eBPF programs (root, or CAP_BPF and CAP_PERFMON)"
+[ -r /sys/kernel/btf/vmlinux ] || skip "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+[ -f "$LG_ROOT/${B:-build}/lib/liblgbpf.so" ] || fail "liblgbpf.so was not built"
+PROBE=$FIXBIN/bpfprobe
+[ -x "$PROBE" ] || fail "fixtures not built (make fixtures)"
+end_field() { # the session_end record's field
+	grep '"event":"session_end"' "$STATE/audit.jsonl" | tail -1 | grep -o "\"$1\":[^,}]*" | cut -d: -f2- | tr -d '"'
+}
+
+# 1. A static binary failing to write one path 5 times: the 4th is reported.
+run_lg --bpf=on -- "$PROBE" failwrite "$T/missing/dir/file" 5 >"$T/out" 2>"$T/err"
+assert_rc 0 "$RC" "failwrite"
+[ "$(grep -c failed "$T/out")" = 5 ] || fail "the probe's writes should all fail"
+grep -q '"reason":"write_failures".*"exe":"bpfprobe"' "$STATE/audit.jsonl" ||
+	fail "the static binary's failed writes did not reach the failures detector"
+[ "$(end_field bpf)" = attached ] || fail "the session record should say the observer was attached"
+# ... and without the observer nobody sees them.
+rm -f "$STATE/audit.jsonl"
+run_lg --bpf=off -- "$PROBE" failwrite "$T/missing/dir/file" 5 >"$T/out" 2>"$T/err"
+assert_rc 0 "$RC" "failwrite, bpf off"
+! grep -q '"reason":"write_failures"' "$STATE/audit.jsonl" || fail "--bpf=off still reported"
+[ "$(end_field bpf)" = off ] || fail "the record should say the observer is off"
+
+# 2. Network traffic of a static binary is a blind spot of the shim: said
+#    once. The same traffic from a shimmed program is not.
+python3 -m http.server 0 --bind 127.0.0.1 >"$T/http.log" 2>&1 &
+HTTP_PID=$!
+trap 'kill $HTTP_PID 2>/dev/null; lg_cleanup' EXIT
+for _ in $(seq 1 100); do
+	port=$(grep -o 'port [0-9]*' "$T/http.log" | grep -o '[0-9]*')
+	[ -n "$port" ] && break
+	sleep 0.05
+done
+[ -n "$port" ] || fail "the HTTP server did not start"
+rm -f "$STATE/audit.jsonl"
+run_lg --bpf=on -- bash -c '"$0" connect "$1"; "$0" connect "$1"; python3 -c "import urllib.request,sys; urllib.request.urlopen(\"http://127.0.0.1:\" + sys.argv[1]).read()" "$1"' "$PROBE" "$port" >"$T/out" 2>"$T/err"
+assert_rc 0 "$RC" "connects"
+[ "$(grep -c '"reason":"shim_bypass"' "$STATE/audit.jsonl")" = 2 ] ||
+	fail "expected one shim_bypass warning per static process, got $(grep -c '"reason":"shim_bypass"' "$STATE/audit.jsonl")"
+grep -q "is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it connected to 127.0.0.1:$port)" "$STATE/audit.jsonl" ||
+	fail "the warning should name the process's blind spot and its destination"
+! grep '"reason":"shim_bypass"' "$STATE/audit.jsonl" | grep -q python3 || fail "python3 carries the shim: no warning"
+# A cleared environment drops the shim from a dynamic program too.
+rm -f "$STATE/audit.jsonl"
+run_lg --bpf=on -- env -i /usr/bin/python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port').read()" >"$T/out" 2>"$T/err"
+assert_rc 0 "$RC" "cleared env"
+grep -q '"reason":"shim_bypass".*"exe":"python3' "$STATE/audit.jsonl" || fail "a cleared environment was not reported"
+
+# 3. Lineage: bash starts sh, which starts the probe in the background and
+#    ends; the probe (now lgrun's child) trips at its third delete. The
+#    trip names the whole line it came from.
+mkfiles "$T/data" 3
+rm -f "$STATE/audit.jsonl"
+run_lg --bpf=on -- bash -c 'sh -c "\"$0\" unlink \"$1/f1\" \"$1/f2\" \"$1/f3\" >/dev/null &" "$0" "$1"; sleep 5; true' "$PROBE" "$T/data" 2>"$T/err"
+assert_rc 86 "$RC" "three-level tree"
+lin=$(grep '"event":"trip"' "$STATE/audit.jsonl" | grep -o '"lineage":"[^"]*"')
+echo "$lin" | grep -q 'bpfprobe\[[0-9]*\] <- sh\[[0-9]*\] <- bash\[[0-9]*\]' ||
+	fail "the trip's lineage should be bpfprobe <- sh <- bash, got: $lin"
+
+# 4. A ring buffer too small for a burst: the drops are counted and said.
+printf '[bpf]\nring_kb = 4\n' >"$T/tiny.ini"
+rm -f "$STATE/audit.jsonl"
+run_lg -c "$T/tiny.ini" --bpf=on -- "$PROBE" burst 20000 2>"$T/err"
+assert_rc 0 "$RC" "burst"
+drops=$(end_field bpf_drops)
+[ -n "$drops" ] && [ "$drops" -gt 0 ] || fail "no drops counted with a 4 KiB ring (bpf_drops=$drops)"
+grep -q '"reason":"bpf_drops"' "$STATE/audit.jsonl" || fail "the drops were not audited"
+grep -q "further write_failures warnings are not reported" "$T/err" || fail "20000 failures should be capped on stderr"
+[ "$(grep -c '"reason":"write_failures"' "$STATE/audit.jsonl")" -le 20 ] || fail "warnings are not capped in the audit log"
+
+# 5. auto (the default) attaches in the background; a bad mode is an error.
+rm -f "$STATE/audit.jsonl"
+run_lg -- bash -c 'sleep 0.3; "$0" failwrite "$1" 4' "$PROBE" "$T/missing/x" >/dev/null 2>&1
+assert_rc 0 "$RC" "auto"
+[ "$(end_field bpf)" = attached ] || fail "auto: not attached ($(end_field bpf))"
+grep -q '"reason":"write_failures"' "$STATE/audit.jsonl" || fail "auto: the failures were not seen"
+run_lg --bpf=sometimes -- true 2>"$T/err"
+assert_rc 125 "$RC" "a bad --bpf"
+grep -q "is not a mode: auto, on or off" "$T/err" || fail "no message for a bad mode"
+
+# 6. As an ordinary user: auto goes on without it, on says why it cannot.
+if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$LGRUN" 2>/dev/null; then
+	chmod 755 "$T"
+	mkdir -p "$T/u"
+	chown nobody: "$T/u"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$LGRUN" --state-dir "$T/u" -- true
+	assert_rc 0 "$?" "unprivileged, auto"
+	grep '"event":"session_end"' "$T/u/audit.jsonl" | grep -q '"bpf":"off: ' || fail "unprivileged: the record should say why the observer is off"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$LGRUN" --state-dir "$T/u" --bpf=on -- true 2>"$T/err"
+	assert_rc 125 "$?" "unprivileged, on"
+	grep -q "bpf=on: .*needs root, or CAP_BPF and CAP_PERFMON" "$T/err" || { cat "$T/err"; fail "unprivileged --bpf=on should say what it needs"; }
+fi
+pass
