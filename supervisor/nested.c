@@ -209,7 +209,12 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 		r = (int)m.verdict;
 		break;
 	}
-	close(fd);
+	/*
+	 * Refused: the connection stays open until this lgrun exits, so that
+	 * the supervisor's kill waits for it to say why.
+	 */
+	if (r <= 0)
+		close(fd);
 	return r;
 fail:
 	r = -errno;

@@ -20,7 +20,8 @@ bool lg_nested_find(char *sock, size_t sock_size, char *flow, size_t flow_size);
 /*
  * Registers as the child session `name`: 0 when it may start, a positive
  * errno when the supervisor refused it (why says why), -errno when the
- * supervisor could not be asked.
+ * supervisor could not be asked. After a refusal the connection stays open
+ * (the kill of the flow waits for it): exit soon.
  */
 int lg_nested_enter(const char *sock, const char *flow, const char *name,
 		    char *why, size_t why_size);
