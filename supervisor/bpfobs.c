@@ -69,7 +69,8 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 	libbpf_set_print(cfg->verbose >= 2 ? loud : quiet);
 	o->ncpu = libbpf_num_possible_cpus();
 	{
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = getenv("LGB_BTF"));
+		LIBBPF_OPTS(bpf_object_open_opts, oo,
+			    .btf_custom_path = getenv("LGB_BTF"));
 		o->skel = lgobserve__open_opts(&oo);
 	}
 	if (!o->skel) {
@@ -90,8 +91,8 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 	if (r)
 		goto fail;
 	step = "ring buffer";
-	o->rb = ring_buffer__new(bpf_map__fd(o->skel->maps.events), on_event,
-				 o, NULL);
+	o->rb = ring_buffer__new(bpf_map__fd(o->skel->maps.events), on_event, o,
+				 NULL);
 	if (!o->rb) {
 		r = -errno;
 		goto fail;

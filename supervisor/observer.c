@@ -104,8 +104,8 @@ static void *loader(void *arg)
 				    o->cfg.ring_bytes, o->cfg.verbose };
 	uint64_t one = 1;
 
-	o->load_err = o->ops->open(&o->bo, &bc, o->load_why,
-				   sizeof(o->load_why));
+	o->load_err =
+		o->ops->open(&o->bo, &bc, o->load_why, sizeof(o->load_why));
 	atomic_store(&o->done, true);
 	if (o->cfg.async && write(o->cfg.wake_fd, &one, sizeof(one)) < 0) {
 		/* the loop polls done at its next wake-up anyway */
@@ -295,7 +295,8 @@ static void on_event(void *ctx, const struct lgb_event *e)
 	case LGB_FORK:
 		p = proc_get(o, (pid_t)e->pid, true);
 		if (p) {
-			struct proc *parent = proc_get(o, (pid_t)e->ppid, false);
+			struct proc *parent =
+				proc_get(o, (pid_t)e->ppid, false);
 
 			p->ppid = (pid_t)e->ppid;
 			p->exited = false;
@@ -331,7 +332,8 @@ static void on_event(void *ctx, const struct lgb_event *e)
 		queue(o, e, what);
 		break;
 	case LGB_CONNECT:
-		if (e->family == 1) { /* AF_UNIX: system sockets are not tools */
+		if (e->family ==
+		    1) { /* AF_UNIX: system sockets are not tools */
 			if (!e->path[0] || strncmp(e->path, "/run/", 5) == 0 ||
 			    strncmp(e->path, "/var/run/", 9) == 0 ||
 			    strstr(e->path, "/run/"))
@@ -439,8 +441,7 @@ void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
 	size_t len = 0;
 
 	out[0] = '\0';
-	for (int depth = 0; o && pid > 0 && depth < 16 && len < size;
-	     depth++) {
+	for (int depth = 0; o && pid > 0 && depth < 16 && len < size; depth++) {
 		struct proc *p = proc_get(o, pid, false);
 
 		if (!p)
