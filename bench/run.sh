@@ -217,6 +217,7 @@ startup_nested() {
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
 RM_VARIANTS=(bare bulk observe)
+[ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && RM_VARIANTS+=(bpf)
 HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
 HAVE_STRACE= HAVE_BWRAP=
@@ -279,7 +280,13 @@ rm_one() { # variant
 	bulk)
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		"$LGRUN" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
+	bpf)
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		"$LGRUN" --state-dir "$STATE" --bpf=on "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
 	observe)
@@ -304,6 +311,8 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
+BUILD_VARIANTS=(bare lg)
+[ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
 	command -v make >/dev/null 2>&1 || { SKIP[build]="make is not installed"; return; }
 	command -v cc >/dev/null 2>&1 || { SKIP[build]="cc is not installed"; return; }
@@ -312,7 +321,7 @@ build_setup() {
 	# Warm the compiler's pages once, untimed.
 	make -C "$PROJ" -s -j2 >/dev/null 2>&1 || { SKIP[build]="the generated project does not build"; return; }
 }
-build_one() { # bare|lg
+build_one() { # bare|lg|bpf
 	local t0 t1 rc
 	[ -n "${SKIP[build]:-}" ] && return
 	make -C "$PROJ" -s clean >/dev/null 2>&1
@@ -323,7 +332,8 @@ build_one() { # bare|lg
 	else
 		times >"$WORK/times.0"
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" -- make -C "$PROJ" -s -j2 >/dev/null
+		"$LGRUN" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
+			-- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
 		times >"$WORK/times.1"
@@ -738,7 +748,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 		for v in $(ordered "$r" "${RM_VARIANTS[@]}"); do rm_one "$v"; done
 	fi
 	if want build && [ -z "${SKIP[build]:-}" ]; then
-		for v in $(ordered "$r" bare lg); do build_one "$v"; done
+		for v in $(ordered "$r" "${BUILD_VARIANTS[@]}"); do build_one "$v"; done
 	fi
 	if want kill && [ -z "${SKIP[kill]:-}" ]; then
 		for v in $(ordered "$r" lg base); do
@@ -829,9 +839,10 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk observe null strace bwrap; do
+		for v in bulk bpf observe null strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			bpf) name="2 rm-heavy: +bpf" desc="$what, bulk-cleanup, --bpf=on" tgt="(vs lgrun)" ;;
 			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
 			null) name="2 rm-heavy: notify" desc="$what, notify_null (answer only)" tgt="(reference)" ;;
 			strace) name="2 rm-heavy: strace" desc="$what, strace -f -o /dev/null" tgt="(reference)" ;;
@@ -846,7 +857,9 @@ if want rm; then
 			m=-
 			[ "$tgt" = "<= 2.0x" ] && m=$(met "$ratio <= 2.0")
 			extra="range $(spread "rm_$v" %.1f) ms"
-			if [ "$v" = bulk ] || [ "$v" = observe ]; then
+			if [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
+				extra="$(calc '%.3fx' "$l / $(median rm_bulk)") of lgrun --bpf=off (the observer's own cost); $(spread rm_bpf %.1f) ms"
+			elif [ "$v" = bulk ] || [ "$v" = observe ]; then
 				if [ -n "$su_d" ]; then
 					extra="+$(calc '%.2f' "($l - $b - $su_d) * 1000 / $RM_FILES") us/unlink (startup excluded)"
 					[ -n "$floor" ] &&
@@ -871,7 +884,14 @@ if want build; then
 		ratio=$(calc %.4f "$l / $b")
 		row "3 build" "$what" "$(calc '%.0f ms' "$b")" "$(calc '%.0f ms' "$l")" \
 			"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$l - $b")" "<= 1.03x" \
-			"$(met "$ratio <= 1.03")" "CPU (user+sys) $(calc '%.3fx' "$(median buildcpu_lg) / $(median buildcpu_bare)"); wall bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
+			"$(met "$ratio <= 1.03")" "--bpf=off; CPU (user+sys) $(calc '%.3fx' "$(median buildcpu_lg) / $(median buildcpu_bare)"); wall bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
+		p=$(median build_bpf)
+		if [ -n "$p" ]; then
+			ratio=$(calc %.4f "$p / $l")
+			row "3 build: +bpf" "same, --bpf=on vs --bpf=off" "$(calc '%.0f ms' "$l")" "$(calc '%.0f ms' "$p")" \
+				"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$p - $l")" "<= 1.05x" "$(met "$ratio <= 1.05")" \
+				"$(calc '%.3fx' "$p / $b") of bare; CPU $(calc '%.3fx' "$(median buildcpu_bpf) / $(median buildcpu_lg)"); $(spread build_bpf %.0f) ms"
+		fi
 	fi
 fi
 # 4 kill

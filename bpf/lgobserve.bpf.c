@@ -36,6 +36,27 @@ struct {
 	__type(value, __u8);
 } pids SEC(".maps");
 
+/*
+ * Processes whose shim said hello (user space writes when it was sent) and
+ * when each last exec'd: a process whose hello is newer than its exec
+ * reports its own results, so none of its ops or connects are sent here.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} execs SEC(".maps");
+
 struct inflight {
 	__u32 op;
 	__s32 dirfd;
@@ -80,6 +101,16 @@ static __always_inline bool in_session(void)
 		       target_cgid;
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	return bpf_map_lookup_elem(&pids, &tgid) != NULL;
+}
+
+static __always_inline bool shim_sees(__u32 tgid)
+{
+	__u64 *hello = bpf_map_lookup_elem(&seen, &tgid), *exec;
+
+	if (!hello)
+		return false;
+	exec = bpf_map_lookup_elem(&execs, &tgid);
+	return !exec || *hello >= *exec;
 }
 
 static __always_inline void count(__u32 k, __u64 n)
@@ -281,6 +312,8 @@ int lg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	count(LGB_C_SYSCALLS, 1);
 	compat = BPF_CORE_READ(regs, cs) == USER32_CS;
+	if (shim_sees(bpf_get_current_pid_tgid() >> 32))
+		return 0;
 	get_args(regs, compat, &x);
 	if (!compat && nr == 42) { /* connect */
 		connect_event(x.a[1], (__u32)x.a[2]);
@@ -389,8 +422,12 @@ int lg_exec(struct bpf_raw_tracepoint_args *ctx)
 	struct lgb_event *e;
 	unsigned long arg;
 
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
 	if (!in_session())
 		return 0;
+	bpf_map_update_elem(&execs, &tgid, &now, BPF_ANY);
 	e = reserve(LGB_EXEC);
 	if (!e)
 		return 0;
@@ -421,6 +458,8 @@ int lg_exit(struct bpf_raw_tracepoint_args *ctx)
 	code = BPF_CORE_READ(task, exit_code);
 	if (!target_cgid)
 		bpf_map_delete_elem(&pids, &tgid);
+	bpf_map_delete_elem(&seen, &tgid);
+	bpf_map_delete_elem(&execs, &tgid);
 	e = reserve(LGB_EXIT);
 	if (!e)
 		return 0;

@@ -123,6 +123,17 @@ static int obs_add_pid(struct lg_bpfobs *o, pid_t pid)
 		       0;
 }
 
+static int obs_seen(struct lg_bpfobs *o, pid_t pid, uint64_t sent_ns)
+{
+	__u32 k = (__u32)pid;
+	__u64 v = sent_ns;
+
+	return bpf_map__update_elem(o->skel->maps.seen, &k, sizeof(k), &v,
+				    sizeof(v), BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
 static int obs_fd(const struct lg_bpfobs *o)
 {
 	return ring_buffer__epoll_fd(o->rb);
@@ -151,6 +162,7 @@ static void obs_counters(const struct lg_bpfobs *o, uint64_t c[LGB_C_MAX])
 EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
 	.open = obs_open,
 	.add_pid = obs_add_pid,
+	.seen = obs_seen,
 	.fd = obs_fd,
 	.consume = obs_consume,
 	.counters = obs_counters,

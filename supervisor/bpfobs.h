@@ -32,6 +32,9 @@ struct lg_bpfobs_ops {
 		    char *why, size_t why_size);
 	/* pid-set mode: the first process of the session */
 	int (*add_pid)(struct lg_bpfobs *o, pid_t pid);
+	/* pid's shim said hello at sent_ns: the kernel sends nothing of it
+	 * until it execs again */
+	int (*seen)(struct lg_bpfobs *o, pid_t pid, uint64_t sent_ns);
 	/* readable when events wait */
 	int (*fd)(const struct lg_bpfobs *o);
 	/* hands every waiting event to fn; returns how many */

@@ -356,6 +356,7 @@ struct loop {
 	bool no_splice[2]; /* splice(2) cannot write to our stdout, stderr */
 	struct lg_observer *obs; /* the eBPF observer, or NULL */
 	bool obs_finished;
+	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
 	struct termios saved_tty;
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
@@ -485,6 +486,8 @@ static void arm_timer(struct loop *l)
 		next = l->procs_at;
 	if (l->linger_until && (!next || l->linger_until < next))
 		next = l->linger_until;
+	if (l->bpf_at && (!next || l->bpf_at < next))
+		next = l->bpf_at;
 	{
 		uint64_t o = lg_observer_next_deadline(l->obs);
 
@@ -821,6 +824,8 @@ static void drain_output(struct loop *l)
 #define PROCS_TICK_MS 200
 /* How long a kill waits for a refused nested lgrun to print why. */
 #define NESTED_LINGER_MS 1000
+/* --bpf=auto starts loading the observer this long after the command. */
+#define BPF_AUTO_DELAY_MS 50
 
 static void count_processes(struct loop *l)
 {
@@ -967,11 +972,30 @@ static int observer_start(struct loop *l, const struct lg_config *cfg,
 	return lg_observer_start(&l->obs, &oc, why, why_size);
 }
 
+/* --bpf=auto, once the session has lasted BPF_AUTO_DELAY_MS. */
+static void observer_auto(struct loop *l)
+{
+	char why[300], st[340];
+
+	l->bpf_at = 0;
+	if (l->main_exited)
+		return;
+	if (observer_start(l, l->cfg, true, why, sizeof(why)) < 0) {
+		snprintf(st, sizeof(st), "off: %s", why);
+		lg_info("the eBPF observer is off: %s", why);
+	} else {
+		snprintf(st, sizeof(st), "loading");
+	}
+	pthread_mutex_lock(&l->lock);
+	lg_session_bpf_state(l->s, st);
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* Once, before the session's last records: the last events, counters. */
 static void observer_finish(struct loop *l)
 {
 	if (!l->obs || l->obs_finished)
-		return;
+		return; /* the state says why (off, or ended before loading) */
 	l->obs_finished = true;
 	if (!lg_observer_attached(l->obs)) {
 		observer_ready(l); /* it may have finished just now */
@@ -1072,6 +1096,8 @@ static int event_loop(struct loop *l)
 				next = lg_observer_next_deadline(l->obs);
 				if (next && lg_mono_ms() >= next)
 					lg_observer_tick(l->obs);
+				if (l->bpf_at && lg_mono_ms() >= l->bpf_at)
+					observer_auto(l);
 				pthread_mutex_lock(&l->lock);
 				next = lg_session_next_deadline(l->s);
 				if (next && lg_mono_ms() >= next)
@@ -1532,16 +1558,20 @@ int main(int argc, char **argv)
 	if (l.obs) {
 		observer_ready(&l); /* --bpf=on: loaded before the start */
 	} else if (cfg.bpf_mode == LG_BPF_AUTO) {
-		char why[300];
-
-		if (observer_start(&l, &cfg, true, why, sizeof(why)) < 0) {
-			char st[340];
-
-			snprintf(st, sizeof(st), "off: %s", why);
-			lg_session_bpf_state(l.s, st);
-			lg_info("the eBPF observer is off: %s", why);
+		/*
+		 * Loading takes some 10-20 ms of kernel work a short command
+		 * would wait for at its exit: a session that lasts loads it.
+		 */
+		if (may_load_bpf()) {
+			l.bpf_at = lg_mono_ms() + BPF_AUTO_DELAY_MS;
+			lg_session_bpf_state(
+				l.s,
+				"off: the session ended before the observer was loaded");
 		} else {
-			lg_session_bpf_state(l.s, "loading");
+			lg_session_bpf_state(
+				l.s,
+				"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+			lg_info("the eBPF observer is off: it needs root, or CAP_BPF and CAP_PERFMON");
 		}
 	} else {
 		lg_session_bpf_state(l.s, "off");

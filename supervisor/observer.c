@@ -202,6 +202,8 @@ void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns)
 		sent_ns = now_ns();
 	if (p && sent_ns > p->hello_ns)
 		p->hello_ns = sent_ns;
+	if (o->attached)
+		o->ops->seen(o->bo, pid, sent_ns);
 }
 
 static const char *base(const char *path)
@@ -328,6 +330,9 @@ static void on_event(void *ctx, const struct lgb_event *e)
 			p->exited = true;
 		break;
 	case LGB_OP:
+		p = proc_get(o, (pid_t)e->pid, false);
+		if (p && p->hello_ns && p->hello_ns >= p->exec_ns)
+			break; /* its shim reports its results itself */
 		resolve(e, what, sizeof(what));
 		queue(o, e, what);
 		break;
