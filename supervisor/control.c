@@ -78,6 +78,8 @@ struct lg_control {
 	uint64_t nested_seq;
 	unsigned lingering; /* refused nested lgruns still connected */
 	void (*on_hello)(void *ctx, pid_t pid, uint64_t sent_ns);
+	void (*on_call)(void *ctx);
+	void *on_call_ctx;
 	void *on_hello_ctx;
 	struct lg_control_stats st;
 };
@@ -208,6 +210,12 @@ void lg_control_on_hello(struct lg_control *c,
 {
 	c->on_hello = fn;
 	c->on_hello_ctx = ctx;
+}
+
+void lg_control_on_call(struct lg_control *c, void (*fn)(void *ctx), void *ctx)
+{
+	c->on_call = fn;
+	c->on_call_ctx = ctx;
 }
 
 bool lg_control_lingering(const struct lg_control *c)
@@ -409,6 +417,8 @@ static void on_enter(struct lg_control *c, int epfd, struct conn *k,
 
 	snprintf(caller, sizeof(caller), "%s", caller_of(c, k->pid));
 	c->st.enters++;
+	if (c->on_call)
+		c->on_call(c->on_call_ctx);
 	pthread_mutex_lock(c->lock);
 	/* a refusal's kill waits until the nested lgrun has said why */
 	lg_session_defer_kill(c->s, true);
@@ -485,6 +495,8 @@ static int on_a2a(struct lg_control *c, struct conn *k,
 
 	snprintf(to, sizeof(to), "a2a:%s", m->call_to);
 	c->st.a2a_calls++;
+	if (c->on_call)
+		c->on_call(c->on_call_ctx);
 	pthread_mutex_lock(c->lock);
 	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "?",
 			      lg_session_flow(c->s), from, to, why,

@@ -52,6 +52,9 @@ void lg_control_on_hello(struct lg_control *c,
 			 void (*fn)(void *ctx, pid_t pid, uint64_t sent_ns),
 			 void *ctx);
 
+/* Called before an agent-to-agent call is judged (work done since?). */
+void lg_control_on_call(struct lg_control *c, void (*fn)(void *ctx), void *ctx);
+
 void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st);
 
 #endif

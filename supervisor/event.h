@@ -20,6 +20,7 @@ enum lg_event_kind {
 	LG_EV_PROCESSES, /* how many processes the tree has now (timer) */
 	LG_EV_CALL, /* agent to agent: a nested session starts, an A2A call */
 	LG_EV_RETURN, /* ... and ends: control goes back to the caller */
+	LG_EV_WORK, /* the session wrote something (bpf counters) */
 };
 
 enum lg_source {

@@ -880,6 +880,18 @@ static void obs_hello(void *ctx, pid_t pid, uint64_t sent_ns)
 	lg_observer_hello(ctx, pid, sent_ns);
 }
 
+/* Before an agent call: bytes written since the last one are work. */
+static void obs_call(void *ctx)
+{
+	struct loop *l = ctx;
+
+	if (lg_observer_worked(l->obs)) {
+		pthread_mutex_lock(&l->lock);
+		lg_session_work(l->s);
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
 static void obs_lineage(void *ctx, pid_t pid, char *out, size_t size)
 {
 	lg_observer_lineage(ctx, pid, out, size);
@@ -905,8 +917,10 @@ static void observer_ready(struct loop *l)
 	lg_session_bpf_state(l->s, "attached");
 	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
 	pthread_mutex_unlock(&l->lock);
-	if (l->ctl)
+	if (l->ctl) {
 		lg_control_on_hello(l->ctl, obs_hello, l->obs);
+		lg_control_on_call(l->ctl, obs_call, l);
+	}
 	if (!(l->cg->ok && l->child.in_cgroup) && l->child.pid > 0) {
 		/* no cgroup: the pid set, seeded with the tree as it is */
 		static pid_t pids[4096];

@@ -54,6 +54,7 @@ struct lg_observer {
 	struct pending *pend;
 	unsigned phead, pn;
 	uint64_t bypass_warnings, fed;
+	uint64_t bytes_seen; /* LGB_C_BYTES_WRITTEN at the last question */
 };
 
 static uint64_t now_ns(void)
@@ -438,6 +439,19 @@ void lg_observer_tick(struct lg_observer *o)
 		o->phead = (o->phead + 1) % NPENDING;
 		o->pn--;
 	}
+}
+
+bool lg_observer_worked(struct lg_observer *o)
+{
+	uint64_t c[LGB_C_MAX] = { 0 };
+	bool worked;
+
+	if (!o || !o->attached)
+		return false;
+	o->ops->counters(o->bo, c);
+	worked = c[LGB_C_BYTES_WRITTEN] > o->bytes_seen;
+	o->bytes_seen = c[LGB_C_BYTES_WRITTEN];
+	return worked;
 }
 
 void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,

@@ -51,6 +51,8 @@ void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns);
 /* Pending decisions (shim-less results wait briefly for a late hello). */
 uint64_t lg_observer_next_deadline(const struct lg_observer *o);
 void lg_observer_tick(struct lg_observer *o);
+/* True if the session wrote bytes since the last time this was asked. */
+bool lg_observer_worked(struct lg_observer *o);
 /* "rm[12] <- bash[10] <- python3[9]" as far as it is known. */
 void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
 			 size_t size);

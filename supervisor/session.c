@@ -793,6 +793,15 @@ int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 	return err;
 }
 
+void lg_session_work(struct lg_session *s)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s };
+	struct lg_event ev = { .kind = LG_EV_WORK, .source = LG_SRC_BPF };
+	struct lg_findings out;
+
+	lg_guard_feed(s->guard, &ev, &env, &out);
+}
+
 void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 		       const char *to)
 {

@@ -88,6 +88,8 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *flow, const char *from, const char *to,
 		    char *why, size_t why_size);
+/* The session did work nobody reported otherwise (bytes written). */
+void lg_session_work(struct lg_session *s);
 /* Its end: control goes back from `from` to `to`. */
 void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 		       const char *to);

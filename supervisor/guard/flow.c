@@ -413,6 +413,7 @@ enum lg_verdict lg_flow_feed(struct lg_flow *d, const struct lg_event *ev,
 	case LG_EV_TOOL_DONE:
 	case LG_EV_OP_RESULT:
 	case LG_EV_DESTRUCTIVE:
+	case LG_EV_WORK:
 		break;
 	case LG_EV_TURN:
 		if (!ev->turn_tool_calls)

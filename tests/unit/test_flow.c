@@ -446,6 +446,20 @@ static void test_no_work_warns(void **state)
 	}
 }
 
+/* Bytes written between calls (the eBPF counters) are work too. */
+static void test_bytes_written_are_work(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event work = { .kind = LG_EV_WORK };
+
+	for (int i = 0; i < 8; i++) {
+		fx->env.now_ms += 1000;
+		lg_flow_feed(fx->d, &work, &fx->env, &fx->out);
+		assert_int_equal(call(fx, "1", "2"), LG_ALLOW);
+		ret(fx, "2", "1");
+	}
+}
+
 /* Slow calls with no work are not rapid. */
 static void test_no_work_needs_rapid_calls(void **state)
 {
@@ -521,6 +535,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parallel_calls,
 						setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_no_work_warns,
+						setup_default, teardown),
+		cmocka_unit_test_setup_teardown(test_bytes_written_are_work,
 						setup_default, teardown),
 		cmocka_unit_test_setup_teardown(test_no_work_needs_rapid_calls,
 						setup_default, teardown),
