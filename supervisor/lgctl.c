@@ -41,7 +41,7 @@ static int read_last_line(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-static void show(const char *dir, const char *id, bool header)
+static void show(const char *dir, const char *id, bool header, bool detail)
 {
 	char p[PATH_MAX], buf[8192], killed[8192];
 	char state[32], agent[128], started[40], updated[40], st[16], pid[16];
@@ -77,6 +77,13 @@ static void show(const char *dir, const char *id, bool header)
 		       "AGENT", "STARTED", "DETAIL");
 	printf("%-32s %-8s %-14s %-24s %s\n", id, state[0] ? state : "?",
 	       agent[0] ? agent : "-", started[0] ? started : "-", summary);
+	if (detail) {
+		char bpf[320];
+
+		lg_json_field(buf, "bpf", bpf, sizeof(bpf));
+		if (bpf[0])
+			printf("  eBPF observer: %s\n", bpf);
+	}
 }
 
 static int status(const char *dir, const char *id)
@@ -95,7 +102,7 @@ static int status(const char *dir, const char *id)
 				dir);
 			return 1;
 		}
-		show(dir, id, true);
+		show(dir, id, true, true);
 		return 0;
 	}
 	snprintf(p, sizeof(p), "%s/sessions", dir);
@@ -110,7 +117,7 @@ static int status(const char *dir, const char *id)
 
 		if (len > 5 && strcmp(name + len - 5, ".json") == 0) {
 			name[len - 5] = '\0';
-			show(dir, name, shown++ == 0);
+			show(dir, name, shown++ == 0, false);
 		} else if (len > 7 && strcmp(name + len - 7, ".killed") == 0) {
 			char j[PATH_MAX];
 
@@ -118,7 +125,7 @@ static int status(const char *dir, const char *id)
 			name[len - 7] = '\0';
 			snprintf(j, sizeof(j), "%s/%s.json", p, name);
 			if (access(j, F_OK) < 0)
-				show(dir, name, shown++ == 0);
+				show(dir, name, shown++ == 0, false);
 		}
 		free(list[i]);
 	}

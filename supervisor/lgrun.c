@@ -916,6 +916,8 @@ static void observer_ready(struct loop *l)
 	}
 	lg_session_bpf_state(l->s, "attached");
 	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
+	if (l->child.pid > 0)
+		lg_session_write_state(l->s, "running", -1, l->child.pid);
 	pthread_mutex_unlock(&l->lock);
 	if (l->ctl) {
 		lg_control_on_hello(l->ctl, obs_hello, l->obs);

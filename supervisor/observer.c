@@ -417,12 +417,27 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 
 		p->warned = true;
 		o->bypass_warnings++;
+		static const char *const verbs[] = {
+			[LGB_OP_UNLINK] = "delete",
+			[LGB_OP_RMDIR] = "remove",
+			[LGB_OP_TRUNCATE] = "truncate",
+			[LGB_OP_RENAME] = "rename",
+		};
+		const char *verb = pe->op < sizeof(verbs) / sizeof(verbs[0]) &&
+						   verbs[pe->op] ?
+					   verbs[pe->op] :
+					   "change";
+		char act[48];
+
+		if (pe->type == LGB_CONNECT)
+			snprintf(act, sizeof(act), "connected to");
+		else
+			snprintf(act, sizeof(act),
+				 pe->err ? "tried to %s" : "%sd", verb);
 		snprintf(
 			msg, sizeof(msg),
 			"pid %d (%s) is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it %s %s)",
-			pe->pid, exe,
-			pe->type == LGB_CONNECT ? "connected to" : "changed",
-			pe->what);
+			pe->pid, exe, act, pe->what);
 		pthread_mutex_lock(o->cfg.lock);
 		lg_session_warn(o->cfg.s, "bpf", "shim_bypass", pe->pid, exe,
 				msg);

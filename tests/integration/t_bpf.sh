@@ -30,6 +30,16 @@ assert_rc 0 "$RC" "failwrite, bpf off"
 ! grep -q '"reason":"write_failures"' "$STATE/audit.jsonl" || fail "--bpf=off still reported"
 [ "$(end_field bpf)" = off ] || fail "the record should say the observer is off"
 
+# ... failed deletes too (same_target off: it would stop the 3rd attempt).
+mkdir -p "$T/adir"
+printf '[same_target]\nmax = 0\n' >"$T/nosame.ini"
+rm -f "$STATE/audit.jsonl"
+run_lg -c "$T/nosame.ini" --bpf=on -- "$PROBE" unlink "$T/adir" "$T/adir" "$T/adir" "$T/adir" >"$T/out" 2>"$T/err"
+assert_rc 1 "$RC" "unlink of a directory fails"
+grep -q '"reason":"write_failures".*"op":"unlink".*"exe":"bpfprobe"' "$STATE/audit.jsonl" ||
+	fail "the static binary's failed deletes did not reach the failures detector"
+grep -q "(it tried to delete $T/adir)" "$STATE/audit.jsonl" || fail "the blind-spot warning should say what it tried"
+
 # 2. Network traffic of a static binary is a blind spot of the shim: said
 #    once. The same traffic from a shimmed program is not.
 python3 -m http.server 0 --bind 127.0.0.1 >"$T/http.log" 2>&1 &
