@@ -46,6 +46,7 @@ struct conn {
 	pid_t pid;
 	bool hello;
 	bool refused; /* a nested lgrun that was refused: it is saying why */
+	uint64_t hello_ns; /* when its hello was sent (CLOCK_MONOTONIC) */
 	char exe[64];
 	struct pending calls[MAX_PENDING];
 	unsigned next; /* round-robin slot when full */
@@ -210,6 +211,10 @@ void lg_control_on_hello(struct lg_control *c,
 {
 	c->on_hello = fn;
 	c->on_hello_ctx = ctx;
+	/* the processes connected so far said hello before anyone listened */
+	for (int i = 0; fn && i < MAX_CONNS; i++)
+		if (c->conns[i] && c->conns[i]->hello)
+			fn(ctx, c->conns[i]->pid, c->conns[i]->hello_ns);
 }
 
 void lg_control_on_call(struct lg_control *c, void (*fn)(void *ctx), void *ctx)
@@ -546,6 +551,7 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		snprintf(k->exe, sizeof(k->exe), "%s",
 			 lg_path_basename(m->exe));
 		k->hello = true;
+		k->hello_ns = m->time_ns;
 		if (c->on_hello)
 			c->on_hello(c->on_hello_ctx, k->pid, m->time_ns);
 		break;

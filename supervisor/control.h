@@ -46,7 +46,8 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd);
 bool lg_control_lingering(const struct lg_control *c);
 /*
  * Called with the pid of every process whose shim says hello, and when it
- * sent it (CLOCK_MONOTONIC ns; 0 from a shim that does not say).
+ * sent it (CLOCK_MONOTONIC ns; 0 from a shim that does not say). Called
+ * at once for every process connected so far.
  */
 void lg_control_on_hello(struct lg_control *c,
 			 void (*fn)(void *ctx, pid_t pid, uint64_t sent_ns),
