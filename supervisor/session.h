@@ -153,6 +153,9 @@ void lg_session_bpf_state(struct lg_session *s, const char *state);
 void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
 			  uint64_t syscalls, uint64_t bytes_written,
 			  uint64_t bypass_warnings);
+/* Windows shared with the session's other supervisors (the store). */
+void lg_session_shared(struct lg_session *s,
+		       const struct lg_shared_windows *shared);
 /* Where the trip record gets the tripping process's ancestry from. */
 void lg_session_lineage_fn(struct lg_session *s,
 			   void (*fn)(void *ctx, pid_t pid, char *out,

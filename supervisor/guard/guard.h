@@ -110,6 +110,27 @@ struct lg_guard_cfg {
 	struct lg_flow_cfg flow;
 };
 
+/*
+ * Sliding windows shared with the other supervisors of a session (a store
+ * such as Redis), for the volumetric and same-target counts. Each call
+ * answers with the number of entries the window holds within window_ms
+ * after it, or -1 when the store cannot answer: the detector then counts
+ * on its own entries. Times are the store's.
+ */
+struct lg_shared_windows {
+	/* adds member to window ("vol", "tgt:" + target) */
+	long (*add)(void *ctx, const char *window, const char *member,
+		    uint64_t window_ms);
+	/* drops members (overwrites found on this host) */
+	long (*forget)(void *ctx, const char *window,
+		       const char *const *members, size_t n,
+		       uint64_t window_ms);
+	/* empties window: after a trip, counting starts over */
+	void (*reset)(void *ctx, const char *window);
+	void *ctx;
+	const char *self; /* this supervisor's unique prefix for members */
+};
+
 struct lg_guard_env {
 	uint64_t now_ms; /* monotonic */
 	/*
@@ -118,6 +139,7 @@ struct lg_guard_env {
 	 */
 	bool (*restored)(void *ctx, const char *target, enum lg_op op);
 	void *ctx;
+	const struct lg_shared_windows *shared; /* NULL: this host only */
 };
 
 #define LG_SUMMARY_MAX 512

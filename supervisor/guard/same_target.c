@@ -4,6 +4,7 @@
  * or not it came back in between. This is what stops a loop retrying one
  * delete even when a profile raises the volumetric limit for bulk work.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ struct lg_same_target {
 	struct st_node **buckets;
 	size_t nbuckets, nodes, sweep_at;
 	uint64_t last_now;
+	uint64_t seq; /* names members of a shared window */
 };
 
 static uint64_t hash(const char *s)
@@ -156,6 +158,30 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 			break;
 	if (n)
 		expire(d, n, now);
+	if (env->shared) { /* the session's attempts on every host */
+		char win[4200], member[48];
+		long c;
+
+		snprintf(win, sizeof(win), "tgt:%s", key);
+		snprintf(member, sizeof(member), "%.30s:%llu",
+			 env->shared->self ? env->shared->self : "",
+			 (unsigned long long)++d->seq);
+		c = env->shared->add(env->shared->ctx, win, member,
+				     d->cfg.window_ms);
+		if (c >= (long)d->cfg.max) {
+			lg_findings_add(
+				out, d->cfg.action, "same_target",
+				"loop_detected",
+				"loop_detected, %ld %s on %s (all supervisors of the session)",
+				c, lg_op_plural(ev->op), key);
+			env->shared->reset(env->shared->ctx, win);
+			if (n)
+				n->n = 0;
+			return d->cfg.action;
+		}
+		if (c >= 0 && n && n->n + 1 >= d->cfg.max)
+			n->n = 0; /* the store decides; keep room locally */
+	}
 	if (n && n->n + 1 >= d->cfg.max) {
 		uint64_t span = now - n->ts[0];
 

@@ -6,6 +6,7 @@
  * overwrite, not a loss: it is dropped from the window, but only when the
  * count would trip, so the common path asks the world nothing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ struct vol_entry {
 	uint64_t t;
 	enum lg_op op;
 	char *target;
+	char member[48]; /* its name in a shared window */
 };
 
 struct lg_volumetric {
@@ -22,6 +24,7 @@ struct lg_volumetric {
 	struct vol_entry *ring; /* capacity cfg.max, holds at most max - 1 */
 	size_t head, len;
 	uint64_t last_now;
+	uint64_t seq; /* names members of a shared window */
 };
 
 struct lg_volumetric *lg_volumetric_new(const struct lg_detector_cfg *cfg)
@@ -71,24 +74,39 @@ void lg_volumetric_free(struct lg_volumetric *d)
 	free(d);
 }
 
-/* Keeps the entries whose targets are still gone, in order. */
-static void prune_restored(struct lg_volumetric *d,
+/*
+ * Keeps the entries whose targets are still gone, in order; the shared
+ * window (if any) forgets the others. Returns the shared count after
+ * that, or -1.
+ */
+static long prune_restored(struct lg_volumetric *d,
 			   const struct lg_guard_env *env)
 {
-	size_t keep = 0, n = d->len;
+	const char *gone[64];
+	char names[64][48];
+	size_t keep = 0, n = d->len, ngone = 0;
 
 	if (!env->restored)
-		return;
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct vol_entry e = *at(d, i);
 
 		if (env->restored(env->ctx, e.target, e.op)) {
+			if (ngone < 64) {
+				memcpy(names[ngone], e.member, sizeof(names[0]));
+				gone[ngone] = names[ngone];
+				ngone++;
+			}
 			free(e.target);
 			continue;
 		}
 		*at(d, keep++) = e;
 	}
 	d->len = keep;
+	if (env->shared && ngone)
+		return env->shared->forget(env->shared->ctx, "vol", gone, ngone,
+					   d->cfg.window_ms);
+	return -1;
 }
 
 enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
@@ -98,6 +116,9 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 {
 	uint64_t now = env->now_ms;
 	struct vol_entry *e;
+	char member[48];
+	long shared = -1;
+	size_t count;
 
 	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)
@@ -108,20 +129,37 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	d->last_now = now;
 	while (d->len && now - at(d, 0)->t >= d->cfg.window_ms)
 		drop_front(d);
-	if (d->len + 1 >= d->cfg.max)
-		prune_restored(d, env);
-	if (d->len + 1 >= d->cfg.max) {
+	if (d->len == d->cfg.max) /* shared mode: the ring may be full */
+		drop_front(d);
+	snprintf(member, sizeof(member), "%.30s:%llu",
+		 env->shared && env->shared->self ? env->shared->self : "",
+		 (unsigned long long)++d->seq);
+	if (env->shared)
+		shared = env->shared->add(env->shared->ctx, "vol", member,
+					  d->cfg.window_ms);
+	count = shared >= 0 ? (size_t)shared : d->len + 1;
+	if (count >= d->cfg.max) {
+		long after = prune_restored(d, env);
+
+		count = shared >= 0 && after >= 0 ? (size_t)after :
+			shared >= 0		   ? count :
+						     d->len + 1;
+	}
+	if (count >= d->cfg.max) {
 		uint64_t span = d->len ? now - at(d, 0)->t : 0;
 
 		lg_findings_add(
 			out, d->cfg.action, "volumetric", "volume_exceeded",
-			"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus); refused %s %s",
-			d->len + 1, lg_op_plural(ev->op), (double)span / 1000.0,
+			"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus%s); refused %s %s",
+			count, lg_op_plural(ev->op), (double)span / 1000.0,
 			d->cfg.max,
 			(unsigned long long)(d->cfg.window_ms / 1000),
+			shared >= 0 ? ", all supervisors of the session" : "",
 			lg_op_name(ev->op), ev->target);
 		/* Start over: a dry run keeps counting from a clean window. */
 		clear(d);
+		if (shared >= 0)
+			env->shared->reset(env->shared->ctx, "vol");
 		return d->cfg.action;
 	}
 	e = at(d, d->len);
@@ -130,6 +168,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	e->target = strdup(ev->target ? ev->target : "");
 	if (!e->target)
 		return LG_ALLOW; /* out of memory: forget rather than crash */
+	memcpy(e->member, member, sizeof(e->member));
 	d->len++;
 	return LG_ALLOW;
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -388,9 +389,135 @@ static void test_null_target(void **state)
 
 #define T(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/*
+ * A shared window as a store keeps it (one list, the store's clock), for
+ * two supervisors of one session. down: the store does not answer.
+ */
+struct fake_store {
+	char members[16][48];
+	uint64_t t[16];
+	size_t n;
+	uint64_t now;
+	bool down;
+	unsigned resets;
+};
+
+static long fake_count(struct fake_store *f, uint64_t window_ms)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->now - f->t[i] < window_ms) {
+			memmove(f->members[keep], f->members[i], 48);
+			f->t[keep++] = f->t[i];
+		}
+	f->n = keep;
+	return (long)f->n;
+}
+
+static long fake_add(void *ctx, const char *window, const char *member,
+		     uint64_t window_ms)
+{
+	struct fake_store *f = ctx;
+
+	(void)window;
+	if (f->down)
+		return -1;
+	fake_count(f, window_ms);
+	snprintf(f->members[f->n], 48, "%s", member);
+	f->t[f->n++] = f->now;
+	return (long)f->n;
+}
+
+static long fake_forget(void *ctx, const char *window,
+			const char *const *members, size_t n,
+			uint64_t window_ms)
+{
+	struct fake_store *f = ctx;
+
+	(void)window;
+	if (f->down)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < f->n; i++)
+			if (strcmp(f->members[i], members[k]) == 0) {
+				f->t[i] = 0; /* expired below */
+				f->now = f->now ? f->now : 1;
+			}
+	return fake_count(f, window_ms);
+}
+
+static void fake_reset(void *ctx, const char *window)
+{
+	struct fake_store *f = ctx;
+
+	(void)window;
+	f->n = 0;
+	f->resets++;
+}
+
+static bool restored_b1(void *ctx, const char *target, enum lg_op op)
+{
+	(void)ctx;
+	(void)op;
+	return strcmp(target, "/b/1") == 0;
+}
+
+/* Two supervisors of one session: the third destroy overall trips. */
+static void test_shared_window_counts_all_hosts(void **state)
+{
+	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL };
+	struct fake_store f = { .now = 1000000 };
+	struct lg_shared_windows wa = { fake_add, fake_forget, fake_reset, &f,
+					"hostA" };
+	struct lg_shared_windows wb = { fake_add, fake_forget, fake_reset, &f,
+					"hostB" };
+	struct lg_volumetric *a = lg_volumetric_new(&cfg);
+	struct lg_volumetric *b = lg_volumetric_new(&cfg);
+	struct lg_guard_env ea = { .now_ms = 10, .shared = &wa };
+	struct lg_guard_env eb = { .now_ms = 10, .shared = &wb };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .op = LG_OP_UNLINK,
+			       .cls = LG_CLASS_DESTROY };
+	struct lg_findings out = { 0 };
+
+	(void)state;
+	ev.target = "/a/1";
+	assert_int_equal(lg_volumetric_feed(a, &ev, &ea, &out), LG_ALLOW);
+	ev.target = "/b/1";
+	assert_int_equal(lg_volumetric_feed(b, &ev, &eb, &out), LG_ALLOW);
+	ev.target = "/a/2";
+	assert_int_equal(lg_volumetric_feed(a, &ev, &ea, &out), LG_KILL);
+	assert_non_null(strstr(out.f[0].summary, "all supervisors"));
+	assert_int_equal(f.resets, 1);
+	assert_int_equal(f.n, 0);
+
+	/* an overwrite found on B is forgotten by the shared window too */
+	out.n = 0;
+	ev.target = "/a/3";
+	assert_int_equal(lg_volumetric_feed(a, &ev, &ea, &out), LG_ALLOW);
+	ev.target = "/b/1";
+	assert_int_equal(lg_volumetric_feed(b, &ev, &eb, &out), LG_ALLOW);
+	eb.restored = restored_b1;
+	ev.target = "/b/2";
+	assert_int_equal(lg_volumetric_feed(b, &ev, &eb, &out), LG_ALLOW);
+	assert_int_equal(f.n, 2);
+
+	/* the store gone: each host counts its own (B holds /b/2) */
+	f.down = true;
+	eb.restored = NULL;
+	ev.target = "/b/3";
+	assert_int_equal(lg_volumetric_feed(b, &ev, &eb, &out), LG_ALLOW);
+	ev.target = "/b/4";
+	assert_int_equal(lg_volumetric_feed(b, &ev, &eb, &out), LG_KILL);
+	lg_volumetric_free(a);
+	lg_volumetric_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shared_window_counts_all_hosts),
 		T(test_third_trips, setup_default),
 		T(test_summary_names_the_op, setup_default),
 		T(test_window_edge_expired, setup_default),
