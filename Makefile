@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -ljansson -lm -lpthread
+LDLIBS_SUP := -lseccomp -linih -ljansson -lhiredis -lm -lpthread
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -36,16 +36,17 @@ endif
 
 # Debian packages the build, the tests and the demo need.
 DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
-	libclang-rt-14-dev libbpf-dev bpftool \
+	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
-	/usr/include/bpf/libbpf.h \
+	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar $(BPFTOOL)
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar $(BPFTOOL) \
+	redis-server
 
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/same_target.c supervisor/guard/budget.c \
@@ -59,7 +60,7 @@ SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
-	supervisor/pty.c supervisor/observer.c
+	supervisor/pty.c supervisor/observer.c supervisor/store.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 

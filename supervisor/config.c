@@ -97,6 +97,9 @@ enum ktype {
 	K_IGNORE_PROGRAM,
 	K_BPF_MODE,
 	K_POW2, /* unsigned, a power of two from min to max */
+	K_STORE_BACKEND,
+	K_STORE_ERROR,
+	K_STORE_URL,
 };
 
 struct key {
@@ -184,6 +187,12 @@ static const struct key keys[] = {
 	{ "flow", "no_work_action", K_ACTION, OFF(guard.flow.no_work_action), 0,
 	  0 },
 	{ "bpf", "mode", K_BPF_MODE, OFF(bpf_mode), 0, 0 },
+	{ "store", "backend", K_STORE_BACKEND, OFF(store_redis), 0, 0 },
+	{ "store", "url", K_STORE_URL, OFF(store_url), 0, 0 },
+	{ "store", "prefix", K_STRING, OFF(store_prefix), 0, 0 },
+	{ "store", "password_env", K_STRING, OFF(store_password_env), 0, 0 },
+	{ "store", "timeout", K_DURATION, OFF(store_timeout_ms), 1, 10000 },
+	{ "store", "on_store_error", K_STORE_ERROR, OFF(store_fail), 0, 0 },
 	{ "bpf", "ring_kb", K_POW2, OFF(bpf_ring_kb), 4, 1048576 },
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
@@ -237,6 +246,90 @@ void lg_config_init(struct lg_config *c)
 	c->llm_proxy = true;
 	c->bpf_mode = LG_BPF_AUTO;
 	c->bpf_ring_kb = 256;
+	c->store_timeout_ms = 200;
+	c->store_fail = true;
+}
+
+int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
+		       char *path, size_t psz, int *db, char *why, size_t wsz)
+{
+	const char *p;
+
+	*port = 6379;
+	*db = 0;
+	host[0] = path[0] = '\0';
+	if (strncmp(url, "unix:", 5) == 0) {
+		const char *q;
+
+		p = url + 5;
+		while (p[0] == '/' && p[1] == '/')
+			p++; /* unix:///run/x.sock */
+		q = strchr(p, '?');
+		snprintf(path, psz, "%.*s", (int)(q ? q - p : (long)strlen(p)),
+			 p);
+		if (q && strncmp(q, "?db=", 4) == 0)
+			*db = atoi(q + 4);
+		if (path[0] != '/') {
+			snprintf(
+				why, wsz,
+				"store.url '%s': a unix URL needs an absolute path (unix:/run/redis.sock)",
+				url);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strncmp(url, "redis://", 8) != 0) {
+		snprintf(
+			why, wsz,
+			"store.url '%s' is not redis://HOST:PORT/DB or unix:/PATH",
+			url);
+		return -EINVAL;
+	}
+	p = url + 8;
+	if (strchr(p, '@')) {
+		snprintf(
+			why, wsz,
+			"store.url must not carry a password: put it in the environment variable named by store.password_env");
+		return -EINVAL;
+	}
+	{
+		size_t n = strcspn(p, ":/");
+
+		if (!n || n >= hsz) {
+			snprintf(why, wsz, "store.url '%s' has no host", url);
+			return -EINVAL;
+		}
+		snprintf(host, hsz, "%.*s", (int)n, p);
+		p += n;
+	}
+	if (*p == ':') {
+		char *end;
+		long v = strtol(p + 1, &end, 10);
+
+		if (end == p + 1 || v < 1 || v > 65535) {
+			snprintf(why, wsz, "store.url '%s' has a bad port",
+				 url);
+			return -EINVAL;
+		}
+		*port = (int)v;
+		p = end;
+	}
+	if (*p == '/' && p[1]) {
+		char *end;
+		long v = strtol(p + 1, &end, 10);
+
+		if (end == p + 1 || *end || v < 0 || v > 1000) {
+			snprintf(why, wsz,
+				 "store.url '%s' has a bad database number",
+				 url);
+			return -EINVAL;
+		}
+		*db = (int)v;
+	} else if (*p && strcmp(p, "/") != 0) {
+		snprintf(why, wsz, "store.url '%s': unexpected '%s'", url, p);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int lg_bpf_mode_parse(const char *s)
@@ -263,6 +356,9 @@ void lg_config_free(struct lg_config *c)
 	free(c->url_targets);
 	free(c->llm_prices);
 	free(c->llm_variables);
+	free(c->store_url);
+	free(c->store_prefix);
+	free(c->store_password_env);
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);
@@ -449,6 +545,13 @@ static int add_ignore(struct lg_config *c, const char *program,
 
 int lg_config_finish(struct lg_config *c, struct lg_error *err)
 {
+	if (c->store_redis && !c->store_url) {
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"%s: [store] backend = redis needs a url (url = redis://HOST:PORT/DB or unix:/PATH)",
+			c->config_path ? c->config_path : "config");
+		return -EINVAL;
+	}
 	if (!c->default_ignores)
 		return 0;
 	for (size_t i = 0; lg_default_ignores[i][1]; i++) {
@@ -563,6 +666,43 @@ static int set_value(struct lg_config *c, const struct key *k,
 		if (apply)
 			*(int *)(base + k->off) = m;
 		return 0;
+	}
+	case K_STORE_BACKEND:
+		if (strcmp(value, "memory") && strcmp(value, "redis")) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a backend (memory or redis)",
+				k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) = strcmp(value, "redis") == 0;
+		return 0;
+	case K_STORE_ERROR:
+		if (strcmp(value, "fail") && strcmp(value, "local")) {
+			snprintf(msg, msgsz, "%s.%s: '%s' is not fail or local",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) = strcmp(value, "fail") == 0;
+		return 0;
+	case K_STORE_URL: {
+		char host[256], path[256], why[300];
+		int port, db;
+		char **p = (char **)(base + k->off);
+
+		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
+				       sizeof(path), &db, why,
+				       sizeof(why)) < 0) {
+			snprintf(msg, msgsz, "%s", why);
+			return -EINVAL;
+		}
+		if (!apply)
+			return 0;
+		free(*p);
+		*p = strdup(value);
+		return *p ? 0 : -ENOMEM;
 	}
 	case K_POW2:
 		errno = 0;

@@ -30,6 +30,12 @@ enum {
 /* The eBPF observer: auto (if it can load, in the background), on, off. */
 enum lg_bpf_mode { LG_BPF_AUTO, LG_BPF_ON, LG_BPF_OFF };
 int lg_bpf_mode_parse(const char *s);
+/*
+ * A store URL, redis://HOST[:PORT][/DB] or unix:/PATH[?db=N]: 0, or
+ * -EINVAL with why (a password in it is refused: use password_env).
+ */
+int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
+		       char *path, size_t psz, int *db, char *why, size_t wsz);
 
 struct lg_config {
 	struct lg_guard_cfg guard;
@@ -47,6 +53,11 @@ struct lg_config {
 	bool watch_output; /* the command's stdout/stderr through lgrun */
 	int bpf_mode; /* enum lg_bpf_mode */
 	unsigned bpf_ring_kb; /* the observer's ring buffer, KiB, a power of 2 */
+	/* [store]: counts shared by the supervisors of a session */
+	bool store_redis; /* backend = redis (else memory) */
+	char *store_url, *store_prefix, *store_password_env;
+	unsigned long store_timeout_ms;
+	bool store_fail; /* on_store_error = fail (else local) */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "session.h"
 #include "state.h"
+#include "store.h"
 
 static void usage(FILE *f)
 {
@@ -177,19 +178,60 @@ static int stop(const char *dir, const char *id)
 	return 0;
 }
 
-static int reset(const char *dir, const char *id)
+/*
+ * [store] backend = redis: the shared marker goes too, so every host may
+ * start the session again. 1 removed, 0 there was none, -errno.
+ */
+static int reset_shared(const struct lg_config *cfg, const char *id)
+{
+	struct lg_store_cfg sc = { cfg->store_url,
+				   cfg->store_prefix,
+				   cfg->store_password_env,
+				   (unsigned)cfg->store_timeout_ms,
+				   id,
+				   "lgctl" };
+	struct lg_store *st;
+	char why[600], rec[4096];
+	int r;
+
+	if (lg_store_open(&st, &sc, why, sizeof(why)) < 0) {
+		fprintf(stderr, "lgctl: the shared store is unavailable: %s\n",
+			why);
+		return -EIO;
+	}
+	r = lg_store_killed(st, rec, sizeof(rec));
+	if (r > 0)
+		r = lg_store_reset(st) < 0 ? -EIO : 1;
+	lg_store_free(st);
+	return r;
+}
+
+static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 {
 	struct lg_json j = { 0 };
 	char audit[PATH_MAX + 16], t[40];
 	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
 						 getenv("USER");
-	int r;
+	int r, shared = 0;
 
 	if (!lg_session_id_valid(id)) {
 		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
 		return 2;
 	}
 	r = lg_state_reset(dir, id);
+	if (cfg->store_redis) {
+		shared = reset_shared(cfg, id);
+		if (shared < 0) {
+			fprintf(stderr,
+				"lgctl: %s; the other hosts of session '%s' stay blocked until the store can be reached\n",
+				r == 0 ? "this host's marker was removed" :
+					 "nothing was reset",
+				id);
+			return 2;
+		}
+		if (shared > 0 && r == -ENOENT)
+			r = 0;
+	}
 	if (r == -ENOENT) {
 		fprintf(stderr,
 			"lgctl: session '%s' is not killed (nothing to reset in %s)\n",
@@ -207,7 +249,11 @@ static int reset(const char *dir, const char *id)
 	lg_json_str(&j, "session", id);
 	lg_json_str(&j, "event", "reset");
 	lg_json_str(&j, "by", user ? user : "?");
-	lg_json_str(&j, "summary", "session reset by operator");
+	lg_json_str(
+		&j, "summary",
+		shared > 0 ?
+			"session reset by operator, on every host (shared store)" :
+			"session reset by operator");
 	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
 	lg_audit_append(audit, lg_json_end(&j), true);
 	lg_json_free(&j);
@@ -263,7 +309,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "status") == 0 && argc - optind <= 2)
 		rc = status(dir, argv[optind + 1]);
 	else if (strcmp(argv[optind], "reset") == 0 && argc - optind == 2)
-		rc = reset(dir, argv[optind + 1]);
+		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
 	else {

@@ -43,6 +43,7 @@
 #include "pathres.h"
 #include "session.h"
 #include "state.h"
+#include "store.h"
 #include "termtext.h"
 #include "text.h"
 
@@ -357,6 +358,8 @@ struct loop {
 	struct lg_observer *obs; /* the eBPF observer, or NULL */
 	bool obs_finished;
 	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
+	struct lg_store *store; /* [store] backend = redis, or NULL */
+	const char *id;
 	struct termios saved_tty;
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
@@ -636,6 +639,22 @@ static int run_trip(struct loop *l)
 	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
 	lg_session_record_trip(l->s, method, ms, survivors);
+	if (l->store && !lg_session_peer_killed(l->s)) {
+		/* every supervisor of the session stops, and stays blocked */
+		struct lg_json j = { 0 };
+		char t[40];
+
+		lg_json_begin(&j);
+		lg_json_str(&j, "session", l->id);
+		lg_json_str(&j, "reason", lg_session_trip_reason(l->s));
+		lg_json_str(&j, "summary", lg_session_trip_summary(l->s));
+		lg_time_iso(lg_real_ns(), t, sizeof(t));
+		lg_json_str(&j, "time", t);
+		if (lg_store_mark_killed(l->store, lg_json_end(&j),
+					 lg_session_trip_summary(l->s)) < 0)
+			lg_err("cannot mark the session killed in the shared store: the other hosts were not told");
+		lg_json_free(&j);
+	}
 	lg_session_write_metrics(l->s);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
 	pthread_mutex_unlock(&l->lock);
@@ -854,6 +873,50 @@ static void count_processes(struct loop *l)
 	lg_session_processes(l->s, n);
 	pthread_mutex_unlock(&l->lock);
 	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
+}
+
+/* The store was lost or is back (called under the session's lock). */
+static void store_state(void *ctx, bool up, const char *what)
+{
+	struct loop *l = ctx;
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	lg_session_warn(l->s, "store", up ? "store_back" : "store_lost", 0,
+			"lgrun", what);
+	ev.data.fd = lg_store_sub_fd(l->store);
+	if (up && ev.data.fd >= 0) /* the kill channel, reopened */
+		epoll_ctl(l->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+}
+
+static bool store_is_up(void *ctx)
+{
+	return lg_store_up(ctx);
+}
+
+/* The kill channel: another supervisor of the session tripped. */
+static void store_message(struct loop *l)
+{
+	char summary[LG_SUMMARY_MAX];
+	int r = lg_store_sub_read(l->store, summary, sizeof(summary));
+
+	if (r < 0) {
+		int fd = lg_store_sub_fd(l->store);
+
+		if (fd >= 0)
+			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		pthread_mutex_lock(&l->lock);
+		lg_session_warn(
+			l->s, "store", "store_lost", 0, "lgrun",
+			"the store's kill channel was lost: a trip on another host no longer stops this one");
+		pthread_mutex_unlock(&l->lock);
+		return;
+	}
+	if (r == 0)
+		return;
+	lg_warn("another supervisor of the session stopped it: %s", summary);
+	pthread_mutex_lock(&l->lock);
+	lg_session_peer_kill(l->s, summary);
+	pthread_mutex_unlock(&l->lock);
 }
 
 /* The level of the session's leaf: lgrun's own cgroup's, plus one. */
@@ -1089,6 +1152,9 @@ static int event_loop(struct loop *l)
 				relay_input(l);
 			} else if (lg_observer_handle(l->obs, fd)) {
 				/* kernel events */
+			} else if (l->store &&
+				   fd == lg_store_sub_fd(l->store)) {
+				store_message(l);
 			} else if (fd == l->proxy_fd && !l->proxy) {
 				load_proxy(l);
 			} else if (l->ctl &&
@@ -1139,6 +1205,7 @@ int main(int argc, char **argv)
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96], cgname[200];
 	char flow_id[33];
+	char store_self[64] = "", store_down[600] = "";
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
@@ -1253,10 +1320,46 @@ int main(int argc, char **argv)
 			 (long long)(lg_real_ns() / 1000000000LL), getpid());
 		id = gen_id;
 	}
+	if (cfg.store_redis) {
+		char why[600], host[128] = "?";
+		struct lg_store_cfg sc = { cfg.store_url,
+					   cfg.store_prefix,
+					   cfg.store_password_env,
+					   (unsigned)cfg.store_timeout_ms,
+					   id,
+					   store_self };
+
+		gethostname(host, sizeof(host) - 1);
+		snprintf(store_self, sizeof(store_self), "%.40s:%d", host,
+			 getpid());
+		if (lg_store_open(&l.store, &sc, why, sizeof(why)) < 0) {
+			if (cfg.store_fail) {
+				lg_err("the shared store is unavailable: %s (set [store] on_store_error = local to run on this host's counts alone)",
+				       why);
+				rc = LG_EXIT_ERROR;
+				goto out;
+			}
+			snprintf(store_down, sizeof(store_down), "%s", why);
+			lg_warn("the shared store is unavailable: %s; counting on this host alone (on_store_error = local)",
+				why);
+		}
+	}
 	{
 		char marker[4096], reason[256], summary[512], when[64];
 
-		r = lg_state_killed(state_dir, id, marker, sizeof(marker));
+		/* With a store its marker is the truth: a reset elsewhere
+		 * clears this host's too. */
+		r = l.store ? lg_store_killed(l.store, marker, sizeof(marker)) :
+			      -1;
+		if (r == 0 && lg_state_killed(state_dir, id, summary,
+					      sizeof(summary)) > 0) {
+			lg_info("session '%s' was reset on another host: its marker here goes too",
+				id);
+			lg_state_reset(state_dir, id);
+		}
+		if (r < 0)
+			r = lg_state_killed(state_dir, id, marker,
+					    sizeof(marker));
 		if (r > 0) {
 			lg_json_field(marker, "summary", summary,
 				      sizeof(summary));
@@ -1592,6 +1695,27 @@ int main(int argc, char **argv)
 	} else {
 		lg_session_bpf_state(l.s, "off");
 	}
+	l.id = id;
+	if (l.store) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		lg_session_shared(l.s, lg_store_windows(l.store));
+		lg_store_on_state(l.store, store_state, &l);
+		if (cfg.store_fail)
+			lg_session_store_required(l.s, store_is_up, l.store);
+		ev.data.fd = lg_store_sub_fd(l.store);
+		if (ev.data.fd >= 0)
+			epoll_ctl(l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	} else if (store_down[0]) {
+		char msg[700];
+
+		snprintf(
+			msg, sizeof(msg),
+			"the shared store is unavailable (%s): this session counts on this host alone (on_store_error = local)",
+			store_down);
+		lg_session_warn(l.s, "store", "store_unavailable", 0, "lgrun",
+				msg);
+	}
 	lg_session_write_state(l.s, "running", -1, l.child.pid);
 	lg_session_on_kill(l.s, kill_now, &l);
 	if (cfg.guard.budget.max_processes) {
@@ -1677,6 +1801,7 @@ int main(int argc, char **argv)
 out:
 	restore_terminal(&l);
 	lg_observer_free(l.obs);
+	lg_store_free(l.store);
 	lg_filter_free(&filter); /* a no-op once the launch took it */
 	if (l.proxy && l.proxy_stop)
 		l.proxy_stop(l.proxy);

@@ -65,6 +65,10 @@ struct lg_session {
 	void *lineage_ctx;
 	char trip_lineage[1024]; /* from /proc, when the kill was decided */
 	const struct lg_shared_windows *shared; /* the store's, or NULL */
+	bool (*store_up)(void *ctx); /* set: refuse while it is down */
+	void *store_ctx;
+	bool store_refusing;
+	bool peer_killed; /* the kill came from another supervisor */
 	struct {
 		const char *reason; /* static strings of the guard */
 		unsigned n;
@@ -214,7 +218,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		if (cfg->ignore[i].program)
 			s->has_program_rules = true;
 	if (info->flow && info->name) {
-		struct lg_guard_env env = { info->start_mono_ms, NULL, s, NULL };
+		struct lg_guard_env env = { info->start_mono_ms, NULL, s,
+					    NULL };
 		struct lg_event ev = { .kind = LG_EV_CALL,
 				       .source = LG_SRC_SHIM,
 				       .flow = info->flow,
@@ -468,6 +473,38 @@ void lg_session_shared(struct lg_session *s,
 	s->shared = shared;
 }
 
+void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
+			       void *ctx)
+{
+	s->store_up = up;
+	s->store_ctx = ctx;
+}
+
+void lg_session_peer_kill(struct lg_session *s, const char *summary)
+{
+	if (s->kill_pending)
+		return;
+	s->kill_pending = true;
+	s->blocked = true;
+	s->peer_killed = true;
+	memset(&s->trip, 0, sizeof(s->trip));
+	s->trip.action = LG_KILL;
+	s->trip.rule = "store";
+	s->trip.reason = "killed_by_peer";
+	if (strncmp(summary, "session_killed: ", 16) == 0)
+		summary += 16;
+	snprintf(s->trip.summary, sizeof(s->trip.summary),
+		 "another supervisor of the session tripped: %s", summary);
+	s->trip_op = LG_OP_NONE;
+	snprintf(s->trip_summary, sizeof(s->trip_summary), "session_killed: %s",
+		 s->trip.summary);
+}
+
+bool lg_session_peer_killed(const struct lg_session *s)
+{
+	return s->peer_killed;
+}
+
 void lg_session_lineage_fn(struct lg_session *s,
 			   void (*fn)(void *ctx, pid_t pid, char *out,
 				      size_t size),
@@ -531,6 +568,26 @@ static void audit_finding(struct lg_session *s, const struct lg_finding *f,
 }
 
 /* Acts on the guard's findings; returns the errno for the syscall or 0. */
+/*
+ * on_store_error = fail: while the shared store does not answer, what
+ * would count is refused (the other hosts cannot be asked).
+ */
+static int store_gate(struct lg_session *s, pid_t pid, const char *exe)
+{
+	if (!s->store_up || s->store_up(s->store_ctx)) {
+		s->store_refusing = false;
+		return 0;
+	}
+	if (!s->store_refusing) {
+		s->store_refusing = true;
+		lg_session_warn(
+			s, "store", "store_unavailable", pid, exe,
+			"the shared store does not answer: destructive operations are refused until it does (on_store_error = fail)");
+	}
+	s->st.denied++;
+	return s->cfg->deny_errno;
+}
+
 /* The count of warnings of this reason so far (NULL: no slot left). */
 static unsigned *warn_count(struct lg_session *s, const char *reason)
 {
@@ -711,7 +768,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
 	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
 	if (v == LG_ALLOW)
-		return 0;
+		return ev.cls == LG_CLASS_DESTROY ? store_gate(s, pid, exe) : 0;
 	return act(s, &out, op, pid, exe, path);
 }
 
@@ -740,7 +797,7 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 	lg_dbg("tool %s on %s by %s[%d]: %s", tool, target, exe, pid,
 	       lg_verdict_name(v));
 	return v == LG_ALLOW ?
-		       0 :
+		       store_gate(s, pid, exe) :
 		       act(s, &out, LG_OP_TOOL_DELETE, pid, exe, target);
 }
 

@@ -156,6 +156,15 @@ void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
 /* Windows shared with the session's other supervisors (the store). */
 void lg_session_shared(struct lg_session *s,
 		       const struct lg_shared_windows *shared);
+/* on_store_error = fail: destructive ops are refused while up() is false. */
+void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
+			       void *ctx);
+/*
+ * Another supervisor of the session tripped (the store's kill channel):
+ * this one kills its tree too (reason killed_by_peer).
+ */
+void lg_session_peer_kill(struct lg_session *s, const char *summary);
+bool lg_session_peer_killed(const struct lg_session *s);
 /* Where the trip record gets the tripping process's ancestry from. */
 void lg_session_lineage_fn(struct lg_session *s,
 			   void (*fn)(void *ctx, pid_t pid, char *out,

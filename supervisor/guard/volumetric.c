@@ -93,7 +93,8 @@ static long prune_restored(struct lg_volumetric *d,
 
 		if (env->restored(env->ctx, e.target, e.op)) {
 			if (ngone < 64) {
-				memcpy(names[ngone], e.member, sizeof(names[0]));
+				memcpy(names[ngone], e.member,
+				       sizeof(names[0]));
 				gone[ngone] = names[ngone];
 				ngone++;
 			}
@@ -142,8 +143,8 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		long after = prune_restored(d, env);
 
 		count = shared >= 0 && after >= 0 ? (size_t)after :
-			shared >= 0		   ? count :
-						     d->len + 1;
+			shared >= 0		  ? count :
+						    d->len + 1;
 	}
 	if (count >= d->cfg.max) {
 		uint64_t span = d->len ? now - at(d, 0)->t : 0;
