@@ -52,7 +52,8 @@ PIPE_MB=${BENCH_PIPE_MB:-200}
 PROXY_N=${BENCH_PROXY_N:-200}
 PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch,store}
+STORE_N=${BENCH_STORE_N:-2000}
 
 die() {
 	echo "bench: $*" >&2
@@ -80,11 +81,11 @@ now_us() {
 }
 
 # ---------------------------------------------------------------- scratch
-WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV=
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV= REDIS_SRV=
 cleanup() {
 	local p
 	trap - EXIT INT TERM HUP
-	for p in "${BG_PIDS[@]}" $HTTP_SRV $PROXY_SRV; do
+	for p in "${BG_PIDS[@]}" $HTTP_SRV $PROXY_SRV $REDIS_SRV; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
@@ -441,6 +442,30 @@ guard_one() { # mixed|destroy
 	add "guard_$1" "$ns"
 }
 
+# ------------------------------------------------------ row 10: Redis store
+# The guard's windows in memory vs in Redis on loopback (a redis-server
+# started here and stopped at the end), per destructive event.
+store_setup() {
+	local objs port
+	command -v redis-server >/dev/null || { SKIP[store]="redis-server is not installed"; return; }
+	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/{event,text,store,config,glob,pathres,classify}.o 2>/dev/null)
+	(cd "$ROOT" && cc -std=gnu11 -O2 -D_GNU_SOURCE -Isupervisor \
+		-o "$BENCHBIN/store_bench" bench/store_bench.c $objs -lhiredis -linih -ljansson -lm) ||
+		{ SKIP[store]="cannot build bench/store_bench.c"; return; }
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+	REDIS_SRV=$!
+	for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+	STORE_URL=redis://127.0.0.1:$port/0
+}
+store_one() {
+	local out
+	[ -n "${SKIP[store]:-}" ] && return
+	out=$("$BENCHBIN/store_bench" "$STORE_URL" "$STORE_N") || { SKIP[store]="store_bench failed: $out"; return; }
+	add store_mem "$(sed -n 's/.*mem_ns=\([0-9.]*\).*/\1/p' <<<"$out")"
+	add store_redis "$(sed -n 's/.*redis_ns=\([0-9.]*\).*/\1/p' <<<"$out")"
+}
+
 # ------------------------------------------------- rows 6, 7: the preload shim
 # Row 6: a loopback HTTP/1.1 keep-alive loop (bench/http_loop.c), timed by
 # the client's own clock around its requests, so lgrun's startup (row 1) is
@@ -737,6 +762,7 @@ want guard && guard_setup
 want shim && shim_setup
 want proxy && proxy_setup
 want watch && watch_setup
+want store && store_setup
 
 for ((r = 0; r < ROUNDS; r++)); do
 	printf '  round %d/%d ...' "$((r + 1))" "$ROUNDS"
@@ -767,6 +793,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want watch; then
 		for v in $(ordered "$r" bare pipe lg); do watch_one "$v"; done
+	fi
+	if want store; then
+		store_one
 	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
@@ -989,6 +1018,19 @@ if want watch; then
 		[ -n "$p" ] && row "" "vs a shell pipe (cat | cat >/dev/null)" "$(calc '%.1f ms' "$p")" "$(calc '%.1f ms' "$l")" \
 			"$(calc '%.3fx' "$l / $p")" "$(calc '%+.1f ms' "$l - $p")" "<= 1.10x" "$(met "$l / $p <= 1.10")" \
 			"lgrun splices all but the watched last KiB of each read"
+	fi
+fi
+
+# 10 store
+if want store; then
+	m=$(median store_mem) r=$(median store_redis)
+	if [ -n "${SKIP[store]:-}" ] || [ -z "$m" ] || [ -z "$r" ]; then
+		skiprow "10 store: redis" "guard decisions, windows in Redis" "(info)" "${SKIP[store]:-no samples}"
+	else
+		row "10 store: redis" "guard per DESTROY event, memory vs Redis (loopback)" \
+			"$(calc '%.2f us' "$m / 1000")" "$(calc '%.1f us' "$r / 1000")" "$(calc '%.0fx' "$r / $m")" \
+			"$(calc '%+.1f us' "($r - $m) / 1000")" "(info)" - \
+			"$(calc '%.0f' "1e9 / $m") vs $(calc '%.0f' "1e9 / $r") decisions/s; one round trip per event (a script updates the volumetric and same-target windows)"
 	fi
 fi
 

@@ -99,7 +99,7 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 			 uint64_t out_tokens, unsigned tool_calls,
 			 const char *text)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TURN,
 			       .source = LG_SRC_PROXY,
 			       .exe = "model",
@@ -148,7 +148,7 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 
 void lg_session_llm_text(struct lg_session *s, const char *p, size_t n)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TEXT,
 			       .source = LG_SRC_PROXY,
 			       .exe = "model",
@@ -218,7 +218,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		if (cfg->ignore[i].program)
 			s->has_program_rules = true;
 	if (info->flow && info->name) {
-		struct lg_guard_env env = { info->start_mono_ms, NULL, s,
+		struct lg_guard_env env = { info->start_mono_ms, NULL, s, NULL,
 					    NULL };
 		struct lg_event ev = { .kind = LG_EV_CALL,
 				       .source = LG_SRC_SHIM,
@@ -719,7 +719,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *f)
 {
 	const struct lg_config *c = s->cfg;
-	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared,
+				    NULL };
 	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
 			       .source = LG_SRC_SECCOMP,
 			       .op = op,
@@ -775,7 +776,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *tool, const char *target)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
 			       .source = LG_SRC_SHIM,
 			       .op = LG_OP_TOOL_DELETE,
@@ -815,7 +816,7 @@ int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *flow, const char *from, const char *to,
 		    char *why, size_t why_size)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_CALL,
 			       .source = LG_SRC_SHIM,
 			       .op = LG_OP_AGENT_CALL,
@@ -859,7 +860,7 @@ int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 
 void lg_session_work(struct lg_session *s)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_WORK, .source = LG_SRC_BPF };
 	struct lg_findings out;
 
@@ -869,7 +870,7 @@ void lg_session_work(struct lg_session *s)
 void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 		       const char *to)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_RETURN,
 			       .source = LG_SRC_SHIM,
 			       .flow = flow,
@@ -884,7 +885,7 @@ void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			  enum lg_op op, const char *path, int result)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_OP_RESULT,
 			       .source = LG_SRC_SHIM,
 			       .op = op,
@@ -904,7 +905,7 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *digest, const char *args_preview,
 			  const char *result_preview, uint64_t stream)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	/* pid 0: the call came through the LLM proxy, not a process */
 	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
 			       .source = pid ? LG_SRC_SHIM : LG_SRC_PROXY,
@@ -943,7 +944,7 @@ void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 
 void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TEXT,
 			       .source = LG_SRC_OUTPUT,
 			       .target = "terminal output",
@@ -958,7 +959,7 @@ void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
 
 void lg_session_processes(struct lg_session *s, unsigned n)
 {
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_PROCESSES,
 			       .source = LG_SRC_TIMER,
 			       .target = "process tree",
@@ -971,7 +972,8 @@ void lg_session_processes(struct lg_session *s, unsigned n)
 
 void lg_session_tick(struct lg_session *s)
 {
-	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared };
+	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared,
+				    NULL };
 	struct lg_event ev = { .kind = LG_EV_TICK, .source = LG_SRC_TIMER };
 	struct lg_findings out;
 

@@ -32,6 +32,26 @@ static const char ADD_LUA[] =
 	"redis.call('PEXPIRE', KEYS[1], w)\n"
 	"return redis.call('ZCARD', KEYS[1])\n";
 
+/*
+ * Both windows of one event: KEYS[1], KEYS[2]; ARGV w1, m1, w2, m2, age
+ * (an empty member skips its window). Returns {n1, n2}.
+ */
+static const char ADD2_LUA[] =
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	"local res = {-1, -1}\n"
+	"for i = 1, 2 do\n"
+	"  local w = tonumber(ARGV[2 * i - 1])\n"
+	"  local m = ARGV[2 * i]\n"
+	"  if m ~= '' then\n"
+	"    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - w)\n"
+	"    redis.call('ZADD', KEYS[i], now - tonumber(ARGV[5]), m)\n"
+	"    redis.call('PEXPIRE', KEYS[i], w)\n"
+	"    res[i] = redis.call('ZCARD', KEYS[i])\n"
+	"  end\n"
+	"end\n"
+	"return res\n";
+
 /* KEYS[1] the window; ARGV window_ms, members... */
 static const char FORGET_LUA[] =
 	"local t = redis.call('TIME')\n"
@@ -53,7 +73,7 @@ struct lg_store {
 	char host[256], path[256];
 	int port, db;
 	redisContext *c, *sub;
-	char add_sha[48], forget_sha[48];
+	char add_sha[48], forget_sha[48], add2_sha[48];
 	bool up;
 	uint64_t last_try_ms;
 	struct jentry *journal;
@@ -153,16 +173,15 @@ static int connect_one(struct lg_store *st, redisContext **out, char *why,
 
 static int load_scripts(struct lg_store *st, char *why, size_t wsz)
 {
-	const char *src[2] = { ADD_LUA, FORGET_LUA };
-	char *sha[2] = { st->add_sha, st->forget_sha };
+	const char *src[3] = { ADD_LUA, FORGET_LUA, ADD2_LUA };
+	char *sha[3] = { st->add_sha, st->forget_sha, st->add2_sha };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		redisReply *r = redisCommand(st->c, "SCRIPT LOAD %s", src[i]);
 
 		if (!r || r->type != REDIS_REPLY_STRING) {
 			snprintf(why, wsz, "%s: cannot load its scripts: %s",
-				 st->url,
-				 r && r->str ? r->str : st->c->errstr);
+				 st->url, r && r->str ? r->str : st->c->errstr);
 			if (r)
 				freeReplyObject(r);
 			return -EIO;
@@ -302,10 +321,11 @@ static bool retry(struct lg_store *st)
 	}
 	if (!st->sub && subscribe(st, why, sizeof(why)) < 0)
 		drop(&st->sub); /* kills from other hosts are not heard */
-	snprintf(msg, sizeof(msg),
-		 "%s answers again; this host's %u entries of the last window were added to the shared windows again%s",
-		 st->url, replayed,
-		 st->sub ? "" : " (its kill channel could not be reopened)");
+	snprintf(
+		msg, sizeof(msg),
+		"%s answers again; this host's %u entries of the last window were added to the shared windows again%s",
+		st->url, replayed,
+		st->sub ? "" : " (its kill channel could not be reopened)");
 	set_state(st, true, msg);
 	return true;
 }
@@ -325,6 +345,56 @@ static long w_add(void *ctx, const char *window, const char *member,
 		return -1;
 	}
 	return n;
+}
+
+static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
+		  const char *wb, const char *mb, uint64_t wb_ms,
+		  long counts[2])
+{
+	struct lg_store *st = ctx;
+	char ka[4400], kb[4400], w1[32], w2[32];
+	const char *argv[10];
+	size_t lens[10];
+	redisReply *r;
+	int ret = -1;
+
+	if (wa)
+		journal_add(st, wa, ma, wa_ms);
+	if (wb)
+		journal_add(st, wb, mb, wb_ms);
+	counts[0] = counts[1] = -1;
+	if (!retry(st))
+		return -1;
+	key(st, wa ? wa : "vol", ka, sizeof(ka));
+	key(st, wb ? wb : "vol", kb, sizeof(kb));
+	snprintf(w1, sizeof(w1), "%llu", (unsigned long long)wa_ms);
+	snprintf(w2, sizeof(w2), "%llu", (unsigned long long)wb_ms);
+	argv[0] = "EVALSHA";
+	argv[1] = st->add2_sha;
+	argv[2] = "2";
+	argv[3] = ka;
+	argv[4] = kb;
+	argv[5] = w1;
+	argv[6] = wa ? ma : "";
+	argv[7] = w2;
+	argv[8] = wb ? mb : "";
+	argv[9] = "0";
+	for (int i = 0; i < 10; i++)
+		lens[i] = strlen(argv[i]);
+	r = cmd_argv(st, st->c, 10, argv, lens);
+	if (!r) {
+		lost(st, "the store stopped answering");
+		return -1;
+	}
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r->element[1]->type == REDIS_REPLY_INTEGER) {
+		counts[0] = (long)r->element[0]->integer;
+		counts[1] = (long)r->element[1]->integer;
+		ret = 0;
+	}
+	freeReplyObject(r);
+	return ret;
 }
 
 static long w_forget(void *ctx, const char *window, const char *const *members,
@@ -430,8 +500,8 @@ int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
 		return r;
 	}
 	st->up = true;
-	st->w = (struct lg_shared_windows){ w_add, w_forget, w_reset, st,
-					    st->self };
+	st->w = (struct lg_shared_windows){ w_add,  w_forget, w_reset,
+					    w_add2, st,	      st->self };
 	*out = st;
 	return 0;
 }

@@ -15,6 +15,8 @@ struct lg_guard {
 	struct lg_output_repeat *output_repeat;
 	struct lg_greeting *greeting;
 	struct lg_flow *flow;
+	struct lg_detector_cfg vol_cfg, same_cfg;
+	uint64_t shared_seq;
 	struct lg_guard_stats st;
 };
 
@@ -32,6 +34,8 @@ struct lg_guard *lg_guard_new(const struct lg_guard_cfg *cfg, uint64_t start_ms)
 	g->output_repeat = lg_output_repeat_new(&cfg->output_repeat);
 	g->greeting = lg_greeting_new(&cfg->greeting);
 	g->flow = lg_flow_new(&cfg->flow);
+	g->vol_cfg = cfg->volumetric;
+	g->same_cfg = cfg->same_target;
 	if (!g->vol || !g->same || !g->budget || !g->repeat || !g->failures ||
 	    !g->output_repeat || !g->greeting || !g->flow) {
 		lg_guard_free(g);
@@ -65,11 +69,42 @@ enum lg_verdict lg_guard_feed(struct lg_guard *g, const struct lg_event *ev,
 			      struct lg_findings *out)
 {
 	enum lg_verdict v = LG_ALLOW;
+	struct lg_guard_env shared_env;
+	struct lg_shared_counts pre;
 
 	out->n = 0;
 	g->st.events++;
 	if (ev->kind == LG_EV_DESTRUCTIVE && ev->cls == LG_CLASS_DESTROY)
 		g->st.counted++;
+	/*
+	 * Shared windows: both counts of this target in one round trip, done
+	 * here so that each detector only reads its own.
+	 */
+	if (env->shared && env->shared->add2 && !env->pre &&
+	    ev->kind == LG_EV_DESTRUCTIVE && ev->cls == LG_CLASS_DESTROY &&
+	    (g->vol_cfg.max || g->same_cfg.max)) {
+		char tgt[4200];
+		long c[2] = { -1, -1 };
+		const char *self = env->shared->self ? env->shared->self : "";
+
+		snprintf(pre.vol_member, sizeof(pre.vol_member), "%.30s:v%llu",
+			 self, (unsigned long long)++g->shared_seq);
+		snprintf(pre.tgt_member, sizeof(pre.tgt_member), "%.30s:t%llu",
+			 self, (unsigned long long)g->shared_seq);
+		snprintf(tgt, sizeof(tgt), "tgt:%s",
+			 ev->target ? ev->target : "");
+		if (env->shared->add2(
+			    env->shared->ctx, g->vol_cfg.max ? "vol" : NULL,
+			    pre.vol_member, g->vol_cfg.window_ms,
+			    g->same_cfg.max ? tgt : NULL, pre.tgt_member,
+			    g->same_cfg.window_ms, c) < 0)
+			c[0] = c[1] = -1;
+		pre.vol = c[0];
+		pre.tgt = c[1];
+		shared_env = *env;
+		shared_env.pre = &pre;
+		env = &shared_env;
+	}
 	/*
 	 * Same target runs first: when both trip on one op, the tighter,
 	 * more specific reason (an actual loop) is the one reported first.

@@ -127,6 +127,14 @@ struct lg_shared_windows {
 		       uint64_t window_ms);
 	/* empties window: after a trip, counting starts over */
 	void (*reset)(void *ctx, const char *window);
+	/*
+	 * Both windows of one destroyed target in one round trip: member_a
+	 * added to window_a and member_b to window_b (either window NULL:
+	 * skipped); counts[] as add() would answer. 0, or -1 (store down).
+	 */
+	int (*add2)(void *ctx, const char *window_a, const char *member_a,
+		    uint64_t window_a_ms, const char *window_b,
+		    const char *member_b, uint64_t window_b_ms, long counts[2]);
 	void *ctx;
 	const char *self; /* this supervisor's unique prefix for members */
 };
@@ -140,6 +148,13 @@ struct lg_guard_env {
 	bool (*restored)(void *ctx, const char *target, enum lg_op op);
 	void *ctx;
 	const struct lg_shared_windows *shared; /* NULL: this host only */
+	/* set by lg_guard_feed: this event's shared counts, already added */
+	const struct lg_shared_counts *pre;
+};
+
+struct lg_shared_counts {
+	long vol, tgt; /* -1: not counted there */
+	char vol_member[48], tgt_member[48];
 };
 
 #define LG_SUMMARY_MAX 512

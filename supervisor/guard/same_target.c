@@ -163,11 +163,15 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 		long c;
 
 		snprintf(win, sizeof(win), "tgt:%s", key);
-		snprintf(member, sizeof(member), "%.30s:%llu",
-			 env->shared->self ? env->shared->self : "",
-			 (unsigned long long)++d->seq);
-		c = env->shared->add(env->shared->ctx, win, member,
-				     d->cfg.window_ms);
+		if (env->pre) {
+			c = env->pre->tgt;
+		} else {
+			snprintf(member, sizeof(member), "%.30s:%llu",
+				 env->shared->self ? env->shared->self : "",
+				 (unsigned long long)++d->seq);
+			c = env->shared->add(env->shared->ctx, win, member,
+					     d->cfg.window_ms);
+		}
 		if (c >= (long)d->cfg.max) {
 			lg_findings_add(
 				out, d->cfg.action, "same_target",

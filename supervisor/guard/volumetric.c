@@ -132,12 +132,18 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		drop_front(d);
 	if (d->len == d->cfg.max) /* shared mode: the ring may be full */
 		drop_front(d);
-	snprintf(member, sizeof(member), "%.30s:%llu",
-		 env->shared && env->shared->self ? env->shared->self : "",
-		 (unsigned long long)++d->seq);
-	if (env->shared)
-		shared = env->shared->add(env->shared->ctx, "vol", member,
-					  d->cfg.window_ms);
+	if (env->pre) { /* counted already, with the same target's */
+		snprintf(member, sizeof(member), "%s", env->pre->vol_member);
+		shared = env->pre->vol;
+	} else {
+		snprintf(member, sizeof(member), "%.30s:%llu",
+			 env->shared && env->shared->self ? env->shared->self :
+							    "",
+			 (unsigned long long)++d->seq);
+		if (env->shared)
+			shared = env->shared->add(env->shared->ctx, "vol",
+						  member, d->cfg.window_ms);
+	}
 	count = shared >= 0 ? (size_t)shared : d->len + 1;
 	if (count >= d->cfg.max) {
 		long after = prune_restored(d, env);

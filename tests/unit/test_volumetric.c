@@ -468,10 +468,10 @@ static void test_shared_window_counts_all_hosts(void **state)
 {
 	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL };
 	struct fake_store f = { .now = 1000000 };
-	struct lg_shared_windows wa = { fake_add, fake_forget, fake_reset, &f,
-					"hostA" };
-	struct lg_shared_windows wb = { fake_add, fake_forget, fake_reset, &f,
-					"hostB" };
+	struct lg_shared_windows wa = { fake_add, fake_forget, fake_reset,
+					NULL,	  &f,	       "hostA" };
+	struct lg_shared_windows wb = { fake_add, fake_forget, fake_reset,
+					NULL,	  &f,	       "hostB" };
 	struct lg_volumetric *a = lg_volumetric_new(&cfg);
 	struct lg_volumetric *b = lg_volumetric_new(&cfg);
 	struct lg_guard_env ea = { .now_ms = 10, .shared = &wa };
