@@ -189,7 +189,8 @@ static int reset_shared(const struct lg_config *cfg, const char *id)
 				   cfg->store_password_env,
 				   (unsigned)cfg->store_timeout_ms,
 				   id,
-				   "lgctl" };
+				   "lgctl",
+				   false };
 	struct lg_store *st;
 	char why[600], rec[4096];
 	int r;

@@ -890,7 +890,7 @@ static void store_state(void *ctx, bool up, const char *what)
 
 static bool store_is_up(void *ctx)
 {
-	return lg_store_up(ctx);
+	return lg_store_check(ctx);
 }
 
 /* The kill channel: another supervisor of the session tripped. */
@@ -1327,7 +1327,8 @@ int main(int argc, char **argv)
 					   cfg.store_password_env,
 					   (unsigned)cfg.store_timeout_ms,
 					   id,
-					   store_self };
+					   store_self,
+					   cfg.store_fail };
 
 		gethostname(host, sizeof(host) - 1);
 		snprintf(store_self, sizeof(store_self), "%.40s:%d", host,

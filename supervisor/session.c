@@ -759,6 +759,9 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
 	}
+	if (ev.cls == LG_CLASS_DESTROY && s->store_up &&
+	    !s->store_up(s->store_ctx))
+		return store_gate(s, pid, exe); /* not counted: refused */
 	if (ev.cls == LG_CLASS_DESTROY)
 		s->st.counted++;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
@@ -792,6 +795,8 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 	s->st.ev_shim++;
 	if (s->blocked)
 		return s->cfg->deny_errno;
+	if (s->store_up && !s->store_up(s->store_ctx))
+		return store_gate(s, pid, exe); /* not counted: refused */
 	s->st.counted++;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
 	remember(s, env.now_ms, pid, LG_OP_TOOL_DELETE, ev.cls, v, exe, target);

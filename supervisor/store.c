@@ -70,6 +70,7 @@ struct jentry {
 struct lg_store {
 	char url[512], prefix[64], password_env[64], session[160], self[64];
 	unsigned timeout_ms;
+	bool fail_closed;
 	char host[256], path[256];
 	int port, db;
 	redisContext *c, *sub;
@@ -336,12 +337,15 @@ static long w_add(void *ctx, const char *window, const char *member,
 	struct lg_store *st = ctx;
 	long n;
 
-	journal_add(st, window, member, window_ms);
+	if (!st->fail_closed || st->up)
+		journal_add(st, window, member, window_ms);
 	if (!retry(st))
 		return -1;
 	n = eval_add(st, window, member, window_ms, 0);
 	if (n == -2) {
 		lost(st, "the store stopped answering");
+		if (st->fail_closed)
+			st->jn--;
 		return -1;
 	}
 	return n;
@@ -358,11 +362,14 @@ static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
 	redisReply *r;
 	int ret = -1;
 
-	if (wa)
-		journal_add(st, wa, ma, wa_ms);
-	if (wb)
-		journal_add(st, wb, mb, wb_ms);
 	counts[0] = counts[1] = -1;
+	/* what fails closed is refused: not counted, not replayed */
+	if (!st->fail_closed || st->up) {
+		if (wa)
+			journal_add(st, wa, ma, wa_ms);
+		if (wb)
+			journal_add(st, wb, mb, wb_ms);
+	}
 	if (!retry(st))
 		return -1;
 	key(st, wa ? wa : "vol", ka, sizeof(ka));
@@ -384,6 +391,9 @@ static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
 	r = cmd_argv(st, st->c, 10, argv, lens);
 	if (!r) {
 		lost(st, "the store stopped answering");
+		if (st->fail_closed) { /* this one is refused: forget it */
+			st->jn -= (wa != NULL) + (wb != NULL);
+		}
 		return -1;
 	}
 	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
@@ -485,6 +495,7 @@ int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
 	snprintf(st->session, sizeof(st->session), "%s", cfg->session);
 	snprintf(st->self, sizeof(st->self), "%s", cfg->self);
 	st->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : 200;
+	st->fail_closed = cfg->fail_closed;
 	st->journal = calloc(JOURNAL, sizeof(*st->journal));
 	r = lg_store_url_parse(st->url, st->host, sizeof(st->host), &st->port,
 			       st->path, sizeof(st->path), &st->db, why,
@@ -524,6 +535,11 @@ const struct lg_shared_windows *lg_store_windows(struct lg_store *st)
 bool lg_store_up(const struct lg_store *st)
 {
 	return st && st->up;
+}
+
+bool lg_store_check(struct lg_store *st)
+{
+	return st && retry(st);
 }
 
 void lg_store_on_state(struct lg_store *st,

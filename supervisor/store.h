@@ -32,6 +32,9 @@ struct lg_store_cfg {
 	unsigned timeout_ms;
 	const char *session;
 	const char *self; /* this supervisor: "host:pid" */
+	/* on_store_error = fail: what is counted while it is down is refused,
+	 * so it is not replayed */
+	bool fail_closed;
 };
 
 /* Connects (commands and the kill channel): 0, or -errno and why. */
@@ -42,6 +45,8 @@ void lg_store_free(struct lg_store *st);
 /* The windows the guard counts in (valid as long as st). */
 const struct lg_shared_windows *lg_store_windows(struct lg_store *st);
 bool lg_store_up(const struct lg_store *st);
+/* Up, or back after a retry (tried at most once a second). */
+bool lg_store_check(struct lg_store *st);
 /* Called when the store is lost (up false) or back (up true). */
 void lg_store_on_state(struct lg_store *st,
 		       void (*fn)(void *ctx, bool up, const char *what),

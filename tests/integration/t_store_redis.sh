@@ -26,6 +26,11 @@ stop_redis() {
 	kill -CONT "$REDIS_PID" 2>/dev/null
 	kill "$REDIS_PID" 2>/dev/null
 	wait "$REDIS_PID" 2>/dev/null
+	# (a server started by a subshell is not our child: wait for it)
+	for _ in $(seq 1 100); do
+		kill -0 "$REDIS_PID" 2>/dev/null || break
+		sleep 0.05
+	done
 	REDIS_PID=
 }
 trap 'stop_redis; lg_cleanup' EXIT
@@ -116,7 +121,40 @@ grep -q '"session":"midway".*"reason":"store_lost"' "$A/audit.jsonl" || fail "th
 grep -q '"session":"midway".*"reason":"store_back"' "$A/audit.jsonl" || fail "the return was not audited"
 grep -q 'were added to the shared windows again' "$A/audit.jsonl" || fail "no reconciliation recorded"
 
-# 5. A bad URL is a config error with file and line.
+# 5. on_store_error = fail: while the store does not answer, deletes are
+#    refused (and not counted), audited once; when it answers they go on.
+sed -i '/on_store_error/d' "$T/store.ini"
+mkfiles "$T/d" 3
+cat >"$T/agent2.sh" <<'SH'
+rm "$1/f1" && echo f1-ok
+kill -STOP "$2"
+rm "$1/f2" 2>/dev/null || echo f2-refused
+rm "$1/f3" 2>/dev/null || echo f3-refused
+kill -CONT "$2"
+sleep 1.1
+rm "$1/f2" && echo f2-ok
+SH
+timeout 30 "$LGRUN" -c "$T/store.ini" --state-dir "$A" -s failclosed -- bash "$T/agent2.sh" "$T/d" "$REDIS_PID" >"$T/out" 2>"$T/err"
+RC=$?
+[ "$RC" = 0 ] || { cat "$T/out" "$T/err"; grep failclosed "$A/audit.jsonl" | cut -c1-400; fail "fail mode: exit $RC"; }
+[ "$(tr '\n' ' ' <"$T/out")" = "f1-ok f2-refused f3-refused f2-ok " ] || fail "fail mode: $(tr '\n' ' ' <"$T/out")"
+[ "$(grep -c '"session":"failclosed".*"reason":"store_unavailable"' "$A/audit.jsonl")" = 1 ] || fail "the refusals should be audited once"
+
+# 6. A password comes from the environment variable store.password_env.
+stop_redis
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --requirepass s3cret \
+	--daemonize no >"$T/redis.log" 2>&1 &
+REDIS_PID=$!
+for _ in $(seq 1 100); do redis-cli -p "$PORT" -a s3cret --no-auth-warning ping >/dev/null 2>&1 && break; sleep 0.05; done
+printf 'password_env = LG_TEST_REDIS_PW\n' >>"$T/store.ini"
+LG_TEST_REDIS_PW=s3cret run_lg -c "$T/store.ini" --state-dir "$A" -s withpw -- true 2>"$T/err"
+[ "$RC" = 0 ] || { cat "$T/err" "$T/store.ini"; fail "with the password: exit $RC"; }
+LG_TEST_REDIS_PW=wrong run_lg -c "$T/store.ini" --state-dir "$A" -s withpw -- true 2>"$T/err"
+assert_rc 125 "$RC" "a wrong password"
+grep -q 'refused the password in \$LG_TEST_REDIS_PW' "$T/err" || { cat "$T/err"; fail "no message for a wrong password"; }
+! grep -q wrong "$T/err" || fail "the password must not be printed"
+
+# 7. A bad URL is a config error with file and line.
 printf '[store]\nbackend = redis\nurl = http://x\n' >"$T/bad.ini"
 run_lg -c "$T/bad.ini" -- true 2>"$T/err"
 assert_rc 125 "$RC" "bad url"
