@@ -48,6 +48,7 @@ struct fl_flow {
 
 struct lg_flow {
 	struct lg_flow_cfg cfg;
+	uint64_t seq; /* names members of shared windows */
 	struct fl_flow *flows[LG_FLOW_FLOWS_MAX];
 	struct lg_flow_stats st;
 };
@@ -278,9 +279,12 @@ static enum lg_verdict reject(struct lg_flow *d, enum lg_flow_rule rule,
 }
 
 static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
-			    uint64_t now, struct lg_findings *out)
+			    uint64_t now,
+			    const struct lg_shared_windows *env_shared,
+			    struct lg_findings *out)
 {
 	const struct lg_flow_cfg *c = &d->cfg;
+	long shared_rate = -1, shared_total = -1;
 	struct fl_flow *f;
 	char detail[96], chain[LG_SUMMARY_MAX / 2];
 	unsigned depth, names;
@@ -327,20 +331,69 @@ static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 			      "flow involves too many sessions (%s)", detail,
 			      chain);
 	}
-	if (c->max_rate && calls_in_window(d, f, now) > c->max_rate) {
+	/*
+	 * Supervisors of one session on several hosts: the rate and the total
+	 * are the session's (one round trip for both). The chain itself is a
+	 * process tree's and stays here.
+	 */
+	if (env_shared && env_shared->add2 && (c->max_rate || c->max_calls)) {
+		char m1[48], m2[48];
+		const char *self = env_shared->self ? env_shared->self : "";
+		long n[2];
+
+		snprintf(m1, sizeof(m1), "%.30s:r%llu", self,
+			 (unsigned long long)++d->seq);
+		snprintf(m2, sizeof(m2), "%.30s:c%llu", self,
+			 (unsigned long long)d->seq);
+		if (env_shared->add2(
+			    env_shared->ctx, c->max_rate ? "flow:rate" : NULL,
+			    m1, c->rate_window_ms,
+			    c->max_calls ? "flow:calls" : NULL, m2,
+			    c->max_duration_ms ? c->max_duration_ms : 86400000,
+			    n) == 0) {
+			shared_rate = n[0];
+			shared_total = n[1];
+			if ((c->max_rate && shared_rate > (long)c->max_rate) ||
+			    (c->max_calls &&
+			     shared_total > (long)c->max_calls)) {
+				const char *one[1];
+
+				/* a refused call is not recorded */
+				one[0] = m1;
+				env_shared->forget(env_shared->ctx, "flow:rate",
+						   one, 1, c->rate_window_ms);
+				one[0] = m2;
+				env_shared->forget(env_shared->ctx,
+						   "flow:calls", one, 1,
+						   c->max_duration_ms ?
+							   c->max_duration_ms :
+							   86400000);
+			}
+		}
+	}
+	if (c->max_rate &&
+	    (shared_rate >= 0 ? shared_rate > (long)c->max_rate :
+				calls_in_window(d, f, now) > c->max_rate)) {
 		char w[32];
 
 		if (c->rate_window_ms == 60000)
 			snprintf(w, sizeof(w), "minute");
 		else
 			duration_text(c->rate_window_ms, w, sizeof(w));
-		snprintf(detail, sizeof(detail), "max %u/%s", c->max_rate, w);
+		snprintf(detail, sizeof(detail), "max %u/%s%s", c->max_rate, w,
+			 shared_rate >= 0 ? ", all supervisors of the session" :
+					    "");
 		return reject(d, LG_FLOW_R_RATE, out,
 			      "call rate limit exceeded (%s)", detail, chain);
 	}
-	if (c->max_calls && f->calls + 1 > c->max_calls) {
-		snprintf(detail, sizeof(detail), "max %u per flow",
-			 c->max_calls);
+	if (c->max_calls &&
+	    (shared_total >= 0 ? shared_total > (long)c->max_calls :
+				 f->calls + 1 > c->max_calls)) {
+		snprintf(detail, sizeof(detail), "max %u per flow%s",
+			 c->max_calls,
+			 shared_total >= 0 ?
+				 ", all supervisors of the session" :
+				 "");
 		return reject(d, LG_FLOW_R_TOTAL, out,
 			      "total call limit exceeded (%s)", detail, chain);
 	}
@@ -402,7 +455,7 @@ enum lg_verdict lg_flow_feed(struct lg_flow *d, const struct lg_event *ev,
 				      env->now_ms);
 			return LG_ALLOW;
 		}
-		return call(d, ev, env->now_ms, out);
+		return call(d, ev, env->now_ms, env->shared, out);
 	case LG_EV_RETURN:
 		f = ev->flow && ev->to ? find(d, ev->flow) : NULL;
 		if (f) {

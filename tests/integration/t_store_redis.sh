@@ -67,6 +67,29 @@ bpid=$(cat "$T/b.pid")
 ! kill -0 "$bpid" 2>/dev/null || fail "host B's shell survived"
 redis-cli -p "$PORT" exists 'lgrun:{fleet}:killed' | grep -q 1 || fail "no shared killed marker (hash-tagged key)"
 
+# 1b. Agent-to-agent calls are counted for the session too: with at most
+#     3 calls a minute, two nested starts on each host make the fourth
+#     overall the one refused.
+cat >"$T/flow.ini" <<INI
+[store]
+backend = redis
+url = redis://127.0.0.1:$PORT/0
+[flow]
+max_rate = 3
+no_work_calls = 0
+INI
+"$LGRUN" -c "$T/flow.ini" --state-dir "$A" -s fleetflow -- bash -c '"$0" --agent x -- true; "$0" --agent y -- true; sleep 1; true' "$LGRUN" >"$T/outA" 2>&1 &
+PA=$!
+"$LGRUN" -c "$T/flow.ini" --state-dir "$B" -s fleetflow -- bash -c 'sleep 0.5; "$0" --agent x -- true && echo third-ok; "$0" --agent y -- true || echo fourth-refused' "$LGRUN" >"$T/outB" 2>&1 &
+PB=$!
+wait $PA
+wait $PB
+RB=$?
+assert_rc 86 "$RB" "the fourth call of the session"
+grep -q third-ok "$T/outB" || { cat "$T/outB"; fail "the third call overall should be allowed"; }
+grep -q "call rate limit exceeded (max 3/minute, all supervisors of the session)" "$T/outB" || { cat "$T/outB"; fail "no shared rate message"; }
+"$LGCTL" -c "$T/store.ini" --state-dir "$B" reset fleetflow >/dev/null
+
 # 2. Both stay blocked; a reset on host A lets both start.
 run_lg -c "$T/store.ini" --state-dir "$B" -s fleet -- true 2>/dev/null
 assert_rc 87 "$RC" "B blocked"
