@@ -108,9 +108,11 @@ static redisReply *cmd_argv(struct lg_store *st, redisContext *c, int argc,
 	if (!c)
 		return NULL;
 	r = redisCommandArgv(c, argc, argv, lens);
-	if (!r || c->err)
-		return NULL;
 	(void)st;
+	if (r && c->err) {
+		freeReplyObject(r);
+		r = NULL;
+	}
 	return r;
 }
 
