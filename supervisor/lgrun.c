@@ -1215,7 +1215,7 @@ int main(int argc, char **argv)
 	struct lg_cgroup cg;
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
-	char **env;
+	char **env = NULL;
 	size_t env_ours = 0;
 	bool cg_made = false;
 	char shim_path[PATH_MAX + 32] = "", sock_path[PATH_MAX + 32] = "";
@@ -1634,6 +1634,7 @@ int main(int argc, char **argv)
 	}
 	lg_filter_free(&filter);
 	free_env(env, env_ours);
+	env = NULL;
 	if (r < 0) {
 		lg_cgroup_destroy(&cg);
 		if (exec_errno) {
@@ -1801,6 +1802,8 @@ int main(int argc, char **argv)
 	}
 out:
 	restore_terminal(&l);
+	if (env) /* an error between making it and the launch */
+		free_env(env, env_ours);
 	lg_observer_free(l.obs);
 	lg_store_free(l.store);
 	lg_filter_free(&filter); /* a no-op once the launch took it */

@@ -510,10 +510,8 @@ void lg_observer_free(struct lg_observer *o)
 {
 	if (!o)
 		return;
-	if (o->threaded) { /* a load still running: it ends with lgrun */
-		pthread_detach(o->thread);
-		return;
-	}
+	if (o->threaded) /* a load still running: a few ms at most */
+		pthread_join(o->thread, NULL);
 	if (o->bo)
 		o->ops->free(o->bo);
 	if (o->dl)
