@@ -345,6 +345,8 @@ static void on_event(void *ctx, const struct lgb_event *e)
 			    strstr(e->path, "/run/"))
 				break;
 			snprintf(what, sizeof(what), "unix:%s", e->path);
+		} else if (e->port == 53) {
+			break; /* name lookups are not tool calls */
 		} else if (e->family == 2) {
 			/* lgrun's own LLM proxy sees that traffic in full */
 			if (o->cfg.proxy_port && e->port == o->cfg.proxy_port &&
@@ -400,8 +402,14 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 	struct proc *p = proc_get(o, pe->pid, true);
 	const char *exe = exe_of(o, pe->pid, "?");
 	bool seen = p && p->hello_ns && p->hello_ns >= p->exec_ns;
+	/*
+	 * Tool traffic, or a removal: what the shim would have reported.
+	 * Renames and truncations are how compilers and editors write files,
+	 * not blind spots worth a warning (the seccomp filter judges them).
+	 */
 	bool blind_spot = pe->type == LGB_CONNECT ||
-			  (pe->type == LGB_OP && pe->op != LGB_OP_WRITE_OPEN);
+			  (pe->type == LGB_OP &&
+			   (pe->op == LGB_OP_UNLINK || pe->op == LGB_OP_RMDIR));
 
 	if (seen)
 		return; /* the shim reported it itself */
