@@ -361,20 +361,23 @@ int lg_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	long ret = (long)ctx->args[1];
 	struct inflight *in;
 	struct lgb_event *e;
+	bool write;
 	__u32 tid;
 	long nr;
 
+	/* cheap tests first: most syscalls are neither writes nor waited for */
+	nr = (long)BPF_CORE_READ(regs, orig_ax);
+	write = ret > 0 && is_write(nr, BPF_CORE_READ(regs, cs) == USER32_CS);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	in = write ? NULL : bpf_map_lookup_elem(&inflight, &tid);
+	if (!write && !in)
+		return 0;
 	if (!in_session())
 		return 0;
-	nr = (long)BPF_CORE_READ(regs, orig_ax);
-	if (ret > 0 && is_write(nr, BPF_CORE_READ(regs, cs) == USER32_CS)) {
+	if (write) {
 		count(LGB_C_BYTES_WRITTEN, (__u64)ret);
 		return 0;
 	}
-	tid = (__u32)bpf_get_current_pid_tgid();
-	in = bpf_map_lookup_elem(&inflight, &tid);
-	if (!in)
-		return 0;
 	e = reserve(LGB_OP);
 	if (e) {
 		e->op = in->op;

@@ -754,6 +754,18 @@ static bool a2a_method(struct lg_span m)
 	return false;
 }
 
+/*
+ * A cheap look before parsing: every HTTP body passes here, and only
+ * A2A's JSON-RPC methods contain these (bounded like the recogniser).
+ */
+static bool maybe_a2a(const char *p, size_t n)
+{
+	/* message/send, message/stream, tasks/send, tasks/sendSubscribe */
+	if (n > 4096)
+		n = 4096;
+	return n && memmem(p, n, "/s", 2);
+}
+
 /* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
 static void a2a_endpoint(int fd, const char *path, size_t path_n, char *out,
 			 size_t size)
@@ -809,7 +821,8 @@ static bool a2a_body(int fd, const char *p, size_t n, int *refuse)
 	char ep[300];
 
 	if (fd < 0 || fd >= HTTP_TRACK || http_req[fd].used != gen ||
-	    !http_sent[fd] || !lg_recog_jsonrpc(p, n, &jr) || !jr.request ||
+	    !http_sent[fd] || !maybe_a2a(p, n) ||
+	    !lg_recog_jsonrpc(p, n, &jr) || !jr.request ||
 	    !a2a_method(jr.method))
 		return false;
 	path = strchr(http_req[fd].tool, ' ');
