@@ -415,8 +415,8 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 		return; /* the shim reported it itself */
 	if (pe->type == LGB_OP) {
 		pthread_mutex_lock(o->cfg.lock);
-		lg_session_op_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
-				     pe->what, pe->err);
+		lg_session_bpf_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
+				      pe->what, pe->err);
 		pthread_mutex_unlock(o->cfg.lock);
 		o->fed++;
 	}

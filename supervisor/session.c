@@ -887,12 +887,13 @@ void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 	lg_guard_feed(s->guard, &ev, &env, &out);
 }
 
-void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
-			  enum lg_op op, const char *path, int result)
+static void op_result(struct lg_session *s, enum lg_source src, pid_t pid,
+		      const char *exe, enum lg_op op, const char *path,
+		      int result)
 {
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_OP_RESULT,
-			       .source = LG_SRC_SHIM,
+			       .source = src,
 			       .op = op,
 			       .pid = pid,
 			       .exe = exe,
@@ -900,9 +901,24 @@ void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			       .result = result };
 	struct lg_findings out;
 
-	s->st.ev_shim++;
+	if (src == LG_SRC_SHIM)
+		s->st.ev_shim++;
+	else
+		s->st.ev_bpf++;
 	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
 		act(s, &out, op, pid, exe, path);
+}
+
+void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
+			  enum lg_op op, const char *path, int result)
+{
+	op_result(s, LG_SRC_SHIM, pid, exe, op, path, result);
+}
+
+void lg_session_bpf_result(struct lg_session *s, pid_t pid, const char *exe,
+			   enum lg_op op, const char *path, int result)
+{
+	op_result(s, LG_SRC_BPF, pid, exe, op, path, result);
 }
 
 void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
@@ -1065,6 +1081,7 @@ void lg_session_write_metrics(struct lg_session *s)
 		  s->st.ev_seccomp },
 		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
 		{ "lgrun_events_total", "source=\"proxy\"", s->st.ev_proxy },
+		{ "lgrun_events_total", "source=\"bpf\"", s->st.ev_bpf },
 		{ "lgrun_shim_dropped_events_total", "", s->shim[3] },
 		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
 		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },

@@ -99,6 +99,9 @@ const char *lg_session_name(const struct lg_session *s);
 /* A file operation's outcome, from the shim: result is 0 or an errno. */
 void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			  enum lg_op op, const char *path, int result);
+/* The same, seen by the eBPF observer (a process without the shim). */
+void lg_session_bpf_result(struct lg_session *s, pid_t pid, const char *exe,
+			   enum lg_op op, const char *path, int result);
 /*
  * A tool call matched with its result. args is the canonical JSON of the
  * arguments; digest identifies the result.
@@ -179,7 +182,7 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
-	uint64_t ev_seccomp, ev_shim, ev_proxy; /* events by source */
+	uint64_t ev_seccomp, ev_shim, ev_proxy, ev_bpf; /* events by source */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };
