@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -93,6 +94,9 @@ static const char *gate_tools = DEFAULT_GATE_TOOLS;
 static uint16_t proxy_port; /* lgrun's LLM proxy, from LGRUN_PROXY_PORT */
 static atomic_int conn_fd = -1;
 static ino_t conn_ino;
+/* this process's ring (see wire.h), or NULL: events go on the socket */
+static struct lg_ring *ring;
+static atomic_flag ring_busy = ATOMIC_FLAG_INIT; /* one writer at a time */
 static atomic_uint_fast64_t dropped;
 static atomic_int outstanding; /* calls waiting for their result */
 static atomic_bool had_failure; /* successes matter only after a failure */
@@ -149,6 +153,11 @@ static void after_fork_child(void)
 	/* The parent's connection is not ours: say hello on our own. */
 	if (fd >= 0 && real.close)
 		real.close(fd);
+	/* nor its ring: ours comes with our hello */
+	if (ring)
+		syscall(SYS_munmap, ring, LG_RING_BYTES);
+	ring = NULL;
+	atomic_flag_clear(&ring_busy);
 	pthread_mutex_init(&gate_lock, NULL);
 	atomic_store(&outstanding, 0);
 	/* The parent's pending calls are not ours; no page touched. */
@@ -249,6 +258,79 @@ static void send_raw(int fd, const void *p, size_t n)
 		atomic_fetch_add(&dropped, 1);
 }
 
+/*
+ * A new ring in a sealed memfd (it cannot shrink under the supervisor),
+ * mapped here; its fd travels with the hello. -1: none (socket only).
+ */
+static int make_ring(struct lg_ring **out)
+{
+	int fd = (int)syscall(SYS_memfd_create, "lgshim-ring",
+			      MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *m;
+
+	*out = NULL;
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_fallocate, fd, 0, 0, (long)LG_RING_BYTES) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	m = (void *)syscall(SYS_mmap, NULL, (long)LG_RING_BYTES,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	*out = m;
+	(*out)->magic = LG_RING_MAGIC;
+	(*out)->size = LG_RING_DATA;
+	__atomic_store_n(&(*out)->sleeping, 1, __ATOMIC_SEQ_CST);
+	return fd;
+}
+
+/* The hello, with the ring's fd when there is one. */
+static int send_hello(int fd, struct lg_wire_buf *w)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { w->b, w->n };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct lg_ring *r = NULL;
+	int rfd = make_ring(&r), ret;
+
+	if (rfd >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &rfd, sizeof(int));
+	}
+	ret = syscall(SYS_sendmsg, fd, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	if (rfd >= 0)
+		syscall(SYS_close, rfd);
+	if (ret == 0 && r) {
+		struct lg_ring *old;
+
+		while (atomic_flag_test_and_set(&ring_busy))
+			; /* a writer of the old ring finishes first */
+		old = ring;
+		ring = r;
+		atomic_flag_clear(&ring_busy);
+		if (old)
+			syscall(SYS_munmap, old, LG_RING_BYTES);
+	} else if (r) {
+		syscall(SYS_munmap, r, LG_RING_BYTES);
+	}
+	return ret;
+}
+
 static int connect_supervisor(void)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -292,7 +374,7 @@ static int connect_supervisor(void)
 					(uint64_t)ts.tv_nsec);
 	}
 	lg_wire_finish(&w);
-	if (syscall(SYS_sendto, fd, w.b, w.n, MSG_NOSIGNAL, NULL, 0) < 0) {
+	if (send_hello(fd, &w) < 0) {
 		syscall(SYS_close, fd);
 		return -1;
 	}
@@ -323,6 +405,37 @@ static int conn(void)
 	return fd;
 }
 
+/*
+ * Appends a finished frame to the ring: true when it is there (and the
+ * supervisor was rung if it sleeps). False: full or busy, send it instead.
+ */
+static bool ring_put(int fd, const struct lg_wire_buf *w)
+{
+	struct lg_ring *r = ring;
+	uint32_t head, tail;
+
+	if (!r || atomic_flag_test_and_set(&ring_busy))
+		return false;
+	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (head - tail > LG_RING_DATA || LG_RING_DATA - (head - tail) < w->n) {
+		atomic_flag_clear(&ring_busy);
+		return false;
+	}
+	lg_ring_put(r, head, w->b, (uint32_t)w->n);
+	__atomic_store_n(&r->head, head + (uint32_t)w->n, __ATOMIC_SEQ_CST);
+	atomic_flag_clear(&ring_busy);
+	if (__atomic_load_n(&r->sleeping, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&r->sleeping, 0, __ATOMIC_SEQ_CST)) {
+		struct lg_wire_buf bell;
+
+		lg_wire_start(&bell, LG_W_RING, 0);
+		lg_wire_finish(&bell);
+		send_raw(fd, bell.b, bell.n);
+	}
+	return true;
+}
+
 static void emit(struct lg_wire_buf *w)
 {
 	int fd = conn();
@@ -330,6 +443,11 @@ static void emit(struct lg_wire_buf *w)
 
 	if (fd < 0)
 		return;
+	if (!atomic_load(&dropped)) {
+		lg_wire_finish(w);
+		if (ring_put(fd, w))
+			return;
+	}
 	d = atomic_exchange(&dropped, 0);
 	if (d) {
 		struct lg_wire_buf dw;

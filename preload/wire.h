@@ -36,7 +36,9 @@ enum lg_wire_type {
 	 * (seq echoed; a refusal carries the reason as PREVIEW).
 	 */
 	LG_W_ENTER = 8,
-	LG_W_TYPE_MAX = 8,
+	/* the doorbell: frames wait in this process's ring (no fields) */
+	LG_W_RING = 9,
+	LG_W_TYPE_MAX = 9,
 };
 
 enum lg_wire_tag {
@@ -147,6 +149,62 @@ static inline void lg_wire_put_str(struct lg_wire_buf *w, uint8_t tag,
 	while (s && s[n])
 		n++;
 	lg_wire_put(w, tag, s, n);
+}
+
+/*
+ * The ring: events that need no answer go through shared memory instead of
+ * one send (and one wake-up of the supervisor) each. The shim makes a
+ * memfd of LG_RING_BYTES, sealed against shrinking, maps it, and passes it
+ * with its hello (SCM_RIGHTS). It appends whole frames at head (bytes
+ * written, mod 2^32; frames may wrap around the end of data); the
+ * supervisor consumes up to head and advances tail. While the supervisor
+ * sleeps it sets `sleeping`; a producer that finds it set clears it and
+ * sends a LG_W_RING frame on its socket. Anything sent on the socket is
+ * handled after what was in the ring before it, so order per process is
+ * kept. The supervisor copies every frame out and validates it: the ring
+ * is the agent's memory.
+ */
+#define LG_RING_DATA (64u * 1024u) /* a power of 2: head wraps at 2^32 */
+#define LG_RING_MAGIC 0x4c47524eu /* "LGRN" */
+
+struct lg_ring {
+	uint32_t magic;
+	uint32_t size; /* of data[]: LG_RING_DATA */
+	uint32_t head; /* producer, __atomic */
+	uint32_t pad0[13];
+	uint32_t tail; /* consumer, __atomic */
+	uint32_t sleeping; /* consumer sets, producer clears, __atomic */
+	uint32_t pad1[14];
+	unsigned char data[];
+};
+
+#define LG_RING_BYTES (LG_RING_DATA + (uint32_t)sizeof(struct lg_ring))
+
+/* Copies n bytes into the ring at offset off (mod size), wrapping. */
+static inline void lg_ring_put(struct lg_ring *r, uint32_t off, const void *p,
+			       uint32_t n)
+{
+	uint32_t o = off % LG_RING_DATA, first = LG_RING_DATA - o;
+
+	if (first > n)
+		first = n;
+	__builtin_memcpy(r->data + o, p, first);
+	if (n > first)
+		__builtin_memcpy(r->data, (const unsigned char *)p + first,
+				 n - first);
+}
+
+static inline void lg_ring_get(const struct lg_ring *r, uint32_t off, void *p,
+			       uint32_t n)
+{
+	uint32_t o = off % LG_RING_DATA, first = LG_RING_DATA - o;
+
+	if (first > n)
+		first = n;
+	__builtin_memcpy(p, r->data + o, first);
+	if (n > first)
+		__builtin_memcpy((unsigned char *)p + first, r->data,
+				 n - first);
 }
 
 /* Fills in the header's length; returns the frame size. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -44,6 +46,7 @@ struct a2a {
 struct conn {
 	int fd;
 	pid_t pid;
+	struct lg_ring *ring; /* mapped from the shim's memfd, or NULL */
 	bool hello;
 	bool refused; /* a nested lgrun that was refused: it is saying why */
 	uint64_t hello_ns; /* when its hello was sent (CLOCK_MONOTONIC) */
@@ -81,6 +84,12 @@ struct lg_control {
 	void (*on_hello)(void *ctx, pid_t pid, uint64_t sent_ns);
 	void (*on_call)(void *ctx);
 	void *on_call_ctx;
+	/* rings: drained on a 1 ms tick while events flow, else rung */
+	int *ring_fds; /* connections that have one */
+	size_t nrings, rings_cap;
+	bool rings_awake;
+	unsigned rings_idle;
+	uint64_t rings_next_ms;
 	void *on_hello_ctx;
 	struct lg_control_stats st;
 };
@@ -135,10 +144,13 @@ void lg_control_free(struct lg_control *c)
 		return;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		if (c->conns[i]) {
+			if (c->conns[i]->ring)
+				munmap(c->conns[i]->ring, LG_RING_BYTES);
 			close(c->conns[i]->fd);
 			free(c->conns[i]);
 		}
 	}
+	free(c->ring_fds);
 	for (int i = 0; i < MAX_NESTED; i++)
 		if (c->nested[i].used)
 			close(c->nested[i].pidfd);
@@ -228,8 +240,22 @@ bool lg_control_lingering(const struct lg_control *c)
 	return c->lingering > 0;
 }
 
+static unsigned drain(struct lg_control *c, int epfd, struct conn *k);
+static void ring_list_del(struct lg_control *c, int fd);
+
 static void drop_conn(struct lg_control *c, int epfd, int fd)
 {
+	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->ring) {
+		/* what it wrote before it went is still to be read */
+		drain(c, epfd, c->conns[fd]);
+		if (!c->conns[fd])
+			return; /* a broken ring dropped it already */
+		if (c->conns[fd]->ring) {
+			munmap(c->conns[fd]->ring, LG_RING_BYTES);
+			ring_list_del(c, fd);
+		}
+		c->conns[fd]->ring = NULL;
+	}
 	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 	close(fd);
 	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->refused)
@@ -645,6 +671,174 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 	}
 }
 
+static void ring_list_add(struct lg_control *c, int fd)
+{
+	if (c->nrings == c->rings_cap) {
+		size_t cap = c->rings_cap ? 2 * c->rings_cap : 64;
+		int *p = realloc(c->ring_fds, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		c->ring_fds = p;
+		c->rings_cap = cap;
+	}
+	c->ring_fds[c->nrings++] = fd;
+}
+
+static void ring_list_del(struct lg_control *c, int fd)
+{
+	for (size_t i = 0; i < c->nrings; i++)
+		if (c->ring_fds[i] == fd) {
+			c->ring_fds[i] = c->ring_fds[--c->nrings];
+			return;
+		}
+}
+
+/*
+ * The shim's ring, if it is what the protocol says: a memfd of exactly
+ * LG_RING_BYTES that cannot shrink (or a read past its end would kill
+ * lgrun with SIGBUS). NULL otherwise: the process then uses its socket.
+ */
+static struct lg_ring *map_ring(int fd)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+	struct lg_ring *r;
+
+	if (fstat(fd, &st) < 0 || st.st_size != (off_t)LG_RING_BYTES ||
+	    seals < 0 || !(seals & F_SEAL_SHRINK))
+		return NULL;
+	r = mmap(NULL, LG_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	if (r->magic != LG_RING_MAGIC || r->size != LG_RING_DATA) {
+		munmap(r, LG_RING_BYTES);
+		return NULL;
+	}
+	return r;
+}
+
+/*
+ * Reads what k's ring holds. Every frame is copied out and validated like
+ * a socket's; a ring that breaks the protocol is dropped with its
+ * connection. Returns the frames read.
+ */
+static unsigned drain(struct lg_control *c, int epfd, struct conn *k)
+{
+	static char scratch[LG_WIRE_MAX];
+	unsigned char buf[LG_WIRE_MAX];
+	struct lg_ring *r = k->ring;
+	unsigned frames = 0;
+
+	while (r) {
+		uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+		uint32_t avail = head - tail, n;
+		struct lg_wire_hdr h;
+		struct lg_wire_msg m;
+
+		if (!avail)
+			break;
+		if (avail > LG_RING_DATA || avail < LG_WIRE_HDR_SIZE)
+			goto bad;
+		lg_ring_get(r, tail, &h, sizeof(h));
+		n = (uint32_t)LG_WIRE_HDR_SIZE + h.len;
+		if (h.len > LG_WIRE_MAX || n > LG_WIRE_MAX || n > avail)
+			goto bad;
+		lg_ring_get(r, tail, buf, n);
+		__atomic_store_n(&r->tail, tail + n, __ATOMIC_RELEASE);
+		c->st.frames++;
+		frames++;
+		/* events only: what needs an answer comes on the socket */
+		if (lg_wire_decode(buf, n, &m, scratch, sizeof(scratch)) < 0 ||
+		    m.type == LG_W_HELLO || m.type == LG_W_GATE ||
+		    m.type == LG_W_ENTER || m.type == LG_W_RING)
+			goto bad;
+		on_frame(c, epfd, k, &m);
+	}
+	return frames;
+bad:
+	c->st.malformed++;
+	lg_dbg("control: pid %d broke its ring: dropped", k->pid);
+	munmap(k->ring, LG_RING_BYTES);
+	k->ring = NULL;
+	ring_list_del(c, k->fd);
+	drop_conn(c, epfd, k->fd);
+	return frames;
+}
+
+/* Events flow: drain every ring on a 1 ms tick, no doorbells meanwhile. */
+static void set_sleeping(struct lg_control *c, uint32_t v)
+{
+	for (size_t i = 0; i < c->nrings; i++) {
+		struct conn *k = c->conns[c->ring_fds[i]];
+
+		if (k && k->ring)
+			__atomic_store_n(&k->ring->sleeping, v,
+					 __ATOMIC_SEQ_CST);
+	}
+}
+
+static void rings_wake(struct lg_control *c)
+{
+	c->rings_idle = 0;
+	if (c->rings_awake)
+		return;
+	c->rings_awake = true;
+	c->rings_next_ms = lg_mono_ms() + 1;
+	set_sleeping(c, 0);
+}
+
+/* Drains every ring; returns the frames read. */
+static unsigned drain_all(struct lg_control *c, int epfd)
+{
+	unsigned got = 0;
+
+	/* backwards: a dropped connection moves the last one into its slot */
+	for (size_t i = c->nrings; i-- > 0;) {
+		if (i >= c->nrings)
+			continue;
+		struct conn *k = c->conns[c->ring_fds[i]];
+
+		if (k && k->ring)
+			got += drain(c, epfd, k);
+	}
+	return got;
+}
+
+uint64_t lg_control_next_deadline(const struct lg_control *c)
+{
+	return c && c->rings_awake ? c->rings_next_ms : 0;
+}
+
+void lg_control_tick(struct lg_control *c, int epfd)
+{
+	unsigned got = 0;
+
+	if (!c || !c->rings_awake || lg_mono_ms() < c->rings_next_ms)
+		return;
+	got = drain_all(c, epfd);
+	if (got) {
+		c->rings_idle = 0;
+	} else if (++c->rings_idle >= 3) {
+		/*
+		 * Quiet: producers ring from now on. A frame written before
+		 * they could see the flag is caught by draining once more.
+		 */
+		set_sleeping(c, 1);
+		got = drain_all(c, epfd);
+		if (!got) {
+			c->rings_awake = false;
+			return;
+		}
+		c->rings_awake = false;
+		rings_wake(c);
+		return;
+	}
+	c->rings_next_ms = lg_mono_ms() + 1;
+}
+
 bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 {
 	static char scratch[LG_WIRE_MAX];
@@ -660,9 +854,23 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 		return false;
 	if (!(k = c->conns[fd]))
 		return on_pidfd(c, epfd, fd);
+	/* what waits in its ring came before anything on its socket */
+	if (k->ring && drain(c, epfd, k))
+		rings_wake(c);
+	if (!c->conns[fd])
+		return true; /* a malformed ring dropped it */
 	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		int r;
+		union {
+			char b[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = u.b,
+				     .msg_controllen = sizeof(u.b) };
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		int r, rfd = -1;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return true;
@@ -670,6 +878,12 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 			drop_conn(c, epfd, fd);
 			return true;
 		}
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+		     cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET &&
+			    cm->cmsg_type == SCM_RIGHTS &&
+			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&rfd, CMSG_DATA(cm), sizeof(int));
 		c->st.frames++;
 		r = lg_wire_decode(buf, (size_t)n, &m, scratch,
 				   sizeof(scratch));
@@ -677,6 +891,22 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 		if (r == 0 && !k->hello &&
 		    (m.type != LG_W_HELLO || (pid_t)m.pid != k->pid))
 			r = -EPROTO;
+		if (rfd >= 0) { /* only a first hello may bring its ring */
+			if (r == 0 && m.type == LG_W_HELLO && !k->hello &&
+			    !k->ring) {
+				k->ring = map_ring(rfd);
+				if (k->ring)
+					ring_list_add(c, fd);
+			}
+			close(rfd);
+		}
+		if (r == 0 && m.type == LG_W_RING) {
+			if (k->ring && drain(c, epfd, k))
+				rings_wake(c);
+			if (!c->conns[fd])
+				return true;
+			continue;
+		}
 		if (r < 0) {
 			c->st.malformed++;
 			lg_dbg("control: dropped a malformed frame from pid %d: %s",

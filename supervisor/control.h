@@ -58,4 +58,8 @@ void lg_control_on_call(struct lg_control *c, void (*fn)(void *ctx), void *ctx);
 
 void lg_control_stats(const struct lg_control *c, struct lg_control_stats *st);
 
+/* The shims' rings: drained on a tick while events flow (0: none due). */
+uint64_t lg_control_next_deadline(const struct lg_control *c);
+void lg_control_tick(struct lg_control *c, int epfd);
+
 #endif

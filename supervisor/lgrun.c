@@ -492,6 +492,12 @@ static void arm_timer(struct loop *l)
 	if (l->bpf_at && (!next || l->bpf_at < next))
 		next = l->bpf_at;
 	{
+		uint64_t r = lg_control_next_deadline(l->ctl);
+
+		if (r && (!next || r < next))
+			next = r;
+	}
+	{
 		uint64_t o = lg_observer_next_deadline(l->obs);
 
 		if (o && (!next || o < next))
@@ -1180,6 +1186,7 @@ static int event_loop(struct loop *l)
 					lg_observer_tick(l->obs);
 				if (l->bpf_at && lg_mono_ms() >= l->bpf_at)
 					observer_auto(l);
+				lg_control_tick(l->ctl, l->epfd);
 				pthread_mutex_lock(&l->lock);
 				next = lg_session_next_deadline(l->s);
 				if (next && lg_mono_ms() >= next)
