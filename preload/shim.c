@@ -409,12 +409,14 @@ static int conn(void)
  * Appends a finished frame to the ring: true when it is there (and the
  * supervisor was rung if it sleeps). False: full or busy, send it instead.
  */
-static bool ring_put(int fd, const struct lg_wire_buf *w)
+static bool ring_put(const struct lg_wire_buf *w)
 {
 	struct lg_ring *r = ring;
 	uint32_t head, tail;
 
-	if (!r || atomic_flag_test_and_set(&ring_busy))
+	/* closed: lgrun let go of our connection; conn() makes a new one */
+	if (!r || __atomic_load_n(&r->closed, __ATOMIC_ACQUIRE) ||
+	    atomic_flag_test_and_set(&ring_busy))
 		return false;
 	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
@@ -428,26 +430,30 @@ static bool ring_put(int fd, const struct lg_wire_buf *w)
 	if (__atomic_load_n(&r->sleeping, __ATOMIC_SEQ_CST) &&
 	    __atomic_exchange_n(&r->sleeping, 0, __ATOMIC_SEQ_CST)) {
 		struct lg_wire_buf bell;
+		int fd = conn();
 
 		lg_wire_start(&bell, LG_W_RING, 0);
 		lg_wire_finish(&bell);
-		send_raw(fd, bell.b, bell.n);
+		if (fd >= 0)
+			send_raw(fd, bell.b, bell.n);
 	}
 	return true;
 }
 
 static void emit(struct lg_wire_buf *w)
 {
-	int fd = conn();
+	int fd;
 	uint64_t d;
 
-	if (fd < 0)
-		return;
-	if (!atomic_load(&dropped)) {
+	/* the ring needs no syscall: the socket is checked when rung */
+	if (ring && !atomic_load(&dropped)) {
 		lg_wire_finish(w);
-		if (ring_put(fd, w))
+		if (ring_put(w))
 			return;
 	}
+	fd = conn();
+	if (fd < 0)
+		return;
 	d = atomic_exchange(&dropped, 0);
 	if (d) {
 		struct lg_wire_buf dw;

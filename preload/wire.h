@@ -174,7 +174,8 @@ struct lg_ring {
 	uint32_t pad0[13];
 	uint32_t tail; /* consumer, __atomic */
 	uint32_t sleeping; /* consumer sets, producer clears, __atomic */
-	uint32_t pad1[14];
+	uint32_t closed; /* consumer: this ring is no longer read */
+	uint32_t pad1[13];
 	unsigned char data[];
 };
 

@@ -251,6 +251,9 @@ static void drop_conn(struct lg_control *c, int epfd, int fd)
 		if (!c->conns[fd])
 			return; /* a broken ring dropped it already */
 		if (c->conns[fd]->ring) {
+			/* a process still alive makes a new one to write to */
+			__atomic_store_n(&c->conns[fd]->ring->closed, 1,
+					 __ATOMIC_SEQ_CST);
 			munmap(c->conns[fd]->ring, LG_RING_BYTES);
 			ring_list_del(c, fd);
 		}
@@ -761,6 +764,7 @@ static unsigned drain(struct lg_control *c, int epfd, struct conn *k)
 bad:
 	c->st.malformed++;
 	lg_dbg("control: pid %d broke its ring: dropped", k->pid);
+	__atomic_store_n(&k->ring->closed, 1, __ATOMIC_SEQ_CST);
 	munmap(k->ring, LG_RING_BYTES);
 	k->ring = NULL;
 	ring_list_del(c, k->fd);
