@@ -27,8 +27,11 @@
 #                    the proxy row's client (its upstream server goes on
 #                    another CPU when there is one); default the last CPU
 #                    we may use, "none" to not pin
+#   BENCH_LGRUN_ARGS options every lgrun of the bench gets first, e.g.
+#                    --bpf=off (a row's own options come after and win)
+#   BENCH_STORE_N    guard events of the Redis store row (default 2000)
 #   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
-#                    shim,proxy (shim = rows 6 and 7)
+#                    shim,proxy,watch,store (shim = rows 6 and 7)
 #   B                build directory (default build)
 # Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
 set -u
@@ -54,6 +57,9 @@ PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
 ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch,store}
 STORE_N=${BENCH_STORE_N:-2000}
+# Options every lgrun run of the bench gets first (a row's own come after
+# and win), e.g. BENCH_LGRUN_ARGS=--bpf=off to leave the eBPF observer out.
+read -r -a LGRUN_EXTRA <<<"${BENCH_LGRUN_ARGS:-}"
 
 die() {
 	echo "bench: $*" >&2
@@ -68,7 +74,7 @@ for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVEN
 done
 [[ $PROXY_CONN == keepalive || $PROXY_CONN == fresh ]] ||
 	die "BENCH_PROXY_CONN='$PROXY_CONN' is neither keepalive nor fresh"
-[ -x "$LGRUN" ] || die "$LGRUN is missing: run 'make' first"
+[ -x "$LGRUN" "${LGRUN_EXTRA[@]}" ] || die "$LGRUN is missing: run 'make' first"
 if [ -n "${LGRUN_SUPERVISOR_PID:-}" ]; then
 	note "warning: running inside an lgrun session; the numbers measure a nested lgrun"
 fi
@@ -164,7 +170,7 @@ ordered() { # round variant...
 }
 
 # ------------------------------------------------------------- sanity
-if ! "$LGRUN" --state-dir "$STATE" -- true; then
+if ! "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -- true; then
 	die "'lgrun -- true' failed (exit $?); nothing to measure"
 fi
 
@@ -189,7 +195,7 @@ startup_lg() {
 	local i t0 t1 bad=0
 	t0=$(now_us)
 	for ((i = 0; i < STARTUP_N; i++)); do
-		"$LGRUN" --state-dir "$STATE" -- true || bad=1
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -- true || bad=1
 	done
 	t1=$(now_us)
 	if ((bad)); then
@@ -204,11 +210,11 @@ startup_lg() {
 startup_nested() {
 	local us
 	printf '[flow]\nmax_rate = 0\nmax_calls = 0\nno_work_calls = 0\n' >"$WORK/nested.ini"
-	us=$("$LGRUN" --state-dir "$STATE" -c "$WORK/nested.ini" -- bash -c '
+	us=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -c "$WORK/nested.ini" -- bash -c '
 		t0=${EPOCHREALTIME//[.,]/}
 		for ((i = 0; i < $1; i++)); do "$2" --agent "w$((i % 2))" -- "$3" || exit 1; done
 		t1=${EPOCHREALTIME//[.,]/}
-		echo $((t1 - t0))' _ "$STARTUP_N" "$LGRUN" "$TRUE_BIN") || {
+		echo $((t1 - t0))' _ "$STARTUP_N" "$LGRUN" "${LGRUN_EXTRA[@]}" "$TRUE_BIN") || {
 		SKIP[nested]="a nested lgrun failed"
 		return
 	}
@@ -256,7 +262,7 @@ rm_setup() {
 	# The shipped bulk-cleanup profile must let RM_FILES deletes through,
 	# or the row would time a killed rm. Check once, untimed.
 	mkfiles "$RM_DIR" "$RM_FILES"
-	"$LGRUN" --state-dir "$STATE" "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR" 2>/dev/null
+	"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR" 2>/dev/null
 	local rc=$?
 	if [ "$rc" = 86 ]; then
 		local conf=$WORK/conf
@@ -281,18 +287,18 @@ rm_one() { # variant
 	bulk)
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
 	bpf)
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" --bpf=on "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=on "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
 	observe)
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" --observe -- rm -rf "$RM_DIR" 2>/dev/null
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --observe -- rm -rf "$RM_DIR" 2>/dev/null
 		rc=$?
 		t1=$(now_us) ;;
 	null)
@@ -333,7 +339,7 @@ build_one() { # bare|lg|bpf
 	else
 		times >"$WORK/times.0"
 		t0=$(now_us)
-		"$LGRUN" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
 			-- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
@@ -381,7 +387,7 @@ kill_lg() { # round
 	local id=lgbench-kill-$$-$1 rec ms rc
 	rm -f "$KDIR"/*
 	printf 'x\n' | tee "$KDIR/keep1" "$KDIR/keep2" "$KDIR/keep3" >/dev/null
-	timeout -k 5 120 "$LGRUN" --state-dir "$STATE" --session "$id" -- \
+	timeout -k 5 120 "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "$id" -- \
 		bash "$ROOT/bench/spawn_tree.sh" "$KILL_NSUB" "$KILL_NPER" "$KDIR/ready" \
 		"$KDIR/keep1" "$KDIR/keep2" "$KDIR/keep3" >/dev/null 2>&1
 	rc=$?
@@ -520,7 +526,7 @@ shim_setup() {
 	fi
 	cp "$ROOT/conf/profiles/bulk-cleanup.ini" "$conf/profiles/" 2>/dev/null
 	SHIMOFF_ARGS=(--config "$conf/lgrun.ini")
-	out=$("$LGRUN" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- env 2>&1)
+	out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- env 2>&1)
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		SKIP[http_off]="lgrun refuses [shim] enabled = false (exit $rc): $(tail -n1 <<<"$out")"
@@ -549,7 +555,7 @@ shim_setup() {
 	[ -n "$HTTP_PORT" ] || { SKIP[http]="the http_loop server did not start"; return; }
 	"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" 1000 >/dev/null ||
 		{ SKIP[http]="http_loop client failed against its bare server"; return; }
-	out=$("$LGRUN" --state-dir "$STATE" --session "lgbench-http-$$-check" --profile bulk-cleanup -- \
+	out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "lgbench-http-$$-check" --profile bulk-cleanup -- \
 		"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" 1000 2>&1)
 	rc=$?
 	if [ "$rc" != 0 ]; then
@@ -569,13 +575,13 @@ http_one() { # variant round
 	bare)
 		out=$("${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
 	lg)
-		out=$("$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+		out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
 			"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
 	both)
-		out=$("$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+		out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
 			"${PIN[@]}" bash "$ROOT/bench/http_pair.sh" "$HTTP_BIN" "$HTTP_N" "$WORK/http-pair.port") ;;
 	off)
-		out=$("$LGRUN" --state-dir "$STATE" --session "$id" "${SHIMOFF_ARGS[@]}" --profile bulk-cleanup -- \
+		out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "$id" "${SHIMOFF_ARGS[@]}" --profile bulk-cleanup -- \
 			"${PIN[@]}" "$HTTP_BIN" client "$HTTP_PORT" "$HTTP_N") ;;
 	esac
 	rc=$?
@@ -596,8 +602,8 @@ pipe_one() { # variant
 	t0=$(now_us)
 	case $v in
 	bare) out=$("${PIN[@]}" bash -c "$PIPE_CMD") ;;
-	lg) out=$("$LGRUN" --state-dir "$STATE" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
-	off) out=$("$LGRUN" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	lg) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	off) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
 	esac
 	rc=$?
 	t1=$(now_us)
@@ -677,7 +683,7 @@ proxy_setup() {
 	out=$("${PROXY_ENV[@]}" "${PROXY_CPIN[@]}" "$PROXY_BIN" client 5 "$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN") ||
 		{ SKIP[proxy]="sse_stream client failed against its server, direct"; return; }
 	PROXY_BYTES=$(sed -n 's/^bytes=\([0-9]*\)$/\1/p' <<<"$out")
-	out=$("${PROXY_ENV[@]}" "$LGRUN" --state-dir "$STATE" --session "lgbench-proxy-$$-check" --profile bulk-cleanup -- \
+	out=$("${PROXY_ENV[@]}" "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "lgbench-proxy-$$-check" --profile bulk-cleanup -- \
 		"${PROXY_CPIN[@]}" "$PROXY_BIN" client 5 "$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN" proxy 2>&1)
 	rc=$?
 	if [ "$rc" != 0 ] && grep -q "not lgrun's proxy" <<<"$out"; then
@@ -701,7 +707,7 @@ proxy_one() { # variant round
 		out=$("${PROXY_ENV[@]}" "${PROXY_CPIN[@]}" "$PROXY_BIN" client "$PROXY_N" \
 			"$PROXY_EVENTS" "$PROXY_EVSIZE" "$PROXY_CONN") ;;
 	lg)
-		out=$("${PROXY_ENV[@]}" "$LGRUN" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
+		out=$("${PROXY_ENV[@]}" "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --session "$id" --profile bulk-cleanup -- \
 			"${PROXY_CPIN[@]}" "$PROXY_BIN" client "$PROXY_N" "$PROXY_EVENTS" "$PROXY_EVSIZE" \
 			"$PROXY_CONN" proxy 2>"$WORK/proxy.err") ;;
 	esac
@@ -747,7 +753,7 @@ watch_one() { # variant
 	case $v in
 	bare) cat "$WATCH_FILE" >/dev/null ;;
 	pipe) cat "$WATCH_FILE" | cat >/dev/null ;;
-	lg) "$LGRUN" --state-dir "$STATE" --watch-output -- cat "$WATCH_FILE" >/dev/null ;;
+	lg) "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --watch-output -- cat "$WATCH_FILE" >/dev/null ;;
 	esac
 	rc=$?
 	t1=$(now_us)
@@ -1073,7 +1079,7 @@ if want proxy; then
 	echo "proxy: bench/sse_stream.c; upstream: blocking C server (a thread per connection, keep-alive) answering POST /v1/messages with a 200 text/event-stream, chunked, an Anthropic Messages stream of $PROXY_EVENTS content_block_delta events of $PROXY_EVSIZE bytes (${PROXY_BYTES:-?} bytes with message_start ... message_stop), written $PROXY_WSIZE bytes at a time with no delay; client: C, $PROXY_N POSTs to \$ANTHROPIC_BASE_URL/v1/messages on $conn, every response checked byte for byte; TTFB = the request's write() to the read() that returns the first body byte; MB/s = body bytes (1e6 per MB) / the request's write() to the last body byte; medians per sample, then over the rounds; direct: ANTHROPIC_BASE_URL = the upstream; lgrun: the same in lgrun's environment, the client under lgrun --profile bulk-cleanup posts to the session's ANTHROPIC_BASE_URL (lgrun's proxy); no '[llm] proxy = false' variant: the client would talk to the upstream directly, the direct baseline"
 	echo "proxy: $PROXY_PIN_NOTE"
 fi
-echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
+echo "lgrun: $LGRUN, built $(date -u -r "$LGRUN" "${LGRUN_EXTRA[@]}" '+%F %T UTC'), source $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')"
 echo "load average: $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end (other load on the machine widens the spread)"
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 echo "rounds: $ROUNDS (median), startup $STARTUP_N invocations per sample; total $(calc %.0f "($T_END - $T_START) / 1e6") s"
