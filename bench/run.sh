@@ -74,7 +74,7 @@ for v in ROUNDS STARTUP_N RM_FILES BUILD_FILES BUILD_FUNCS KILL_PROCS GUARD_EVEN
 done
 [[ $PROXY_CONN == keepalive || $PROXY_CONN == fresh ]] ||
 	die "BENCH_PROXY_CONN='$PROXY_CONN' is neither keepalive nor fresh"
-[ -x "$LGRUN" "${LGRUN_EXTRA[@]}" ] || die "$LGRUN is missing: run 'make' first"
+[ -x "$LGRUN" ] || die "$LGRUN is missing: run 'make' first"
 if [ -n "${LGRUN_SUPERVISOR_PID:-}" ]; then
 	note "warning: running inside an lgrun session; the numbers measure a nested lgrun"
 fi
