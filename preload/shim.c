@@ -1002,7 +1002,7 @@ static int outgoing(int fd, const char *p, size_t n)
 				 "%.*s", (int)(hq.body.n < 63 ? hq.body.n : 63),
 				 hq.body.p);
 		}
-		if (!del && hq.body.n &&
+		if (!del && maybe_a2a(hq.body.p, hq.body.n) &&
 		    lg_recog_jsonrpc(hq.body.p, hq.body.n, &jr) && jr.request &&
 		    a2a_method(jr.method)) {
 			char ep[300];
