@@ -878,6 +878,18 @@ static bool a2a_method(struct lg_span m)
 	return false;
 }
 
+/* Copies at most max bytes of s into dst (size > max), NUL-terminated. */
+static size_t span_copy(char *dst, size_t size, struct lg_span s, size_t max)
+{
+	size_t n = s.n < max ? s.n : max;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = '\0';
+	return n;
+}
+
 /*
  * A cheap look before parsing: every HTTP body passes here, and only
  * A2A's JSON-RPC methods contain these (bounded like the recogniser).
@@ -885,9 +897,17 @@ static bool a2a_method(struct lg_span m)
 static bool maybe_a2a(const char *p, size_t n)
 {
 	/* message/send, message/stream, tasks/send, tasks/sendSubscribe */
+	const char *e;
+
 	if (n > 4096)
 		n = 4096;
-	return n && memmem(p, n, "/s", 2);
+	e = p + n;
+	/* memchr is vectorised; memmem of a 2-byte needle is not */
+	while (p < e && (p = memchr(p, '/', (size_t)(e - p)))) {
+		if (++p < e && *p == 's')
+			return true;
+	}
+	return false;
 }
 
 /* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
@@ -988,19 +1008,23 @@ static int outgoing(int fd, const char *p, size_t n)
 		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
 		uint64_t args = lg_wire_hash(0, hq.body.p, hq.body.n);
 
-		snprintf(tool, sizeof(tool), "%.*s %.*s", (int)hq.method.n,
-			 hq.method.p,
-			 (int)(hq.target.n < 80 ? hq.target.n : 80),
-			 hq.target.p);
+		{ /* "METHOD /target" without printf: every call passes here */
+			size_t m = span_copy(tool, sizeof(tool), hq.method, 16);
+
+			tool[m++] = ' ';
+			span_copy(tool + m, sizeof(tool) - m, hq.target, 80);
+		}
 		atomic_fetch_add(&outstanding, 1);
 		if (fd < HTTP_TRACK) {
 			http_req[fd].used = gen;
 			http_req[fd].args = args;
-			snprintf(http_req[fd].tool, sizeof(http_req[fd].tool),
-				 "%s", tool);
-			snprintf(http_req[fd].pv, sizeof(http_req[fd].pv),
-				 "%.*s", (int)(hq.body.n < 63 ? hq.body.n : 63),
-				 hq.body.p);
+			memcpy(http_req[fd].tool, tool,
+			       sizeof(http_req[fd].tool) < sizeof(tool) ?
+				       sizeof(http_req[fd].tool) :
+				       sizeof(tool));
+			http_req[fd].tool[sizeof(http_req[fd].tool) - 1] = '\0';
+			span_copy(http_req[fd].pv, sizeof(http_req[fd].pv),
+				  hq.body, 63);
 		}
 		if (!del && maybe_a2a(hq.body.p, hq.body.n) &&
 		    lg_recog_jsonrpc(hq.body.p, hq.body.n, &jr) && jr.request &&
