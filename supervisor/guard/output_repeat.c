@@ -184,6 +184,7 @@ static unsigned count_back(const struct lg_output_repeat *d, unsigned size,
 			   size_t span, unsigned stop_at)
 {
 	const uint32_t *pat = d->buf + d->len - size;
+	const uint32_t last = pat[size - 1];
 	size_t start = d->len > span ? d->len - span : 0;
 	size_t pos = d->len - size; /* the occurrence found last */
 	unsigned count = 1;
@@ -192,7 +193,9 @@ static unsigned count_back(const struct lg_output_repeat *d, unsigned size,
 		size_t j = pos - size;
 
 		for (;;) {
+			/* both ends first: prose repeats single letters a lot */
 			if (d->buf[j] == pat[0] &&
+			    d->buf[j + size - 1] == last &&
 			    memcmp(d->buf + j, pat, size * sizeof(*pat)) == 0)
 				break;
 			if (j == start)
