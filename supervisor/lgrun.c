@@ -220,6 +220,10 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 		if (!*flow)
 			fprintf(stderr,
 				"lgrun: LGRUN_FLOW (the flow's correlation id) was not in the environment: keep LGRUN_FLOW and LGRUN_SOCK when starting lgrun inside a session\n");
+		if (!o->session && !o->agent && strstr(why, "self-calls"))
+			fprintf(stderr,
+				"lgrun: the nested session was named after its command ('%s'); if this is not an agent calling itself, name it: lgrun --agent NAME -- ...\n",
+				name);
 		return LG_EXIT_TRIPPED;
 	}
 	lg_info("inside the session: '%s' runs as child session '%s'",
