@@ -2,6 +2,7 @@
 /* Unit tests for guard/guard.c: the detectors together behind one feed. */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <errno.h>
@@ -656,9 +657,155 @@ static void test_turn_with_four_findings(void **state)
 
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
 
+/*
+ * A store shared by two guards (two hosts of one session): windows by
+ * name, each entry counted within its window. add2 is what the guard
+ * calls for a destroyed target: one round trip for both windows.
+ */
+struct fake_windows {
+	char name[8][64];
+	unsigned count[8];
+	size_t n;
+	unsigned add2_calls, resets;
+	bool down;
+};
+
+static unsigned *fw_slot(struct fake_windows *f, const char *w)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (strcmp(f->name[i], w) == 0)
+			return &f->count[i];
+	snprintf(f->name[f->n], sizeof(f->name[0]), "%s", w);
+	f->count[f->n] = 0;
+	return &f->count[f->n++];
+}
+
+static long fw_add(void *ctx, const char *w, const char *m, uint64_t ms)
+{
+	struct fake_windows *f = ctx;
+
+	(void)m;
+	(void)ms;
+	return f->down ? -1 : (long)++*fw_slot(f, w);
+}
+
+static long fw_forget(void *ctx, const char *w, const char *const *m, size_t n,
+		      uint64_t ms)
+{
+	struct fake_windows *f = ctx;
+	unsigned *c = fw_slot(f, w);
+
+	(void)m;
+	(void)ms;
+	*c = *c > n ? *c - (unsigned)n : 0;
+	return f->down ? -1 : (long)*c;
+}
+
+static void fw_reset(void *ctx, const char *w)
+{
+	struct fake_windows *f = ctx;
+
+	*fw_slot(f, w) = 0;
+	f->resets++;
+}
+
+static int fw_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
+		   const char *wb, const char *mb, uint64_t wb_ms, long c[2])
+{
+	struct fake_windows *f = ctx;
+
+	f->add2_calls++;
+	if (f->down)
+		return -1;
+	c[0] = wa ? fw_add(ctx, wa, ma, wa_ms) : -1;
+	c[1] = wb ? fw_add(ctx, wb, mb, wb_ms) : -1;
+	return 0;
+}
+
+/* Two hosts: one round trip per destroyed target, the third trips. */
+static void test_shared_windows_two_hosts(void **state)
+{
+	struct lg_guard_cfg cfg = {
+		.volumetric = { 3, 60000, LG_KILL },
+		.same_target = { 3, 60000, LG_KILL },
+	};
+	struct fake_windows f = { 0 };
+	struct lg_shared_windows wa = { fw_add,	 fw_forget, fw_reset,
+					fw_add2, &f,	    "A" };
+	struct lg_shared_windows wb = { fw_add,	 fw_forget, fw_reset,
+					fw_add2, &f,	    "B" };
+	struct lg_guard *a = lg_guard_new(&cfg, 0), *b = lg_guard_new(&cfg, 0);
+	struct lg_guard_env ea = { .now_ms = 5, .shared = &wa };
+	struct lg_guard_env eb = { .now_ms = 5, .shared = &wb };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .op = LG_OP_UNLINK,
+			       .cls = LG_CLASS_DESTROY };
+	struct lg_findings out;
+
+	(void)state;
+	ev.target = "/a/1";
+	assert_int_equal(lg_guard_feed(a, &ev, &ea, &out), LG_ALLOW);
+	ev.target = "/b/1";
+	assert_int_equal(lg_guard_feed(b, &ev, &eb, &out), LG_ALLOW);
+	assert_int_equal(f.add2_calls, 2);
+	ev.target = "/a/2";
+	assert_int_equal(lg_guard_feed(a, &ev, &ea, &out), LG_KILL);
+	assert_string_equal(out.f[0].reason, "volume_exceeded");
+	assert_non_null(strstr(out.f[0].summary, "all supervisors"));
+	assert_int_equal(f.add2_calls, 3); /* one per event, both windows */
+	assert_int_equal(*fw_slot(&f, "vol"), 0); /* reset after the trip */
+
+	/* the same target attempted on both hosts: the third trips */
+	ev.target = "/shared/x";
+	assert_int_equal(lg_guard_feed(a, &ev, &ea, &out), LG_ALLOW);
+	assert_int_equal(lg_guard_feed(b, &ev, &eb, &out), LG_ALLOW);
+	*fw_slot(&f, "vol") = 0; /* keep volumetric out of it */
+	assert_int_equal(lg_guard_feed(a, &ev, &ea, &out), LG_KILL);
+	assert_string_equal(out.f[0].reason, "loop_detected");
+
+	/*
+	 * The store gone: each guard counts on its own entries again. B
+	 * holds /b/1 and /shared/x from this window, so /b/2 is its third.
+	 */
+	f.down = true;
+	ev.target = "/b/2";
+	assert_int_equal(lg_guard_feed(b, &ev, &eb, &out), LG_KILL);
+	assert_string_equal(out.f[0].reason, "volume_exceeded");
+	assert_null(strstr(out.f[0].summary, "all supervisors"));
+	lg_guard_free(a);
+	lg_guard_free(b);
+}
+
+/* Events that are not destroyed targets never reach the store. */
+static void test_shared_windows_only_for_destroy(void **state)
+{
+	struct lg_guard_cfg cfg = {
+		.volumetric = { 3, 60000, LG_KILL },
+		.same_target = { 3, 60000, LG_KILL },
+	};
+	struct fake_windows f = { 0 };
+	struct lg_shared_windows w = { fw_add,	fw_forget, fw_reset,
+				       fw_add2, &f,	   "A" };
+	struct lg_guard *g = lg_guard_new(&cfg, 0);
+	struct lg_guard_env env = { .now_ms = 5, .shared = &w };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .op = LG_OP_UNLINK,
+			       .cls = LG_CLASS_SESSION,
+			       .target = "/tmp/made-here" };
+	struct lg_findings out;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(lg_guard_feed(g, &ev, &env, &out), LG_ALLOW);
+	assert_int_equal(f.add2_calls, 0);
+	lg_guard_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shared_windows_two_hosts),
+		cmocka_unit_test(test_shared_windows_only_for_destroy),
 		T(test_volumetric_through_guard),
 		T(test_restored_through_guard),
 		T(test_both_trip_same_target_first),
