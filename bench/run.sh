@@ -565,8 +565,9 @@ shim_setup() {
 		NOTES+=("http loop: the shim reported no tool calls in the check run: the rows time an idle shim")
 	fi
 }
-session_field() { # id key -> the number in the session record ("" if none)
-	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$STATE/sessions/$1.json" 2>/dev/null
+session_field() { # id key -> the number in the session's current record ("" if none)
+	# the file keeps every record written (running, attached, exited): the last counts
+	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$STATE/sessions/$1.json" 2>/dev/null | tail -n 1
 }
 http_one() { # variant round
 	local v=$1 id=lgbench-http-$$-$2-$1 out rc us
