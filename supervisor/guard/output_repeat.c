@@ -44,6 +44,14 @@
 
 /* Code points between checks within one large delta. */
 #define CHECK_EVERY 16
+/*
+ * Where each chunk of each size occurs: a rolling hash of every window of
+ * `size` code points, chained by bucket (as LZ77 finds matches), so the
+ * backward count visits only the positions that may match instead of the
+ * whole span. Rebuilt when the buffer is trimmed.
+ */
+#define NBUCKETS 1024 /* a power of 2 */
+#define HASH_MUL 0x100000001b3ULL
 #define PREVIEW_CHARS 60
 #define REPLACEMENT 0xfffdu
 
@@ -58,6 +66,13 @@ struct lg_output_repeat {
 	unsigned need; /* continuation bytes still to come */
 	uint32_t cp; /* what they complete */
 	unsigned char lo, hi; /* the range of the next continuation byte */
+	/* per size: the hash of the window starting at each position, the
+	 * previous start in the same bucket (-1: none), the buckets' latest */
+	uint64_t *hash[LG_OUTPUT_REPEAT_MAX_SIZES];
+	int32_t *prev[LG_OUTPUT_REPEAT_MAX_SIZES];
+	int32_t *head[LG_OUTPUT_REPEAT_MAX_SIZES];
+	uint64_t mulpow[LG_OUTPUT_REPEAT_MAX_SIZES]; /* HASH_MUL^size */
+	uint64_t roll[LG_OUTPUT_REPEAT_MAX_SIZES]; /* the last window's */
 };
 
 static size_t span_of(const struct lg_output_repeat *d, unsigned size)
@@ -66,6 +81,8 @@ static size_t span_of(const struct lg_output_repeat *d, unsigned size)
 
 	return need > d->cfg.window ? need : d->cfg.window;
 }
+
+void lg_output_repeat_free(struct lg_output_repeat *d);
 
 struct lg_output_repeat *
 lg_output_repeat_new(const struct lg_output_repeat_cfg *cfg)
@@ -94,6 +111,19 @@ lg_output_repeat_new(const struct lg_output_repeat_cfg *cfg)
 		free(d);
 		return NULL;
 	}
+	for (size_t i = 0; i < d->nsizes; i++) {
+		d->hash[i] = malloc(d->cap * sizeof(*d->hash[i]));
+		d->prev[i] = malloc(d->cap * sizeof(*d->prev[i]));
+		d->head[i] = malloc(NBUCKETS * sizeof(*d->head[i]));
+		if (!d->hash[i] || !d->prev[i] || !d->head[i]) {
+			lg_output_repeat_free(d);
+			return NULL;
+		}
+		memset(d->head[i], 0xff, NBUCKETS * sizeof(*d->head[i]));
+		d->mulpow[i] = 1;
+		for (unsigned k = 0; k < cfg->sizes[i]; k++)
+			d->mulpow[i] *= HASH_MUL;
+	}
 	return d;
 }
 
@@ -101,6 +131,11 @@ void lg_output_repeat_free(struct lg_output_repeat *d)
 {
 	if (!d)
 		return;
+	for (size_t i = 0; i < LG_OUTPUT_REPEAT_MAX_SIZES; i++) {
+		free(d->hash[i]);
+		free(d->prev[i]);
+		free(d->head[i]);
+	}
 	free(d->buf);
 	free(d);
 }
@@ -110,20 +145,67 @@ size_t lg_output_repeat_len(const struct lg_output_repeat *d)
 	return d->len;
 }
 
+/* Adds the window of size index i that ends with the last code point. */
+static void index_last(struct lg_output_repeat *d, size_t i)
+{
+	unsigned size = d->cfg.sizes[i];
+	size_t j;
+	int32_t *h;
+
+	if (d->len < size)
+		return;
+	j = d->len - size;
+	d->hash[i][j] = d->roll[i];
+	h = &d->head[i][d->roll[i] & (NBUCKETS - 1)];
+	d->prev[i][j] = *h;
+	*h = (int32_t)j;
+}
+
+/* The rolling hash of every size takes in code point c (at len - 1). */
+static void index_push(struct lg_output_repeat *d, uint32_t c)
+{
+	for (size_t i = 0; i < d->nsizes; i++) {
+		unsigned size = d->cfg.sizes[i];
+
+		d->roll[i] = d->roll[i] * HASH_MUL + c + 1;
+		if (d->len > size) /* the code point that left the window */
+			d->roll[i] -= (d->buf[d->len - 1 - size] + 1ULL) *
+				      d->mulpow[i];
+		index_last(d, i);
+	}
+}
+
+static void index_clear(struct lg_output_repeat *d)
+{
+	for (size_t i = 0; i < d->nsizes; i++) {
+		memset(d->head[i], 0xff, NBUCKETS * sizeof(*d->head[i]));
+		d->roll[i] = 0;
+	}
+}
+
 static void reset(struct lg_output_repeat *d)
 {
 	d->len = 0;
 	d->need = 0;
+	if (d->nsizes && d->head[0])
+		index_clear(d);
 }
 
 static void push(struct lg_output_repeat *d, uint32_t c)
 {
 	if (d->len == d->cap) {
-		memmove(d->buf, d->buf + d->len - d->span_max,
-			d->span_max * sizeof(*d->buf));
-		d->len = d->span_max;
+		size_t keep = d->span_max;
+
+		memmove(d->buf, d->buf + d->len - keep, keep * sizeof(*d->buf));
+		/* positions moved: index what is kept again */
+		index_clear(d);
+		for (d->len = 0; d->len < keep;) {
+			d->len++;
+			index_push(d, d->buf[d->len - 1]);
+		}
 	}
 	d->buf[d->len++] = c;
+	index_push(d, c);
 }
 
 /*
@@ -180,32 +262,26 @@ struct hit {
  * within the span: the last chunk is the first occurrence; after a match
  * the scan skips the chunk, else it steps back one character.
  */
-static unsigned count_back(const struct lg_output_repeat *d, unsigned size,
+static unsigned count_back(const struct lg_output_repeat *d, size_t i,
 			   size_t span, unsigned stop_at)
 {
+	unsigned size = d->cfg.sizes[i];
 	const uint32_t *pat = d->buf + d->len - size;
-	const uint32_t last = pat[size - 1];
 	size_t start = d->len > span ? d->len - span : 0;
 	size_t pos = d->len - size; /* the occurrence found last */
+	uint64_t want = d->hash[i][pos];
 	unsigned count = 1;
 
-	while (pos >= start + size) {
-		size_t j = pos - size;
-
-		for (;;) {
-			/* both ends first: prose repeats single letters a lot */
-			if (d->buf[j] == pat[0] &&
-			    d->buf[j + size - 1] == last &&
-			    memcmp(d->buf + j, pat, size * sizeof(*pat)) == 0)
-				break;
-			if (j == start)
-				return count;
-			j--;
-		}
+	/* the chain visits earlier windows of the same bucket, latest first */
+	for (int32_t j = d->prev[i][pos]; j >= 0 && (size_t)j >= start;
+	     j = d->prev[i][j]) {
+		if ((size_t)j + size > pos || d->hash[i][j] != want ||
+		    memcmp(d->buf + j, pat, size * sizeof(*pat)) != 0)
+			continue; /* overlaps the last found, or no match */
 		count++;
 		if (stop_at && count >= stop_at)
 			return count;
-		pos = j;
+		pos = (size_t)j;
 	}
 	return count;
 }
@@ -219,12 +295,11 @@ static bool check(const struct lg_output_repeat *d, struct hit *h)
 
 		if (have < (size_t)size * d->cfg.threshold)
 			continue;
-		if (count_back(d, size, span, d->cfg.threshold) <
-		    d->cfg.threshold)
+		if (count_back(d, i, span, d->cfg.threshold) < d->cfg.threshold)
 			continue;
 		h->size = size;
 		h->span = have;
-		h->count = count_back(d, size, span, 0);
+		h->count = count_back(d, i, span, 0);
 		return true;
 	}
 	return false;
