@@ -272,9 +272,13 @@ static unsigned count_back(const struct lg_output_repeat *d, size_t i,
 	uint64_t want = d->hash[i][pos];
 	unsigned count = 1;
 
-	/* the chain visits earlier windows of the same bucket, latest first */
-	for (int32_t j = d->prev[i][pos]; j >= 0 && (size_t)j >= start;
-	     j = d->prev[i][j]) {
+	/*
+	 * The chain visits earlier windows of the same bucket, latest first
+	 * (always earlier: a link that is not would be a bug, not a loop).
+	 */
+	for (int32_t j = d->prev[i][pos], was = (int32_t)pos;
+	     j >= 0 && j < was && (size_t)j >= start;
+	     was = j, j = d->prev[i][j]) {
 		if ((size_t)j + size > pos || d->hash[i][j] != want ||
 		    memcmp(d->buf + j, pat, size * sizeof(*pat)) != 0)
 			continue; /* overlaps the last found, or no match */

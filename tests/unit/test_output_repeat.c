@@ -699,6 +699,35 @@ static void test_bounded(void **state)
 	assert_true(lg_output_repeat_len(fx->d) >= 480);
 }
 
+/*
+ * After the buffer was trimmed many times (its index rebuilt each time), a
+ * loop is still found, also one that straddles a trim, and at the same
+ * place as a scan of the whole span would: three copies of a 60-character
+ * sentence trip at the end of the third.
+ */
+static void test_found_after_trims(void **state)
+{
+	struct fixture *fx = fx_default(state);
+	char buf[64];
+	uint32_t seed = 7;
+	size_t before;
+
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 1500 + round * 37; i++) {
+			int n = snprintf(buf, sizeof(buf), "%u ", rnd(&seed));
+
+			assert_int_equal(delta(fx, buf, (size_t)n), LG_ALLOW);
+		}
+		before = lg_output_repeat_len(fx->d);
+		assert_int_equal(delta(fx, s60, strlen(s60)), LG_ALLOW);
+		assert_int_equal(delta(fx, s60, strlen(s60)), LG_ALLOW);
+		assert_int_not_equal(delta(fx, s60, strlen(s60)), LG_ALLOW);
+		assert_true(before > 0);
+		/* a new response after the finding */
+		turn(fx);
+	}
+}
+
 /* Events other than text and turns are not looked at. */
 static void test_other_events(void **state)
 {
@@ -747,6 +776,7 @@ int main(void)
 		T(test_longer_loops),
 		T(test_too_long_needs_a_size),
 		T(test_numbered_lines_trip),
+		T(test_found_after_trims),
 		T(test_bounded),
 		T(test_other_events),
 	};
