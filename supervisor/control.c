@@ -351,15 +351,19 @@ static void remember_call(struct conn *k, const struct lg_wire_msg *m)
 		 m->args ? (const char *)m->args : "");
 }
 
-static void send_verdict(int fd, uint32_t seq, uint32_t verdict)
+/* The answer to a gate or a registration; why: the reason of a refusal. */
+static void send_verdict(int fd, uint32_t seq, uint32_t verdict,
+			 const char *why)
 {
 	struct lg_wire_buf w;
 
 	lg_wire_start(&w, LG_W_VERDICT, seq);
 	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
+	if (why && *why)
+		lg_wire_put_str(&w, LG_T_PREVIEW, why);
 	lg_wire_finish(&w);
 	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		lg_dbg("control: cannot answer a gate: %s", strerror(errno));
+		lg_dbg("control: cannot answer: %s", strerror(errno));
 }
 
 /*
@@ -415,20 +419,6 @@ static const char *caller_of(struct lg_control *c, pid_t pid)
 	return lg_session_name(c->s);
 }
 
-static void send_verdict_why(int fd, uint32_t seq, uint32_t verdict,
-			     const char *why)
-{
-	struct lg_wire_buf w;
-
-	lg_wire_start(&w, LG_W_VERDICT, seq);
-	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
-	if (why && *why)
-		lg_wire_put_str(&w, LG_T_PREVIEW, why);
-	lg_wire_finish(&w);
-	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		lg_dbg("control: cannot answer: %s", strerror(errno));
-}
-
 /* The flow id a frame carries, if it is this session's; else "". */
 static const char *our_flow(struct lg_control *c, const struct lg_wire_msg *m,
 			    pid_t pid)
@@ -465,7 +455,7 @@ static void on_enter(struct lg_control *c, int epfd, struct conn *k,
 		c->st.enter_refused++;
 		k->refused = true;
 		c->lingering++;
-		send_verdict_why(k->fd, m->seq, (uint32_t)err, why);
+		send_verdict(k->fd, m->seq, (uint32_t)err, why);
 		return;
 	}
 	for (int i = 0; i < MAX_NESTED && !n; i++)
@@ -491,7 +481,7 @@ static void on_enter(struct lg_control *c, int epfd, struct conn *k,
 		ev.data.fd = pidfd;
 		epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev);
 	}
-	send_verdict_why(k->fd, m->seq, 0, NULL);
+	send_verdict(k->fd, m->seq, 0, NULL);
 }
 
 /* A nested session's process ended: it and any it exec'd into return. */
@@ -605,7 +595,8 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 
 		c->st.gates++;
 		if (*m->call_to) {
-			send_verdict(k->fd, m->seq, (uint32_t)on_a2a(c, k, m));
+			send_verdict(k->fd, m->seq, (uint32_t)on_a2a(c, k, m),
+				     NULL);
 			break;
 		}
 		/* HTTP results carry their call; JSON-RPC ones are paired. */
@@ -621,7 +612,7 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 				      lg_session_deny_errno(c->s) :
 				      0;
 		pthread_mutex_unlock(c->lock);
-		send_verdict(k->fd, m->seq, (uint32_t)err);
+		send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 		break;
 	}
 	case LG_W_TOOL_RESULT: {

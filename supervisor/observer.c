@@ -53,7 +53,7 @@ struct lg_observer {
 	unsigned nprocs;
 	struct pending *pend;
 	unsigned phead, pn;
-	uint64_t bypass_warnings, fed;
+	uint64_t bypass_warnings;
 	uint64_t bytes_seen; /* LGB_C_BYTES_WRITTEN at the last question */
 };
 
@@ -418,7 +418,6 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 		lg_session_bpf_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
 				      pe->what, pe->err);
 		pthread_mutex_unlock(o->cfg.lock);
-		o->fed++;
 	}
 	if (blind_spot && p && !p->warned) {
 		char msg[512];

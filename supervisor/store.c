@@ -19,22 +19,9 @@
 #define JOURNAL 1024
 
 /*
- * KEYS[1] the window; ARGV window_ms, member, age_ms. The server's clock:
- * supervisors on several hosts need not agree on theirs.
- */
-static const char ADD_LUA[] =
-	"local t = redis.call('TIME')\n"
-	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-	"local w = tonumber(ARGV[1])\n"
-	"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - w)\n"
-	"local at = now - tonumber(ARGV[3])\n"
-	"if at > now - w then redis.call('ZADD', KEYS[1], at, ARGV[2]) end\n"
-	"redis.call('PEXPIRE', KEYS[1], w)\n"
-	"return redis.call('ZCARD', KEYS[1])\n";
-
-/*
- * Both windows of one event: KEYS[1], KEYS[2]; ARGV w1, m1, w2, m2, age
- * (an empty member skips its window). Returns {n1, n2}.
+ * The windows of one event: KEYS[1], KEYS[2]; ARGV w1, m1, w2, m2, age
+ * (an empty member skips its window). Returns {n1, n2}. The server's
+ * clock: supervisors on several hosts need not agree on theirs.
  */
 static const char ADD2_LUA[] =
 	"local t = redis.call('TIME')\n"
@@ -74,7 +61,7 @@ struct lg_store {
 	char host[256], path[256];
 	int port, db;
 	redisContext *c, *sub;
-	char add_sha[48], forget_sha[48], add2_sha[48];
+	char forget_sha[48], add2_sha[48];
 	bool up;
 	uint64_t last_try_ms;
 	struct jentry *journal;
@@ -176,10 +163,10 @@ static int connect_one(struct lg_store *st, redisContext **out, char *why,
 
 static int load_scripts(struct lg_store *st, char *why, size_t wsz)
 {
-	const char *src[3] = { ADD_LUA, FORGET_LUA, ADD2_LUA };
-	char *sha[3] = { st->add_sha, st->forget_sha, st->add2_sha };
+	const char *src[2] = { FORGET_LUA, ADD2_LUA };
+	char *sha[2] = { st->forget_sha, st->add2_sha };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		redisReply *r = redisCommand(st->c, "SCRIPT LOAD %s", src[i]);
 
 		if (!r || r->type != REDIS_REPLY_STRING) {
@@ -189,7 +176,7 @@ static int load_scripts(struct lg_store *st, char *why, size_t wsz)
 				freeReplyObject(r);
 			return -EIO;
 		}
-		snprintf(sha[i], sizeof(st->add_sha), "%s", r->str);
+		snprintf(sha[i], sizeof(st->add2_sha), "%s", r->str);
 		freeReplyObject(r);
 	}
 	return 0;
@@ -246,42 +233,62 @@ static void lost(struct lg_store *st, const char *what)
 	set_state(st, false, msg);
 }
 
-static long eval_add(struct lg_store *st, const char *window,
-		     const char *member, uint64_t window_ms, uint64_t age_ms)
+/*
+ * One round trip adding ma to window wa and mb to wb (either NULL: not
+ * that one), age_ms in the past. 0 and counts[] as the windows hold them
+ * now, -1 an unexpected reply, -2 the connection is gone.
+ */
+static int eval_add2(struct lg_store *st, const char *wa, const char *ma,
+		     uint64_t wa_ms, const char *wb, const char *mb,
+		     uint64_t wb_ms, uint64_t age_ms, long counts[2])
 {
-	char k[4400], w[32], age[32];
-	const char *argv[7];
-	size_t lens[7];
+	char ka[4400], kb[4400], w1[32], w2[32], age[32];
+	const char *argv[10];
+	size_t lens[10];
 	redisReply *r;
-	long n = -1;
+	int ret = -1;
 
-	key(st, window, k, sizeof(k));
-	snprintf(w, sizeof(w), "%llu", (unsigned long long)window_ms);
+	counts[0] = counts[1] = -1;
+	/* a missing window names the other's key (one hash slot either way) */
+	key(st, wa ? wa : wb, ka, sizeof(ka));
+	key(st, wb ? wb : wa, kb, sizeof(kb));
+	snprintf(w1, sizeof(w1), "%llu", (unsigned long long)wa_ms);
+	snprintf(w2, sizeof(w2), "%llu", (unsigned long long)wb_ms);
 	snprintf(age, sizeof(age), "%llu", (unsigned long long)age_ms);
 	argv[0] = "EVALSHA";
-	argv[1] = st->add_sha;
-	argv[2] = "1";
-	argv[3] = k;
-	argv[4] = w;
-	argv[5] = member;
-	argv[6] = age;
-	for (int i = 0; i < 7; i++)
+	argv[1] = st->add2_sha;
+	argv[2] = "2";
+	argv[3] = ka;
+	argv[4] = kb;
+	argv[5] = w1;
+	argv[6] = wa ? ma : "";
+	argv[7] = w2;
+	argv[8] = wb ? mb : "";
+	argv[9] = age;
+	for (int i = 0; i < 10; i++)
 		lens[i] = strlen(argv[i]);
-	r = cmd_argv(st, st->c, 7, argv, lens);
-	if (r && r->type == REDIS_REPLY_INTEGER)
-		n = (long)r->integer;
-	if (r)
-		freeReplyObject(r);
-	return r ? n : -2; /* -2: the connection is gone */
+	r = cmd_argv(st, st->c, 10, argv, lens);
+	if (!r)
+		return -2;
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+	    r->element[0]->type == REDIS_REPLY_INTEGER &&
+	    r->element[1]->type == REDIS_REPLY_INTEGER) {
+		counts[0] = (long)r->element[0]->integer;
+		counts[1] = (long)r->element[1]->integer;
+		ret = 0;
+	}
+	freeReplyObject(r);
+	return ret;
 }
 
-static void journal_add(struct lg_store *st, const char *window,
-			const char *member, uint64_t window_ms)
+/* Keeps an entry for a replay; 1 if it was kept. */
+static unsigned journal_add(struct lg_store *st, const char *window,
+			    const char *member, uint64_t window_ms)
 {
 	struct jentry *j;
 
 	if (!st->journal)
-		return;
+		return 0;
 	if (st->jn == JOURNAL) { /* full: the oldest goes */
 		st->jhead = (st->jhead + 1) % JOURNAL;
 		st->jn--;
@@ -291,6 +298,7 @@ static void journal_add(struct lg_store *st, const char *window,
 	snprintf(j->member, sizeof(j->member), "%s", member);
 	j->at_ms = mono_ms();
 	j->window_ms = window_ms;
+	return 1;
 }
 
 /* Back after a loss: reconnect, then replay what was counted meanwhile. */
@@ -313,10 +321,12 @@ static bool retry(struct lg_store *st)
 	for (unsigned i = 0; i < st->jn; i++) {
 		struct jentry *j = &st->journal[(st->jhead + i) % JOURNAL];
 
+		long c[2];
+
 		if (!j->window[0] || now - j->at_ms >= j->window_ms)
 			continue;
-		if (eval_add(st, j->window, j->member, j->window_ms,
-			     now - j->at_ms) == -2) {
+		if (eval_add2(st, j->window, j->member, j->window_ms, NULL,
+			      NULL, 0, now - j->at_ms, c) == -2) {
 			lost(st, "the store went away again");
 			return false;
 		}
@@ -333,80 +343,41 @@ static bool retry(struct lg_store *st)
 	return true;
 }
 
-static long w_add(void *ctx, const char *window, const char *member,
-		  uint64_t window_ms)
-{
-	struct lg_store *st = ctx;
-	long n;
-
-	if (!st->fail_closed || st->up)
-		journal_add(st, window, member, window_ms);
-	if (!retry(st))
-		return -1;
-	n = eval_add(st, window, member, window_ms, 0);
-	if (n == -2) {
-		lost(st, "the store stopped answering");
-		if (st->fail_closed)
-			st->jn--;
-		return -1;
-	}
-	return n;
-}
-
 static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
 		  const char *wb, const char *mb, uint64_t wb_ms,
 		  long counts[2])
 {
 	struct lg_store *st = ctx;
-	char ka[4400], kb[4400], w1[32], w2[32];
-	const char *argv[10];
-	size_t lens[10];
-	redisReply *r;
-	int ret = -1;
+	unsigned journaled = 0;
+	int r;
 
 	counts[0] = counts[1] = -1;
 	/* what fails closed is refused: not counted, not replayed */
 	if (!st->fail_closed || st->up) {
 		if (wa)
-			journal_add(st, wa, ma, wa_ms);
+			journaled += journal_add(st, wa, ma, wa_ms);
 		if (wb)
-			journal_add(st, wb, mb, wb_ms);
+			journaled += journal_add(st, wb, mb, wb_ms);
 	}
 	if (!retry(st))
 		return -1;
-	key(st, wa ? wa : "vol", ka, sizeof(ka));
-	key(st, wb ? wb : "vol", kb, sizeof(kb));
-	snprintf(w1, sizeof(w1), "%llu", (unsigned long long)wa_ms);
-	snprintf(w2, sizeof(w2), "%llu", (unsigned long long)wb_ms);
-	argv[0] = "EVALSHA";
-	argv[1] = st->add2_sha;
-	argv[2] = "2";
-	argv[3] = ka;
-	argv[4] = kb;
-	argv[5] = w1;
-	argv[6] = wa ? ma : "";
-	argv[7] = w2;
-	argv[8] = wb ? mb : "";
-	argv[9] = "0";
-	for (int i = 0; i < 10; i++)
-		lens[i] = strlen(argv[i]);
-	r = cmd_argv(st, st->c, 10, argv, lens);
-	if (!r) {
+	r = eval_add2(st, wa, ma, wa_ms, wb, mb, wb_ms, 0, counts);
+	if (r == -2) {
 		lost(st, "the store stopped answering");
-		if (st->fail_closed) { /* this one is refused: forget it */
-			st->jn -= (wa != NULL) + (wb != NULL);
-		}
-		return -1;
+		if (st->fail_closed) /* refused: forget what was kept of it */
+			st->jn -= journaled;
 	}
-	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
-	    r->element[0]->type == REDIS_REPLY_INTEGER &&
-	    r->element[1]->type == REDIS_REPLY_INTEGER) {
-		counts[0] = (long)r->element[0]->integer;
-		counts[1] = (long)r->element[1]->integer;
-		ret = 0;
-	}
-	freeReplyObject(r);
-	return ret;
+	return r < 0 ? -1 : 0;
+}
+
+static long w_add(void *ctx, const char *window, const char *member,
+		  uint64_t window_ms)
+{
+	long c[2];
+
+	return w_add2(ctx, window, member, window_ms, NULL, NULL, 0, c) < 0 ?
+		       -1 :
+		       c[0];
 }
 
 static long w_forget(void *ctx, const char *window, const char *const *members,
