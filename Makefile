@@ -65,7 +65,7 @@ LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-WIRE_SRC := supervisor/wiredec.c preload/recog.c
+WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c
 PURE_OBJ := $(call obj,$(PURE_SRC) $(WIRE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 
@@ -76,6 +76,7 @@ BINS := $(B)/bin/lgrun $(B)/bin/lgctl
 # session that never talks to a model should not pay.
 PROXYLIB := $(B)/lib/liblgproxy.so
 PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c \
+	preload/volatile.c \
 	supervisor/text.c
 
 # The eBPF observer (bpf/): CO-RE programs compiled with clang against a

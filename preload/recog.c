@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "recog.h"
 
@@ -68,6 +70,31 @@ static bool header_has(const char *h, size_t n, const char *name,
 	return false;
 }
 
+/* The value of a header (spaces trimmed), or an empty span. */
+static struct lg_span header_value(const char *h, size_t n, const char *name)
+{
+	size_t kn = strlen(name);
+	struct lg_span v = { NULL, 0 };
+
+	for (size_t i = 0; i + kn < n; i++) {
+		if ((i == 0 || h[i - 1] == '\n') &&
+		    strncasecmp(h + i, name, kn) == 0) {
+			const char *b = h + i + kn, *e = h + n;
+
+			while (b < e && (*b == ' ' || *b == '\t'))
+				b++;
+			v.p = b;
+			while (b < e && *b != '\r' && *b != '\n')
+				b++;
+			while (b > v.p && (b[-1] == ' ' || b[-1] == '\t'))
+				b--;
+			v.n = (size_t)(b - v.p);
+			return v;
+		}
+	}
+	return v;
+}
+
 bool lg_recog_http_request(const char *p, size_t n, struct lg_http_req *out)
 {
 	const char *sp, *eol, *hend;
@@ -97,6 +124,7 @@ bool lg_recog_http_request(const char *p, size_t n, struct lg_http_req *out)
 	out->body.n = hend ? (size_t)(p + n - out->body.p) : 0;
 	out->chunked = header_has(p, hend ? (size_t)(hend - p) : lim,
 				  "Transfer-Encoding:", "chunked");
+	out->host = header_value(p, hend ? (size_t)(hend - p) : lim, "Host:");
 	return true;
 }
 
@@ -284,4 +312,185 @@ bool lg_recog_name_in(const char *name, size_t n, const char *globs)
 		globs += k;
 	}
 	return false;
+}
+
+/* One pattern, split: host (maybe empty), port (0: any), path (maybe ""). */
+struct endpoint {
+	char host[128];
+	unsigned port;
+	char path[256];
+};
+
+static bool endpoint_parse(const char *pat, size_t k, struct endpoint *ep)
+{
+	const char *e = pat + k, *slash, *colon, *h = pat;
+	size_t hn;
+
+	memset(ep, 0, sizeof(*ep));
+	if (k > 7 && strncasecmp(pat, "http://", 7) == 0)
+		h = pat + 7;
+	else if (k > 8 && strncasecmp(pat, "https://", 8) == 0)
+		h = pat + 8;
+	slash = memchr(h, '/', (size_t)(e - h));
+	if (!slash)
+		slash = e;
+	if ((size_t)(e - slash) >= sizeof(ep->path))
+		return false;
+	memcpy(ep->path, slash, (size_t)(e - slash));
+	colon = NULL;
+	if (*h == '[') { /* [::1]:8080 */
+		const char *rb = memchr(h, ']', (size_t)(slash - h));
+
+		if (!rb)
+			return false;
+		if (rb + 1 < slash && rb[1] == ':')
+			colon = rb + 1;
+		hn = (size_t)(rb - h - 1);
+		if (hn >= sizeof(ep->host))
+			return false;
+		memcpy(ep->host, h + 1, hn);
+	} else {
+		colon = memchr(h, ':', (size_t)(slash - h));
+		hn = (size_t)((colon ? colon : slash) - h);
+		if (hn >= sizeof(ep->host))
+			return false;
+		memcpy(ep->host, h, hn);
+	}
+	if (strcmp(ep->host, "*") == 0)
+		ep->host[0] = '\0';
+	if (colon && colon + 1 < slash && colon[1] != '*') {
+		for (const char *q = colon + 1; q < slash; q++) {
+			if (*q < '0' || *q > '9')
+				return false;
+			ep->port = ep->port * 10 + (unsigned)(*q - '0');
+			if (ep->port > 65535)
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool host_is(const char *want, const char *have, size_t n)
+{
+	return n && strlen(want) == n && strncasecmp(want, have, n) == 0;
+}
+
+static bool endpoint_match(const struct endpoint *ep, struct lg_span hh,
+			   const char *peer_host, unsigned peer_port,
+			   struct lg_span target)
+{
+	struct lg_span hhost = hh;
+	unsigned hport = 0;
+	char path[512], sub[sizeof(((struct endpoint *)0)->path) + 2];
+	size_t pn;
+
+	/* "example.com:8080" or "[::1]:8080" */
+	if (hh.n) {
+		const char *c = hh.p + hh.n;
+
+		while (c > hh.p && c[-1] >= '0' && c[-1] <= '9')
+			c--;
+		if (c > hh.p && c[-1] == ':' && c < hh.p + hh.n &&
+		    (c - 1 == hh.p || c[-2] != ':')) {
+			for (const char *q = c; q < hh.p + hh.n; q++)
+				hport = hport * 10 + (unsigned)(*q - '0');
+			hhost.n = (size_t)(c - 1 - hh.p);
+		}
+		if (hhost.n >= 2 && hhost.p[0] == '[' &&
+		    hhost.p[hhost.n - 1] == ']') {
+			hhost.p++;
+			hhost.n -= 2;
+		}
+	}
+	if (ep->port && ep->port != peer_port && ep->port != hport)
+		return false;
+	if (ep->host[0]) {
+		bool ok = host_is(ep->host, hhost.p, hhost.n) ||
+			  (peer_host &&
+			   host_is(ep->host, peer_host, strlen(peer_host)));
+
+		if (!ok && strcasecmp(ep->host, "localhost") == 0 && peer_host)
+			ok = strcmp(peer_host, "127.0.0.1") == 0 ||
+			     strcmp(peer_host, "::1") == 0;
+		if (!ok)
+			return false;
+	}
+	if (!ep->path[0] || strcmp(ep->path, "/") == 0 ||
+	    strcmp(ep->path, "/*") == 0)
+		return true;
+	for (pn = 0; pn < target.n && target.p[pn] != '?' &&
+		     target.p[pn] != '#' && target.p[pn] != ' ';
+	     pn++)
+		;
+	if (pn >= sizeof(path))
+		return false;
+	memcpy(path, target.p, pn);
+	path[pn] = '\0';
+	/* an absolute-form target (a request to a proxy) */
+	if (strncmp(path, "http://", 7) == 0) {
+		char *s = strchr(path + 7, '/');
+
+		memmove(path, s ? s : "/", strlen(s ? s : "/") + 1);
+	}
+	if (fnmatch(ep->path, path, 0) == 0)
+		return true;
+	snprintf(sub, sizeof(sub), "%s/*", ep->path);
+	return fnmatch(sub, path, 0) == 0;
+}
+
+bool lg_recog_endpoint_in(const char *patterns, struct lg_span host_header,
+			  const char *peer_host, unsigned peer_port,
+			  struct lg_span target)
+{
+	struct endpoint ep;
+
+	if (!patterns)
+		return false;
+	while (*patterns) {
+		size_t k;
+
+		patterns += strspn(patterns, ", \t");
+		k = strcspn(patterns, ", \t");
+		if (k && endpoint_parse(patterns, k, &ep) &&
+		    endpoint_match(&ep, host_header, peer_host, peer_port,
+				   target))
+			return true;
+		patterns += k;
+	}
+	return false;
+}
+
+bool lg_recog_endpoints_need_peer(const char *patterns)
+{
+	struct endpoint ep;
+
+	while (patterns && *patterns) {
+		size_t k;
+
+		patterns += strspn(patterns, ", \t");
+		k = strcspn(patterns, ", \t");
+		if (k && endpoint_parse(patterns, k, &ep) &&
+		    (ep.host[0] || ep.port))
+			return true;
+		patterns += k;
+	}
+	return false;
+}
+
+bool lg_recog_endpoints_valid(const char *patterns, char *bad, size_t size)
+{
+	struct endpoint ep;
+
+	while (patterns && *patterns) {
+		size_t k;
+
+		patterns += strspn(patterns, ", \t");
+		k = strcspn(patterns, ", \t");
+		if (k && !endpoint_parse(patterns, k, &ep)) {
+			snprintf(bad, size, "%.*s", (int)k, patterns);
+			return false;
+		}
+		patterns += k;
+	}
+	return true;
 }

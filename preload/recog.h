@@ -20,6 +20,7 @@ struct lg_span {
 struct lg_http_req {
 	struct lg_span method, target;
 	struct lg_span body; /* what of the body is in this buffer */
+	struct lg_span host; /* the Host header's value, n == 0 without one */
 	bool chunked;
 };
 
@@ -53,5 +54,25 @@ bool lg_recog_tls(const char *p, size_t n);
 
 /* Matches name against comma-separated globs ("delete_*,drop_*"). */
 bool lg_recog_name_in(const char *name, size_t n, const char *globs);
+
+/*
+ * Is an HTTP request a call of a declared tool endpoint? patterns is a
+ * comma-separated list of [http[s]://][HOST][:PORT][/PATH], each part
+ * optional: "/assets/<glob>", "localhost:8080", ":9000/api",
+ * "tools.internal". HOST is compared with the request's Host header and
+ * with the peer's address (localhost also matches 127.0.0.1 and ::1), PORT
+ * with the peer's port and the Host header's; PATH is a glob on the
+ * request's path (query left out) in which * also crosses '/', and it
+ * covers what lies below it ("/tools" covers "/tools/x").
+ */
+bool lg_recog_endpoint_in(const char *patterns, struct lg_span host_header,
+			  const char *peer_host, unsigned peer_port,
+			  struct lg_span target);
+
+/* False, with the first bad pattern copied to bad, if one cannot be read. */
+bool lg_recog_endpoints_valid(const char *patterns, char *bad, size_t size);
+
+/* Does any pattern name a host or a port (so the peer must be looked up)? */
+bool lg_recog_endpoints_need_peer(const char *patterns);
 
 #endif

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "recog.h"
+#include "volatile.h"
 #include "wire.h"
 
 #define LG_EXPORT __attribute__((visibility("default")))
@@ -91,6 +92,18 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool active; /* off in setuid programs and without a socket */
 static char sock_path[108];
 static const char *gate_tools = DEFAULT_GATE_TOOLS;
+/*
+ * Which traffic is an agent's decision (judged by the guard) rather than the
+ * routine of a program it runs (observed only): MCP tools/call always, HTTP
+ * to the endpoints the config declares as tools, everything with judge_all.
+ */
+static const char *tool_endpoints; /* LGRUN_TOOL_ENDPOINTS */
+static bool endpoints_peer; /* a pattern names a host or port */
+static bool judge_all; /* LGRUN_JUDGE_ALL=1 */
+/* The ids of the last MCP tools/call requests: their results are masked. */
+#define CALL_IDS 16
+static uint64_t call_ids[CALL_IDS];
+static atomic_uint call_id_next;
 static uint16_t proxy_port; /* lgrun's LLM proxy, from LGRUN_PROXY_PORT */
 static atomic_int conn_fd = -1;
 static ino_t conn_ino;
@@ -113,6 +126,7 @@ static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
 static struct {
 	uint32_t used; /* == gen: in use (a fork makes every entry stale) */
 	uint64_t args;
+	bool decision; /* a declared tool endpoint's call */
 	char tool[96];
 	char pv[64];
 } http_req[HTTP_TRACK];
@@ -204,6 +218,12 @@ static void init(void)
 #undef R
 	if (g && *g)
 		gate_tools = g;
+	tool_endpoints = getenv("LGRUN_TOOL_ENDPOINTS");
+	if (tool_endpoints && !*tool_endpoints)
+		tool_endpoints = NULL;
+	endpoints_peer = lg_recog_endpoints_need_peer(tool_endpoints);
+	judge_all = getenv("LGRUN_JUDGE_ALL") &&
+		    strcmp(getenv("LGRUN_JUDGE_ALL"), "1") == 0;
 	if (getenv("LGRUN_PROXY_PORT"))
 		proxy_port = (uint16_t)atoi(getenv("LGRUN_PROXY_PORT"));
 	/* Never act in a setuid/setgid program, nor without a supervisor. */
@@ -910,30 +930,39 @@ static bool maybe_a2a(const char *p, size_t n)
 	return false;
 }
 
-/* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
-static void a2a_endpoint(int fd, const char *path, size_t path_n, char *out,
-			 size_t size)
+/* The peer's address ("127.0.0.1", "::1", "unix") and port. */
+static void peer_of(int fd, char *host, size_t size, unsigned *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
 
+	*port = 0;
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
 		if (ss.ss_family == AF_INET) {
 			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 
-			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-			port = ntohs(a->sin_port);
+			inet_ntop(AF_INET, &a->sin_addr, host, (socklen_t)size);
+			*port = ntohs(a->sin_port);
 		} else if (ss.ss_family == AF_INET6) {
 			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
 
-			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-			port = ntohs(a->sin6_port);
+			inet_ntop(AF_INET6, &a->sin6_addr, host,
+				  (socklen_t)size);
+			*port = ntohs(a->sin6_port);
 		} else if (ss.ss_family == AF_UNIX) {
-			snprintf(host, sizeof(host), "unix");
+			snprintf(host, size, "unix");
 		}
 	}
+}
+
+/* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
+static void a2a_endpoint(int fd, const char *path, size_t path_n, char *out,
+			 size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port;
+
+	peer_of(fd, host, sizeof(host), &port);
 	snprintf(out, size, "%s:%u%.*s", host, port,
 		 (int)(path_n < 200 ? path_n : 200), path);
 }
@@ -977,6 +1006,22 @@ static bool a2a_body(int fd, const char *p, size_t n, int *refuse)
 	return true;
 }
 
+/* Is this HTTP request a call of a declared tool endpoint? */
+static bool declared(int fd, const struct lg_http_req *hq)
+{
+	char host[INET6_ADDRSTRLEN] = "";
+	unsigned port = 0;
+
+	if (judge_all)
+		return true;
+	if (!tool_endpoints)
+		return false;
+	if (endpoints_peer)
+		peer_of(fd, host, sizeof(host), &port);
+	return lg_recog_endpoint_in(tool_endpoints, hq->host, host, port,
+				    hq->target);
+}
+
 /*
  * An outgoing message. Returns 0 to let it go, or the errno the program
  * should see (the supervisor refused it).
@@ -1003,7 +1048,9 @@ static int outgoing(int fd, const char *p, size_t n)
 		return 0;
 	}
 	if (lg_recog_http_request(p, n, &hq)) {
-		bool del = hq.method.n == 6 &&
+		/* an HTTP DELETE is a tool delete on a declared endpoint only */
+		bool decision = declared(fd, &hq);
+		bool del = decision && hq.method.n == 6 &&
 			   memcmp(hq.method.p, "DELETE", 6) == 0;
 		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
 		uint64_t args = lg_wire_hash(0, hq.body.p, hq.body.n);
@@ -1018,6 +1065,7 @@ static int outgoing(int fd, const char *p, size_t n)
 		if (fd < HTTP_TRACK) {
 			http_req[fd].used = gen;
 			http_req[fd].args = args;
+			http_req[fd].decision = decision;
 			memcpy(http_req[fd].tool, tool,
 			       sizeof(http_req[fd].tool) < sizeof(tool) ?
 				       sizeof(http_req[fd].tool) :
@@ -1042,6 +1090,8 @@ static int outgoing(int fd, const char *p, size_t n)
 		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
 		if (del)
 			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+		if (decision)
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
 		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
 		lg_wire_put_str(&w, LG_T_TOOL, tool);
 		put_span(&w, LG_T_TARGET, hq.target, 1024);
@@ -1071,6 +1121,12 @@ static int outgoing(int fd, const char *p, size_t n)
 		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
 		if (destructive)
 			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+		/* other methods (LSP, health checks) are a program's routine */
+		if (call || judge_all) {
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
+			call_ids[atomic_fetch_add(&call_id_next, 1) % CALL_IDS] =
+				lg_wire_hash(0, jr.id.p, jr.id.n);
+		}
 		lg_wire_put_u64(&w, LG_T_CHAN,
 				lg_wire_hash(0, jr.id.p, jr.id.n));
 		if (call)
@@ -1087,6 +1143,53 @@ static int outgoing(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * A result's digest for the repeat detector. An agent's tool call gets its
+ * volatile parts (pids, clocks, temp names) masked first, hashed in blocks
+ * of a fixed size so that only the masked text decides the digest.
+ */
+struct vhash {
+	uint64_t h;
+	size_t n;
+	char b[256];
+};
+
+static void vhash_add(void *ctx, const char *s, size_t k)
+{
+	struct vhash *v = ctx;
+
+	while (k) {
+		size_t m = sizeof(v->b) - v->n < k ? sizeof(v->b) - v->n : k;
+
+		memcpy(v->b + v->n, s, m);
+		v->n += m;
+		s += m;
+		k -= m;
+		if (v->n == sizeof(v->b)) {
+			v->h = lg_wire_hash(v->h, v->b, v->n);
+			v->n = 0;
+		}
+	}
+}
+
+static uint64_t result_digest(uint64_t seed, struct lg_span body, bool decision)
+{
+	struct vhash v = { seed, 0, { 0 } };
+
+	if (!decision)
+		return lg_wire_hash(seed, body.p, body.n);
+	lg_volatile_scan(body.p, body.n, vhash_add, &v);
+	return lg_wire_hash(v.h, v.b, v.n);
+}
+
+static bool is_call_id(uint64_t id)
+{
+	for (unsigned i = 0; i < CALL_IDS; i++)
+		if (call_ids[i] == id)
+			return true;
+	return false;
+}
+
 static void http_result(int fd, uint32_t k, unsigned status,
 			struct lg_span body)
 {
@@ -1098,7 +1201,11 @@ static void http_result(int fd, uint32_t k, unsigned status,
 	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
 	lg_wire_put_u32(&w, LG_T_STATUS, status);
 	/* The status is part of the result: 200 "x" is not 500 "x". */
-	lg_wire_put_u64(&w, LG_T_DIGEST, lg_wire_hash(h, body.p, body.n));
+	lg_wire_put_u64(&w, LG_T_DIGEST,
+			result_digest(h, body,
+				      fd >= 0 && fd < HTTP_TRACK &&
+					      http_req[fd].used == gen &&
+					      http_req[fd].decision));
 	put_span(&w, LG_T_PREVIEW, body, 160);
 	/* The call itself travels with its result (one frame, one wake-up). */
 	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen) {
@@ -1106,6 +1213,8 @@ static void http_result(int fd, uint32_t k, unsigned status,
 		lg_wire_put_str(&w, LG_T_TOOL, http_req[fd].tool);
 		lg_wire_put_str(&w, LG_T_ARGS, http_req[fd].pv);
 		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, http_req[fd].args);
+		if (http_req[fd].decision)
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
 	}
 	atomic_fetch_sub(&outstanding, 1);
 	emit(&w);
@@ -1151,7 +1260,9 @@ static void incoming(int fd, const char *p, ssize_t got)
 				lg_wire_hash(0, jr.id.p, jr.id.n));
 		lg_wire_put_u32(&w, LG_T_STATUS, jr.error ? 1 : 0);
 		lg_wire_put_u64(&w, LG_T_DIGEST,
-				lg_wire_hash(0, jr.result.p, jr.result.n));
+				result_digest(0, jr.result,
+					      is_call_id(lg_wire_hash(
+						      0, jr.id.p, jr.id.n))));
 		put_span(&w, LG_T_PREVIEW, jr.result, 160);
 		atomic_fetch_sub(&outstanding, 1);
 		emit(&w);

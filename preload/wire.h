@@ -63,7 +63,13 @@ enum lg_wire_tag {
 	LG_T_NAME = 19, /* string: a nested session's name */
 	LG_T_CALL_TO = 20, /* string: a GATE that is an agent call (A2A) */
 	LG_T_TIME = 21, /* u64: CLOCK_MONOTONIC ns when a HELLO was sent */
-	LG_T_TAG_MAX = 21,
+	/*
+	 * u32 1: the call is an agent's decision (MCP tools/call, a declared
+	 * tool endpoint, or everything with judge_all); without it a call is
+	 * a program's routine, observed and judged by no rule.
+	 */
+	LG_T_DECISION = 22,
+	LG_T_TAG_MAX = 22,
 };
 
 enum lg_wire_proto {

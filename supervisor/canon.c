@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fnmatch.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +78,160 @@ int lg_canon_args(const char *json, size_t len, char *out, size_t size)
 	if (!root)
 		return r;
 	r = cut_strings(root);
+	if (r < 0)
+		goto out;
+	n = json_dumpb(root, out, size, flags);
+	if (!n) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (n >= size || n > INT_MAX) {
+		r = -ENOSPC;
+		goto out;
+	}
+	out[n] = '\0';
+	r = (int)n;
+out:
+	json_decref(root);
+	return r;
+}
+
+/*
+ * Noise a model varies between two calls that do the same thing: runs of
+ * white space (one space, none at the ends) and, in a shell command, a
+ * trailing comment ("ls dir  # try 3"). Quotes are followed, so a '#'
+ * inside them stays.
+ */
+static size_t denoise(char *s, size_t n, bool shell)
+{
+	size_t o = 0;
+	char q = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (shell && !q && c == '#' && (o == 0 || s[o - 1] == ' ')) {
+			while (i < n && s[i] != '\n')
+				i++;
+			if (i == n)
+				break;
+			c = '\n';
+		}
+		if (shell && (c == '\'' || c == '"') && (!q || q == c))
+			q = q ? 0 : c;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			if (!q && (o == 0 || s[o - 1] == ' '))
+				continue;
+			if (!q)
+				c = ' ';
+		}
+		s[o++] = c;
+	}
+	while (o && s[o - 1] == ' ')
+		o--;
+	return o;
+}
+
+static bool shell_key(const char *key)
+{
+	return key && (strcmp(key, "command") == 0 || strcmp(key, "cmd") == 0 ||
+		       strcmp(key, "script") == 0);
+}
+
+static int denoise_all(json_t *v, const char *key)
+{
+	const char *k;
+	json_t *child;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_object_foreach(v, k, child) if (denoise_all(child, k) <
+						     0) return -ENOMEM;
+		return 0;
+	case JSON_ARRAY: /* ["bash", "-lc", "ls dir"] keeps its key */
+		json_array_foreach(v, i, child) if (denoise_all(child, key) <
+						    0) return -ENOMEM;
+		return 0;
+	case JSON_STRING: {
+		size_t len = json_string_length(v);
+		char *t = malloc(len + 1);
+		int r;
+
+		if (!t)
+			return -ENOMEM;
+		memcpy(t, json_string_value(v), len);
+		len = denoise(t, len, shell_key(key));
+		r = json_string_setn_nocheck(v, t, len);
+		free(t);
+		return r < 0 ? -ENOMEM : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* One "TOOL:KEY" of a list, split; false at the end. */
+static bool next_rule(const char **list, char *tool, size_t tn, char *key,
+		      size_t kn, bool *ok)
+{
+	const char *p = *list, *colon;
+	size_t n;
+
+	p += strspn(p, ", \t");
+	n = strcspn(p, ", \t");
+	*list = p + n;
+	if (!n)
+		return false;
+	colon = memchr(p, ':', n);
+	*ok = colon && colon > p && colon < p + n - 1 &&
+	      !memchr(colon + 1, ':', (size_t)(p + n - colon - 1)) &&
+	      (size_t)(colon - p) < tn && (size_t)(p + n - colon - 1) < kn;
+	if (*ok) {
+		snprintf(tool, tn, "%.*s", (int)(colon - p), p);
+		snprintf(key, kn, "%.*s", (int)(p + n - colon - 1), colon + 1);
+	} else {
+		snprintf(tool, tn, "%.*s", (int)(n < tn - 1 ? n : tn - 1), p);
+	}
+	return true;
+}
+
+bool lg_canon_ignore_valid(const char *rules, char *bad, size_t size)
+{
+	char tool[128], key[128];
+	bool ok;
+
+	while (rules &&
+	       next_rule(&rules, tool, sizeof(tool), key, sizeof(key), &ok))
+		if (!ok) {
+			snprintf(bad, size, "%s", tool);
+			return false;
+		}
+	return true;
+}
+
+int lg_canon_call(const char *tool, const char *json, size_t len,
+		  const char *ignore, char *out, size_t size)
+{
+	const size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
+	char rt[128], rk[128];
+	json_t *root;
+	size_t n;
+	bool ok;
+	int r = 0;
+
+	if (!json)
+		return -EINVAL;
+	root = parse(json, len, &r);
+	if (!root)
+		return r;
+	while (json_is_object(root) && ignore &&
+	       next_rule(&ignore, rt, sizeof(rt), rk, sizeof(rk), &ok))
+		if (ok && fnmatch(rt, tool ? tool : "", 0) == 0)
+			json_object_del(root, rk);
+	r = denoise_all(root, NULL);
+	if (r >= 0)
+		r = cut_strings(root);
 	if (r < 0)
 		goto out;
 	n = json_dumpb(root, out, size, flags);

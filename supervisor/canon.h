@@ -7,6 +7,7 @@
 #ifndef LG_CANON_H
 #define LG_CANON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* String values longer than this many code points are cut to it. */
@@ -24,6 +25,29 @@
  * cannot hold the result and its NUL, -ENOMEM.
  */
 int lg_canon_args(const char *json, size_t len, char *out, size_t size);
+
+/*
+ * The arguments that make a tool call's signature for the repeat detector:
+ * lg_canon_args' form, less the keys a model rewrites on every call
+ * without changing what the call does (ignore: "TOOLGLOB:KEY, ...", e.g.
+ * "Bash:description"; top-level keys of an object), and with the noise
+ * taken out of every string: runs of white space become one space (none at
+ * the ends), and a shell command's comment ("ls dir # again") is dropped
+ * (keys command, cmd and script, arrays under them included). Same returns
+ * as lg_canon_args.
+ */
+int lg_canon_call(const char *tool, const char *json, size_t len,
+		  const char *ignore, char *out, size_t size);
+
+/* The free-text keys left out by default (documented in the README). */
+#define LG_DEFAULT_IGNORE_KEYS                                         \
+	"Bash:description, BashOutput:description, Task:description, " \
+	"run_shell_command:description, shell:justification, "         \
+	"shell_command:justification, exec_command:justification, "    \
+	"*:justification, *:explanation, *:rationale, *:reasoning"
+
+/* False, with the bad rule in bad, if rules is not "TOOLGLOB:KEY, ...". */
+bool lg_canon_ignore_valid(const char *rules, char *bad, size_t size);
 
 /*
  * The target of a destructive tool call: for the first key of keys (a

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "canon.h"
+#include "../preload/recog.h"
 
 #ifndef LG_SYSCONFDIR
 #define LG_SYSCONFDIR "/etc/lgrun"
@@ -100,6 +102,8 @@ enum ktype {
 	K_STORE_BACKEND,
 	K_STORE_ERROR,
 	K_STORE_URL,
+	K_ENDPOINTS, /* [shim] tool_endpoints */
+	K_IGNORE_KEYS, /* [repeat] ignore_keys */
 };
 
 struct key {
@@ -201,6 +205,10 @@ static const struct key keys[] = {
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
 	{ "shim", "url_targets", K_STRING, OFF(url_targets), 0, 0 },
+	{ "shim", "tool_endpoints", K_ENDPOINTS, OFF(tool_endpoints), 0, 0 },
+	{ "shim", "judge_all", K_BOOL, OFF(judge_all), 0, 0 },
+	{ "repeat", "ignore_keys", K_IGNORE_KEYS, OFF(repeat_ignore_keys), 0,
+	  0 },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0 },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0 },
 };
@@ -354,6 +362,8 @@ void lg_config_free(struct lg_config *c)
 	free(c->gate_tools);
 	free(c->target_keys);
 	free(c->url_targets);
+	free(c->tool_endpoints);
+	free(c->repeat_ignore_keys);
 	free(c->llm_prices);
 	free(c->llm_variables);
 	free(c->store_url);
@@ -777,11 +787,33 @@ static int set_value(struct lg_config *c, const struct key *k,
 			*(double *)(base + k->off) = d;
 		return 0;
 	}
+	case K_ENDPOINTS:
+	case K_IGNORE_KEYS: {
+		char bad[128];
+
+		if (k->type == K_ENDPOINTS &&
+		    !lg_recog_endpoints_valid(value, bad, sizeof(bad))) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not an endpoint ([http://][HOST][:PORT][/PATH], e.g. localhost:8080, /api/tools/*)",
+				k->section, k->name, bad);
+			return -EINVAL;
+		}
+		if (k->type == K_IGNORE_KEYS &&
+		    !lg_canon_ignore_valid(value, bad, sizeof(bad))) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not TOOL:KEY or *:KEY (e.g. Bash:description)",
+				k->section, k->name, bad);
+			return -EINVAL;
+		}
+	}
+		/* fall through */
 	case K_STRING: {
 		char **p = (char **)(base + k->off);
 		char *s;
 
-		if (!*value) {
+		if (!*value && k->type == K_STRING) {
 			snprintf(msg, msgsz, "%s.%s: empty value", k->section,
 				 k->name);
 			return -EINVAL;

@@ -64,6 +64,10 @@ struct lg_config {
 	char *gate_tools; /* tool names whose calls are destructive (globs) */
 	char *target_keys; /* argument keys naming a destructive call's target */
 	char *url_targets; /* URL templates naming it: /assets/{asset_id} */
+	char *tool_endpoints; /* HTTP endpoints whose requests are tool calls */
+	bool judge_all; /* every HTTP and JSON-RPC call feeds the rules */
+	/* argument keys left out of a call's signature (NULL: the defaults) */
+	char *repeat_ignore_keys;
 	struct lg_ignore_rule *ignore;
 	size_t n_ignore;
 	/* where the values came from, for -v and error messages */

@@ -33,6 +33,7 @@ struct pending {
 	bool used;
 	uint64_t chan;
 	uint32_t proto;
+	bool decision; /* an agent's call, else a program's routine */
 	char tool[160];
 	char args[ARGS_KEEP];
 };
@@ -344,6 +345,7 @@ static void remember_call(struct conn *k, const struct lg_wire_msg *m)
 	p->used = true;
 	p->chan = m->chan;
 	p->proto = m->proto;
+	p->decision = m->decision == 1;
 	snprintf(p->tool, sizeof(p->tool), "%s", m->tool);
 	snprintf(p->args, sizeof(p->args), "%.*s",
 		 (int)(m->args_len < ARGS_KEEP - 1 ? m->args_len :
@@ -620,12 +622,14 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		char args_pv[160], result_pv[160];
 		const char *tool, *args, *raw;
 		struct pending *p = NULL;
+		bool decision;
 
 		if (a2a_done(c, k, m->chan))
 			break; /* a return, not a tool's work */
 		if (LG_WIRE_HAS(m, LG_T_TOOL)) {
 			/* A whole call in one frame: args by digest (HTTP). */
 			tool = m->tool;
+			decision = m->decision == 1;
 			lg_digest_hex(m->args_digest, canon);
 			args = canon;
 			raw = m->args ? (const char *)m->args : "";
@@ -638,9 +642,11 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 			if (!p)
 				break;
 			tool = p->tool;
+			decision = p->decision;
 			/* Same arguments however the agent spelled them. */
-			args = lg_canon_args(p->args, strlen(p->args), canon,
-					     sizeof(canon)) >= 0 ?
+			args = lg_canon_call(tool, p->args, strlen(p->args),
+					     lg_session_ignore_keys(c->s),
+					     canon, sizeof(canon)) >= 0 ?
 				       canon :
 				       p->args;
 			lg_preview(args, args_pv, sizeof(args_pv), 80);
@@ -648,9 +654,13 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		lg_digest_hex(m->digest, digest);
 		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
 		pthread_mutex_lock(c->lock);
-		/* a process is one stream of calls */
-		lg_session_tool_done(c->s, k->pid, exe, tool, args, digest,
-				     args_pv, result_pv, (uint64_t)k->pid);
+		if (decision) /* a process is one stream of calls */
+			lg_session_tool_done(c->s, k->pid, exe, tool, args,
+					     digest, args_pv, result_pv,
+					     (uint64_t)k->pid);
+		else
+			lg_session_observed(c->s, k->pid, exe, m->proto, tool,
+					    args_pv, result_pv);
 		pthread_mutex_unlock(c->lock);
 		break;
 	}

@@ -682,7 +682,7 @@ static void load_proxy(struct loop *l)
 		lg_session_defer_kill,	  lg_session_tool_done,
 		lg_session_llm_turn,	  lg_session_llm_text,
 		lg_session_model_blocked, lg_session_stop_message,
-		lg_session_judge_calls,
+		lg_session_judge_calls,	  lg_session_ignore_keys,
 	};
 	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
 				  struct lg_session *, pthread_mutex_t *, int,
@@ -1549,6 +1549,11 @@ int main(int argc, char **argv)
 			e |= setvar(set, max, "LGRUN_GATE_TOOLS", "%s",
 				    cfg.gate_tools ? cfg.gate_tools :
 						     LG_DEFAULT_GATE_TOOLS);
+			if (cfg.tool_endpoints && *cfg.tool_endpoints)
+				e |= setvar(set, max, "LGRUN_TOOL_ENDPOINTS",
+					    "%s", cfg.tool_endpoints);
+			if (cfg.judge_all)
+				e |= setvar(set, max, "LGRUN_JUDGE_ALL", "1");
 			/* ours first, keeping what the user preloads */
 			e |= setvar(set, max, "LD_PRELOAD", "%s%s%s", shim_path,
 				    preload && *preload ? ":" : "",

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "text.h"
+#include "../preload/volatile.h"
 
 #define MAX_BODY (32u << 20) /* a request body larger than this is refused */
 #define MAX_CALLS 256 /* tool calls awaiting their result */
@@ -148,8 +149,10 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	if (r->judged && c->input) {
 		/* the signature is the call alone: judge it before it goes out */
 		char canon[8192], apv[160];
-		const char *args = lg_canon_args(c->input, strlen(c->input),
-						 canon, sizeof(canon)) >= 0 ?
+		const char *args = lg_canon_call(c->name, c->input,
+						 strlen(c->input),
+						 ops.ignore_keys(p->s), canon,
+						 sizeof(canon)) >= 0 ?
 					   canon :
 					   c->input;
 
@@ -199,24 +202,34 @@ static void on_turn(void *ctx, const struct lg_llm_turn *t)
 		r->p->wake(r->p->wake_ctx);
 }
 
+static void digest_add(void *ctx, const char *s, size_t k)
+{
+	lg_digest_update(ctx, s, k);
+}
+
 /* A tool result in the agent's request: the call it answers is complete. */
 static void on_result(void *ctx, const struct lg_llm_result *res)
 {
 	struct req *r = ctx;
 	struct lg_proxy *p = r->p;
 	char canon[8192], digest[LG_DIGEST_HEX], apv[160], rpv[160];
+	struct lg_digest h;
 	struct call *c;
 	const char *args;
 
 	pthread_mutex_lock(p->lock);
 	c = find_call(p, res->call_id, res->name);
 	if (c) {
-		args = lg_canon_args(c->input, strlen(c->input), canon,
+		args = lg_canon_call(c->name, c->input, strlen(c->input),
+				     ops.ignore_keys(p->s), canon,
 				     sizeof(canon)) >= 0 ?
 			       canon :
 			       c->input;
-		lg_digest_hex(lg_digest(res->content, strlen(res->content)),
-			      digest);
+		/* pids, clocks and temp names do not make a result new */
+		lg_digest_init(&h);
+		lg_volatile_scan(res->content, strlen(res->content), digest_add,
+				 &h);
+		lg_digest_hex(lg_digest_final(&h), digest);
 		lg_preview(args, apv, sizeof(apv), 80);
 		lg_preview(res->content, rpv, sizeof(rpv), 80);
 		/* The agent must hear why before the tree goes. */

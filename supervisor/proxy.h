@@ -67,6 +67,8 @@ struct lg_proxy_ops {
 			     size_t size);
 	/* repeat without results: calls are judged as soon as complete */
 	bool (*judge_calls)(const struct lg_session *s);
+	/* repeat.ignore_keys: argument keys left out of a call's signature */
+	const char *(*ignore_keys)(const struct lg_session *s);
 };
 
 struct lg_proxy_stats {

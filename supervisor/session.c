@@ -9,7 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../preload/wire.h"
 #include "audit.h"
+#include "canon.h"
 #include "cgroup.h"
 #include "log.h"
 #include "metrics.h"
@@ -79,6 +81,24 @@ bool lg_session_judge_calls(const struct lg_session *s)
 {
 	return s->cfg->guard.repeat.threshold &&
 	       !s->cfg->guard.repeat.include_result;
+}
+
+const char *lg_session_ignore_keys(const struct lg_session *s)
+{
+	return s->cfg->repeat_ignore_keys ? s->cfg->repeat_ignore_keys :
+					    LG_DEFAULT_IGNORE_KEYS;
+}
+
+void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
+			 unsigned proto, const char *tool,
+			 const char *args_preview, const char *result_preview)
+{
+	if (proto == LG_P_HTTP)
+		s->st.observed_http++;
+	else
+		s->st.observed_jsonrpc++;
+	lg_dbg("observed %s(%s) -> %s by %s[%d]", tool, args_preview,
+	       result_preview, exe, pid);
 }
 
 bool lg_session_model_blocked(const struct lg_session *s)
@@ -390,6 +410,10 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	if (s->st.observed_http + s->st.observed_jsonrpc)
+		lg_json_int(&j, "observed_calls",
+			    (long long)(s->st.observed_http +
+					s->st.observed_jsonrpc));
 	lg_json_int(&j, "model_turns", (long long)s->st.turns);
 	if (s->st.warnings_suppressed)
 		lg_json_int(&j, "warnings_suppressed",
@@ -1086,6 +1110,10 @@ void lg_session_write_metrics(struct lg_session *s)
 		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
 		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
 		{ "lgrun_gated_calls_total", "", s->shim[4] },
+		{ "lgrun_observed_calls_total", "proto=\"http\"",
+		  s->st.observed_http },
+		{ "lgrun_observed_calls_total", "proto=\"jsonrpc\"",
+		  s->st.observed_jsonrpc },
 	};
 	struct lg_metric_inc flow[1 + LG_FLOW_NRULES];
 	char labels[LG_FLOW_NRULES][64];

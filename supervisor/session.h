@@ -58,6 +58,18 @@ void lg_session_llm_text(struct lg_session *s, const char *p, size_t n);
 /* Repeat judges calls without their results (repeat.include_result off). */
 bool lg_session_judge_calls(const struct lg_session *s);
 
+/* repeat.ignore_keys, or the defaults (LG_DEFAULT_IGNORE_KEYS). */
+const char *lg_session_ignore_keys(const struct lg_session *s);
+
+/*
+ * A call the shim saw that is not an agent's decision (a health check, a
+ * test suite's request, a language server's method): counted and shown at
+ * -vv, fed to no rule. proto: enum lg_wire_proto.
+ */
+void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
+			 unsigned proto, const char *tool,
+			 const char *args_preview, const char *result_preview);
+
 /* A kill, or a deny decided on the model's path: refuse model calls. */
 bool lg_session_model_blocked(const struct lg_session *s);
 
@@ -183,6 +195,8 @@ struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
 	uint64_t ev_seccomp, ev_shim, ev_proxy, ev_bpf; /* events by source */
+	/* calls of the programs an agent runs: observed, judged by no rule */
+	uint64_t observed_http, observed_jsonrpc;
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };

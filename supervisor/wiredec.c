@@ -98,6 +98,9 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		case LG_T_VERDICT:
 			r = get_u32(v, len, &m->verdict);
 			break;
+		case LG_T_DECISION:
+			r = get_u32(v, len, &m->decision);
+			break;
 		case LG_T_CHAN:
 			r = get_u64(v, len, &m->chan);
 			break;

@@ -12,7 +12,7 @@ struct lg_wire_msg {
 	uint8_t type;
 	uint32_t seq;
 	uint32_t present; /* bit (1 << tag) for each field seen */
-	uint32_t pid, ppid, op, result, proto, status, verdict;
+	uint32_t pid, ppid, op, result, proto, status, verdict, decision;
 	uint64_t chan, digest, count, args_digest, time_ns;
 	/* NUL-terminated, in the caller's scratch buffer; "" when absent */
 	const char *exe, *path, *tool, *target, *preview, *flow, *name,

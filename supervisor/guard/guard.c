@@ -168,6 +168,8 @@ const char *lg_op_plural(enum lg_op op)
 		return "truncations";
 	case LG_OP_RMDIR:
 		return "directory removals";
+	case LG_OP_TOOL_DELETE:
+		return "tool deletes";
 	default:
 		return "deletes";
 	}

@@ -110,6 +110,40 @@ static long prune_restored(struct lg_volumetric *d,
 	return -1;
 }
 
+/*
+ * What the window counted, in words that are true of it: "3 deletes of
+ * pre-existing files", "3 tool deletes", or both kinds spelled out.
+ */
+static void what_counted(const struct lg_volumetric *d,
+			 const struct lg_event *ev, size_t count, char *buf,
+			 size_t size)
+{
+	size_t tool = ev->op == LG_OP_TOOL_DELETE, file = !tool;
+	bool same = true;
+
+	for (size_t i = 0; i < d->len; i++) {
+		enum lg_op op = at((struct lg_volumetric *)d, i)->op;
+
+		if (op == LG_OP_TOOL_DELETE)
+			tool++;
+		else
+			file++;
+		same &= op == ev->op;
+	}
+	if (tool + file != count) /* other supervisors' counts are in it */
+		snprintf(buf, size, "%zu removals of pre-existing data", count);
+	else if (!tool)
+		snprintf(buf, size, "%zu %s of pre-existing files", count,
+			 same ? lg_op_plural(ev->op) : "removals");
+	else if (!file)
+		snprintf(buf, size, "%zu tool deletes", count);
+	else
+		snprintf(
+			buf, size,
+			"%zu removals (%zu of pre-existing files, %zu tool delete%s)",
+			count, file, tool, tool == 1 ? "" : "s");
+}
+
 enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 				   const struct lg_event *ev,
 				   const struct lg_guard_env *env,
@@ -154,12 +188,13 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	}
 	if (count >= d->cfg.max) {
 		uint64_t span = d->len ? now - at(d, 0)->t : 0;
+		char what[160];
 
+		what_counted(d, ev, count, what, sizeof(what));
 		lg_findings_add(
 			out, d->cfg.action, "volumetric", "volume_exceeded",
-			"volume_exceeded, %zu %s of pre-existing files in %.1fs (limit %u per %llus%s); refused %s %s",
-			count, lg_op_plural(ev->op), (double)span / 1000.0,
-			d->cfg.max,
+			"volume_exceeded, %s in %.1fs (limit %u per %llus%s); refused %s %s",
+			what, (double)span / 1000.0, d->cfg.max,
 			(unsigned long long)(d->cfg.window_ms / 1000),
 			shared >= 0 ? ", all supervisors of the session" : "",
 			lg_op_name(ev->op), ev->target);

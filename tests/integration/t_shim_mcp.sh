@@ -41,7 +41,7 @@ run_lg --session mcpdel -- python3 "$TOOLS/mcp_agent.py" --tool delete_asset --a
 assert_rc 86 "$RC" "repeated delete_asset"
 n=$(grep -c '^tools/call delete_asset' "$T/del.log")
 [ "$n" = 2 ] || fail "the server saw $n delete_asset calls, expected 2"
-grep -q '3 deletes on asset_id=fact_sales' "$STATE/audit.jsonl" || fail "delete target"
+grep -q '3 tool deletes on asset_id=fact_sales' "$STATE/audit.jsonl" || fail "delete target"
 
 run_lg --session threads -- python3 "$TOOLS/mcp_agent.py" --threads 3 --changing --tool get_status \
 	--args "$args" --times 4 >"$T/out" 2>&1

@@ -34,7 +34,7 @@ elif mode == "closefds":
 PY
 for mode in fork threads closefds; do
 	: >"$CATALOG_LOG"
-	run_lg --session "p-$mode" -- python3 "$T/agent.py" "$port" "$mode" >"$T/out" 2>&1
+	run_lg --session "p-$mode" --config "$TOOLS/catalog.ini" -- python3 "$T/agent.py" "$port" "$mode" >"$T/out" 2>&1
 	assert_rc 86 "$RC" "$mode agent"
 	n=$(grep -c '^DELETE ' "$CATALOG_LOG")
 	if [ $mode = threads ]; then

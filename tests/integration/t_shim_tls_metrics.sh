@@ -20,7 +20,7 @@ assert_rc 0 "$RC" "a TLS client"
 [ "$(session_field tls tls_channels)" = 1 ] || fail "TLS traffic was not reported: $(cat "$STATE/sessions/tls.json")"
 
 start_catalog
-run_lg --session m -- python3 "$TOOLS/catalog_agent.py" --port-file "$CATALOG_PORT_FILE" \
+run_lg --session m --config "$TOOLS/catalog.ini" -- python3 "$TOOLS/catalog_agent.py" --port-file "$CATALOG_PORT_FILE" \
 	--max-attempts 5 --delay 0 >/dev/null 2>&1
 assert_rc 86 "$RC" "catalogue loop"
 prom=$STATE/lgrun.prom

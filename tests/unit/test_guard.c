@@ -228,7 +228,7 @@ static void test_op_plural(void **state)
 {
 	(void)state;
 	assert_string_equal(lg_op_plural(LG_OP_UNLINK), "deletes");
-	assert_string_equal(lg_op_plural(LG_OP_TOOL_DELETE), "deletes");
+	assert_string_equal(lg_op_plural(LG_OP_TOOL_DELETE), "tool deletes");
 	assert_string_equal(lg_op_plural(LG_OP_RMDIR), "directory removals");
 	assert_string_equal(lg_op_plural(LG_OP_TRUNCATE), "truncations");
 	assert_string_equal(lg_op_plural(LG_OP_OPEN_TRUNC), "truncations");

@@ -196,6 +196,72 @@ static void test_name_in(void **state)
 	assert_true(lg_recog_name_in("drop_x", 6, " delete_* , drop_* "));
 }
 
+/* A declared tool endpoint: which requests are an agent's tool calls. */
+static const struct {
+	const char *patterns, *request, *peer;
+	unsigned port;
+	bool want;
+} endpoint_cases[] = {
+	/* path only: any host */
+	{ "/assets/*", "DELETE /assets/fact_sales HTTP/1.1\r\nHost: x\r\n\r\n",
+	  "127.0.0.1", 40000, true },
+	{ "/assets/*", "DELETE /items/7 HTTP/1.1\r\nHost: x\r\n\r\n",
+	  "127.0.0.1", 40000, false },
+	{ "/assets", "GET /assets/a/b?x=1 HTTP/1.1\r\n\r\n", "10.0.0.1", 80,
+	  true },
+	{ "/assets", "GET /assetsx HTTP/1.1\r\n\r\n", "10.0.0.1", 80, false },
+	{ "/api/*/run", "POST /api/v1/x/run?y HTTP/1.1\r\n\r\n", "1.2.3.4", 1,
+	  true },
+	/* host and port, from the Host header or the peer */
+	{ "localhost:8080",
+	  "GET /health HTTP/1.1\r\nHost: localhost:8080\r\n\r\n", "127.0.0.1",
+	  8080, true },
+	{ "localhost:8080",
+	  "GET /health HTTP/1.1\r\nHost: localhost:9090\r\n\r\n", "127.0.0.1",
+	  9090, false },
+	{ "localhost", "GET / HTTP/1.1\r\n\r\n", "::1", 5000, true },
+	{ ":9000", "GET / HTTP/1.1\r\nhost: a\r\n\r\n", "127.0.0.1", 9000,
+	  true },
+	{ ":9000", "GET / HTTP/1.1\r\n\r\n", "127.0.0.1", 9001, false },
+	{ "tools.internal/v1/*",
+	  "POST /v1/call HTTP/1.1\r\nHost: Tools.Internal\r\n\r\n", "10.1.1.1",
+	  443, true },
+	{ "tools.internal/v1/*",
+	  "POST /v2/call HTTP/1.1\r\nHost: tools.internal\r\n\r\n", "10.1.1.1",
+	  443, false },
+	{ "http://127.0.0.1:7000/mcp", "POST /mcp HTTP/1.1\r\n\r\n",
+	  "127.0.0.1", 7000, true },
+	{ "[::1]:7000", "POST / HTTP/1.1\r\nHost: [::1]:7000\r\n\r\n", "::1",
+	  7000, true },
+	{ "*", "GET /anything HTTP/1.1\r\n\r\n", "8.8.8.8", 53, true },
+	/* a list; garbage patterns never match */
+	{ "/a/*, :1234", "GET /b HTTP/1.1\r\n\r\n", "127.0.0.1", 1234, true },
+	{ "host:port", "GET / HTTP/1.1\r\nHost: host\r\n\r\n", "1.1.1.1", 1,
+	  false },
+	{ "", "GET / HTTP/1.1\r\n\r\n", "127.0.0.1", 1, false },
+};
+
+static void test_endpoint_in(void **state)
+{
+	(void)state;
+	for (size_t i = 0;
+	     i < sizeof(endpoint_cases) / sizeof(endpoint_cases[0]); i++) {
+		struct lg_http_req r;
+
+		assert_true(http_req(endpoint_cases[i].request, &r));
+		if (lg_recog_endpoint_in(endpoint_cases[i].patterns, r.host,
+					 endpoint_cases[i].peer,
+					 endpoint_cases[i].port,
+					 r.target) != endpoint_cases[i].want)
+			fail_msg("case %zu: %s on %s", i,
+				 endpoint_cases[i].patterns,
+				 endpoint_cases[i].request);
+	}
+	assert_false(lg_recog_endpoints_need_peer("/assets/*, /x"));
+	assert_true(lg_recog_endpoints_need_peer("/assets/*, :9000"));
+	assert_true(lg_recog_endpoints_need_peer("localhost"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_jsonrpc_rejects),
 		cmocka_unit_test(test_maybe_and_tls),
 		cmocka_unit_test(test_name_in),
+		cmocka_unit_test(test_endpoint_in),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

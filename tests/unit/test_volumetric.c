@@ -149,8 +149,43 @@ static void test_summary_names_the_op(void **state)
 	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
 			 LG_KILL);
 	assert_int_equal(fx->out.n, 1);
-	assert_non_null(strstr(fx->out.f[0].summary, "3 directory removals"));
+	/* two truncations and a removal are not "3 directory removals" */
+	assert_non_null(strstr(fx->out.f[0].summary,
+			       "3 removals of pre-existing files"));
 	assert_non_null(strstr(fx->out.f[0].summary, "rmdir /p/dir"));
+
+	/* the same op three times is named */
+	fx->out.n = 0;
+	for (int i = 0; i < 3; i++)
+		lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+	assert_int_equal(fx->out.n, 1);
+	assert_non_null(strstr(fx->out.f[0].summary,
+			       "3 directory removals of pre-existing files"));
+}
+
+/* Tool deletes are never called files, nor files tool deletes. */
+static void test_summary_tool_deletes(void **state)
+{
+	struct fixture *fx = *state;
+	struct lg_event ev = destroy(LG_OP_TOOL_DELETE, "asset_id=a");
+
+	fx->env.now_ms = 0;
+	for (int i = 0; i < 3; i++)
+		lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+	assert_int_equal(fx->out.n, 1);
+	assert_non_null(strstr(fx->out.f[0].summary,
+			       "volume_exceeded, 3 tool deletes in "));
+	assert_null(strstr(fx->out.f[0].summary, "files"));
+
+	fx->out.n = 0;
+	lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+	ev = destroy(LG_OP_UNLINK, "/p/x");
+	lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+	lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out);
+	assert_int_equal(fx->out.n, 1);
+	assert_non_null(
+		strstr(fx->out.f[0].summary,
+		       "3 removals (2 of pre-existing files, 1 tool delete)"));
 }
 
 static void test_window_edge_expired(void **state)
@@ -520,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_shared_window_counts_all_hosts),
 		T(test_third_trips, setup_default),
 		T(test_summary_names_the_op, setup_default),
+		T(test_summary_tool_deletes, setup_default),
 		T(test_window_edge_expired, setup_default),
 		T(test_window_edge_inside, setup_default),
 		T(test_window_all_expired, setup_default),
