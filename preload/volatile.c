@@ -237,10 +237,11 @@ static size_t tmpname_at(const char *p, size_t n, size_t i)
 				      p[e] == '-' || p[e] == '_');
 		     e++)
 			;
-		/* the tail after the last separator, or after "tmp" */
+		/* the tail after the last separator, or all after "tmp" */
 		for (s = e; s > b && alnum(p[s - 1]); s--)
 			;
-		if (s == b && e - b > 3 && memcmp(p + b, "tmp", 3) == 0)
+		if ((s == b || e - s < 6) && e - b >= 9 &&
+		    memcmp(p + b, "tmp", 3) == 0)
 			s = b + 3;
 		if (s == b || e - s < 6)
 			continue;

@@ -586,7 +586,40 @@ struct parse {
 	int cur_line; /* line the reader handed to inih last */
 	int err_line; /* line of the first error we saw */
 	char msg[768]; /* first error, from the handler */
+	/* keys set so far in this file, for the duplicate-key error */
+	struct seen {
+		char key[192];
+		int line;
+	} * seen;
+	size_t nseen, seen_cap;
 };
+
+/* A key set twice in one section is an error: which one would win? */
+static int check_duplicate(struct parse *p, const char *section,
+			   const char *name, const struct key *k)
+{
+	char key[192];
+
+	if (k->type == K_IGNORE_PATH || k->type == K_IGNORE_PROGRAM)
+		return 0; /* repeated on purpose: one glob per line */
+	snprintf(key, sizeof(key), "%s\n%s", section, name);
+	for (size_t i = 0; i < p->nseen; i++)
+		if (strcmp(p->seen[i].key, key) == 0)
+			return p->seen[i].line;
+	if (p->nseen == p->seen_cap) {
+		size_t cap = p->seen_cap ? 2 * p->seen_cap : 32;
+		struct seen *n = realloc(p->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->seen = n;
+		p->seen_cap = cap;
+	}
+	snprintf(p->seen[p->nseen].key, sizeof(p->seen[p->nseen].key), "%s",
+		 key);
+	p->seen[p->nseen++].line = p->cur_line;
+	return 0;
+}
 
 static const struct key *find_key(const char *section, const char *name)
 {
@@ -975,6 +1008,17 @@ static int handler(void *user, const char *section, const char *name,
 		apply = p->profile_file ? p->phase == PH_PROFILE :
 					  p->phase == PH_BASE;
 	}
+	r = check_duplicate(p, section, name, k);
+	if (r > 0) {
+		char what[256], first[32];
+
+		snprintf(what, sizeof(what), "duplicate key '%s' in [%s]", name,
+			 section);
+		snprintf(first, sizeof(first), "%d", r);
+		return fail(p, "%s (first set on line %s)", what, first);
+	}
+	if (r < 0)
+		return fail(p, "out of memory%s%s", "", "");
 	r = set_value(p->c, k, value, apply, msg, sizeof(msg));
 	if (r == -ENOMEM)
 		return fail(p, "out of memory%s%s", "", "");
@@ -1055,6 +1099,7 @@ static int run(struct parse *p, const char *text, const char *name,
 	p->err_line = 0;
 	p->cur_line = 0;
 	p->text = text;
+	p->nseen = 0;
 	line = ini_parse_stream(read_line, &r, handler, p);
 	if (line == 0 && !p->msg[0])
 		return 0;
@@ -1178,6 +1223,7 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 		r = run(&p, text, path, err);
 	}
 	free(text);
+	free(p.seen);
 	return r;
 }
 
@@ -1219,6 +1265,7 @@ static int load(struct lg_config *c, const char *text, const char *path,
 	if (!r)
 		r = run_main(&p, text, path, PH_AGENT, err);
 	free(owned);
+	free(p.seen);
 	return r;
 }
 

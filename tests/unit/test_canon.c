@@ -338,6 +338,96 @@ static void test_url_targets(void **state)
 	assert_int_equal(lg_url_target("/assets/x", NULL, out, sizeof(out)), 0);
 }
 
+/* Two calls that do the same thing have one signature; others do not. */
+static const struct {
+	const char *tool, *a, *b;
+	bool same;
+} call_cases[] = {
+	/* Claude Code rewrites Bash's description on every call */
+	{ "Bash",
+	  "{\"command\":\"ls /work/d\",\"description\":\"List files in d\"}",
+	  "{\"description\":\"Check the directory contents again\",\"command\":\"ls /work/d\"}",
+	  true },
+	{ "Bash", "{\"command\":\"ls a\",\"description\":\"x\"}",
+	  "{\"command\":\"ls b\",\"description\":\"x\"}", false },
+	/* gemini-cli */
+	{ "run_shell_command",
+	  "{\"command\":\"ls d\",\"description\":\"Listing d.\",\"dir_path\":\".\"}",
+	  "{\"command\":\"ls d\",\"description\":\"Listing d once more.\",\"dir_path\":\".\"}",
+	  true },
+	{ "run_shell_command", "{\"command\":\"ls d\",\"dir_path\":\"a\"}",
+	  "{\"command\":\"ls d\",\"dir_path\":\"b\"}", false },
+	/* Codex: the command is an array, the justification free text */
+	{ "shell",
+	  "{\"command\":[\"bash\",\"-lc\",\"ls d\"],\"justification\":\"see d\"}",
+	  "{\"command\":[\"bash\",\"-lc\",\"ls  d  # again\"],\"justification\":\"look\"}",
+	  true },
+	/* a tool whose description is real content keeps it */
+	{ "create_issue", "{\"title\":\"t\",\"description\":\"one\"}",
+	  "{\"title\":\"t\",\"description\":\"two\"}", false },
+	/* noise: white space, a counter in a shell comment, key order */
+	{ "Bash", "{\"command\":\"rm -f x   # attempt 1\"}",
+	  "{\"command\":\"rm -f x # attempt 2\"}", true },
+	{ "mcp_tool", "{\"q\":\"  select  1 \",\"n\":2}",
+	  "{\"n\":2,\"q\":\"select 1\"}", true },
+	/* a '#' inside quotes is the command's, not a comment */
+	{ "Bash", "{\"command\":\"echo '# 1'\"}",
+	  "{\"command\":\"echo '# 2'\"}", false },
+	{ "Bash", "{\"command\":\"grep -c x#1 f\"}",
+	  "{\"command\":\"grep -c x#2 f\"}", false },
+	/* quoted spaces stay in a shell command */
+	{ "Bash", "{\"command\":\"echo 'a  b'\"}",
+	  "{\"command\":\"echo 'a b'\"}", false },
+	/* ignored everywhere: *:justification */
+	{ "anything", "{\"x\":1,\"justification\":\"a\"}",
+	  "{\"x\":1,\"justification\":\"b\"}", true },
+};
+
+static void test_call_signature(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(call_cases) / sizeof(call_cases[0]);
+	     i++) {
+		char a[512], b[512];
+
+		assert_true(lg_canon_call(call_cases[i].tool, call_cases[i].a,
+					  strlen(call_cases[i].a),
+					  LG_DEFAULT_IGNORE_KEYS, a,
+					  sizeof(a)) > 0);
+		assert_true(lg_canon_call(call_cases[i].tool, call_cases[i].b,
+					  strlen(call_cases[i].b),
+					  LG_DEFAULT_IGNORE_KEYS, b,
+					  sizeof(b)) > 0);
+		if ((strcmp(a, b) == 0) != call_cases[i].same)
+			fail_msg("case %zu: %s vs %s", i, a, b);
+	}
+}
+
+static void test_call_ignore_rules(void **state)
+{
+	char out[256], bad[64];
+	const char *bash = "{\"command\":\"ls\",\"description\":\"d\"}";
+	const char *mcp = "{\"path\":\"a\",\"why\":\"w\"}";
+
+	(void)state;
+	assert_true(lg_canon_call("Bash", bash, strlen(bash), "", out,
+				  sizeof(out)) > 0);
+	assert_string_equal(out, "{\"command\":\"ls\",\"description\":\"d\"}");
+	assert_true(lg_canon_call("mcp__fs__read", mcp, strlen(mcp),
+				  "mcp__*:why", out, sizeof(out)) > 0);
+	assert_string_equal(out, "{\"path\":\"a\"}");
+	assert_true(lg_canon_ignore_valid(LG_DEFAULT_IGNORE_KEYS, bad,
+					  sizeof(bad)));
+	assert_true(lg_canon_ignore_valid("", bad, sizeof(bad)));
+	assert_false(lg_canon_ignore_valid("Bash:description, reason", bad,
+					   sizeof(bad)));
+	assert_string_equal(bad, "reason");
+	assert_false(lg_canon_ignore_valid("a:b:c", bad, sizeof(bad)));
+	assert_false(lg_canon_ignore_valid(":x", bad, sizeof(bad)));
+	assert_int_equal(lg_canon_call("t", "{", 1, "", out, sizeof(out)),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +443,8 @@ int main(void)
 		cmocka_unit_test(test_digest_of_canonical),
 		cmocka_unit_test(test_target_keys),
 		cmocka_unit_test(test_url_targets),
+		cmocka_unit_test(test_call_signature),
+		cmocka_unit_test(test_call_ignore_rules),
 	};
 
 	return cmocka_run_group_tests_name("canon", tests, NULL, NULL);

@@ -217,23 +217,6 @@ static void test_every_key(void **state)
 }
 
 /* A later value replaces an earlier one (strings are not leaked). */
-static void test_later_value_wins(void **state)
-{
-	struct lg_config *c = *state;
-
-	load_ok(c,
-		"[guard]\n"
-		"state_dir = /a\n"
-		"state_dir = /b\n"
-		"[volumetric]\n"
-		"max_ops = 7\n"
-		"[volumetric]\n"
-		"max_ops = 9\n",
-		NULL, NULL);
-	assert_string_equal(c->state_dir, "/b");
-	assert_int_equal(c->guard.volumetric.max, 9);
-}
-
 static void test_bool_values(void **state)
 {
 	static const struct {
@@ -315,6 +298,17 @@ static void test_numbers_at_limits(void **state)
 	assert_int_equal(c->kill_grace_ms, 600000);
 	assert_int_equal(c->guard.repeat.threshold, 0);
 	assert_int_equal(c->guard.failures.max, 100000);
+	load_ok(c,
+		"[shim]\ntool_endpoints = localhost:8080/api, /assets\n"
+		"judge_all = true\n[repeat]\nignore_keys = Bash:description\n",
+		NULL, NULL);
+	assert_string_equal(c->tool_endpoints, "localhost:8080/api, /assets");
+	assert_true(c->judge_all);
+	assert_string_equal(c->repeat_ignore_keys, "Bash:description");
+	/* an empty list: no endpoint declared, no key ignored */
+	load_ok(c, "[shim]\ntool_endpoints =\n[repeat]\nignore_keys =\n", NULL,
+		NULL);
+	assert_string_equal(c->repeat_ignore_keys, "");
 	load_ok(c, "[volumetric]\nmax_ops = 1000000\n", NULL, NULL);
 	assert_int_equal(c->guard.volumetric.max, 1000000);
 	load_ok(c, "[repeat]\nthreshold = 100000\n[failures]\nmax = 0\n", NULL,
@@ -424,6 +418,18 @@ static void test_errors(void **state)
 	static const struct err_case tc[] = {
 		{ "[guard]\nobserve = true\n[x]\nfoo = 1\n",
 		  "test.ini:3: unknown section [x]" },
+		{ "[shim]\ntool_endpoints = /a, host:port\n",
+		  "test.ini:2: shim.tool_endpoints: 'host:port' is not an endpoint" },
+		{ "[repeat]\nignore_keys = Bash:description, reason\n",
+		  "test.ini:2: repeat.ignore_keys: 'reason' is not TOOL:KEY" },
+		{ "[shim]\njudge_all = sometimes\n",
+		  "test.ini:2: shim.judge_all: 'sometimes' is not a boolean" },
+		{ "[shim]\ntool_endpoints = /a\ntool_endpoints = /b\n",
+		  "test.ini:3: duplicate key 'tool_endpoints' in [shim] (first set on line 2)" },
+		{ "[volumetric]\nmax_ops = 1\n[same_target]\nmax = 2\n[volumetric]\nmax_ops = 5\n",
+		  "test.ini:6: duplicate key 'max_ops' in [volumetric] (first set on line 2)" },
+		{ "[profile x]\nvolumetric.max_ops = 1\nvolumetric.max_ops = 2\n",
+		  "test.ini:3: duplicate key 'volumetric.max_ops' in [profile x]" },
 		{ "[bogus]\nfoo = 1\n", "test.ini:1: unknown section [bogus]" },
 		{ "[guard]\nbogus = 1\n",
 		  "test.ini:2: unknown key 'bogus' in [guard]" },
@@ -1227,7 +1233,6 @@ int main(void)
 		T(test_defaults),
 		T(test_empty_keeps_defaults),
 		T(test_every_key),
-		T(test_later_value_wins),
 		T(test_bool_values),
 		T(test_syscalls),
 		T(test_numbers_at_limits),
