@@ -75,6 +75,12 @@ struct lg_session {
 		const char *reason; /* static strings of the guard */
 		unsigned n;
 	} warns[32];
+	/* the programs of the last processes seen, so every event names one */
+	struct {
+		pid_t pid;
+		char exe[64];
+	} exes[32];
+	unsigned exes_next;
 };
 
 bool lg_session_judge_calls(const struct lg_session *s)
@@ -311,6 +317,32 @@ static void read_exe(pid_t pid, char *out, size_t size)
 	buf[n] = '\0';
 	lg_path_strip_deleted(buf);
 	snprintf(out, size, "%s", lg_path_basename(buf));
+}
+
+/*
+ * The program doing an op. fresh: read it now (what counts must name the
+ * program as it is); else a process seen before keeps the name read then
+ * (one readlink per process on the hot path, not one per op; a process
+ * that execs after its first op is named after its first program).
+ */
+static void exe_of(struct lg_session *s, pid_t pid, bool fresh, char *out,
+		   size_t size)
+{
+	const size_t n = sizeof(s->exes) / sizeof(s->exes[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		if (s->exes[i].pid != pid)
+			continue;
+		if (fresh)
+			read_exe(pid, s->exes[i].exe, sizeof(s->exes[i].exe));
+		snprintf(out, size, "%s", s->exes[i].exe);
+		return;
+	}
+	read_exe(pid, out, size);
+	s->exes[s->exes_next % n].pid = pid;
+	snprintf(s->exes[s->exes_next % n].exe,
+		 sizeof(s->exes[s->exes_next % n].exe), "%s", out);
+	s->exes_next++;
 }
 
 /* The guard's question: has a target removed earlier come back? */
@@ -789,9 +821,9 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	if (ev.cls == LG_CLASS_DESTROY)
 		s->st.counted++;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
-	if (v != LG_ALLOW && !exe[0])
-		read_exe(pid, exe,
-			 sizeof(exe)); /* the target waits: still there */
+	if (!exe[0]) /* the target waits: still there */
+		exe_of(s, pid, v != LG_ALLOW || ev.cls == LG_CLASS_DESTROY, exe,
+		       sizeof(exe));
 	remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
 	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
 	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
@@ -979,11 +1011,14 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 			   int err)
 {
+	char exe[64];
+
 	s->st.unreadable++;
 	s->st.denied++;
-	lg_warn("refused %s by pid %d: cannot read its arguments (%s)",
-		lg_op_name(op), pid, strerror(err));
-	remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, "",
+	exe_of(s, pid, true, exe, sizeof(exe));
+	lg_warn("refused %s by %s[%d]: cannot read its arguments (%s)",
+		lg_op_name(op), exe, pid, strerror(err));
+	remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, exe,
 		 "(unreadable)");
 }
 

@@ -15,6 +15,13 @@ done
 grep -q '"summary":"session_killed: volume_exceeded, 3 deletes' "$STATE/audit.jsonl" ||
 	fail "the audit summary does not say what happened"
 grep -q "\"target\":\"$T/data/f3\"" "$STATE/audit.jsonl" || fail "the refused target is not in the record"
+# Every recent event names the program that did it, the first ones too.
+python3 - "$STATE/audit.jsonl" <<'PY' || fail "a recent event does not name its program"
+import json, sys
+trip = [json.loads(l) for l in open(sys.argv[1]) if '"event":"trip"' in l][0]
+exes = [e.get("exe") for e in trip["recent"]]
+assert len(exes) == 3 and all(x == "rm" for x in exes), exes
+PY
 [ -f "$STATE/sessions/trip3.killed" ] || fail "the session is not marked killed"
 grep -q "lgctl reset trip3" "$T/err" || fail "stderr does not tell the operator how to reset"
 grep -q 'lgrun_trips_total{agent="bash",reason="volume_exceeded"} 1' "$STATE/lgrun.prom" ||
