@@ -104,6 +104,43 @@ bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
 	return false;
 }
 
+bool lg_path_in_git_dir(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, ".git")); p += 4)
+		if ((p == path || p[-1] == '/') && (p[4] == '/' || !p[4]))
+			return true;
+	return false;
+}
+
+static bool is_git(const char *exe)
+{
+	return exe && strcmp(exe, "git") == 0;
+}
+
+/* Only git's removals, and never of git's own data. */
+static bool git_candidate(enum lg_op op, const struct lg_facts *f,
+			  const char *path)
+{
+	return f->git_recoverable &&
+	       (op == LG_OP_UNLINK || op == LG_OP_RMDIR) &&
+	       !lg_path_in_git_dir(path);
+}
+
+bool lg_classify_needs_program(const struct lg_ignore_rule *rules, size_t n,
+			       enum lg_op op, const struct lg_facts *f,
+			       const char *path)
+{
+	return git_candidate(op, f, path) ||
+	       lg_ignored_by_program_rule(rules, n, op, path);
+}
+
+bool lg_classify_lost_by_git(enum lg_op op, enum lg_class cls, const char *path,
+			     const char *exe)
+{
+	return cls == LG_CLASS_DESTROY && op == LG_OP_UNLINK && is_git(exe) &&
+	       !lg_path_in_git_dir(path);
+}
+
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,
 			  const struct lg_ignore_rule *rules, size_t nrules,
@@ -130,5 +167,12 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_HARMLESS;
 	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f->size == 0)
 		return LG_CLASS_HARMLESS;
+	/*
+	 * What git removes while changing branches is still in its object
+	 * database: asked last, since it reads the file.
+	 */
+	if (is_git(exe) && git_candidate(op, f, path) &&
+	    f->git_recoverable(f->git_ctx, op, path) > 0)
+		return LG_CLASS_RECOVERABLE;
 	return LG_CLASS_DESTROY;
 }

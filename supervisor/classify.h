@@ -32,6 +32,14 @@ struct lg_facts {
 	int64_t size;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
+	/*
+	 * Asked only about git's own removals outside .git that would count
+	 * otherwise: > 0 when the target (a file or symlink) has its exact
+	 * content in its repository's object database, or (rmdir) is an
+	 * empty directory in a repository's work tree. NULL: never.
+	 */
+	int (*git_recoverable)(void *ctx, enum lg_op op, const char *path);
+	void *git_ctx;
 };
 
 /* Session-created means born (or, without birth times, changed) after start. */
@@ -53,6 +61,27 @@ const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 /* True when a program-scoped rule's glob covers path: the program matters. */
 bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
 				enum lg_op op, const char *path);
+
+/*
+ * True when the program doing op changes its class: a program-scoped ignore
+ * rule covers path, or git's removal could be recoverable. The caller then
+ * reads the program and classifies with it.
+ */
+bool lg_classify_needs_program(const struct lg_ignore_rule *rules, size_t n,
+			       enum lg_op op, const struct lg_facts *f,
+			       const char *path);
+
+/* A component of path is ".git": git's own data, never "recoverable". */
+bool lg_path_in_git_dir(const char *path);
+
+/*
+ * git removed a pre-existing file outside .git whose content its object
+ * database does not hold (reset --hard, checkout -- f over changes, clean):
+ * the committed content git may write at that path next is not the lost
+ * content coming back, so it must not pass for an overwrite.
+ */
+bool lg_classify_lost_by_git(enum lg_op op, enum lg_class cls, const char *path,
+			     const char *exe);
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,

@@ -41,6 +41,8 @@ const char *lg_class_name(enum lg_class cls)
 		return "ignored";
 	case LG_CLASS_HARMLESS:
 		return "harmless";
+	case LG_CLASS_RECOVERABLE:
+		return "recoverable";
 	}
 	return "?";
 }

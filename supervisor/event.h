@@ -52,6 +52,7 @@ enum lg_class {
 	LG_CLASS_SESSION, /* created by the session itself (temp, build output) */
 	LG_CLASS_IGNORED, /* an ignore glob covers it */
 	LG_CLASS_HARMLESS, /* nothing lost: empty file, shrink, deleted fd */
+	LG_CLASS_RECOVERABLE, /* git removes what its object database holds */
 };
 
 struct lg_event {

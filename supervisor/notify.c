@@ -16,6 +16,7 @@
 
 #include "classify.h"
 #include "filter.h"
+#include "gitodb.h"
 #include "log.h"
 #include "notify.h"
 #include "pathres.h"
@@ -33,6 +34,7 @@ struct lg_notifier {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	size_t req_size, resp_size;
+	struct lg_gitodb *odb; /* repositories and pack lists, cached */
 };
 
 struct lg_notifier *lg_notifier_new(int fd)
@@ -55,7 +57,8 @@ struct lg_notifier *lg_notifier_new(int fd)
 			       sizeof(*n->resp);
 	n->req = calloc(1, n->req_size);
 	n->resp = calloc(1, n->resp_size);
-	if (!n->req || !n->resp) {
+	n->odb = lg_gitodb_new(0);
+	if (!n->req || !n->resp || !n->odb) {
 		lg_notifier_free(n);
 		return NULL;
 	}
@@ -68,6 +71,7 @@ void lg_notifier_free(struct lg_notifier *n)
 		return;
 	free(n->req);
 	free(n->resp);
+	lg_gitodb_free(n->odb);
 	free(n);
 }
 
@@ -372,6 +376,27 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	return 0;
 }
 
+/*
+ * lg_classify's question about git's removals that would count: is the
+ * content in the repository's object database? Asked once per such
+ * removal: one read of the file and a few lookups, git never run.
+ */
+static int git_recoverable(void *ctx, enum lg_op op, const char *path)
+{
+	int r;
+
+	if (op == LG_OP_RMDIR)
+		return lg_gitodb_in_worktree(ctx, path);
+	r = lg_gitodb_stored(ctx, path);
+	if (r <= 0)
+		lg_dbg("git removes %s: %s", path,
+		       r == 0	    ? "not in its object database" :
+		       r == -EFBIG  ? "too large to hash" :
+		       r == -ENOENT ? "no repository" :
+				      strerror(-r));
+	return r;
+}
+
 int lg_notifier_recv(struct lg_notifier *n)
 {
 	memset(n->req, 0, n->req_size);
@@ -406,6 +431,10 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	}
 	if (!a.relevant)
 		return respond(n, n->req->id, 0);
+	if (a.path) {
+		f.git_recoverable = git_recoverable;
+		f.git_ctx = n->odb;
+	}
 	err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
 	return respond(n, n->req->id, err);
 }

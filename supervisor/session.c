@@ -24,6 +24,8 @@
 #define MAX_WOULD_TRIP_RECORDS 20
 /* Warnings of one reason recorded at most; the rest are counted. */
 #define MAX_WARN_RECORDS 20
+/* git's removals of content not in its object database, remembered */
+#define LOST_BY_GIT 1024
 
 struct recent {
 	uint64_t t_ms;
@@ -75,6 +77,9 @@ struct lg_session {
 		const char *reason; /* static strings of the guard */
 		unsigned n;
 	} warns[32];
+	/* hashes of the paths, a ring: see restored() */
+	uint64_t lost_by_git[LOST_BY_GIT];
+	size_t nlost, lost_head;
 	/* the programs of the last processes seen, so every event names one */
 	struct {
 		pid_t pid;
@@ -345,12 +350,52 @@ static void exe_of(struct lg_session *s, pid_t pid, bool fresh, char *out,
 	s->exes_next++;
 }
 
-/* The guard's question: has a target removed earlier come back? */
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * A ring as large as any realistic volumetric window's entries: a path
+ * forgotten here could again pass for an overwrite.
+ */
+static void lost_by_git_add(struct lg_session *s, const char *path)
+{
+	s->lost_by_git[(s->lost_head + s->nlost) % LOST_BY_GIT] =
+		path_hash(path);
+	if (s->nlost == LOST_BY_GIT)
+		s->lost_head = (s->lost_head + 1) % LOST_BY_GIT;
+	else
+		s->nlost++;
+}
+
+static bool lost_by_git(const struct lg_session *s, const char *path)
+{
+	uint64_t h = path_hash(path);
+
+	for (size_t i = 0; i < s->nlost; i++)
+		if (s->lost_by_git[i] == h)
+			return true;
+	return false;
+}
+
+/*
+ * The guard's question: has a target removed earlier come back? Not where
+ * git removed content its object database does not hold (reset --hard,
+ * checkout -- f over changes): git writes the committed content there,
+ * and the removed content is gone.
+ */
 static bool restored(void *ctx, const char *target, enum lg_op op)
 {
+	const struct lg_session *s = ctx;
 	struct stat st;
 
-	(void)ctx;
+	if (op == LG_OP_UNLINK && s && lost_by_git(s, target))
+		return false;
 	if (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC)
 		return stat(target, &st) == 0 && st.st_size > 0;
 	return lstat(target, &st) == 0;
@@ -802,11 +847,12 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 			     s->info.start_real_ns);
 	/*
 	 * The program is read only when a scoped rule could apply (git in
-	 * .git), when something is to be reported, or with -vv: it costs a
-	 * readlink on the hot path.
+	 * .git) or a removal that would count may be git's (recoverable, or
+	 * not to be taken for an overwrite), when something is to be
+	 * reported, or with -vv: it costs a readlink on the hot path.
 	 */
 	if (ev.cls == LG_CLASS_DESTROY &&
-	    lg_ignored_by_program_rule(c->ignore, c->n_ignore, op, path)) {
+	    lg_classify_needs_program(c->ignore, c->n_ignore, op, f, path)) {
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
 		ev.cls = lg_classify(op, f, path, exe, c->ignore, c->n_ignore,
@@ -820,6 +866,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		return store_gate(s, pid, exe); /* not counted: refused */
 	if (ev.cls == LG_CLASS_DESTROY)
 		s->st.counted++;
+	if (lg_classify_lost_by_git(op, ev.cls, path, ev.exe))
+		lost_by_git_add(s, path);
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
 	if (!exe[0]) /* the target waits: still there */
 		exe_of(s, pid, v != LG_ALLOW || ev.cls == LG_CLASS_DESTROY, exe,

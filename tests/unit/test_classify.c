@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for classify.c: what a destructive attempt would destroy. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -444,6 +445,212 @@ static void test_truncate_needs_preexisting_content(void **state)
 	assert_false(lg_facts_content_preexisting(&f, START));
 }
 
+/* A fake object database: what it answers, and how often it was asked. */
+struct fake_odb {
+	int answer;
+	unsigned asked;
+	enum lg_op op;
+	char path[256];
+};
+
+static int fake_recoverable(void *ctx, enum lg_op op, const char *path)
+{
+	struct fake_odb *db = ctx;
+
+	db->asked++;
+	db->op = op;
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	return db->answer;
+}
+
+/*
+ * git's own removals of what its object database holds are recoverable;
+ * everything else is as before, and the database is asked only about
+ * git's unlinks and rmdirs outside .git that would count otherwise.
+ */
+static void test_git_recoverable(void **state)
+{
+	static const struct {
+		enum lg_op op;
+		const char *path, *exe;
+		int answer; /* the database's */
+		bool session, nonempty, missing;
+		enum lg_class want;
+		unsigned asked;
+	} cases[] = {
+		{ LG_OP_UNLINK, "/r/src/a.c", "git", 1, false, false, false,
+		  LG_CLASS_RECOVERABLE, 1 },
+		{ LG_OP_UNLINK, "/r/src/a.c", "git", 0, false, false, false,
+		  LG_CLASS_DESTROY, 1 },
+		{ LG_OP_UNLINK, "/r/src/a.c", "git", -EFBIG, false, false,
+		  false, LG_CLASS_DESTROY, 1 },
+		{ LG_OP_UNLINK, "/r/src/a.c", "rm", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_UNLINK, "/r/src/a.c", NULL, 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_UNLINK, "/r/src/a.c", "git-lfs", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		/* git's own data is never recoverable from itself */
+		{ LG_OP_UNLINK, "/r/.git/config", "git", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_UNLINK, "/r/.git", "git", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_RMDIR, "/r/.git", "git", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_UNLINK, "/r/.git/modules/s/HEAD", "git", 1, false,
+		  false, false, LG_CLASS_DESTROY, 0 },
+		/* names that merely start or end like it are work tree files */
+		{ LG_OP_UNLINK, "/r/.gitignore", "git", 1, false, false, false,
+		  LG_CLASS_RECOVERABLE, 1 },
+		{ LG_OP_UNLINK, "/r/.github/ci.yml", "git", 1, false, false,
+		  false, LG_CLASS_RECOVERABLE, 1 },
+		{ LG_OP_UNLINK, "/r/x.git/a", "git", 1, false, false, false,
+		  LG_CLASS_RECOVERABLE, 1 },
+		/* an empty directory of a work tree that git removes */
+		{ LG_OP_RMDIR, "/r/src", "git", 1, false, false, false,
+		  LG_CLASS_RECOVERABLE, 1 },
+		{ LG_OP_RMDIR, "/r/src", "git", 0, false, false, false,
+		  LG_CLASS_DESTROY, 1 },
+		{ LG_OP_RMDIR, "/r/src", "git", 1, false, true, false,
+		  LG_CLASS_HARMLESS, 0 },
+		/* truncation is not a removal git makes when switching */
+		{ LG_OP_TRUNCATE, "/r/a", "git", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		{ LG_OP_OPEN_TRUNC, "/r/a", "git", 1, false, false, false,
+		  LG_CLASS_DESTROY, 0 },
+		/* cheaper classes come first: nothing is read */
+		{ LG_OP_UNLINK, "/r/a", "git", 1, true, false, false,
+		  LG_CLASS_SESSION, 0 },
+		{ LG_OP_UNLINK, "/r/a", "git", 1, false, false, true,
+		  LG_CLASS_MISSING, 0 },
+		{ LG_OP_UNLINK, "/r/a.o", "git", 1, false, false, false,
+		  LG_CLASS_IGNORED, 0 },
+	};
+	struct ruleset rs = { .n = 0 };
+
+	(void)state;
+	rules_add(&rs, NULL, "*.o");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_odb db = { .answer = cases[i].answer };
+		struct lg_facts f = old_file();
+
+		f.git_recoverable = fake_recoverable;
+		f.git_ctx = &db;
+		if (cases[i].session)
+			f.btime_ns = AFTER;
+		f.nonempty_dir = cases[i].nonempty;
+		f.exists = !cases[i].missing;
+		if (lg_classify(cases[i].op, &f, cases[i].path, cases[i].exe,
+				rs.r, rs.n, START) != cases[i].want ||
+		    db.asked != cases[i].asked)
+			fail_msg("case %zu: %s %s by %s: class %s, asked %u", i,
+				 lg_op_name(cases[i].op), cases[i].path,
+				 cases[i].exe ? cases[i].exe : "(null)",
+				 lg_class_name(lg_classify(
+					 cases[i].op, &f, cases[i].path,
+					 cases[i].exe, rs.r, rs.n, START)),
+				 db.asked);
+		if (db.asked) {
+			assert_int_equal(db.op, cases[i].op);
+			assert_string_equal(db.path, cases[i].path);
+		}
+	}
+	rules_free(&rs);
+}
+
+/* Without the question (shim, bpf, tests), git's removals count. */
+static void test_git_without_odb(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/r/src/a.c", "git"),
+			 LG_CLASS_DESTROY);
+	assert_false(lg_classify_needs_program(NULL, 0, LG_OP_UNLINK, &f,
+					       "/r/src/a.c"));
+}
+
+/* When the session must read the program before classifying again. */
+static void test_needs_program(void **state)
+{
+	const struct lg_config *c = *state;
+	struct fake_odb db = { .answer = 1 };
+	struct lg_facts f = old_file();
+
+	f.git_recoverable = fake_recoverable;
+	f.git_ctx = &db;
+	assert_true(lg_classify_needs_program(c->ignore, c->n_ignore,
+					      LG_OP_UNLINK, &f, "/r/a.c"));
+	assert_true(lg_classify_needs_program(c->ignore, c->n_ignore,
+					      LG_OP_RMDIR, &f, "/r/src"));
+	assert_false(lg_classify_needs_program(c->ignore, c->n_ignore,
+					       LG_OP_TRUNCATE, &f, "/r/a.c"));
+	/* .git: for the program-scoped ignore rule, not for the database */
+	assert_true(lg_classify_needs_program(c->ignore, c->n_ignore,
+					      LG_OP_UNLINK, &f,
+					      "/r/.git/objects/ab/cd"));
+	assert_false(lg_classify_needs_program(NULL, 0, LG_OP_UNLINK, &f,
+					       "/r/.git/objects/ab/cd"));
+	assert_int_equal(db.asked, 0);
+	/* git in .git stays ignored; the database is not asked */
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/r/.git/objects/ab/cd",
+				     "git", c->ignore, c->n_ignore, START),
+			 LG_CLASS_IGNORED);
+	assert_int_equal(db.asked, 0);
+}
+
+/*
+ * A removal by git of content not in its database must not pass for an
+ * overwrite when git writes the path again: only that, nothing wider.
+ */
+static void test_lost_by_git(void **state)
+{
+	static const struct {
+		enum lg_op op;
+		enum lg_class cls;
+		const char *path, *exe;
+		bool want;
+	} cases[] = {
+		{ LG_OP_UNLINK, LG_CLASS_DESTROY, "/r/a.c", "git", true },
+		{ LG_OP_UNLINK, LG_CLASS_DESTROY, "/r/a.c", "rm", false },
+		{ LG_OP_UNLINK, LG_CLASS_DESTROY, "/r/a.c", NULL, false },
+		{ LG_OP_UNLINK, LG_CLASS_RECOVERABLE, "/r/a.c", "git", false },
+		{ LG_OP_UNLINK, LG_CLASS_SESSION, "/r/a.c", "git", false },
+		{ LG_OP_RMDIR, LG_CLASS_DESTROY, "/r/src", "git", false },
+		{ LG_OP_TRUNCATE, LG_CLASS_DESTROY, "/r/a.c", "git", false },
+		{ LG_OP_UNLINK, LG_CLASS_DESTROY, "/r/.git/index", "git",
+		  false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (lg_classify_lost_by_git(cases[i].op, cases[i].cls,
+					    cases[i].path,
+					    cases[i].exe) != cases[i].want)
+			fail_msg("case %zu: %s", i, cases[i].path);
+}
+
+static void test_path_in_git_dir(void **state)
+{
+	static const struct {
+		const char *path;
+		bool want;
+	} cases[] = {
+		{ "/r/.git", true },	      { "/r/.git/", true },
+		{ "/r/.git/HEAD", true },     { "/.git", true },
+		{ "/a/.git/b/.git/c", true }, { "/r/.gitignore", false },
+		{ "/r/.github/x", false },    { "/r/x.git", false },
+		{ "/r/x.git/HEAD", false },   { "/r/git/a", false },
+		{ "/r/a.git.b/c", false },    { "/r/.gitx/.git", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (lg_path_in_git_dir(cases[i].path) != cases[i].want)
+			fail_msg("%s: expected %d", cases[i].path,
+				 cases[i].want);
+}
+
 static void test_class_names(void **state)
 {
 	(void)state;
@@ -452,6 +659,7 @@ static void test_class_names(void **state)
 	assert_string_equal(lg_class_name(LG_CLASS_SESSION), "session_owned");
 	assert_string_equal(lg_class_name(LG_CLASS_IGNORED), "ignored");
 	assert_string_equal(lg_class_name(LG_CLASS_HARMLESS), "harmless");
+	assert_string_equal(lg_class_name(LG_CLASS_RECOVERABLE), "recoverable");
 	assert_string_equal(lg_op_name(LG_OP_UNLINK), "unlink");
 	assert_string_equal(lg_op_name(LG_OP_OPEN_TRUNC), "open_trunc");
 	assert_string_equal(lg_source_name(LG_SRC_SECCOMP), "seccomp");
@@ -482,6 +690,12 @@ int main(void)
 						defaults_setup,
 						defaults_teardown),
 		cmocka_unit_test(test_truncate_needs_preexisting_content),
+		cmocka_unit_test(test_git_recoverable),
+		cmocka_unit_test(test_git_without_odb),
+		cmocka_unit_test_setup_teardown(
+			test_needs_program, defaults_setup, defaults_teardown),
+		cmocka_unit_test(test_lost_by_git),
+		cmocka_unit_test(test_path_in_git_dir),
 		cmocka_unit_test(test_class_names),
 	};
 
