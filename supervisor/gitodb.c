@@ -403,11 +403,6 @@ static void to_hex(const uint8_t *id, size_t len, char *hex)
 	hex[2 * len] = '\0';
 }
 
-/*
- * The blob id of dir/name, read through dfd (the directory as already
- * resolved): a symlink's blob is its target, a regular file's its bytes,
- * read once. A file that changes size while it is read has no id.
- */
 struct digest {
 	uint8_t id[32]; /* the blob id */
 	uint8_t lfs[32]; /* SHA-256 of the bytes alone, when asked for */
@@ -415,6 +410,12 @@ struct digest {
 	bool has_lfs;
 };
 
+/*
+ * The blob id of dir/name, read through dfd (the directory as already
+ * resolved): a symlink's blob is its target, a regular file's its bytes,
+ * read once (with lfs, their SHA-256 too, in the same pass). A file that
+ * changes size while it is read has no id.
+ */
 static int hash_at(int dfd, const char *name, bool sha256, bool lfs,
 		   int64_t max, uint8_t *buf, size_t bufsize, struct digest *d)
 {
