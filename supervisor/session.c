@@ -492,6 +492,8 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			    (long long)(s->st.observed_http +
 					s->st.observed_jsonrpc));
 	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	if (s->st.recoverable)
+		lg_json_int(&j, "recoverable", (long long)s->st.recoverable);
 	if (s->st.warnings_suppressed)
 		lg_json_int(&j, "warnings_suppressed",
 			    (long long)s->st.warnings_suppressed);
@@ -866,6 +868,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		return store_gate(s, pid, exe); /* not counted: refused */
 	if (ev.cls == LG_CLASS_DESTROY)
 		s->st.counted++;
+	else if (ev.cls == LG_CLASS_RECOVERABLE)
+		s->st.recoverable++;
 	if (lg_classify_lost_by_git(op, ev.cls, path, ev.exe))
 		lost_by_git_add(s, path);
 	v = lg_guard_feed(s->guard, &ev, &env, &out);

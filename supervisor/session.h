@@ -197,6 +197,7 @@ struct lg_session_stats {
 	uint64_t ev_seccomp, ev_shim, ev_proxy, ev_bpf; /* events by source */
 	/* calls of the programs an agent runs: observed, judged by no rule */
 	uint64_t observed_http, observed_jsonrpc;
+	uint64_t recoverable; /* removals git can give back: not counted */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };

@@ -49,6 +49,8 @@ done
 grep -q "rmdir $R/docs (recoverable) by git\[" "$T/err" ||
 	fail "the emptied directory was not reported as recoverable"
 grep -q "(destroy)" "$T/err" && fail "something counted: $(grep "(destroy)" "$T/err")"
+grep '"event":"session_end"' "$STATE/audit.jsonl" | tail -1 | grep -q '"recoverable":6' ||
+	fail "the end record does not count 6 recoverable removals: $(tail -1 "$STATE/audit.jsonl")"
 [ "$(cat "$R/README")" = kept ] || fail "README changed"
 
 # Everything comes back: the content was in the object database.
