@@ -11,6 +11,7 @@
  * lock on the reporting path (one send() per event, dropped and counted
  * when the socket is full); only the gate blocks, and only for a bounded time.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +128,7 @@ static struct {
 	uint32_t used; /* == gen: in use (a fork makes every entry stale) */
 	uint64_t args;
 	bool decision; /* a declared tool endpoint's call */
+	bool mcp; /* an MCP tools/call in the body: its result is JSON-RPC */
 	char tool[96];
 	char pv[64];
 } http_req[HTTP_TRACK];
@@ -916,7 +918,10 @@ static size_t span_copy(char *dst, size_t size, struct lg_span s, size_t max)
  */
 static bool maybe_a2a(const char *p, size_t n)
 {
-	/* message/send, message/stream, tasks/send, tasks/sendSubscribe */
+	/*
+	 * message/send, message/stream, tasks/send, tasks/sendSubscribe; and
+	 * MCP's tools/call
+	 */
 	const char *e;
 
 	if (n > 4096)
@@ -924,7 +929,7 @@ static bool maybe_a2a(const char *p, size_t n)
 	e = p + n;
 	/* memchr is vectorised; memmem of a 2-byte needle is not */
 	while (p < e && (p = memchr(p, '/', (size_t)(e - p)))) {
-		if (++p < e && *p == 's')
+		if (++p < e && (*p == 's' || *p == 'c'))
 			return true;
 	}
 	return false;
@@ -983,27 +988,66 @@ static int a2a_gate(uint64_t chan, struct lg_span method, const char *endpoint)
 }
 
 /*
- * The body of an HTTP request whose headers went first (a write of its
- * own, or writev's second part) that is an A2A call: true, and *refuse
- * set, when it was one.
+ * MCP over HTTP (the streamable HTTP transport): a tools/call in a request
+ * body is an agent's tool call like one on a pipe, and waits the same way.
+ * Its result is the JSON-RPC response in the HTTP response's body.
  */
-static bool a2a_body(int fd, const char *p, size_t n, int *refuse)
+static int mcp_http_gate(int fd, uint32_t k, const struct lg_jrpc *jr)
+{
+	struct lg_wire_buf w;
+
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen)
+		http_req[fd].mcp = true;
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+	if (lg_recog_name_in(jr->name.p, jr->name.n, gate_tools))
+		lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+	lg_wire_put_u32(&w, LG_T_DECISION, 1);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	put_span(&w, LG_T_TOOL, jr->name, 128);
+	put_span(&w, LG_T_ARGS, jr->args, LG_WIRE_MAX / 2);
+	return gate(&w);
+}
+
+/*
+ * A JSON-RPC request in the body of HTTP request k on fd (path: its
+ * target): an A2A call or an MCP tools/call waits for the supervisor.
+ * True, and *refuse set, when it was one.
+ */
+static bool body_call(int fd, uint32_t k, const char *p, size_t n,
+		      const char *path, size_t path_n, int *refuse)
 {
 	struct lg_jrpc jr;
-	const char *path;
 	char ep[300];
 
+	if (!maybe_a2a(p, n) || !lg_recog_jsonrpc(p, n, &jr) || !jr.request)
+		return false;
+	if (a2a_method(jr.method)) {
+		a2a_endpoint(fd, path, path_n, ep, sizeof(ep));
+		*refuse = a2a_gate(((uint64_t)fd << 32) | k, jr.method, ep);
+		return true;
+	}
+	if (!jr.name.n)
+		return false;
+	*refuse = mcp_http_gate(fd, k, &jr);
+	return true;
+}
+
+/*
+ * The body of an HTTP request whose headers went first (a write of its
+ * own, or writev's second part) that is an A2A call or an MCP tools/call.
+ */
+static bool later_body(int fd, const char *p, size_t n, int *refuse)
+{
+	const char *path;
+
 	if (fd < 0 || fd >= HTTP_TRACK || http_req[fd].used != gen ||
-	    !http_sent[fd] || !maybe_a2a(p, n) ||
-	    !lg_recog_jsonrpc(p, n, &jr) || !jr.request ||
-	    !a2a_method(jr.method))
+	    !http_sent[fd])
 		return false;
 	path = strchr(http_req[fd].tool, ' ');
 	path = path ? path + 1 : "";
-	a2a_endpoint(fd, path, strlen(path), ep, sizeof(ep));
-	*refuse = a2a_gate(((uint64_t)fd << 32) | (http_sent[fd] - 1),
-			   jr.method, ep);
-	return true;
+	return body_call(fd, http_sent[fd] - 1, p, n, path, strlen(path),
+			 refuse);
 }
 
 /* Is this HTTP request a call of a declared tool endpoint? */
@@ -1066,6 +1110,7 @@ static int outgoing(int fd, const char *p, size_t n)
 			http_req[fd].used = gen;
 			http_req[fd].args = args;
 			http_req[fd].decision = decision;
+			http_req[fd].mcp = false;
 			memcpy(http_req[fd].tool, tool,
 			       sizeof(http_req[fd].tool) < sizeof(tool) ?
 				       sizeof(http_req[fd].tool) :
@@ -1074,16 +1119,9 @@ static int outgoing(int fd, const char *p, size_t n)
 			span_copy(http_req[fd].pv, sizeof(http_req[fd].pv),
 				  hq.body, 63);
 		}
-		if (!del && maybe_a2a(hq.body.p, hq.body.n) &&
-		    lg_recog_jsonrpc(hq.body.p, hq.body.n, &jr) && jr.request &&
-		    a2a_method(jr.method)) {
-			char ep[300];
-
-			a2a_endpoint(fd, hq.target.p, hq.target.n, ep,
-				     sizeof(ep));
-			return a2a_gate(((uint64_t)fd << 32) | k, jr.method,
-					ep);
-		}
+		if (!del && body_call(fd, k, hq.body.p, hq.body.n, hq.target.p,
+				      hq.target.n, &r))
+			return r;
 		if (!del && fd < HTTP_TRACK)
 			return 0; /* reported with its response */
 		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
@@ -1102,7 +1140,7 @@ static int outgoing(int fd, const char *p, size_t n)
 		emit(&w);
 		return 0;
 	}
-	if (a2a_body(fd, p, n, &r))
+	if (later_body(fd, p, n, &r))
 		return r;
 	if (lg_recog_jsonrpc(p, n, &jr) && jr.request) {
 		bool call = jr.name.n > 0;
@@ -1190,12 +1228,58 @@ static bool is_call_id(uint64_t id)
 	return false;
 }
 
+/*
+ * The JSON-RPC response in an HTTP body: plain JSON, or an SSE event
+ * ("event: message", "data: {...}"), maybe behind a chunk-size line.
+ */
+static bool body_jsonrpc(struct lg_span body, struct lg_jrpc *jr)
+{
+	const char *p = body.p, *e = body.p + body.n, *d;
+	size_t i;
+
+	for (i = 0; i < 10 && p + i < e && isxdigit((unsigned char)p[i]); i++)
+		;
+	if (i && p + i + 1 < e && p[i] == '\r' && p[i + 1] == '\n')
+		p += i + 2; /* a chunk's size */
+	if (p < e && *p != '{' &&
+	    (d = memmem(p, (size_t)(e - p), "data:", 5)) != NULL)
+		p = d + 5;
+	while (p < e && *p == ' ')
+		p++;
+	return lg_recog_jsonrpc(p, (size_t)(e - p), jr) && !jr->request;
+}
+
+/* The result of an MCP tools/call over HTTP, paired by its channel. */
+static void mcp_http_result(int fd, uint32_t k, unsigned status,
+			    struct lg_span body)
+{
+	struct lg_wire_buf w;
+	struct lg_jrpc jr;
+	bool ok = body_jsonrpc(body, &jr);
+	struct lg_span res = ok ? jr.result : body;
+
+	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u32(&w, LG_T_STATUS, ok ? (jr.error ? 1 : 0) : status);
+	lg_wire_put_u64(&w, LG_T_DIGEST, result_digest(0, res, true));
+	put_span(&w, LG_T_PREVIEW, res, 160);
+	http_req[fd].used = 0;
+	atomic_fetch_sub(&outstanding, 1);
+	emit(&w);
+}
+
 static void http_result(int fd, uint32_t k, unsigned status,
 			struct lg_span body)
 {
 	struct lg_wire_buf w;
 	uint64_t h = lg_wire_hash(0, &status, sizeof(status));
 
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen &&
+	    http_req[fd].mcp) {
+		mcp_http_result(fd, k, status, body);
+		return;
+	}
 	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
 	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
 	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
@@ -1304,7 +1388,7 @@ static int outgoing_iov(int fd, const struct iovec *iov, int cnt)
 
 	if (!refuse && cnt > 1 && iov[1].iov_len >= 4 &&
 	    lg_recog_maybe(iov[1].iov_base, iov[1].iov_len))
-		a2a_body(fd, iov[1].iov_base, iov[1].iov_len, &refuse);
+		later_body(fd, iov[1].iov_base, iov[1].iov_len, &refuse);
 	return refuse;
 }
 
