@@ -916,7 +916,7 @@ static size_t span_copy(char *dst, size_t size, struct lg_span s, size_t max)
  * A cheap look before parsing: every HTTP body passes here, and only
  * A2A's JSON-RPC methods contain these (bounded like the recogniser).
  */
-static bool maybe_a2a(const char *p, size_t n)
+static bool maybe_body_call(const char *p, size_t n)
 {
 	/*
 	 * message/send, message/stream, tasks/send, tasks/sendSubscribe; and
@@ -1020,7 +1020,7 @@ static bool body_call(int fd, uint32_t k, const char *p, size_t n,
 	struct lg_jrpc jr;
 	char ep[300];
 
-	if (!maybe_a2a(p, n) || !lg_recog_jsonrpc(p, n, &jr) || !jr.request)
+	if (!maybe_body_call(p, n) || !lg_recog_jsonrpc(p, n, &jr) || !jr.request)
 		return false;
 	if (a2a_method(jr.method)) {
 		a2a_endpoint(fd, path, path_n, ep, sizeof(ep));
