@@ -151,18 +151,20 @@ static size_t duration_at(const char *p, size_t n, size_t i)
 struct key {
 	const char *name;
 	bool id; /* an id of letters and digits, else numbers */
+	bool space; /* the value may follow after a space alone */
 };
 
 static const struct key keys[] = {
-	{ "process group", false }, { "wall time", false },
-	{ "wall_time", false },	    { "request id", true },
-	{ "request_id", true },	    { "requestid", true },
-	{ "trace_id", true },	    { "traceid", true },
-	{ "timestamp", false },	    { "duration", false },
-	{ "elapsed", false },	    { "latency", false },
-	{ "pgid", false },	    { "ppid", false },
-	{ "pids", false },	    { "took", false },
-	{ "pid", false },	    { "tid", false },
+	{ "process group", false, false }, { "wall time", false, false },
+	{ "wall_time", false, false },	   { "request id", true, false },
+	{ "request_id", true, false },	   { "requestid", true, false },
+	{ "trace_id", true, false },	   { "traceid", true, false },
+	{ "chunk id", true, false },	   { "session id", true, true },
+	{ "timestamp", false, false },	   { "duration", false, false },
+	{ "elapsed", false, false },	   { "latency", false, false },
+	{ "pgid", false, false },	   { "ppid", false, false },
+	{ "pids", false, false },	   { "took", false, true },
+	{ "pid", false, false },	   { "tid", false, false },
 };
 
 /* key, then the start of its value (0: none) */
@@ -175,8 +177,9 @@ static size_t keyed_at(const char *p, size_t n, size_t i, bool *id)
 		if (j > n || strncasecmp(p + i, keys[k].name, l) != 0)
 			continue;
 		/* "process group pgid:" - the longest key and what follows */
-		while (j < n && (alnum(p[j]) || p[j] == '_'))
-			j++;
+		if (!keys[k].space)
+			while (j < n && (alnum(p[j]) || p[j] == '_'))
+				j++;
 		if (j < n && p[j] == '"')
 			j++;
 		while (j < n && p[j] == ' ')
@@ -185,7 +188,7 @@ static size_t keyed_at(const char *p, size_t n, size_t i, bool *id)
 			sep = true;
 			j++;
 		}
-		if (!sep && strcmp(keys[k].name, "took") != 0)
+		if (!sep && !keys[k].space)
 			continue;
 		while (j < n && (p[j] == ' ' || p[j] == '"'))
 			j++;

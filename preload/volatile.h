@@ -13,8 +13,8 @@
  *  - the value after a key that names a process, a clock or a request
  *    (pid, pids, pgid, ppid, tid, process group, wall time, wall_time,
  *    elapsed, duration, took, latency, timestamp, request id, request_id,
- *    requestid, trace_id, traceid), with ':' or '=' (or a space for
- *    "took"), quotes allowed: numbers (a list of them too, "PIDs: 1, 2"),
+ *    requestid, trace_id, traceid, chunk id, session id), with ':' or '='
+ *    (or a space for "took" and "session id"), quotes allowed: numbers (a list of them too, "PIDs: 1, 2"),
  *    with a unit, or an id of letters, digits, '-' and '_' for the id keys;
  *  - durations: a number followed by ms, us, µs, ns, s, sec, secs, second,
  *    seconds, millisecond(s) after a space or '(' ("done in 0.53s");

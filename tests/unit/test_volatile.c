@@ -28,6 +28,12 @@ static const struct {
 	/* Codex's exec output */
 	{ "Exit code: 0\nWall time: 0.1 seconds\nOutput:\na\nb\n",
 	  "Exit code: 0\nWall time: <n>\nOutput:\na\nb\n" },
+	{ "Chunk ID: 3f2a9c\nWall time: 0.0512 seconds\nProcess exited with "
+	  "code 0\nOriginal token count: 5\nOutput:\nf1\nf2\n",
+	  "Chunk ID: <id>\nWall time: <n>\nProcess exited with code 0\n"
+	  "Original token count: 5\nOutput:\nf1\nf2\n" },
+	{ "Process running with session ID 12345",
+	  "Process running with session ID <id>" },
 	{ "{\"pid\": 4242, \"ok\": true}", "{\"pid\": <n>, \"ok\": true}" },
 	{ "pid=17 tid=18", "pid=<n> tid=<n>" },
 	{ "Done in 0.53s.", "Done in <n>." },
