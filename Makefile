@@ -126,7 +126,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: all check test integration demo bench deps deps-check format fuzz \
+.PHONY: all check test integration corpus demo bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -231,10 +231,16 @@ fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm
 integration: all fixtures
 	@B=$(B) bash tests/integration/run.sh
 
+# The regression corpus: legitimate workloads must pass, runaways must be
+# stopped (tests/corpus/README.md).
+corpus: all fixtures
+	@B=$(B) bash tests/corpus/run.sh
+
 check: deps-check
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
 

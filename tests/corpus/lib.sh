@@ -1,0 +1,135 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# Helpers for corpus entries, sourced by tests/corpus/harness.sh before the
+# entry itself. Everything here runs OUTSIDE lgrun (setup, verify); `run`
+# gets only the exported variables:
+#   WORK     the entry's private directory (the cwd of setup, run and verify)
+#   META     a directory outside WORK for manifests and notes
+#   ROOT     the repository; CORPUS tests/corpus
+#   LGRUN    the lgrun binary; FIXTURES tests/fixtures; FIXBIN build/fixtures
+#   TOOLS    tests/fixtures/tools; LLM tests/fixtures/llm
+#   HOME     a private home (git and npm configs of the machine stay out)
+# verify also sees RC (lgrun's exit status), OUT and ERR (run's stdout and
+# stderr files) and STATE (the session's state dir).
+
+# skip REASON: the entry cannot run here (from setup).
+skip() {
+	printf '%s\n' "$*" >"$META/skip_reason"
+	exit 77
+}
+
+# bad REASON: print why verify (or setup) failed, and fail.
+bad() {
+	printf '%s\n' "$*"
+	return 1
+}
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "needs the '$c' command"
+	done
+}
+
+# mkfiles DIR N [PREFIX [EXT]]: N small files with distinct content.
+mkfiles() {
+	local i
+	mkdir -p "$1"
+	for i in $(seq 1 "$2"); do
+		printf 'record %s of %s\nvalue=%s\n' "$i" "$1" "$RANDOM" >"$1/${3:-f}$i${4:-}"
+	done
+}
+
+# manifest NAME PATH...: remember every file under PATHs with its checksum.
+manifest() {
+	local name=$1
+	shift
+	find "$@" \( -type f -o -type l \) -print0 | sort -z |
+		xargs -0 -r sha1sum >"$META/$name.manifest"
+}
+
+# lost NAME: how many files of the manifest are gone or no longer hold what
+# they held (content replaced counts as lost too).
+lost() {
+	local n=0 sum path
+	while read -r sum path; do
+		if [ ! -e "$path" ] && [ ! -L "$path" ]; then
+			n=$((n + 1))
+		elif [ "$(sha1sum <"$path" | cut -d' ' -f1)" != "$sum" ]; then
+			n=$((n + 1))
+		fi
+	done <"$META/$1.manifest"
+	echo "$n"
+}
+
+# total NAME: files in the manifest.
+total() {
+	wc -l <"$META/$1.manifest"
+}
+
+# at_most_lost N NAME: the verdict of a runaway: at most N files lost.
+at_most_lost() {
+	local n
+	n=$(lost "$2")
+	[ "$n" -le "$1" ] || bad "$n of $(total "$2") pre-existing files lost (at most $1 allowed)"
+}
+
+# none_lost NAME: a legit workload keeps every file of the manifest.
+none_lost() {
+	local n
+	n=$(lost "$1")
+	[ "$n" = 0 ] || bad "$n of $(total "$1") files lost or changed"
+}
+
+# bg CMD...: a process outside the session (a server, a helper), in its own
+# process group, stopped by the harness after verify.
+bg() {
+	setsid "$@" </dev/null >>"$META/bg.log" 2>&1 &
+	echo $! >>"$META/bg.pids"
+}
+
+# wait_file FILE [SECONDS]: until FILE exists and is not empty.
+wait_file() {
+	local i
+	for i in $(seq 1 $((${2:-5} * 20))); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	bad "$1 did not appear"
+}
+
+# start_mock_llm ARGS...: the mock model API outside the session; lgrun takes
+# the provider variables as its upstreams.
+start_mock_llm() {
+	bg python3 "$LLM/mock_llm.py" --port-file "$META/mock.port" --log "$META/mock.log" \
+		--max-lifetime 120 --chunk-delay 0 "$@"
+	wait_file "$META/mock.port" || skip "the mock model API did not start"
+	local port
+	port=$(cat "$META/mock.port")
+	export ANTHROPIC_BASE_URL=http://127.0.0.1:$port
+	export OPENAI_BASE_URL=http://127.0.0.1:$port/v1
+	export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$port
+}
+
+# git_repo DIR: a fresh repository on branch main.
+git_repo() {
+	git init -q "$1" && git -C "$1" commit -q --allow-empty -m "root"
+}
+
+# agent_bin VAR NAME: sets VAR to the binary of the agent CLI NAME (claude,
+# codex, gemini) that `make agents` installed (tests/agents/bin.sh knows the
+# pinned version; without it, the newest ~/.cache/lgrun/agents/NAME-*), or
+# skips the entry.
+agent_bin() {
+	local var=$1 name=$2 b='' d
+	if [ -f "$ROOT/tests/agents/bin.sh" ]; then
+		b=$(HOME=$REAL_HOME bash "$ROOT/tests/agents/bin.sh" "$name" 2>/dev/null) || b=
+	else
+		for d in $(ls -d "${LGRUN_AGENTS_DIR:-$REAL_HOME/.cache/lgrun/agents}/$name"-* 2>/dev/null | sort -rV); do
+			[ -x "$d/node_modules/.bin/$name" ] && { b=$d/node_modules/.bin/$name; break; }
+		done
+	fi
+	[ -n "$b" ] && [ -x "$b" ] ||
+		skip "the $name CLI is not installed (make agents installs it into ~/.cache/lgrun/agents)"
+	printf -v "$var" '%s' "$b"
+}
