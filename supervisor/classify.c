@@ -168,6 +168,13 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f->size == 0)
 		return LG_CLASS_HARMLESS;
 	/*
+	 * Another hard link still holds the data (a snapshot rotated away
+	 * with cp -al, a store that links files in): a removal of one name
+	 * loses nothing. The last name's removal counts.
+	 */
+	if (op == LG_OP_UNLINK && f->nlink > 1 && !f->is_dir)
+		return LG_CLASS_HARMLESS;
+	/*
 	 * What git removes while changing branches is still in its object
 	 * database: asked last, since it reads the file.
 	 */

@@ -30,6 +30,8 @@ struct lg_facts {
 	int64_t ctime_ns; /* fallback when there is no birth time */
 	int64_t mtime_ns; /* when the content was last written */
 	int64_t size;
+	unsigned nlink; /* hard links to the target (0: unknown) */
+	bool is_dir;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
 	/*

@@ -155,6 +155,8 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->mtime_ns = (int64_t)st->stx_mtime.tv_sec * 1000000000LL +
 		      st->stx_mtime.tv_nsec;
 	f->size = (int64_t)st->stx_size;
+	f->nlink = (st->stx_mask & STATX_NLINK) ? st->stx_nlink : 0;
+	f->is_dir = S_ISDIR(st->stx_mode);
 }
 
 static void stat_target(const char *path, int flags, struct lg_facts *f)
@@ -164,7 +166,7 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 	memset(f, 0, sizeof(*f));
 	if (statx(AT_FDCWD, path, flags,
 		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
-			  STATX_MTIME,
+			  STATX_MTIME | STATX_NLINK,
 		  &st) == 0)
 		facts_from_statx(f, &st);
 }

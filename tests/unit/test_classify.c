@@ -195,6 +195,18 @@ static void test_harmless(void **state)
 	f.nonempty_dir = false;
 	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/d", "rmdir"),
 			 LG_CLASS_DESTROY);
+	/* another hard link holds the data; the last name counts */
+	f = old_file();
+	f.nlink = 2;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_HARMLESS);
+	f.nlink = 1;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+			 LG_CLASS_DESTROY);
+	/* truncating one name empties every name */
+	f.nlink = 2;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a", "sh"),
+			 LG_CLASS_DESTROY);
 }
 
 static void test_ignored(void **state)

@@ -2,7 +2,7 @@
 # (hard links), so removing the oldest snapshot frees nothing that a newer
 # one does not still hold (DESIGN: "held by another hard link" is not lost).
 # Known false kill (issue 11): removals of files held by other links count.
-KNOWN=issue-11
+KNOWN=
 setup() {
 	mkfiles data 20 doc_ .txt
 	mkdir snaps
