@@ -126,7 +126,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: all check test integration corpus demo bench deps deps-check format fuzz \
+.PHONY: all check test integration corpus demo agents bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -239,6 +239,8 @@ corpus: all fixtures
 check: deps-check
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory agents || true; \
+	else echo "agents: no npm: the real agent CLIs' tests skip"; fi
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory fuzz
@@ -246,6 +248,12 @@ check: deps-check
 
 demo: deps-check all
 	@bash tests/demo.sh
+
+# The real agent CLIs (Claude Code, Codex, gemini-cli) from npm, pinned, in
+# ${LGRUN_AGENTS_DIR:-~/.cache/lgrun/agents}; their integration tests skip
+# without them. A failed install says why and does not fail (--strict would).
+agents:
+	@bash tests/agents/install.sh
 
 bench: deps-check all fixtures
 	@bash bench/run.sh
