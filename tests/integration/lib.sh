@@ -237,6 +237,8 @@ stop_mock_llm() {
 proxy_view() {
 	grep -E '^lgrun: (model turn|tool |session_killed|warning: repeat)' "$1" |
 		cut -c1-220 | tail -n 16 | sed 's/^/    /'
+	grep -q '^lgrun: tool ' "$1" ||
+		echo "    (no tool call was paired with its result: the repeat detector saw none)"
 }
 
 # agent_shell_tests NAME TOOL: the real CLI NAME (after need_agent) with its
