@@ -107,20 +107,30 @@ static struct call *find_call(struct lg_proxy *p, const char *id,
 			      const char *name)
 {
 	struct call *best = NULL;
+	bool by_id = id && *id;
 
-	for (size_t i = 0; i < MAX_CALLS; i++) {
-		struct call *c = &p->calls[i];
+	for (int pass = 0; pass < 2 && !best; pass++) {
+		for (size_t i = 0; i < MAX_CALLS; i++) {
+			struct call *c = &p->calls[i];
 
-		if (!c->used)
-			continue;
-		/* without ids (Gemini), the oldest id-less call of that name:
-		 * never a call another API's agent is still waiting on */
-		if (id && *id ?
-			    strcmp(c->id, id) == 0 :
-			    (!c->id[0] && name && strcmp(c->name, name) == 0)) {
-			if (!best || c->seq < best->seq)
-				best = c;
+			if (!c->used)
+				continue;
+			/*
+			 * Without ids (Gemini), the oldest id-less call of
+			 * that name: never a call another API's agent is
+			 * still waiting on. gemini-cli makes up an id for a
+			 * call that came without one and sends it back with
+			 * the result: no call has it, so the name decides.
+			 */
+			if (pass == 0 && by_id ? strcmp(c->id, id) == 0 :
+						 (!c->id[0] && name &&
+						  strcmp(c->name, name) == 0)) {
+				if (!best || c->seq < best->seq)
+					best = c;
+			}
 		}
+		if (!by_id)
+			break;
 	}
 	return best;
 }
