@@ -173,7 +173,7 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	 * loses nothing. The last name's removal counts.
 	 */
 	if (op == LG_OP_UNLINK && f->nlink > 1 && !f->is_dir)
-		return LG_CLASS_HARMLESS;
+		return LG_CLASS_LINKED;
 	/*
 	 * What git removes while changing branches is still in its object
 	 * database: asked last, since it reads the file.

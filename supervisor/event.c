@@ -43,6 +43,8 @@ const char *lg_class_name(enum lg_class cls)
 		return "harmless";
 	case LG_CLASS_RECOVERABLE:
 		return "recoverable";
+	case LG_CLASS_LINKED:
+		return "linked";
 	}
 	return "?";
 }

@@ -53,6 +53,11 @@ enum lg_class {
 	LG_CLASS_IGNORED, /* an ignore glob covers it */
 	LG_CLASS_HARMLESS, /* nothing lost: empty file, shrink, deleted fd */
 	LG_CLASS_RECOVERABLE, /* git removes what its object database holds */
+	/*
+	 * one name of pre-existing data that other hard links still hold:
+	 * nothing lost, but an attempt on that target (same target counts it)
+	 */
+	LG_CLASS_LINKED,
 };
 
 struct lg_event {

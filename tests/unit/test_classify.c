@@ -199,7 +199,7 @@ static void test_harmless(void **state)
 	f = old_file();
 	f.nlink = 2;
 	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
-			 LG_CLASS_HARMLESS);
+			 LG_CLASS_LINKED);
 	f.nlink = 1;
 	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
 			 LG_CLASS_DESTROY);
