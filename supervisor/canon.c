@@ -65,19 +65,13 @@ static json_t *parse(const char *json, size_t len, int *r)
 	return root;
 }
 
-int lg_canon_args(const char *json, size_t len, char *out, size_t size)
+/* Long strings cut, written compact with sorted keys; root is released. */
+static int dump(json_t *root, char *out, size_t size)
 {
 	const size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
-	json_t *root;
+	int r = cut_strings(root);
 	size_t n;
-	int r = 0;
 
-	if (!json)
-		return -EINVAL;
-	root = parse(json, len, &r);
-	if (!root)
-		return r;
-	r = cut_strings(root);
 	if (r < 0)
 		goto out;
 	n = json_dumpb(root, out, size, flags);
@@ -94,6 +88,17 @@ int lg_canon_args(const char *json, size_t len, char *out, size_t size)
 out:
 	json_decref(root);
 	return r;
+}
+
+int lg_canon_args(const char *json, size_t len, char *out, size_t size)
+{
+	json_t *root;
+	int r = 0;
+
+	if (!json)
+		return -EINVAL;
+	root = parse(json, len, &r);
+	return root ? dump(root, out, size) : r;
 }
 
 /*
@@ -213,10 +218,8 @@ bool lg_canon_ignore_valid(const char *rules, char *bad, size_t size)
 int lg_canon_call(const char *tool, const char *json, size_t len,
 		  const char *ignore, char *out, size_t size)
 {
-	const size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
 	char rt[128], rk[128];
 	json_t *root;
-	size_t n;
 	bool ok;
 	int r = 0;
 
@@ -230,24 +233,11 @@ int lg_canon_call(const char *tool, const char *json, size_t len,
 		if (ok && fnmatch(rt, tool ? tool : "", 0) == 0)
 			json_object_del(root, rk);
 	r = denoise_all(root, NULL);
-	if (r >= 0)
-		r = cut_strings(root);
-	if (r < 0)
-		goto out;
-	n = json_dumpb(root, out, size, flags);
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
+	if (r < 0) {
+		json_decref(root);
+		return r;
 	}
-	if (n >= size || n > INT_MAX) {
-		r = -ENOSPC;
-		goto out;
-	}
-	out[n] = '\0';
-	r = (int)n;
-out:
-	json_decref(root);
-	return r;
+	return dump(root, out, size);
 }
 
 int lg_canon_target(const char *json, size_t len, const char *keys, char *out,
