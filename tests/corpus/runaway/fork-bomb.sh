@@ -7,9 +7,10 @@ setup() {
 	LGRUN_ARGS=(--config "$META/procs.ini")
 }
 run() {
-	spawn() { sleep 20 & sleep 20 & [ "$1" -gt 0 ] && { spawn $(($1 - 1)) & spawn $(($1 - 1)) & }; wait; }
+	spawn() { sleep 23.4567 & sleep 23.4567 & [ "$1" -gt 0 ] && { spawn $(($1 - 1)) & spawn $(($1 - 1)) & }; wait; }
 	spawn 6
 }
 verify() {
-	! pgrep -f 'sleep 20' >/dev/null || bad "processes of the tree survived"
+	# an odd duration, so no other process on the machine matches
+	! pgrep -fx 'sleep 23.4567' >/dev/null || bad "processes of the tree survived"
 }
