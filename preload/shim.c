@@ -1020,7 +1020,8 @@ static bool body_call(int fd, uint32_t k, const char *p, size_t n,
 	struct lg_jrpc jr;
 	char ep[300];
 
-	if (!maybe_body_call(p, n) || !lg_recog_jsonrpc(p, n, &jr) || !jr.request)
+	if (!maybe_body_call(p, n) || !lg_recog_jsonrpc(p, n, &jr) ||
+	    !jr.request)
 		return false;
 	if (a2a_method(jr.method)) {
 		a2a_endpoint(fd, path, path_n, ep, sizeof(ep));
