@@ -292,3 +292,20 @@ $(proxy_view "$T/loop.out")"
 	[ "$n" -le 3 ] || fail "the model saw $n results of the same ls, expected at most 3"
 	stop_mock_llm
 }
+
+# A private git repository at $R for a test: the developer's own git config
+# (hooks, gc settings, signing) kept out, branch main, an author set. G runs
+# git in it and fails the test's fixture when git fails.
+git_repo() {
+	need_cmd git
+	export GIT_CONFIG_NOSYSTEM=1
+	export GIT_CONFIG_GLOBAL=$T/gitconfig
+	: >"$GIT_CONFIG_GLOBAL"
+	export GIT_TERMINAL_PROMPT=0
+	R=$T/repo
+	git -c init.defaultBranch=main init -q "$R" || fail "fixture: git init"
+	G config user.name "lgrun test"
+	G config user.email "lgrun-test@example.invalid"
+	G config commit.gpgsign false
+}
+G() { git -C "$R" "$@" || fail "fixture: git $*"; }

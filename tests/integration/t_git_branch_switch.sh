@@ -6,20 +6,9 @@
 # removes) are recoverable, not counted: no trip, and -vv says so. The same
 # for `git stash` over uncommitted changes, which it saves as objects first.
 source "$(dirname "$0")/lib.sh"
-need_cmd git
 
-export GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL=$T/gitconfig
-: >"$GIT_CONFIG_GLOBAL"
-export GIT_TERMINAL_PROMPT=0
+git_repo
 
-R=$T/repo
-G() { git -C "$R" "$@" || fail "fixture: git $*"; }
-
-git -c init.defaultBranch=main init -q "$R" || fail "fixture: git init"
-G config user.name "lgrun test"
-G config user.email "lgrun-test@example.invalid"
-G config commit.gpgsign false
 mkdir -p "$R/docs"
 echo "kept" >"$R/README"
 for i in 1 2; do echo "main only $i" >"$R/m$i.txt"; done

@@ -4,19 +4,9 @@
 # they are destroyed data like any other. Ten pre-existing untracked files:
 # stopped at the third, at most two lost.
 source "$(dirname "$0")/lib.sh"
-need_cmd git
 
-export GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL=$T/gitconfig
-: >"$GIT_CONFIG_GLOBAL"
-export GIT_TERMINAL_PROMPT=0
+git_repo
 
-R=$T/repo
-G() { git -C "$R" "$@" || fail "fixture: git $*"; }
-
-git -c init.defaultBranch=main init -q "$R" || fail "fixture: git init"
-G config user.name "lgrun test"
-G config user.email "lgrun-test@example.invalid"
 echo "tracked" >"$R/tracked.txt"
 G add tracked.txt
 G commit -qm "one"

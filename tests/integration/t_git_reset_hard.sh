@@ -7,19 +7,9 @@
 # one). Five modified pre-existing files each time: stopped, at most two
 # lost.
 source "$(dirname "$0")/lib.sh"
-need_cmd git
 
-export GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL=$T/gitconfig
-: >"$GIT_CONFIG_GLOBAL"
-export GIT_TERMINAL_PROMPT=0
+git_repo
 
-R=$T/repo
-G() { git -C "$R" "$@" || fail "fixture: git $*"; }
-
-git -c init.defaultBranch=main init -q "$R" || fail "fixture: git init"
-G config user.name "lgrun test"
-G config user.email "lgrun-test@example.invalid"
 mkdir -p "$R/a" "$R/b"
 for i in 1 2 3 4 5; do
 	echo "committed a$i" >"$R/a/f$i.txt"

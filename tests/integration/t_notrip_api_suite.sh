@@ -10,34 +10,15 @@ python3 "$TOOLS/items_server.py" --port-file "$T/port" --ready-after 0 --max-lif
 SRV=$!
 trap 'kill $SRV 2>/dev/null; lg_cleanup' EXIT
 for _ in $(seq 1 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-cat >"$T/test_api.py" <<'PY'
-import http.client, json, os, unittest
-PORT = int(os.environ["API_PORT"])
-def get(path):
-    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=5)
-    c.request("GET", path); r = c.getresponse()
-    return r.status, json.loads(r.read())
-class ApiTest(unittest.TestCase):
-    def test_health(self): self.assertEqual(get("/health"), (200, {"status": "ok"}))
-    def test_health_again(self): self.assertEqual(get("/health")[0], 200)
-    def test_health_json(self): self.assertEqual(get("/health")[1]["status"], "ok")
-    def test_items_empty(self): self.assertEqual(get("/items"), (200, []))
-    def test_items_list(self): self.assertIsInstance(get("/items")[1], list)
-    def test_items_twice(self): self.assertEqual(get("/items"), get("/items"))
-    def test_missing(self): self.assertEqual(get("/items/99")[0], 404)
-    def test_missing_again(self): self.assertEqual(get("/items/99")[0], 404)
-if __name__ == "__main__":
-    unittest.main()
-PY
 export API_PORT=$(cat "$T/port")
-run_lg --session suite -- python3 "$T/test_api.py" >"$T/out" 2>&1
+run_lg --session suite -- python3 "$TOOLS/api_suite.py" >"$T/out" 2>&1
 assert_rc 0 "$RC" "a local API test suite: $(tail -5 "$T/out")"
 grep -q '^OK$' "$T/out" || fail "the suite did not pass: $(tail -5 "$T/out")"
 assert_no_trip "a local API test suite"
 
 # The twin: /health declared as a tool; the same call and answer 3 times.
 printf '[shim]\ntool_endpoints = 127.0.0.1:%s/health\n' "$API_PORT" >"$T/tools.ini"
-run_lg --session twin --config "$T/tools.ini" -- python3 "$T/test_api.py" >"$T/out" 2>&1
+run_lg --session twin --config "$T/tools.ini" -- python3 "$TOOLS/api_suite.py" >"$T/out" 2>&1
 assert_rc 86 "$RC" "the same declared tool call 3 times"
 grep -q '"reason":"repeat"' "$STATE/audit.jsonl" || fail "not stopped by the repeat rule"
 pass

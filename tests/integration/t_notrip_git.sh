@@ -6,24 +6,12 @@
 # packing them, so a repo made before the session sees many removals of
 # pre-existing files that destroy no data.
 source "$(dirname "$0")/lib.sh"
-need_cmd git
 
-# Keep the developer's own git config (hooks, gc settings, signing) out of it.
-export GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL=$T/gitconfig
-: >"$GIT_CONFIG_GLOBAL"
-export GIT_TERMINAL_PROMPT=0
-
-R=$T/repo
-G() { git -C "$R" "$@" || fail "fixture: git $*"; }
+git_repo
 
 # Fixture: main and feature differ in the contents of the same 20 files;
 # main also has a commit of its own (README) so that rebasing feature onto
 # main is real and conflict-free.
-git -c init.defaultBranch=main init -q "$R" || fail "fixture: git init"
-G config user.name "lgrun test"
-G config user.email "lgrun-test@example.invalid"
-G config commit.gpgsign false
 for i in $(seq -w 1 20); do echo "main content $i" >"$R/f$i.txt"; done
 echo "readme v1" >"$R/README"
 G add -A
