@@ -1549,11 +1549,12 @@ int main(int argc, char **argv)
 			e |= setvar(set, max, "LGRUN_GATE_TOOLS", "%s",
 				    cfg.gate_tools ? cfg.gate_tools :
 						     LG_DEFAULT_GATE_TOOLS);
-			if (cfg.tool_endpoints && *cfg.tool_endpoints)
-				e |= setvar(set, max, "LGRUN_TOOL_ENDPOINTS",
-					    "%s", cfg.tool_endpoints);
-			if (cfg.judge_all)
-				e |= setvar(set, max, "LGRUN_JUDGE_ALL", "1");
+			/* always set: a value from outside is not our config */
+			e |= setvar(set, max, "LGRUN_TOOL_ENDPOINTS", "%s",
+				    cfg.tool_endpoints ? cfg.tool_endpoints :
+							 "");
+			e |= setvar(set, max, "LGRUN_JUDGE_ALL", "%d",
+				    cfg.judge_all ? 1 : 0);
 			/* ours first, keeping what the user preloads */
 			e |= setvar(set, max, "LD_PRELOAD", "%s%s%s", shim_path,
 				    preload && *preload ? ":" : "",
