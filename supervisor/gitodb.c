@@ -29,7 +29,13 @@
 #define MAX_PACKS 1024 /* per objects directory */
 #define SMALL_FILE 65536 /* .git files, commondir, config, alternates */
 
-/* SHA-1 and SHA-256, streaming; only what blob ids need. */
+/*
+ * SHA-1 and SHA-256, streaming; only what blob ids need. Not libcrypto's:
+ * linking it into lgrun costs every session about 2.7 ms of start-up
+ * (`lgrun -- true`, 19.5 -> 22.3 ms, measured), paid for the rare session
+ * whose git removes a file. The SHA instructions below are what make
+ * libcrypto fast (64 MiB: 62 ms instead of 338 ms for SHA-1).
+ */
 
 static uint32_t be32(const uint8_t *p)
 {

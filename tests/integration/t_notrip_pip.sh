@@ -31,35 +31,8 @@ mkdir -p "$TMPDIR"
 # package directory with a submodule and a data file, a top-level module
 # and a console script, so that pip's uninstall stashes both directories
 # and lone files.
-mkwheel() { # version outdir
-	"$PY" - "$1" "$2" <<-'EOF'
-		import base64, hashlib, sys, zipfile
-		ver, out = sys.argv[1], sys.argv[2]
-		name = "lgdemo"
-		di = f"{name}-{ver}.dist-info"
-		files = {
-		    f"{name}/__init__.py": f'__version__ = "{ver}"\nfrom .core import answer\n',
-		    f"{name}/core.py": f'def answer():\n    return "answer from {ver}"\n\ndef main():\n    print(answer())\n',
-		    f"{name}/data.txt": f"data {ver}\n",
-		    f"{name}_compat.py": f'VERSION = "{ver}"\n',
-		    f"{di}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {ver}\nSummary: lgrun test package\n",
-		    f"{di}/WHEEL": "Wheel-Version: 1.0\nGenerator: lgrun-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-		    f"{di}/entry_points.txt": f"[console_scripts]\nlgdemo = {name}.core:main\n",
-		    f"{di}/top_level.txt": f"{name}\n{name}_compat\n",
-		}
-		record = []
-		for path, text in files.items():
-		    data = text.encode()
-		    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-		    record.append(f"{path},sha256={digest},{len(data)}")
-		record.append(f"{di}/RECORD,,")
-		files[f"{di}/RECORD"] = "\n".join(record) + "\n"
-		whl = f"{out}/{name}-{ver}-py3-none-any.whl"
-		with zipfile.ZipFile(whl, "w", zipfile.ZIP_DEFLATED) as z:
-		    for path, text in files.items():
-		        z.writestr(path, text)
-		print(whl)
-	EOF
+mkwheel() { # version outdir: tests/fixtures/mkwheel.py, run by the venv's python
+	"$PY" "$FIXTURES/mkwheel.py" lgdemo "$1" "$2"
 }
 mkdir -p "$T/wheels"
 W1=$(mkwheel 1.0 "$T/wheels") || fail "fixture: building wheel 1.0"

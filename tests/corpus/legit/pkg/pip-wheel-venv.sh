@@ -6,8 +6,8 @@ TIMEOUT=90
 setup() {
 	python3 -m venv .venv || skip "python3 -m venv does not work"
 	mkdir wheels
-	python3 "$CORPUS/mkwheel.py" corpusa 1.0 wheels >/dev/null
-	python3 "$CORPUS/mkwheel.py" corpusb 0.3 wheels >/dev/null
+	python3 "$FIXTURES/mkwheel.py" corpusa 1.0 wheels >/dev/null
+	python3 "$FIXTURES/mkwheel.py" corpusb 0.3 wheels >/dev/null
 	manifest venv .venv/bin .venv/pyvenv.cfg
 }
 run() {
