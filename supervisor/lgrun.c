@@ -418,8 +418,8 @@ static void *notify_thread(void *arg)
 			lg_dbg("notify: receive: %s", strerror(-r));
 			break;
 		}
+		r = lg_notifier_answer(l->nt, l->s, &l->lock);
 		pthread_mutex_lock(&l->lock);
-		r = lg_notifier_answer(l->nt, l->s);
 		trip = lg_session_kill_pending(l->s);
 		pthread_mutex_unlock(&l->lock);
 		if (r < 0)

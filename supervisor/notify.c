@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,13 @@ struct lg_notifier {
 	struct seccomp_notif_resp *resp;
 	size_t req_size, resp_size;
 	struct lg_gitodb *odb; /* repositories and pack lists, cached */
+	/*
+	 * The notification being read from the target, and since when
+	 * (monotonic ms; 0: none). A read of the target's memory can block
+	 * for good (a userfaultfd page nobody serves): another thread sees
+	 * it here and can answer for it.
+	 */
+	_Atomic uint64_t busy_id, busy_since;
 };
 
 struct lg_notifier *lg_notifier_new(int fd)
@@ -407,29 +416,66 @@ int lg_notifier_recv(struct lg_notifier *n)
 	return 0;
 }
 
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
+bool lg_notifier_busy(struct lg_notifier *n, uint64_t *id, uint64_t *since_ms)
+{
+	uint64_t since = atomic_load(&n->busy_since);
+
+	if (!since)
+		return false;
+	*id = atomic_load(&n->busy_id);
+	*since_ms = since;
+	return since == atomic_load(&n->busy_since);
+}
+
+int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
+{
+	struct seccomp_notif_resp resp = { .id = id, .error = -error };
+
+	/* Our struct is big enough: the kernel reads only what it knows. */
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return 0;
+}
+
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
+		       pthread_mutex_t *lock)
 {
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
 	struct attempt a;
+	bool blocked;
 	int r, err;
 
 	if (!decode(n->req, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return respond(n, n->req->id, 0);
 	}
-	if (lg_session_blocked(s))
-		return respond(n, n->req->id, lg_session_deny_errno(s));
+	pthread_mutex_lock(lock);
+	blocked = lg_session_blocked(s);
+	err = blocked ? lg_session_deny_errno(s) : 0;
+	pthread_mutex_unlock(lock);
+	if (blocked)
+		return respond(n, n->req->id, err);
 
+	/*
+	 * Reading the target happens outside the session's lock: it may
+	 * block (see busy_since), and the main thread must stay free.
+	 */
+	atomic_store(&n->busy_id, n->req->id);
+	atomic_store(&n->busy_since, lg_mono_ms());
 	r = gather(n->req, &a, path, sizeof(path), &f);
+	atomic_store(&n->busy_since, 0);
 	if (!still_valid(n, n->req->id))
-		return 0; /* the target is gone; nothing to answer */
+		return 0; /* the target is gone, or it was answered for */
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */
+		pthread_mutex_lock(lock);
 		lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
+		err = lg_session_deny_errno(s);
+		pthread_mutex_unlock(lock);
 		if (r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF)
 			return respond(n, n->req->id, -r);
-		return respond(n, n->req->id, lg_session_deny_errno(s));
+		return respond(n, n->req->id, err);
 	}
 	if (!a.relevant)
 		return respond(n, n->req->id, 0);
@@ -437,6 +483,11 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		f.git_recoverable = git_recoverable;
 		f.git_ctx = n->odb;
 	}
-	err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
+	pthread_mutex_lock(lock);
+	if (lg_session_blocked(s)) /* a trip while we read */
+		err = lg_session_deny_errno(s);
+	else
+		err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
+	pthread_mutex_unlock(lock);
 	return respond(n, n->req->id, err);
 }

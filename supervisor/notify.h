@@ -7,6 +7,10 @@
 #ifndef LG_NOTIFY_H
 #define LG_NOTIFY_H
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 struct lg_session;
 struct lg_notifier;
 
@@ -27,8 +31,20 @@ int lg_notifier_recv(struct lg_notifier *n);
 
 /*
  * Decides and answers what lg_notifier_recv() received. Every notification
- * is answered, except one whose target is gone. 0 or -errno.
+ * is answered, except one whose target is gone. The session is used under
+ * lock, which is never held while the target's memory is read. 0 or -errno.
  */
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s);
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
+		       pthread_mutex_t *lock);
+
+/*
+ * Any thread: true while the notify thread reads the target of
+ * notification *id, since *since_ms (monotonic). A read that never ends
+ * (userfaultfd) is answered for with lg_notifier_deny().
+ */
+bool lg_notifier_busy(struct lg_notifier *n, uint64_t *id, uint64_t *since_ms);
+
+/* Any thread: refuses notification id with error (> 0). 0 or -errno. */
+int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error);
 
 #endif
