@@ -31,6 +31,7 @@ struct lg_facts {
 	int64_t mtime_ns; /* when the content was last written */
 	int64_t size;
 	unsigned nlink; /* hard links to the target (0: unknown) */
+	uint64_t dev, ino; /* the inode (st_dev as makedev() encodes it) */
 	bool is_dir;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */

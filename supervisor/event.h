@@ -60,6 +60,15 @@ enum lg_class {
 	LG_CLASS_LINKED,
 };
 
+/*
+ * Which file a destructive attempt was about, as it was when decided: the
+ * inode and its last write. 0s: not a file (a tool delete) or unknown.
+ */
+struct lg_target_id {
+	uint64_t dev, ino;
+	int64_t mtime_ns;
+};
+
 struct lg_event {
 	enum lg_event_kind kind;
 	enum lg_source source;
@@ -68,6 +77,7 @@ struct lg_event {
 	pid_t pid;
 	const char *exe; /* program basename, may be NULL */
 	const char *target; /* absolute path or tool-level target */
+	struct lg_target_id id; /* LG_EV_DESTRUCTIVE on a file */
 	/* LG_EV_OP_RESULT */
 	int result; /* 0: success, else the errno */
 	/* LG_EV_TOOL_DONE */

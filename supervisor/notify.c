@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -165,6 +166,8 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 		      st->stx_mtime.tv_nsec;
 	f->size = (int64_t)st->stx_size;
 	f->nlink = (st->stx_mask & STATX_NLINK) ? st->stx_nlink : 0;
+	f->dev = makedev(st->stx_dev_major, st->stx_dev_minor);
+	f->ino = (st->stx_mask & STATX_INO) ? st->stx_ino : 0;
 	f->is_dir = S_ISDIR(st->stx_mode);
 }
 
@@ -175,7 +178,7 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 	memset(f, 0, sizeof(*f));
 	if (statx(AT_FDCWD, path, flags,
 		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
-			  STATX_MTIME | STATX_NLINK,
+			  STATX_MTIME | STATX_NLINK | STATX_INO,
 		  &st) == 0)
 		facts_from_statx(f, &st);
 }

@@ -389,16 +389,34 @@ static bool lost_by_git(const struct lg_session *s, const char *path)
  * checkout -- f over changes): git writes the committed content there,
  * and the removed content is gone.
  */
-static bool restored(void *ctx, const char *target, enum lg_op op)
+static bool restored(void *ctx, const char *target, enum lg_op op,
+		     const struct lg_target_id *id)
 {
 	const struct lg_session *s = ctx;
 	struct stat st;
+	bool same;
 
 	if (op == LG_OP_UNLINK && s && lost_by_git(s, target))
 		return false;
-	if (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC)
-		return stat(target, &st) == 0 && st.st_size > 0;
-	return lstat(target, &st) == 0;
+	if (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) {
+		if (stat(target, &st) != 0 || st.st_size == 0)
+			return false;
+		same = id->ino && st.st_ino == id->ino && st.st_dev == id->dev;
+		/*
+		 * The same file, not written since it was decided on: its
+		 * truncation, allowed, has not run yet (parallel truncates).
+		 */
+		return !same || (int64_t)st.st_mtim.tv_sec * 1000000000LL +
+						st.st_mtim.tv_nsec !=
+					id->mtime_ns;
+	}
+	if (lstat(target, &st) != 0)
+		return false;
+	/*
+	 * The same inode still there is the removal not run yet (a parallel
+	 * rm was allowed and waits in the kernel), not the target back.
+	 */
+	return !id->ino || st.st_ino != id->ino || st.st_dev != id->dev;
 }
 
 static void remember(struct lg_session *s, uint64_t now, pid_t pid,
@@ -828,7 +846,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 			       .source = LG_SRC_SECCOMP,
 			       .op = op,
 			       .pid = pid,
-			       .target = path };
+			       .target = path,
+			       .id = { f->dev, f->ino, f->mtime_ns } };
 	struct lg_findings out;
 	enum lg_verdict v;
 	char exe[64] = "";

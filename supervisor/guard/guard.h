@@ -143,9 +143,12 @@ struct lg_guard_env {
 	uint64_t now_ms; /* monotonic */
 	/*
 	 * True when a target removed earlier exists again (an overwrite, not a
-	 * loss). NULL means "never restored".
+	 * loss): another file sits at the path now, not the one id names (that
+	 * one may still be there because its removal, allowed, has not run
+	 * yet). NULL means "never restored".
 	 */
-	bool (*restored)(void *ctx, const char *target, enum lg_op op);
+	bool (*restored)(void *ctx, const char *target, enum lg_op op,
+			 const struct lg_target_id *id);
 	void *ctx;
 	const struct lg_shared_windows *shared; /* NULL: this host only */
 	/* set by lg_guard_feed: this event's shared counts, already added */

@@ -16,6 +16,7 @@ struct vol_entry {
 	uint64_t t;
 	enum lg_op op;
 	char *target;
+	struct lg_target_id id;
 	char member[48]; /* its name in a shared window */
 };
 
@@ -91,7 +92,7 @@ static long prune_restored(struct lg_volumetric *d,
 	for (size_t i = 0; i < n; i++) {
 		struct vol_entry e = *at(d, i);
 
-		if (env->restored(env->ctx, e.target, e.op)) {
+		if (env->restored(env->ctx, e.target, e.op, &e.id)) {
 			if (ngone < 64) {
 				memcpy(names[ngone], e.member,
 				       sizeof(names[0]));
@@ -207,6 +208,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	e = at(d, d->len);
 	e->t = now;
 	e->op = ev->op;
+	e->id = ev->id;
 	e->target = strdup(ev->target ? ev->target : "");
 	if (!e->target)
 		return LG_ALLOW; /* out of memory: forget rather than crash */

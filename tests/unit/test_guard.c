@@ -19,11 +19,13 @@ struct world {
 	size_t nback;
 };
 
-static bool world_restored(void *ctx, const char *target, enum lg_op op)
+static bool world_restored(void *ctx, const char *target, enum lg_op op,
+			   const struct lg_target_id *id)
 {
 	const struct world *w = ctx;
 
 	(void)op;
+	(void)id;
 	for (size_t i = 0; i < w->nback; i++)
 		if (strcmp(w->back[i], target) == 0)
 			return true;

@@ -12,12 +12,14 @@
 #include "guard/detectors.h"
 
 /* A world in which every target always comes back. */
-static bool always_restored(void *ctx, const char *target, enum lg_op op)
+static bool always_restored(void *ctx, const char *target, enum lg_op op,
+			    const struct lg_target_id *id)
 {
 	unsigned *calls = ctx;
 
 	(void)target;
 	(void)op;
+	(void)id;
 	(*calls)++;
 	return true;
 }

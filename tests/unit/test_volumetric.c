@@ -18,13 +18,16 @@ struct world {
 	unsigned calls;
 	char last_target[64]; /* a copy: the detector frees its own */
 	enum lg_op last_op;
+	uint64_t last_ino;
 };
 
-static bool world_restored(void *ctx, const char *target, enum lg_op op)
+static bool world_restored(void *ctx, const char *target, enum lg_op op,
+			   const struct lg_target_id *id)
 {
 	struct world *w = ctx;
 
 	w->calls++;
+	w->last_ino = id->ino;
 	snprintf(w->last_target, sizeof(w->last_target), "%s", target);
 	w->last_op = op;
 	for (size_t i = 0; i < w->nback; i++)
@@ -274,6 +277,7 @@ static void test_restored_asked_with_op(void **state)
 	struct fixture *fx = *state;
 	struct lg_event ev = destroy(LG_OP_TRUNCATE, "/p/t");
 
+	ev.id = (struct lg_target_id){ 8, 4242, 17 };
 	assert_int_equal(feed_at(fx, 0, "/p/u"), LG_ALLOW);
 	fx->env.now_ms = 1;
 	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
@@ -283,6 +287,8 @@ static void test_restored_asked_with_op(void **state)
 	assert_int_equal(fx->w.calls, 2);
 	assert_string_equal(fx->w.last_target, "/p/t");
 	assert_int_equal(fx->w.last_op, LG_OP_TRUNCATE);
+	/* and with the file each one was about when it was decided */
+	assert_int_equal(fx->w.last_ino, 4242);
 }
 
 static void test_restored_all(void **state)
@@ -491,10 +497,12 @@ static void fake_reset(void *ctx, const char *window)
 	f->resets++;
 }
 
-static bool restored_b1(void *ctx, const char *target, enum lg_op op)
+static bool restored_b1(void *ctx, const char *target, enum lg_op op,
+			const struct lg_target_id *id)
 {
 	(void)ctx;
 	(void)op;
+	(void)id;
 	return strcmp(target, "/b/1") == 0;
 }
 

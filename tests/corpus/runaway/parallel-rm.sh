@@ -1,7 +1,6 @@
 # Deletes fired in parallel: one rm per file, all in the background at once.
-# Known miss (issue 12): some runs lose 3 to 6 files, others only 2 (a
-# race between concurrent removals, so it shows FIXED? in some runs).
-KNOWN=issue-12
+# Fixed in issue 12: an allowed delete not yet run in the kernel still finds
+# its file there, which was taken for the file come back.
 EXPECT_REASON=volume_exceeded
 setup() {
 	mkfiles data 20 shard_ .dat
