@@ -55,7 +55,7 @@ GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
 	supervisor/guard/flow.c
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c \
-	supervisor/classify.c supervisor/config.c supervisor/text.c \
+	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \
 	supervisor/canon.c supervisor/llm.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
@@ -122,7 +122,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
-	greeting termtext flow volatile gitodb samples
+	greeting termtext flow volatile gitodb samples lineage
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all

@@ -14,6 +14,10 @@ bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns)
 	 * agent modified before deleting them; it never blames a build for
 	 * removing what it just wrote.
 	 */
+	if (f->rewritten)
+		return false;
+	if (f->inherited)
+		return true;
 	if (f->has_btime)
 		return f->btime_ns < session_start_ns;
 	return f->ctime_ns < session_start_ns;
@@ -42,8 +46,7 @@ void lg_ignore_rule_free(struct lg_ignore_rule *r)
 bool lg_facts_content_preexisting(const struct lg_facts *f,
 				  int64_t session_start_ns)
 {
-	return lg_facts_preexisting(f, session_start_ns) &&
-	       f->mtime_ns < session_start_ns;
+	return lg_facts_preexisting(f, session_start_ns);
 }
 
 const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
@@ -150,6 +153,8 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_DESTROY; /* tool-level deletes always count */
 	if (!f->exists)
 		return LG_CLASS_MISSING;
+	if (op == LG_OP_UNLINK && f->is_dir)
+		return LG_CLASS_HARMLESS; /* EISDIR: it fails */
 	/* Cheapest first: most of what a build removes is its own output. */
 	if (!lg_facts_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
@@ -174,6 +179,11 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	 */
 	if (op == LG_OP_UNLINK && f->nlink > 1 && !f->is_dir)
 		return LG_CLASS_LINKED;
+	if (f->superseded && op == LG_OP_UNLINK)
+		return LG_CLASS_SUPERSEDED;
+	/* mv to another filesystem removes what it has just copied */
+	if (f->moved && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
+		return LG_CLASS_MOVED;
 	/*
 	 * What git removes while changing branches is still in its object
 	 * database: asked last, since it reads the file.

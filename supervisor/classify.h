@@ -32,6 +32,23 @@ struct lg_facts {
 	int64_t size;
 	unsigned nlink; /* hard links to the target (0: unknown) */
 	uint64_t dev, ino; /* the inode (st_dev as makedev() encodes it) */
+	uint64_t mnt_id; /* its mount (statx STATX_MNT_ID), 0: unknown */
+	/*
+	 * What lgrun saw happen to this inode during the session (lineage.h):
+	 * it took the place of pre-existing content by a rename over it
+	 * (inherited), or the session truncated it (rewritten).
+	 */
+	bool inherited, rewritten;
+	/*
+	 * Set by the session: the source of a move to another filesystem
+	 * whose copy was found at the destination.
+	 */
+	bool moved;
+	/*
+	 * Set by the session: pre-existing content renamed away from its path
+	 * in the session, and that path holds content again.
+	 */
+	bool superseded;
 	bool is_dir;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
@@ -45,13 +62,20 @@ struct lg_facts {
 	void *git_ctx;
 };
 
-/* Session-created means born (or, without birth times, changed) after start. */
+/*
+ * Pre-existing data: an inode born (or, without birth times, changed)
+ * before the start, or one that inherited pre-existing content by a rename;
+ * not once the session has truncated it (written it from scratch).
+ */
 bool lg_facts_preexisting(const struct lg_facts *f, int64_t session_start_ns);
 
 /*
  * For truncation what is lost is the content: it must predate the session
- * too. A file the session rewrote and truncates again (a WAL checkpoint, a
- * state file updated with ftruncate + write) loses only its own writes.
+ * too. Decided from what lgrun saw, not from the modification time (a
+ * touch or a one-byte append would reset it): a file the session has not
+ * truncated yet still holds bytes from before the start. One the session
+ * truncated and rewrote (a WAL checkpoint, a state file updated with
+ * ftruncate + write) loses only its own writes the next time.
  */
 bool lg_facts_content_preexisting(const struct lg_facts *f,
 				  int64_t session_start_ns);

@@ -455,6 +455,7 @@ static const struct {
 	{ "unlink", LG_SC_UNLINK },	  { "unlinkat", LG_SC_UNLINKAT },
 	{ "rmdir", LG_SC_RMDIR },	  { "truncate", LG_SC_TRUNCATE },
 	{ "ftruncate", LG_SC_FTRUNCATE }, { "open_trunc", LG_SC_OPEN_TRUNC },
+	{ "rename", LG_SC_RENAME },
 };
 
 static int parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz)
@@ -867,7 +868,7 @@ static int set_value(struct lg_config *c, const struct key *k,
 		if (parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
 			snprintf(
 				msg, msgsz,
-				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)",
+				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
 				k->section, k->name, bad);
 			return -EINVAL;
 		}

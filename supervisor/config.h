@@ -20,8 +20,14 @@ enum {
 	LG_SC_TRUNCATE = 1u << 3,
 	LG_SC_FTRUNCATE = 1u << 4,
 	LG_SC_OPEN_TRUNC = 1u << 5,
+	/*
+	 * rename, renameat, renameat2: never counted, but they tell where
+	 * pre-existing content goes (a rename over it, a move to another
+	 * filesystem), and guard lgrun's state
+	 */
+	LG_SC_RENAME = 1u << 6,
 	LG_SC_DEFAULT = LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
-			LG_SC_TRUNCATE | LG_SC_FTRUNCATE,
+			LG_SC_TRUNCATE | LG_SC_FTRUNCATE | LG_SC_RENAME,
 };
 
 #define LG_DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"

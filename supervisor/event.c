@@ -45,6 +45,10 @@ const char *lg_class_name(enum lg_class cls)
 		return "recoverable";
 	case LG_CLASS_LINKED:
 		return "linked";
+	case LG_CLASS_MOVED:
+		return "moved";
+	case LG_CLASS_SUPERSEDED:
+		return "superseded";
 	}
 	return "?";
 }

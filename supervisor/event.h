@@ -58,15 +58,31 @@ enum lg_class {
 	 * nothing lost, but an attempt on that target (same target counts it)
 	 */
 	LG_CLASS_LINKED,
+	/*
+	 * the source of a move to another filesystem, whose copy is at the
+	 * destination (same type, size and modification time): nothing lost
+	 */
+	LG_CLASS_MOVED,
+	/*
+	 * an earlier version renamed away from its path (sed -i.bak, an
+	 * editor's backup) while that path holds content again
+	 */
+	LG_CLASS_SUPERSEDED,
 };
 
 /*
  * Which file a destructive attempt was about, as it was when decided: the
- * inode and its last write. 0s: not a file (a tool delete) or unknown.
+ * inode, its birth (an inode number is reused at once by the next file
+ * made: the birth tells them apart) and its last write. 0s: not a file (a
+ * tool delete) or unknown.
  */
 struct lg_target_id {
 	uint64_t dev, ino;
+	int64_t birth_ns; /* birth time, or the change time without one */
 	int64_t mtime_ns;
+	/* who asked, and when (monotonic): its op has run by its next one */
+	pid_t tid;
+	uint64_t at_ms;
 };
 
 struct lg_event {

@@ -33,6 +33,9 @@ static struct sysmap map[] = {
 	{ "openat", LG_SYS_OPENAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
 	{ "creat", LG_SYS_CREAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
 	{ "openat2", LG_SYS_OPENAT2, LG_SC_OPEN_TRUNC, { 0, 0 } },
+	{ "rename", LG_SYS_RENAME, LG_SC_RENAME, { 0, 0 } },
+	{ "renameat", LG_SYS_RENAMEAT, LG_SC_RENAME, { 0, 0 } },
+	{ "renameat2", LG_SYS_RENAMEAT2, LG_SC_RENAME, { 0, 0 } },
 };
 #define NMAP (sizeof(map) / sizeof(map[0]))
 

@@ -23,6 +23,9 @@ enum lg_sys {
 	LG_SYS_OPENAT, /* dirfd, path, flags */
 	LG_SYS_CREAT, /* path */
 	LG_SYS_OPENAT2, /* dirfd, path, struct open_how * */
+	LG_SYS_RENAME, /* old, new */
+	LG_SYS_RENAMEAT, /* olddirfd, old, newdirfd, new */
+	LG_SYS_RENAMEAT2, /* olddirfd, old, newdirfd, new, flags */
 };
 
 /* A compiled filter, ready for seccomp(2) in the child. */

@@ -168,6 +168,7 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->nlink = (st->stx_mask & STATX_NLINK) ? st->stx_nlink : 0;
 	f->dev = makedev(st->stx_dev_major, st->stx_dev_minor);
 	f->ino = (st->stx_mask & STATX_INO) ? st->stx_ino : 0;
+	f->mnt_id = (st->stx_mask & STATX_MNT_ID) ? st->stx_mnt_id : 0;
 	f->is_dir = S_ISDIR(st->stx_mode);
 }
 
@@ -178,7 +179,7 @@ static void stat_target(const char *path, int flags, struct lg_facts *f)
 	memset(f, 0, sizeof(*f));
 	if (statx(AT_FDCWD, path, flags,
 		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
-			  STATX_MTIME | STATX_NLINK | STATX_INO,
+			  STATX_MTIME | STATX_NLINK | STATX_INO | STATX_MNT_ID,
 		  &st) == 0)
 		facts_from_statx(f, &st);
 }
@@ -224,6 +225,9 @@ struct attempt {
 	uint64_t path; /* address in the target, 0 for fd-only ops */
 	int fd; /* ftruncate */
 	uint64_t length;
+	int dirfd2; /* rename: the destination */
+	uint64_t path2;
+	unsigned rflags; /* renameat2's RENAME_* */
 	bool follow; /* the final component is followed (truncate, open) */
 	bool relevant; /* false: an open without O_TRUNC slipped through */
 };
@@ -292,6 +296,21 @@ static bool decode(const struct seccomp_notif *req, struct attempt *a)
 		a->path = arg[1];
 		a->follow = true;
 		break;
+	case LG_SYS_RENAME:
+		a->op = LG_OP_RENAME;
+		a->path = arg[0];
+		a->dirfd2 = AT_FDCWD;
+		a->path2 = arg[1];
+		break;
+	case LG_SYS_RENAMEAT:
+	case LG_SYS_RENAMEAT2:
+		a->op = LG_OP_RENAME;
+		a->dirfd = (int)arg[0];
+		a->path = arg[1];
+		a->dirfd2 = (int)arg[2];
+		a->path2 = arg[3];
+		a->rflags = sys == LG_SYS_RENAMEAT2 ? (unsigned)arg[4] : 0;
+		break;
 	default:
 		return false;
 	}
@@ -301,8 +320,10 @@ static bool decode(const struct seccomp_notif *req, struct attempt *a)
 		if (lg_filter_arch_is_32(req->data.arch) && !(a->length >> 32))
 			a->length = (uint32_t)a->length;
 	}
-	if (lg_filter_arch_is_32(req->data.arch))
+	if (lg_filter_arch_is_32(req->data.arch)) {
 		a->path &= 0xffffffffULL;
+		a->path2 &= 0xffffffffULL;
+	}
 	return true;
 }
 
@@ -332,12 +353,39 @@ static bool still_valid(struct lg_notifier *n, uint64_t id)
  * -errno when the target's memory or links could not be read (the caller
  * then denies: a read that fails never allows).
  */
+static int arg_path(pid_t pid, int dirfd, uint64_t addr, char *path,
+		    size_t size)
+{
+	char raw[PATH_MAX + 1], base[PATH_MAX + 1];
+	const char *basep = NULL;
+	int r;
+
+	r = read_string(pid, addr, raw, sizeof(raw));
+	if (r < 0)
+		return r;
+	if (raw[0] != '/') {
+		if (dirfd == AT_FDCWD) {
+			r = proc_link(pid, "cwd", base, sizeof(base));
+		} else {
+			char fdlink[32];
+
+			snprintf(fdlink, sizeof(fdlink), "fd/%d", dirfd);
+			r = proc_link(pid, fdlink, base, sizeof(base));
+			if (r == -ENOENT)
+				r = -EBADF;
+		}
+		if (r < 0)
+			return r;
+		basep = base;
+	}
+	return lg_path_resolve(basep, raw, path, size);
+}
+
 static int gather(const struct seccomp_notif *req, struct attempt *a,
 		  char *path, size_t size, struct lg_facts *f)
 {
 	pid_t pid = (pid_t)req->pid;
-	char raw[PATH_MAX + 1], base[PATH_MAX + 1];
-	const char *basep = NULL;
+	char raw[PATH_MAX + 1];
 	int r;
 
 	if (!a->path) { /* ftruncate: the fd names the file */
@@ -354,25 +402,7 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 			f->fd_deleted = true;
 		return 0;
 	}
-	r = read_string(pid, a->path, raw, sizeof(raw));
-	if (r < 0)
-		return r;
-	if (raw[0] != '/') {
-		if (a->dirfd == AT_FDCWD) {
-			r = proc_link(pid, "cwd", base, sizeof(base));
-		} else {
-			char fdlink[32];
-
-			snprintf(fdlink, sizeof(fdlink), "fd/%d", a->dirfd);
-			r = proc_link(pid, fdlink, base, sizeof(base));
-			if (r == -ENOENT)
-				r = -EBADF;
-		}
-		if (r < 0)
-			return r;
-		basep = base;
-	}
-	r = lg_path_resolve(basep, raw, path, size);
+	r = arg_path(pid, a->dirfd, a->path, path, size);
 	if (r < 0)
 		return r;
 	if (req->data.nr >= 0 && a->op == LG_OP_OPEN_TRUNC &&
@@ -440,6 +470,74 @@ int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
 	return 0;
 }
 
+/* The mount path is on, or its parent's when it does not exist. */
+static uint64_t mount_of(const char *path, const struct lg_facts *f)
+{
+	char dir[PATH_MAX + 1];
+	const char *slash = strrchr(path, '/');
+	struct statx st;
+	size_t n;
+
+	if (f->exists)
+		return f->mnt_id;
+	if (!slash)
+		return 0;
+	n = slash == path ? 1 : (size_t)(slash - path); /* "/f": "/" */
+	if (n >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &st) < 0 ||
+	    !(st.stx_mask & STATX_MNT_ID))
+		return 0;
+	return st.stx_mnt_id;
+}
+
+/*
+ * A rename is never counted: it runs, unless it would move or replace
+ * lgrun's own state. What the session learns from it is where
+ * pre-existing content goes (lineage.h).
+ */
+static int answer_rename(struct lg_notifier *n, struct lg_session *s,
+			 pthread_mutex_t *lock, struct attempt *a)
+{
+	pid_t pid = (pid_t)n->req->pid;
+	char src[PATH_MAX + 1], dst[PATH_MAX + 1];
+	struct lg_facts fs, fd;
+	uint64_t ms, md;
+	int r, err;
+
+	atomic_store(&n->busy_id, n->req->id);
+	atomic_store(&n->busy_since, lg_mono_ms());
+	r = arg_path(pid, a->dirfd, a->path, src, sizeof(src));
+	if (r >= 0)
+		r = arg_path(pid, a->dirfd2, a->path2, dst, sizeof(dst));
+	atomic_store(&n->busy_since, 0);
+	if (!still_valid(n, n->req->id))
+		return 0;
+	if (r < 0) {
+		pthread_mutex_lock(lock);
+		lg_session_unreadable(s, pid, a->op, -r);
+		err = lg_session_deny_errno(s);
+		pthread_mutex_unlock(lock);
+		if (r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF)
+			return respond(n, n->req->id, -r);
+		return respond(n, n->req->id, err);
+	}
+	stat_target(src, AT_SYMLINK_NOFOLLOW, &fs);
+	stat_target(dst, AT_SYMLINK_NOFOLLOW, &fd);
+	ms = fs.exists ? fs.mnt_id : 0;
+	md = ms ? mount_of(dst, &fd) : 0;
+	pthread_mutex_lock(lock);
+	if (lg_session_blocked(s))
+		err = lg_session_deny_errno(s);
+	else
+		err = lg_session_rename(s, pid, src, dst, &fs, &fd, a->rflags,
+					ms && md && ms != md);
+	pthread_mutex_unlock(lock);
+	return respond(n, n->req->id, err);
+}
+
 int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 		       pthread_mutex_t *lock)
 {
@@ -459,6 +557,8 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 	pthread_mutex_unlock(lock);
 	if (blocked)
 		return respond(n, n->req->id, err);
+	if (a.op == LG_OP_RENAME)
+		return answer_rename(n, s, lock, &a);
 
 	/*
 	 * Reading the target happens outside the session's lock: it may

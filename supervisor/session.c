@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "audit.h"
 #include "canon.h"
 #include "cgroup.h"
+#include "lineage.h"
 #include "log.h"
 #include "metrics.h"
 #include "pathres.h"
@@ -77,6 +79,9 @@ struct lg_session {
 		const char *reason; /* static strings of the guard */
 		unsigned n;
 	} warns[32];
+	pid_t feeding_tid; /* whose attempt the guard is deciding */
+	/* where pre-existing content went: renames, truncations, moves */
+	struct lg_lineage *content;
 	/* hashes of the paths, a ring: see restored() */
 	uint64_t lost_by_git[LOST_BY_GIT];
 	size_t nlost, lost_head;
@@ -241,7 +246,10 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	s->cfg = cfg;
 	s->info = *info;
 	s->guard = lg_guard_new(&cfg->guard, info->start_mono_ms);
-	if (!s->guard) {
+	s->content = lg_lineage_new(0);
+	if (!s->guard || !s->content) {
+		lg_guard_free(s->guard);
+		lg_lineage_free(s->content);
 		free(s);
 		return NULL;
 	}
@@ -275,6 +283,7 @@ void lg_session_free(struct lg_session *s)
 		return;
 	lg_guard_free(s->guard);
 	lg_guard_free(s->out_guard);
+	lg_lineage_free(s->content);
 	free(s);
 }
 
@@ -306,6 +315,27 @@ const char *lg_session_trip_reason(const struct lg_session *s)
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st)
 {
 	*st = s->st;
+}
+
+/*
+ * A nested lgrun writes its records into the same state directory by
+ * rename: the same executable as this one (by inode, not by name) may.
+ */
+static bool our_binary(pid_t pid)
+{
+	static dev_t dev;
+	static ino_t ino;
+	char p[64];
+	struct stat st;
+
+	if (!ino) {
+		if (stat("/proc/self/exe", &st) < 0)
+			return false;
+		dev = st.st_dev;
+		ino = st.st_ino;
+	}
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	return stat(p, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
 }
 
 static void read_exe(pid_t pid, char *out, size_t size)
@@ -389,34 +419,48 @@ static bool lost_by_git(const struct lg_session *s, const char *path)
  * checkout -- f over changes): git writes the committed content there,
  * and the removed content is gone.
  */
+/* How long an allowed op may wait in the kernel before it runs. */
+#define PENDING_MS 1000
+
+static int64_t ns(struct statx_timestamp t)
+{
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static bool restored(void *ctx, const char *target, enum lg_op op,
 		     const struct lg_target_id *id)
 {
 	const struct lg_session *s = ctx;
-	struct stat st;
+	bool trunc = op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC;
+	struct statx st;
 	bool same;
 
 	if (op == LG_OP_UNLINK && s && lost_by_git(s, target))
 		return false;
-	if (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) {
-		if (stat(target, &st) != 0 || st.st_size == 0)
-			return false;
-		same = id->ino && st.st_ino == id->ino && st.st_dev == id->dev;
-		/*
-		 * The same file, not written since it was decided on: its
-		 * truncation, allowed, has not run yet (parallel truncates).
-		 */
-		return !same || (int64_t)st.st_mtim.tv_sec * 1000000000LL +
-						st.st_mtim.tv_nsec !=
-					id->mtime_ns;
-	}
-	if (lstat(target, &st) != 0)
+	if (statx(AT_FDCWD, target, trunc ? 0 : AT_SYMLINK_NOFOLLOW,
+		  STATX_INO | STATX_SIZE | STATX_BTIME | STATX_CTIME |
+			  STATX_MTIME,
+		  &st) != 0)
 		return false;
+	if (trunc && st.stx_size == 0)
+		return false;
+	same = id->ino && st.stx_ino == id->ino &&
+	       makedev(st.stx_dev_major, st.stx_dev_minor) == id->dev &&
+	       ns((st.stx_mask & STATX_BTIME) ? st.stx_btime : st.stx_ctime) ==
+		       id->birth_ns;
+	if (!same)
+		return true; /* another file at the path: an overwrite */
+	if (trunc && ns(st.stx_mtime) != id->mtime_ns)
+		return true; /* truncated, then written again */
 	/*
-	 * The same inode still there is the removal not run yet (a parallel
-	 * rm was allowed and waits in the kernel), not the target back.
+	 * The same file, as it was: either the op has not run yet (a
+	 * parallel rm, allowed, waits in the kernel) and it counts, or it
+	 * ran and failed (EACCES, EBUSY, EISDIR) and lost nothing. The
+	 * thread that asked has finished it if it is asking again now;
+	 * another thread's op has surely run after PENDING_MS.
 	 */
-	return !id->ino || st.st_ino != id->ino || st.st_dev != id->dev;
+	return id->tid == s->feeding_tid ||
+	       lg_mono_ms() - id->at_ms > PENDING_MS;
 }
 
 static void remember(struct lg_session *s, uint64_t now, pid_t pid,
@@ -512,6 +556,8 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	lg_json_int(&j, "model_turns", (long long)s->st.turns);
 	if (s->st.recoverable)
 		lg_json_int(&j, "recoverable", (long long)s->st.recoverable);
+	if (s->st.moved)
+		lg_json_int(&j, "moved", (long long)s->st.moved);
 	if (s->st.warnings_suppressed)
 		lg_json_int(&j, "warnings_suppressed",
 			    (long long)s->st.warnings_suppressed);
@@ -836,8 +882,194 @@ static bool protected_path(const struct lg_session *s, const char *path)
 		strcmp(path, s->info.metrics_path) == 0);
 }
 
+static struct lg_inode_key inode_key(const struct lg_facts *f)
+{
+	return (struct lg_inode_key){ f->dev, f->ino,
+				      f->has_btime ? f->btime_ns : 0 };
+}
+
+/* What lgrun saw happen to the inode, into its facts. */
+static void lineage_facts(const struct lg_session *s, struct lg_facts *f)
+{
+	struct lg_inode_key k = inode_key(f);
+	unsigned fl;
+
+	if (!f->exists || !f->ino)
+		return;
+	fl = lg_lineage_get(s->content, &k);
+	f->inherited = fl & LG_INODE_INHERITED;
+	f->rewritten = fl & LG_INODE_REWRITTEN;
+}
+
+/* How long a failed rename to another filesystem explains a removal. */
+#define MOVE_MAX_AGE_MS (30ULL * 60 * 1000)
+
+/*
+ * The source of a move to another filesystem is removed after the copy: is
+ * its copy at the destination, the same type, size and modification time
+ * (mv, cp -a and shutil.move keep it)? Then nothing is lost, and the copy
+ * carries the pre-existing status on, so deleting it there counts.
+ */
+static bool moved_copy(struct lg_session *s, const char *path,
+		       const struct lg_facts *f, uint64_t now_ms)
+{
+	char to[PATH_MAX + 1];
+	struct statx st;
+	int64_t mtime;
+
+	if (lg_lineage_moved_to(s->content, path, now_ms, MOVE_MAX_AGE_MS, to,
+				sizeof(to)) != 1)
+		return false;
+	if (statx(AT_FDCWD, to, AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO |
+			  STATX_BTIME,
+		  &st) < 0)
+		return false;
+	mtime = (int64_t)st.stx_mtime.tv_sec * 1000000000LL +
+		st.stx_mtime.tv_nsec;
+	if (f->is_dir ?
+		    !S_ISDIR(st.stx_mode) :
+		    (S_ISDIR(st.stx_mode) || (int64_t)st.stx_size != f->size ||
+		     mtime != f->mtime_ns))
+		return false;
+	if (!f->is_dir && lg_facts_preexisting(f, s->info.start_real_ns)) {
+		struct lg_inode_key k = {
+			makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino,
+			(st.stx_mask & STATX_BTIME) ?
+				(int64_t)st.stx_btime.tv_sec * 1000000000LL +
+					st.stx_btime.tv_nsec :
+				0
+		};
+
+		lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
+				LG_INODE_REWRITTEN);
+	}
+	lg_dbg("%s was moved to %s", path, to);
+	return true;
+}
+
+int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
+		      const char *dst, const struct lg_facts *fs,
+		      const struct lg_facts *fd, unsigned flags, bool cross_fs)
+{
+	struct lg_facts d = *fd;
+	char exe[64] = "";
+
+	s->st.renames++;
+	if (((protected_path(s, src) && fs->exists) ||
+	     protected_path(s, dst)) &&
+	    !our_binary(pid)) {
+		/* Moving the record away, or something over it. */
+		read_exe(pid, exe, sizeof(exe));
+		lg_warn("refused rename %s -> %s by %s[%d]: lgrun's state is protected",
+			src, dst, exe, pid);
+		remember(s, lg_mono_ms(), pid, LG_OP_RENAME, LG_CLASS_DESTROY,
+			 LG_DENY, exe, protected_path(s, src) ? src : dst);
+		s->st.denied++;
+		return s->cfg->deny_errno;
+	}
+	if (!fs->exists)
+		return 0; /* it fails */
+	if (cross_fs) {
+		/* EXDEV: mv and the like copy, then remove the source. */
+		lg_lineage_move(s->content, src, dst, lg_mono_ms());
+		lg_dbg("rename %s -> %s crosses filesystems", src, dst);
+		return 0;
+	}
+	if (fs->is_dir || (flags & RENAME_EXCHANGE))
+		return 0;
+	struct lg_facts f = *fs;
+	struct lg_inode_key k = inode_key(fs);
+	bool src_pre, succeeds = false;
+
+	lineage_facts(s, &f);
+	lineage_facts(s, &d);
+	src_pre = lg_facts_preexisting(&f, s->info.start_real_ns);
+	/*
+	 * A new file takes the place of pre-existing content (sed -i, perl
+	 * -i, a save by rename), there or at a path it was renamed away from
+	 * (sed -i.bak): it carries that content's status on.
+	 */
+	if (d.exists && !d.is_dir && !(flags & RENAME_NOREPLACE))
+		succeeds = lg_facts_preexisting(&d, s->info.start_real_ns);
+	else if (!d.exists)
+		succeeds = lg_lineage_refill(s->content, dst);
+	if (succeeds && !src_pre &&
+	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
+			    LG_INODE_REWRITTEN) == 0)
+		lg_dbg("rename %s -> %s: pre-existing content carried on", src,
+		       dst);
+	/*
+	 * The replaced file may live on under another name (perl -i.orig
+	 * links the original to its backup first): an earlier version of
+	 * dst.
+	 */
+	if (succeeds && d.nlink > 1) {
+		struct lg_inode_key dk = inode_key(&d);
+
+		if (lg_lineage_mark(s->content, &dk, LG_INODE_MOVED_AWAY, 0) ==
+		    0)
+			lg_lineage_set_origin(s->content, &dk, dst);
+	}
+	/* Pre-existing content leaves its path: remember where it was. */
+	if (src_pre &&
+	    lg_lineage_mark(s->content, &k, LG_INODE_MOVED_AWAY, 0) == 0) {
+		lg_lineage_set_origin(s->content, &k, src);
+		lg_lineage_vacate(s->content, src);
+	}
+	return 0;
+}
+
+static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		  const char *path, const struct lg_facts *f);
+
+/*
+ * An earlier version renamed away from its path (sed -i.bak, perl -i.orig,
+ * an editor's backup) whose path holds content again: removing it leaves
+ * the successor. Renamed away with nothing at its path (a trash folder):
+ * its removal loses the data.
+ */
+static bool superseded(const struct lg_session *s, const struct lg_facts *f)
+{
+	struct lg_inode_key k = inode_key(f);
+	const char *origin;
+	struct stat st;
+
+	if (!(lg_lineage_get(s->content, &k) & LG_INODE_MOVED_AWAY))
+		return false;
+	origin = lg_lineage_origin(s->content, &k);
+	if (!origin || lstat(origin, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0)
+		return false;
+	return st.st_ino != f->ino || st.st_dev != f->dev;
+}
+
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
-		      const char *path, const struct lg_facts *f)
+		      const char *path, const struct lg_facts *facts)
+{
+	struct lg_facts f = *facts;
+	int err;
+
+	lineage_facts(s, &f);
+	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
+	    moved_copy(s, path, &f, lg_mono_ms()))
+		f.moved = true;
+	if (op == LG_OP_UNLINK && f.exists && f.ino)
+		f.superseded = superseded(s, &f);
+	err = decide(s, pid, op, path, &f);
+	/* From now on the file holds what the session writes into it. */
+	if (!err && f.exists && f.ino &&
+	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {
+		struct lg_inode_key k = inode_key(&f);
+
+		lg_lineage_mark(s->content, &k, LG_INODE_REWRITTEN,
+				LG_INODE_INHERITED);
+	}
+	return err;
+}
+
+static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		  const char *path, const struct lg_facts *f)
 {
 	const struct lg_config *c = s->cfg;
 	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared,
@@ -847,7 +1079,9 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 			       .op = op,
 			       .pid = pid,
 			       .target = path,
-			       .id = { f->dev, f->ino, f->mtime_ns } };
+			       .id = { f->dev, f->ino,
+				       f->has_btime ? f->btime_ns : f->ctime_ns,
+				       f->mtime_ns, pid, env.now_ms } };
 	struct lg_findings out;
 	enum lg_verdict v;
 	char exe[64] = "";
@@ -889,9 +1123,13 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		s->st.counted++;
 	else if (ev.cls == LG_CLASS_RECOVERABLE)
 		s->st.recoverable++;
+	else if (ev.cls == LG_CLASS_MOVED)
+		s->st.moved++;
 	if (lg_classify_lost_by_git(op, ev.cls, path, ev.exe))
 		lost_by_git_add(s, path);
+	s->feeding_tid = pid;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	s->feeding_tid = 0;
 	if (!exe[0]) /* the target waits: still there */
 		exe_of(s, pid, v != LG_ALLOW || ev.cls == LG_CLASS_DESTROY, exe,
 		       sizeof(exe));

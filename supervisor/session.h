@@ -85,6 +85,15 @@ int lg_session_deny_errno(const struct lg_session *s);
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *f);
 /*
+ * A rename (never counted), src and dst resolved, their facts not
+ * following a final symlink; flags are renameat2's, cross_fs when src and
+ * dst's directory are on different mounts (EXDEV: a copy follows). 0 to let
+ * it run, else an errno (it would move or replace lgrun's state).
+ */
+int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
+		      const char *dst, const struct lg_facts *fs,
+		      const struct lg_facts *fd, unsigned flags, bool cross_fs);
+/*
  * A destructive tool call held back by the shim (an HTTP DELETE, a
  * delete_* tool): tool-level deletes always count. 0 to let it go, else
  * the errno to refuse it with.
@@ -198,6 +207,8 @@ struct lg_session_stats {
 	/* calls of the programs an agent runs: observed, judged by no rule */
 	uint64_t observed_http, observed_jsonrpc;
 	uint64_t recoverable; /* removals git can give back: not counted */
+	uint64_t moved; /* sources of moves to another filesystem, copied */
+	uint64_t renames; /* seen, never counted (they tell where content went) */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };

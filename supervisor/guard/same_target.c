@@ -146,7 +146,8 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	size_t b;
 
 	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
-	    (ev->cls != LG_CLASS_DESTROY && ev->cls != LG_CLASS_LINKED))
+	    (ev->cls != LG_CLASS_DESTROY && ev->cls != LG_CLASS_LINKED &&
+	     ev->cls != LG_CLASS_MOVED && ev->cls != LG_CLASS_SUPERSEDED))
 		return LG_ALLOW;
 	if (now < d->last_now)
 		now = d->last_now;

@@ -11,7 +11,7 @@ run_lg -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; done' "$T/a"
 assert_rc 0 "$RC" "O_TRUNC opens with the default syscall list"
 
 mkfiles "$T/b" 5
-printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc\n' >"$T/ot.ini"
+printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc\n' >"$T/ot.ini"
 run_lg --config "$T/ot.ini" -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; done' "$T/b" 2>/dev/null
 assert_rc 86 "$RC" "emptying 3 files with open_trunc configured"
 [ -s "$T/b/f3" ] || fail "f3 was emptied"

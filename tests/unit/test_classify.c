@@ -435,9 +435,12 @@ static void test_default_ignores_git(void **state)
 }
 
 /*
- * Truncation loses content: a pre-existing file whose content the session
- * rewrote (WAL checkpoints, state files updated with ftruncate + write)
- * loses only the session's own writes. Removal still goes by the inode.
+ * Truncation loses content. A touch or an append since the start (the
+ * modification time) does not make it the session's (issue 12): bytes from
+ * before the start are still there until the session truncates the file.
+ * Once it did (WAL checkpoints, state files updated with ftruncate +
+ * write), the next truncation, or its removal, loses only the session's
+ * own writes.
  */
 static void test_truncate_needs_preexisting_content(void **state)
 {
@@ -446,15 +449,74 @@ static void test_truncate_needs_preexisting_content(void **state)
 	(void)state;
 	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/state.json", NULL),
 			 LG_CLASS_DESTROY);
-	f.mtime_ns = AFTER;
+	f.mtime_ns = AFTER; /* touch, or a one-byte append */
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/state.json", NULL),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(classify(LG_OP_OPEN_TRUNC, &f, "/d/state.json", NULL),
+			 LG_CLASS_DESTROY);
+	assert_true(lg_facts_content_preexisting(&f, START));
+	f.rewritten = true; /* truncated by the session before */
 	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/state.json", NULL),
 			 LG_CLASS_SESSION);
 	assert_int_equal(classify(LG_OP_OPEN_TRUNC, &f, "/d/state.json", NULL),
 			 LG_CLASS_SESSION);
 	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/state.json", NULL),
-			 LG_CLASS_DESTROY);
-	assert_true(lg_facts_preexisting(&f, START));
+			 LG_CLASS_SESSION);
+	assert_false(lg_facts_preexisting(&f, START));
 	assert_false(lg_facts_content_preexisting(&f, START));
+}
+
+/*
+ * sed -i, perl -i, a save by rename: the file at the path is new, born in
+ * the session, and holds pre-existing content (inherited).
+ */
+static void test_inherited_content_counts(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.btime_ns = AFTER;
+	f.mtime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/a.txt", NULL),
+			 LG_CLASS_SESSION);
+	f.inherited = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/a.txt", NULL),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/a.txt", NULL),
+			 LG_CLASS_DESTROY);
+	f.rewritten = true; /* then the session wrote it from scratch */
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/a.txt", NULL),
+			 LG_CLASS_SESSION);
+}
+
+/* unlink of a directory fails (EISDIR): nothing is lost, however often. */
+static void test_unlink_of_dir_is_harmless(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.is_dir = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/sub", NULL),
+			 LG_CLASS_HARMLESS);
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/d/sub", NULL),
+			 LG_CLASS_DESTROY);
+}
+
+/* mv to another filesystem: the source's removal after the copy. */
+static void test_moved_is_not_lost(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.moved = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/d/a.txt", NULL),
+			 LG_CLASS_MOVED);
+	f.is_dir = true;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/d", NULL), LG_CLASS_MOVED);
+	/* a truncation is never a move */
+	f.is_dir = false;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/d/a.txt", NULL),
+			 LG_CLASS_DESTROY);
 }
 
 /* A fake object database: what it answers, and how often it was asked. */
@@ -702,6 +764,9 @@ int main(void)
 						defaults_setup,
 						defaults_teardown),
 		cmocka_unit_test(test_truncate_needs_preexisting_content),
+		cmocka_unit_test(test_inherited_content_counts),
+		cmocka_unit_test(test_moved_is_not_lost),
+		cmocka_unit_test(test_unlink_of_dir_is_harmless),
 		cmocka_unit_test(test_git_recoverable),
 		cmocka_unit_test(test_git_without_odb),
 		cmocka_unit_test_setup_teardown(

@@ -252,8 +252,10 @@ static void test_syscalls(void **state)
 		{ "unlink,unlinkat", LG_SC_UNLINK | LG_SC_UNLINKAT },
 		{ "rmdir , truncate,ftruncate",
 		  LG_SC_RMDIR | LG_SC_TRUNCATE | LG_SC_FTRUNCATE },
-		{ "unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc",
+		{ "unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc",
 		  LG_SC_DEFAULT | LG_SC_OPEN_TRUNC },
+		{ "unlink, unlinkat, rmdir, truncate, ftruncate",
+		  LG_SC_DEFAULT & ~LG_SC_RENAME },
 		{ "open_trunc open_trunc", LG_SC_OPEN_TRUNC },
 	};
 	struct lg_config *c = *state;
@@ -474,7 +476,7 @@ static void test_errors(void **state)
 		{ "[budget]\nreserve = 20%\n",
 		  "test.ini:2: budget.reserve: '20%' must be a fraction" },
 		{ "[guard]\nsyscalls = unlink, chmod\n",
-		  "test.ini:2: guard.syscalls: unknown syscall 'chmod' (known: unlink, unlinkat, rmdir, truncate, ftruncate, open_trunc)" },
+		  "test.ini:2: guard.syscalls: unknown syscall 'chmod' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)" },
 		{ "[ignore]\nprogram = git\n",
 		  "test.ini:2: ignore.program: 'git' must be 'PROGRAM GLOB'" },
 		{ "[ignore]\nprogram =\n",

@@ -1,7 +1,7 @@
 # Files "touched" by sed -i (which replaces each with a new inode born in
 # the session) and then deleted: the content predates the session, the
-# inode does not. Issue 12.
-KNOWN=issue-12
+# inode does not. Fixed in issue 12: a rename over pre-existing content
+# carries its status on to the new inode.
 EXPECT_REASON=volume_exceeded
 setup() {
 	mkfiles notes 10 note_ .md

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineage.h"
+
+#define DEFAULT_MAX (1u << 18) /* 6 MiB of entries at most */
+#define MOVES 64
+#define ORIGINS 256
+#define VACATED 1024
+
+struct slot {
+	struct lg_inode_key key;
+	unsigned flags; /* 0: empty (a slot whose flags all clear stays used) */
+	bool used;
+};
+
+struct move {
+	char *src, *dst;
+	uint64_t t_ms;
+};
+
+struct lg_lineage {
+	struct slot *slots;
+	size_t cap, len, max;
+	uint64_t dropped;
+	struct move moves[MOVES];
+	size_t next_move;
+	struct {
+		struct lg_inode_key key;
+		char *path;
+	} origins[ORIGINS];
+	size_t next_origin;
+	uint64_t vacated[VACATED]; /* path hashes, 0: free */
+	size_t next_vacated, nvacated;
+};
+
+struct lg_lineage *lg_lineage_new(size_t max_inodes)
+{
+	struct lg_lineage *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->max = max_inodes ? max_inodes : DEFAULT_MAX;
+	return l;
+}
+
+void lg_lineage_free(struct lg_lineage *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < MOVES; i++) {
+		free(l->moves[i].src);
+		free(l->moves[i].dst);
+	}
+	for (size_t i = 0; i < ORIGINS; i++)
+		free(l->origins[i].path);
+	free(l->slots);
+	free(l);
+}
+
+static uint64_t hash(const struct lg_inode_key *k)
+{
+	uint64_t h = k->ino * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (k->dev + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL;
+	h ^= (uint64_t)k->btime_ns * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static bool same(const struct lg_inode_key *a, const struct lg_inode_key *b)
+{
+	return a->ino == b->ino && a->dev == b->dev &&
+	       a->btime_ns == b->btime_ns;
+}
+
+/* The slot holding key, or the empty one where it would go (cap > 0). */
+static struct slot *find(const struct lg_lineage *l,
+			 const struct lg_inode_key *key)
+{
+	size_t i = hash(key) & (l->cap - 1);
+
+	while (l->slots[i].used && !same(&l->slots[i].key, key))
+		i = (i + 1) & (l->cap - 1);
+	return &l->slots[i];
+}
+
+unsigned lg_lineage_get(const struct lg_lineage *l,
+			const struct lg_inode_key *key)
+{
+	if (!l->cap)
+		return 0;
+	return find(l, key)->flags;
+}
+
+static int grow(struct lg_lineage *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 256;
+	struct slot *old = l->slots;
+	size_t ocap = l->cap;
+
+	l->slots = calloc(cap, sizeof(*l->slots));
+	if (!l->slots) {
+		l->slots = old;
+		return -ENOMEM;
+	}
+	l->cap = cap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].used)
+			*find(l, &old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+int lg_lineage_mark(struct lg_lineage *l, const struct lg_inode_key *key,
+		    unsigned set, unsigned clear)
+{
+	struct slot *s;
+
+	if (l->cap) {
+		s = find(l, key);
+		if (s->used) {
+			s->flags = (s->flags | set) & ~clear;
+			return 0;
+		}
+	}
+	if (!set)
+		return 0;
+	/* Kept at most half full: probes stay short. */
+	if (l->len >= l->max || ((l->len + 1) * 2 > l->cap && grow(l) < 0)) {
+		l->dropped++;
+		return -ENOSPC;
+	}
+	s = find(l, key);
+	s->key = *key;
+	s->flags = set & ~clear;
+	s->used = true;
+	l->len++;
+	return 0;
+}
+
+uint64_t lg_lineage_dropped(const struct lg_lineage *l)
+{
+	return l->dropped;
+}
+
+void lg_lineage_move(struct lg_lineage *l, const char *src, const char *dst,
+		     uint64_t now_ms)
+{
+	struct move *m = &l->moves[l->next_move];
+	char *s = strdup(src), *d = strdup(dst);
+
+	if (!s || !d) {
+		free(s);
+		free(d);
+		l->dropped++;
+		return;
+	}
+	free(m->src);
+	free(m->dst);
+	*m = (struct move){ s, d, now_ms };
+	l->next_move = (l->next_move + 1) % MOVES;
+}
+
+int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
+			uint64_t max_age_ms, char *out, size_t size)
+{
+	/* Newest first: a path moved twice went where it went last. */
+	for (size_t k = 0; k < MOVES; k++) {
+		struct move *m =
+			&l->moves[(l->next_move + MOVES - 1 - k) % MOVES];
+		size_t n;
+
+		if (!m->src)
+			continue;
+		if (now_ms - m->t_ms > max_age_ms) {
+			free(m->src);
+			free(m->dst);
+			*m = (struct move){ 0 };
+			continue;
+		}
+		n = strlen(m->src);
+		if (strncmp(path, m->src, n) != 0 ||
+		    (path[n] && path[n] != '/'))
+			continue;
+		if ((size_t)snprintf(out, size, "%s%s", m->dst, path + n) >=
+		    size)
+			return -ENAMETOOLONG;
+		return 1;
+	}
+	return 0;
+}
+
+void lg_lineage_set_origin(struct lg_lineage *l, const struct lg_inode_key *key,
+			   const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p) {
+		l->dropped++;
+		return;
+	}
+	for (size_t i = 0; i < ORIGINS; i++) /* moved away again: newest */
+		if (l->origins[i].path && same(&l->origins[i].key, key)) {
+			free(l->origins[i].path);
+			l->origins[i].path = p;
+			return;
+		}
+	free(l->origins[l->next_origin].path);
+	l->origins[l->next_origin].key = *key;
+	l->origins[l->next_origin].path = p;
+	l->next_origin = (l->next_origin + 1) % ORIGINS;
+}
+
+const char *lg_lineage_origin(const struct lg_lineage *l,
+			      const struct lg_inode_key *key)
+{
+	for (size_t i = 0; i < ORIGINS; i++)
+		if (l->origins[i].path && same(&l->origins[i].key, key))
+			return l->origins[i].path;
+	return NULL;
+}
+
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+void lg_lineage_vacate(struct lg_lineage *l, const char *path)
+{
+	uint64_t h = path_hash(path);
+
+	for (size_t i = 0; i < VACATED; i++)
+		if (l->vacated[i] == h)
+			return;
+	if (!l->vacated[l->next_vacated])
+		l->nvacated++;
+	l->vacated[l->next_vacated] = h;
+	l->next_vacated = (l->next_vacated + 1) % VACATED;
+}
+
+bool lg_lineage_refill(struct lg_lineage *l, const char *path)
+{
+	uint64_t h;
+
+	if (!l->nvacated) /* the common rename asks nothing more */
+		return false;
+	h = path_hash(path);
+	for (size_t i = 0; i < VACATED; i++)
+		if (l->vacated[i] == h) {
+			l->vacated[i] = 0;
+			l->nvacated--;
+			return true;
+		}
+	return false;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where pre-existing content went during a session, which an inode's stat
+ * does not say. Pure: the notify path feeds it what it saw (renames,
+ * truncations, moves to another filesystem) and asks it before classifying.
+ *
+ * - A file that received pre-existing content by a rename over a
+ *   pre-existing file (sed -i, perl -i, an editor's atomic save, a
+ *   write-temp-then-rename) is new, born in the session, and still holds
+ *   data that predates it: INHERITED.
+ * - A file the session truncated holds the session's content from then on:
+ *   REWRITTEN (a second truncation or its removal loses nothing old).
+ * - A rename to another filesystem fails with EXDEV, and mv, shutil.move and
+ *   the like then copy and remove the source: the pending moves say where
+ *   the copy of a path should be.
+ * - Pre-existing content renamed away from its path (sed -i.bak, perl
+ *   -i.orig, an editor's backup, mv to a trash folder) remembers that path,
+ *   its origin, and the path is "vacated": a file renamed onto it later
+ *   takes the pre-existing status on (the edited version). Removing the
+ *   earlier version while its origin holds content again loses nothing
+ *   that has no successor; removing it while the origin is empty does.
+ */
+#ifndef LG_LINEAGE_H
+#define LG_LINEAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	LG_INODE_INHERITED = 1u << 0,
+	LG_INODE_REWRITTEN = 1u << 1,
+	LG_INODE_MOVED_AWAY = 1u << 2, /* has an origin: lg_lineage_origin */
+};
+
+/* An inode, told apart from a later one with the same number by its birth. */
+struct lg_inode_key {
+	uint64_t dev, ino;
+	int64_t btime_ns; /* 0 when the filesystem has no birth times */
+};
+
+struct lg_lineage;
+
+/* max_inodes bounds the table (0: a default); NULL on ENOMEM. */
+struct lg_lineage *lg_lineage_new(size_t max_inodes);
+void lg_lineage_free(struct lg_lineage *l);
+
+/* The flags known for key, 0 if none. */
+unsigned lg_lineage_get(const struct lg_lineage *l,
+			const struct lg_inode_key *key);
+
+/*
+ * Sets the flags in set and clears those in clear. 0, or -ENOSPC when the
+ * table is full (counted: lg_lineage_dropped).
+ */
+int lg_lineage_mark(struct lg_lineage *l, const struct lg_inode_key *key,
+		    unsigned set, unsigned clear);
+
+/* Marks the table could not hold. */
+uint64_t lg_lineage_dropped(const struct lg_lineage *l);
+
+/* A rename from src to dst (absolute paths) that crosses filesystems. */
+void lg_lineage_move(struct lg_lineage *l, const char *src, const char *dst,
+		     uint64_t now_ms);
+
+/*
+ * If path is the source of a pending move, or below one, writes where its
+ * copy should be into out. 1: found; 0: no move covers it; -ENAMETOOLONG.
+ * Moves older than max_age_ms are forgotten.
+ */
+int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
+			uint64_t max_age_ms, char *out, size_t size);
+
+/* Remembers where key's pre-existing content was renamed away from. */
+void lg_lineage_set_origin(struct lg_lineage *l, const struct lg_inode_key *key,
+			   const char *path);
+/* That path, or NULL if forgotten (a bounded ring). */
+const char *lg_lineage_origin(const struct lg_lineage *l,
+			      const struct lg_inode_key *key);
+
+/* path held pre-existing content that was renamed away. */
+void lg_lineage_vacate(struct lg_lineage *l, const char *path);
+/* True (once) if path was vacated: what is renamed onto it succeeds it. */
+bool lg_lineage_refill(struct lg_lineage *l, const char *path);
+
+#endif
