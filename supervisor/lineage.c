@@ -6,7 +6,7 @@
 
 #include "lineage.h"
 
-#define DEFAULT_MAX (1u << 18) /* 6 MiB of entries at most */
+#define DEFAULT_MAX (1u << 18) /* kept half full: 16 MiB of slots at most */
 #define MOVES 64
 #define ORIGINS 256
 #define VACATED 1024
