@@ -277,7 +277,9 @@ static void test_restored_asked_with_op(void **state)
 	struct fixture *fx = *state;
 	struct lg_event ev = destroy(LG_OP_TRUNCATE, "/p/t");
 
-	ev.id = (struct lg_target_id){ 8, 4242, 5, 17 };
+	ev.id = (struct lg_target_id){
+		.dev = 8, .ino = 4242, .birth_ns = 5, .mtime_ns = 17
+	};
 	assert_int_equal(feed_at(fx, 0, "/p/u"), LG_ALLOW);
 	fx->env.now_ms = 1;
 	assert_int_equal(lg_volumetric_feed(fx->d, &ev, &fx->env, &fx->out),
