@@ -27,7 +27,7 @@ struct lg_lineage {
 	size_t cap, len, max;
 	uint64_t dropped;
 	struct move moves[MOVES];
-	size_t next_move;
+	size_t next_move, nmoves; /* nmoves: ever recorded */
 	struct {
 		struct lg_inode_key key;
 		char *path;
@@ -162,11 +162,14 @@ void lg_lineage_move(struct lg_lineage *l, const char *src, const char *dst,
 	free(m->dst);
 	*m = (struct move){ s, d, now_ms };
 	l->next_move = (l->next_move + 1) % MOVES;
+	l->nmoves++;
 }
 
 int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 			uint64_t max_age_ms, char *out, size_t size)
 {
+	if (!l->nmoves) /* every removal asks: most sessions move nothing */
+		return 0;
 	/* Newest first: a path moved twice went where it went last. */
 	for (size_t k = 0; k < MOVES; k++) {
 		struct move *m =
