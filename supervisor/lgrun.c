@@ -56,6 +56,13 @@ enum lg_exit {
 };
 
 #define KILL_WAIT_MS 5000
+/*
+ * A read of a target's syscall arguments that has not returned after this
+ * long is left to its thread, and a new thread answers the rest.
+ */
+#define READ_DEADLINE_MS 2000
+#define MAX_STUCK_READERS 4 /* then the tree is stopped */
+#define STOP_READERS_MS 2000 /* at exit, the wait for notify threads */
 #define PROXY_TRIP_GRACE_MS 1500 /* for the agent to show the model error */
 
 struct opts {
@@ -372,6 +379,8 @@ struct loop {
 	int epfd, sfd, tfd, efd;
 	pthread_t thread;
 	bool thread_started;
+	atomic_int readers; /* notify threads running, abandoned ones too */
+	uint64_t watched_id; /* the notification watch_reader acted on */
 	pthread_mutex_t lock;
 	atomic_bool stop;
 	bool main_exited, draining;
@@ -386,19 +395,32 @@ static void on_usr1(int sig)
 	(void)sig; /* only interrupts the notify thread's blocking receive */
 }
 
+/* One notify thread: the loop, and the notifier it reads with. */
+struct reader {
+	struct loop *l;
+	struct lg_notifier *nt;
+};
+
 static void *notify_thread(void *arg)
 {
-	struct loop *l = arg;
+	struct reader *rd = arg;
+	struct loop *l = rd->l;
+	struct lg_notifier *nt = rd->nt;
 	bool told = false;
 	sigset_t usr1;
 
+	free(rd);
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
-	while (!atomic_load(&l->stop)) {
-		int r = lg_notifier_recv(l->nt);
+	for (;;) {
+		int r;
 		bool trip;
 
+		/* Abandoned: its one read done, another thread reads on. */
+		if (lg_notifier_abandoned(nt) || atomic_load(&l->stop))
+			break;
+		r = lg_notifier_recv(nt);
 		if (r == -EINTR)
 			continue;
 		if (r == -ENOENT) {
@@ -406,8 +428,7 @@ static void *notify_thread(void *arg)
 			 * A target went away, or none is left: then RECV fails
 			 * at once forever. Wait for the next one or the hang-up.
 			 */
-			struct pollfd pfd = { lg_notifier_fd(l->nt), POLLIN,
-					      0 };
+			struct pollfd pfd = { lg_notifier_fd(nt), POLLIN, 0 };
 
 			if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLHUP) &&
 			    !(pfd.revents & POLLIN))
@@ -418,7 +439,7 @@ static void *notify_thread(void *arg)
 			lg_dbg("notify: receive: %s", strerror(-r));
 			break;
 		}
-		r = lg_notifier_answer(l->nt, l->s, &l->lock);
+		r = lg_notifier_answer(nt, l->s, &l->lock);
 		pthread_mutex_lock(&l->lock);
 		trip = lg_session_kill_pending(l->s);
 		pthread_mutex_unlock(&l->lock);
@@ -433,30 +454,115 @@ static void *notify_thread(void *arg)
 				       strerror(errno));
 		}
 	}
+	if (lg_notifier_abandoned(nt))
+		lg_notifier_free(nt); /* the main thread has its spare */
+	atomic_fetch_sub(&l->readers, 1);
 	return NULL;
 }
 
-static int start_notify_thread(struct loop *l)
+static int start_notify_thread(struct loop *l, struct lg_notifier *nt)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+	struct reader *rd = malloc(sizeof(*rd));
 	int r;
 
+	if (!rd)
+		return -ENOMEM;
+	*rd = (struct reader){ l, nt };
 	sigaction(SIGUSR1, &sa, NULL);
-	r = pthread_create(&l->thread, NULL, notify_thread, l);
-	if (r)
+	atomic_fetch_add(&l->readers, 1);
+	r = pthread_create(&l->thread, NULL, notify_thread, rd);
+	if (r) {
+		atomic_fetch_sub(&l->readers, 1);
+		free(rd);
 		return -r;
+	}
 	l->thread_started = true;
 	return 0;
 }
 
-static void stop_notify_thread(struct loop *l)
+/*
+ * Stops the notify threads. A read of a target's memory cannot be
+ * interrupted (a userfaultfd page served from outside the tree): after a
+ * while, a thread still reading is left to our exit. True when none is
+ * left, so that the session may be freed.
+ */
+static bool stop_notify_thread(struct loop *l)
 {
-	if (!l->thread_started)
-		return;
+	uint64_t until = lg_mono_ms() + STOP_READERS_MS;
+
 	atomic_store(&l->stop, true);
-	pthread_kill(l->thread, SIGUSR1);
-	pthread_join(l->thread, NULL);
+	if (l->thread_started) {
+		pthread_kill(l->thread, SIGUSR1);
+		pthread_detach(l->thread);
+		l->thread_started = false;
+	}
+	while (atomic_load(&l->readers) > 0) {
+		if (lg_mono_ms() >= until) {
+			lg_dbg("%d notify thread(s) still reading a target: left to exit",
+			       (int)atomic_load(&l->readers));
+			return false;
+		}
+		usleep(2000);
+	}
+	return true;
+}
+
+/*
+ * The notify thread has been reading one target's memory for too long: a
+ * page that is served late or never (userfaultfd). The kernel would wait
+ * as long for it, so that op waits too; but the rest of the tree must not:
+ * leave the thread to its read (it answers that op and ends when the read
+ * returns) and read the other notifications with a new one. A tree that
+ * strands reader after reader is stopped.
+ */
+static void watch_reader(struct loop *l)
+{
+	struct lg_notifier *spare;
+	struct lg_busy b;
+
+	if (!l->thread_started || !lg_notifier_busy(l->nt, &b) ||
+	    b.id == l->watched_id || lg_mono_ms() < b.since_ms + READ_DEADLINE_MS)
+		return;
+	l->watched_id = b.id;
+	spare = atomic_load(&l->readers) <= MAX_STUCK_READERS ?
+			lg_notifier_spare(l->nt) :
+			NULL;
+	if (!spare) {
+		pthread_mutex_lock(&l->lock);
+		lg_session_supervisor_kill(
+			l->s, "unreadable",
+			"%d reads of syscall arguments in the tree never finished (memory nobody serves, such as a userfaultfd page)",
+			(int)atomic_load(&l->readers));
+		pthread_mutex_unlock(&l->lock);
+		return; /* the kill ends the reads */
+	}
+	{
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "warning: the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
+			 lg_op_name((enum lg_op)b.op), b.pid,
+			 READ_DEADLINE_MS / 1000);
+		lg_warn("%s", msg + 9);
+		pthread_mutex_lock(&l->lock);
+		lg_session_audit_simple(l->s, "warn", msg);
+		pthread_mutex_unlock(&l->lock);
+	}
+	lg_notifier_abandon(l->nt);
+	pthread_detach(l->thread);
 	l->thread_started = false;
+	l->nt = spare;
+	if (start_notify_thread(l, spare) < 0) {
+		lg_notifier_free(spare);
+		l->nt = NULL;
+		lg_err("cannot start a new notify thread: stopping the session");
+		pthread_mutex_lock(&l->lock);
+		lg_session_supervisor_kill(
+			l->s, "unreadable",
+			"no notify thread was left to answer the tree's syscalls");
+		pthread_mutex_unlock(&l->lock);
+	}
 }
 
 static bool kill_pending(struct loop *l)
@@ -513,6 +619,16 @@ static void arm_timer(struct loop *l)
 		/* only while a deferred kill waits (a deny never arms it) */
 		if (g && kill_pending(l) && (!next || g < next))
 			next = g;
+	}
+	if (l->thread_started) {
+		/* the watch on the notify thread's reads (watch_reader) */
+		struct lg_busy b;
+		uint64_t w = lg_notifier_busy(l->nt, &b) ?
+				     b.since_ms + READ_DEADLINE_MS :
+				     (lg_mono_ms() / 1000 + 1) * 1000;
+
+		if (!next || w < next)
+			next = w;
 	}
 	if (l->draining) {
 		uint64_t poll_at = lg_mono_ms() + 20;
@@ -1142,6 +1258,7 @@ static int event_loop(struct loop *l)
 			if (l->main_exited)
 				return 0;
 		}
+		watch_reader(l);
 		arm_timer(l);
 		n = epoll_wait(l->epfd, evs, 8, -1);
 		if (n < 0) {
@@ -1220,6 +1337,7 @@ int main(int argc, char **argv)
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
+	bool readers_left = false;
 	struct loop l = { .proxy_fd = -1,
 			  .out_r = { -1, -1 },
 			  .pty_master = -1 };
@@ -1753,7 +1871,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (start_notify_thread(&l) < 0) {
+	if (start_notify_thread(&l, l.nt) < 0) {
 		lg_err("cannot start the notify thread");
 		lg_tree_kill(&cg, KILL_WAIT_MS, &(const char *){ NULL });
 		{
@@ -1765,7 +1883,7 @@ int main(int argc, char **argv)
 	rc = event_loop(&l);
 	drain_output(&l);
 	restore_terminal(&l);
-	stop_notify_thread(&l);
+	readers_left = !stop_notify_thread(&l);
 	observer_finish(&l);
 	if (rc == LG_EXIT_TRIPPED) {
 		const char *why = lg_session_trip_reason(l.s);
@@ -1831,8 +1949,10 @@ out:
 	lg_control_free(l.ctl);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);
-	lg_notifier_free(l.nt);
-	lg_session_free(l.s);
-	lg_config_free(&cfg);
+	if (!readers_left) { /* else a notify thread may still use them */
+		lg_notifier_free(l.nt);
+		lg_session_free(l.s);
+		lg_config_free(&cfg);
+	}
 	return rc;
 }

@@ -45,6 +45,9 @@ struct lg_notifier {
 	 * it here and can answer for it.
 	 */
 	_Atomic uint64_t busy_id, busy_since;
+	_Atomic int busy_pid, busy_op;
+	atomic_bool abandoned; /* another thread reads the notifications now */
+	bool own_fd;
 };
 
 struct lg_notifier *lg_notifier_new(int fd)
@@ -75,10 +78,38 @@ struct lg_notifier *lg_notifier_new(int fd)
 	return n;
 }
 
+struct lg_notifier *lg_notifier_spare(const struct lg_notifier *n)
+{
+	int fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 3);
+	struct lg_notifier *m;
+
+	if (fd < 0)
+		return NULL;
+	m = lg_notifier_new(fd);
+	if (!m) {
+		close(fd);
+		return NULL;
+	}
+	m->own_fd = true;
+	return m;
+}
+
+void lg_notifier_abandon(struct lg_notifier *n)
+{
+	atomic_store(&n->abandoned, true);
+}
+
+bool lg_notifier_abandoned(struct lg_notifier *n)
+{
+	return atomic_load(&n->abandoned);
+}
+
 void lg_notifier_free(struct lg_notifier *n)
 {
 	if (!n)
 		return;
+	if (n->own_fd)
+		close(n->fd);
 	free(n->req);
 	free(n->resp);
 	lg_gitodb_free(n->odb);
@@ -449,15 +480,26 @@ int lg_notifier_recv(struct lg_notifier *n)
 	return 0;
 }
 
-bool lg_notifier_busy(struct lg_notifier *n, uint64_t *id, uint64_t *since_ms)
+bool lg_notifier_busy(struct lg_notifier *n, struct lg_busy *b)
 {
 	uint64_t since = atomic_load(&n->busy_since);
 
 	if (!since)
 		return false;
-	*id = atomic_load(&n->busy_id);
-	*since_ms = since;
+	b->id = atomic_load(&n->busy_id);
+	b->pid = atomic_load(&n->busy_pid);
+	b->op = atomic_load(&n->busy_op);
+	b->since_ms = since;
 	return since == atomic_load(&n->busy_since);
+}
+
+/* The notification n->req is read from its target from now on. */
+static void busy(struct lg_notifier *n, const struct attempt *a)
+{
+	atomic_store(&n->busy_id, n->req->id);
+	atomic_store(&n->busy_pid, (int)n->req->pid);
+	atomic_store(&n->busy_op, (int)a->op);
+	atomic_store(&n->busy_since, lg_mono_ms());
 }
 
 int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
@@ -507,8 +549,7 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	uint64_t ms, md;
 	int r, err;
 
-	atomic_store(&n->busy_id, n->req->id);
-	atomic_store(&n->busy_since, lg_mono_ms());
+	busy(n, a);
 	r = arg_path(pid, a->dirfd, a->path, src, sizeof(src));
 	if (r >= 0)
 		r = arg_path(pid, a->dirfd2, a->path2, dst, sizeof(dst));
@@ -564,8 +605,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 	 * Reading the target happens outside the session's lock: it may
 	 * block (see busy_since), and the main thread must stay free.
 	 */
-	atomic_store(&n->busy_id, n->req->id);
-	atomic_store(&n->busy_since, lg_mono_ms());
+	busy(n, &a);
 	r = gather(n->req, &a, path, sizeof(path), &f);
 	atomic_store(&n->busy_since, 0);
 	if (!still_valid(n, n->req->id))

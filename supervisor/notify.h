@@ -37,12 +37,35 @@ int lg_notifier_recv(struct lg_notifier *n);
 int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 		       pthread_mutex_t *lock);
 
+/* What the notify thread is reading from its target, and since when. */
+struct lg_busy {
+	uint64_t id; /* the notification */
+	uint64_t since_ms; /* monotonic */
+	int pid; /* the target */
+	int op; /* enum lg_op */
+};
+
 /*
- * Any thread: true while the notify thread reads the target of
- * notification *id, since *since_ms (monotonic). A read that never ends
- * (userfaultfd) is answered for with lg_notifier_deny().
+ * Any thread: true while the notify thread reads the target of a
+ * notification (into *b). A read that never ends (a userfaultfd page
+ * nobody serves) is answered for with lg_notifier_deny(), and the reader
+ * abandoned for a spare.
  */
-bool lg_notifier_busy(struct lg_notifier *n, uint64_t *id, uint64_t *since_ms);
+bool lg_notifier_busy(struct lg_notifier *n, struct lg_busy *b);
+
+/*
+ * A second notifier on a duplicate of n's listener, for a new notify
+ * thread; it closes its own fd when freed. NULL when out of fds or memory.
+ */
+struct lg_notifier *lg_notifier_spare(const struct lg_notifier *n);
+
+/*
+ * Any thread: n's thread is to stop at its next chance and free n, without
+ * touching the session again (its read may return long after the session
+ * is gone).
+ */
+void lg_notifier_abandon(struct lg_notifier *n);
+bool lg_notifier_abandoned(struct lg_notifier *n);
 
 /* Any thread: refuses notification id with error (> 0). 0 or -errno. */
 int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error);

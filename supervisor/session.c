@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -662,6 +663,27 @@ void lg_session_peer_kill(struct lg_session *s, const char *summary)
 		summary += 16;
 	snprintf(s->trip.summary, sizeof(s->trip.summary),
 		 "another supervisor of the session tripped: %s", summary);
+	s->trip_op = LG_OP_NONE;
+	snprintf(s->trip_summary, sizeof(s->trip_summary), "session_killed: %s",
+		 s->trip.summary);
+}
+
+void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
+				const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->kill_pending)
+		return;
+	s->kill_pending = true;
+	s->blocked = true;
+	memset(&s->trip, 0, sizeof(s->trip));
+	s->trip.action = LG_KILL;
+	s->trip.rule = "supervisor";
+	s->trip.reason = reason;
+	va_start(ap, fmt);
+	vsnprintf(s->trip.summary, sizeof(s->trip.summary), fmt, ap);
+	va_end(ap);
 	s->trip_op = LG_OP_NONE;
 	snprintf(s->trip_summary, sizeof(s->trip_summary), "session_killed: %s",
 		 s->trip.summary);

@@ -189,6 +189,13 @@ void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
  */
 void lg_session_peer_kill(struct lg_session *s, const char *summary);
 bool lg_session_peer_killed(const struct lg_session *s);
+/*
+ * The supervisor itself stops the session (reason: a short name for the
+ * audit; the summary says why). Like a trip; the main loop kills.
+ */
+void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
+				const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Where the trip record gets the tripping process's ancestry from. */
 void lg_session_lineage_fn(struct lg_session *s,
 			   void (*fn)(void *ctx, pid_t pid, char *out,
