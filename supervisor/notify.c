@@ -24,6 +24,7 @@
 #include "notify.h"
 #include "pathres.h"
 #include "session.h"
+#include "where.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -203,27 +204,28 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->is_dir = S_ISDIR(st->stx_mode);
 }
 
+#define STAT_MASK                                                            \
+	(STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME | STATX_MTIME | \
+	 STATX_NLINK | STATX_INO | STATX_MNT_ID)
+
 static void stat_target(const char *path, int flags, struct lg_facts *f)
 {
 	struct statx st;
 
 	memset(f, 0, sizeof(*f));
-	if (statx(AT_FDCWD, path, flags,
-		  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
-			  STATX_MTIME | STATX_NLINK | STATX_INO | STATX_MNT_ID,
-		  &st) == 0)
+	if (statx(AT_FDCWD, path, flags, STAT_MASK, &st) == 0)
 		facts_from_statx(f, &st);
 }
 
 /* True when dir has an entry besides "." and "..": rmdir would fail. */
-static bool dir_nonempty(const char *dir)
+static bool dir_nonempty(const struct lg_where *w)
 {
 	char buf[1024];
 	bool found = false;
 	long n;
 	int fd;
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = lg_where_opendir(w);
 	if (fd < 0)
 		return false;
 	while (!found &&
@@ -374,49 +376,58 @@ static int respond(struct lg_notifier *n, uint64_t id, int error)
 	return 0;
 }
 
+/*
+ * An argument the kernel itself would refuse, the same way: answered with
+ * its own error, not the guard's.
+ */
+static bool kernel_refusal(int r)
+{
+	return r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF ||
+	       r == -ENOENT || r == -ENOTDIR;
+}
+
 static bool still_valid(struct lg_notifier *n, uint64_t id)
 {
 	return ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /*
- * Gathers the absolute path and the facts about the target. Returns 0, or
- * -errno when the target's memory or links could not be read (the caller
- * then denies: a read that fails never allows).
+ * Reads a path argument and resolves it in the target's view (where.h).
+ * 0, or -errno when the target's memory could not be read or the kernel
+ * would refuse the argument itself (the caller then answers for it).
  */
-static int arg_path(pid_t pid, int dirfd, uint64_t addr, char *path,
-		    size_t size)
+static int arg_where(pid_t pid, int dirfd, uint64_t addr, bool follow,
+		     struct lg_where *w)
 {
-	char raw[PATH_MAX + 1], base[PATH_MAX + 1];
-	const char *basep = NULL;
+	char raw[PATH_MAX + 1];
 	int r;
 
 	r = read_string(pid, addr, raw, sizeof(raw));
 	if (r < 0)
 		return r;
-	if (raw[0] != '/') {
-		if (dirfd == AT_FDCWD) {
-			r = proc_link(pid, "cwd", base, sizeof(base));
-		} else {
-			char fdlink[32];
-
-			snprintf(fdlink, sizeof(fdlink), "fd/%d", dirfd);
-			r = proc_link(pid, fdlink, base, sizeof(base));
-			if (r == -ENOENT)
-				r = -EBADF;
-		}
-		if (r < 0)
-			return r;
-		basep = base;
-	}
-	return lg_path_resolve(basep, raw, path, size);
+	return lg_where_resolve(pid, dirfd, raw, follow, w);
 }
 
+static void stat_where(const struct lg_where *w, bool follow,
+		       struct lg_facts *f)
+{
+	struct statx st;
+
+	memset(f, 0, sizeof(*f));
+	if (lg_where_statx(w, follow, STAT_MASK, &st) == 0)
+		facts_from_statx(f, &st);
+}
+
+/*
+ * Gathers the path (for the guard and the records) and the facts about
+ * the target. Returns 0, or -errno when the target's memory or links could
+ * not be read (the caller then denies: a read that fails never allows).
+ */
 static int gather(const struct seccomp_notif *req, struct attempt *a,
 		  char *path, size_t size, struct lg_facts *f)
 {
 	pid_t pid = (pid_t)req->pid;
-	char raw[PATH_MAX + 1];
+	struct lg_where w;
 	int r;
 
 	if (!a->path) { /* ftruncate: the fd names the file */
@@ -424,18 +435,26 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 
 		snprintf(fdlink, sizeof(fdlink), "fd/%d", a->fd);
 		r = proc_link(pid, fdlink, path, size);
-		if (r < 0)
-			return r == -ENOENT ? -EBADF : r;
-		snprintf(raw, sizeof(raw), "/proc/%d/fd/%d", pid, a->fd);
-		stat_target(raw, 0, f);
-		f->fd_deleted = lg_path_strip_deleted(path);
-		if (path[0] != '/') /* a pipe or socket: nothing to lose */
+		if (r == -ENOENT)
+			return -EBADF;
+		if (r == -ENAMETOOLONG) /* the file is there all the same */
+			snprintf(path, size, "\u2026/[fd %d of pid %d]", a->fd,
+				 pid);
+		else if (r < 0)
+			return r;
+		snprintf(fdlink, sizeof(fdlink), "/proc/%d/fd/%d", pid, a->fd);
+		stat_target(fdlink, 0, f);
+		/*
+		 * Unlinked by the kernel's own account (nlink 0), not by the
+		 * " (deleted)" it prints: a file may be named that.
+		 */
+		f->fd_deleted = f->exists && f->nlink == 0;
+		if (f->fd_deleted)
+			lg_path_strip_deleted(path);
+		if (path[0] != '/' && r >= 0) /* a pipe or socket */
 			f->fd_deleted = true;
 		return 0;
 	}
-	r = arg_path(pid, a->dirfd, a->path, path, size);
-	if (r < 0)
-		return r;
 	if (req->data.nr >= 0 && a->op == LG_OP_OPEN_TRUNC &&
 	    lg_filter_classify(req->data.arch, req->data.nr) ==
 		    LG_SYS_OPENAT2) {
@@ -444,10 +463,19 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)
 			return -EFAULT;
 		a->relevant = (how.flags & O_TRUNC) != 0;
+		a->follow = !(how.resolve & RESOLVE_NO_SYMLINKS) &&
+			    !(how.flags & O_NOFOLLOW);
+		if (!a->relevant)
+			return 0;
 	}
-	stat_target(path, a->follow ? 0 : AT_SYMLINK_NOFOLLOW, f);
+	r = arg_where(pid, a->dirfd, a->path, a->follow, &w);
+	if (r < 0)
+		return r;
+	snprintf(path, size, "%s", w.path);
+	stat_where(&w, a->follow, f);
 	if (a->op == LG_OP_RMDIR && f->exists)
-		f->nonempty_dir = dir_nonempty(path);
+		f->nonempty_dir = dir_nonempty(&w);
+	lg_where_done(&w);
 	return 0;
 }
 
@@ -512,24 +540,14 @@ int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
 	return 0;
 }
 
-/* The mount path is on, or its parent's when it does not exist. */
-static uint64_t mount_of(const char *path, const struct lg_facts *f)
+/* The mount the target is on, or its directory's when it does not exist. */
+static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
 {
-	char dir[PATH_MAX + 1];
-	const char *slash = strrchr(path, '/');
 	struct statx st;
-	size_t n;
 
 	if (f->exists)
 		return f->mnt_id;
-	if (!slash)
-		return 0;
-	n = slash == path ? 1 : (size_t)(slash - path); /* "/f": "/" */
-	if (n >= sizeof(dir))
-		return 0;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	if (statx(AT_FDCWD, dir, 0, STATX_MNT_ID, &st) < 0 ||
+	if (lg_where_statx_dir(w, STATX_MNT_ID, &st) < 0 ||
 	    !(st.stx_mask & STATX_MNT_ID))
 		return 0;
 	return st.stx_mnt_id;
@@ -544,37 +562,45 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 			 pthread_mutex_t *lock, struct attempt *a)
 {
 	pid_t pid = (pid_t)n->req->pid;
-	char src[PATH_MAX + 1], dst[PATH_MAX + 1];
+	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
 	struct lg_facts fs, fd;
 	uint64_t ms, md;
+	bool valid;
 	int r, err;
 
 	busy(n, a);
-	r = arg_path(pid, a->dirfd, a->path, src, sizeof(src));
+	r = arg_where(pid, a->dirfd, a->path, false, &ws);
 	if (r >= 0)
-		r = arg_path(pid, a->dirfd2, a->path2, dst, sizeof(dst));
+		r = arg_where(pid, a->dirfd2, a->path2, false, &wd);
 	atomic_store(&n->busy_since, 0);
-	if (!still_valid(n, n->req->id))
+	valid = still_valid(n, n->req->id);
+	if (r < 0 || !valid) {
+		lg_where_done(&ws);
+		lg_where_done(&wd);
+	}
+	if (!valid)
 		return 0;
 	if (r < 0) {
 		pthread_mutex_lock(lock);
 		lg_session_unreadable(s, pid, a->op, -r);
 		err = lg_session_deny_errno(s);
 		pthread_mutex_unlock(lock);
-		if (r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF)
+		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
 	}
-	stat_target(src, AT_SYMLINK_NOFOLLOW, &fs);
-	stat_target(dst, AT_SYMLINK_NOFOLLOW, &fd);
+	stat_where(&ws, false, &fs);
+	stat_where(&wd, false, &fd);
 	ms = fs.exists ? fs.mnt_id : 0;
-	md = ms ? mount_of(dst, &fd) : 0;
+	md = ms ? mount_of(&wd, &fd) : 0;
+	lg_where_done(&ws);
+	lg_where_done(&wd);
 	pthread_mutex_lock(lock);
 	if (lg_session_blocked(s))
 		err = lg_session_deny_errno(s);
 	else
-		err = lg_session_rename(s, pid, src, dst, &fs, &fd, a->rflags,
-					ms && md && ms != md);
+		err = lg_session_rename(s, pid, ws.path, wd.path, &fs, &fd,
+					a->rflags, ms && md && ms != md);
 	pthread_mutex_unlock(lock);
 	return respond(n, n->req->id, err);
 }
@@ -616,7 +642,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 		lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
 		err = lg_session_deny_errno(s);
 		pthread_mutex_unlock(lock);
-		if (r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF)
+		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
 	}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "where.h"
+
+#define MAX_SYMLINKS 40 /* the kernel's own limit */
+
+/* The last component of a path's text; "" for "/", "." and "..". */
+static int split(const char *raw, char *parent, size_t psize, char *last)
+{
+	size_t n = strlen(raw), p;
+	const char *base;
+	size_t bn;
+
+	while (n > 1 && raw[n - 1] == '/')
+		n--; /* "d/" names d */
+	for (p = n; p > 0 && raw[p - 1] != '/'; p--)
+		;
+	base = raw + p;
+	bn = n - p;
+	if (bn > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (bn == 0 || (bn == 1 && base[0] == '.') ||
+	    (bn == 2 && base[0] == '.' && base[1] == '.')) {
+		/* the path names a directory by itself */
+		if (n >= psize)
+			return -ENAMETOOLONG;
+		memcpy(parent, raw, n);
+		parent[n] = '\0';
+		last[0] = '\0';
+		return 0;
+	}
+	memcpy(last, base, bn);
+	last[bn] = '\0';
+	if (p == 0) {
+		snprintf(parent, psize, ".");
+		return 0;
+	}
+	if (p >= psize)
+		return -ENAMETOOLONG;
+	memcpy(parent, raw, p); /* with its '/': "/" stays "/" */
+	parent[p] = '\0';
+	return 0;
+}
+
+/* "/proc/self..." and "/proc/thread-self..." as the target means them. */
+static bool proc_self(const char *raw, pid_t pid, char *out, size_t size)
+{
+	static const char self[] = "/proc/self", thr[] = "/proc/thread-self";
+	const char *rest;
+	int r;
+
+	if (strncmp(raw, self, sizeof(self) - 1) == 0 &&
+	    (raw[sizeof(self) - 1] == '/' || !raw[sizeof(self) - 1])) {
+		rest = raw + sizeof(self) - 1;
+		r = snprintf(out, size, "/proc/%d%s", pid, rest);
+	} else if (strncmp(raw, thr, sizeof(thr) - 1) == 0 &&
+		   (raw[sizeof(thr) - 1] == '/' || !raw[sizeof(thr) - 1])) {
+		rest = raw + sizeof(thr) - 1;
+		r = snprintf(out, size, "/proc/%d/task/%d%s", pid, pid, rest);
+	} else {
+		return false;
+	}
+	return r > 0 && (size_t)r < size;
+}
+
+/* Does the task see "/" where lgrun does (no chroot, same mounts)? */
+static bool same_root(pid_t pid)
+{
+	static struct statx ours;
+	static bool have;
+	struct statx st;
+	char p[40];
+
+	if (!have) {
+		if (statx(AT_FDCWD, "/", 0, STATX_INO | STATX_MNT_ID, &ours) <
+		    0)
+			return true;
+		have = true;
+	}
+	snprintf(p, sizeof(p), "/proc/%d/root", pid);
+	if (statx(AT_FDCWD, p, 0, STATX_INO | STATX_MNT_ID, &st) < 0)
+		return true; /* gone: nothing to resolve anyway */
+	return st.stx_ino == ours.stx_ino &&
+	       st.stx_dev_major == ours.stx_dev_major &&
+	       st.stx_dev_minor == ours.stx_dev_minor &&
+	       (!(st.stx_mask & STATX_MNT_ID) ||
+		st.stx_mnt_id == ours.stx_mnt_id);
+}
+
+static int open_dir(int base, const char *path, bool in_root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = in_root ? RESOLVE_IN_ROOT : 0,
+	};
+	long fd = syscall(SYS_openat2, base, path, &how, sizeof(how));
+
+	if (fd < 0 && errno == ELOOP && in_root) {
+		/* RESOLVE_IN_ROOT refuses magic links (/proc/N/fd/M/...) */
+		how.resolve = 0;
+		fd = syscall(SYS_openat2, base, path, &how, sizeof(how));
+	}
+	if (fd < 0 && errno == ENOSYS) /* before Linux 5.6 */
+		fd = openat(base, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/*
+ * The directory a base names for the task: its root, its working
+ * directory or one of its fds. -errno as the kernel would fail the call.
+ */
+static int open_base(pid_t pid, int dirfd, bool absolute)
+{
+	char p[64];
+	int fd;
+
+	if (absolute)
+		snprintf(p, sizeof(p), "/proc/%d/root", pid);
+	else if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof(p), "/proc/%d/cwd", pid);
+	else if (dirfd < 0)
+		return -EBADF;
+	else
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", pid, dirfd);
+	fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT && !absolute && dirfd != AT_FDCWD)
+		return -EBADF; /* not an open fd of the task */
+	return -errno;
+}
+
+static void display(struct lg_where *w)
+{
+	char link[40];
+	struct statx st;
+	ssize_t r;
+	size_t n;
+
+	w->whole = false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", w->dirfd);
+	r = readlink(link, w->path, sizeof(w->path) - 1);
+	if (r > 0 && (size_t)r < sizeof(w->path) - 1 && w->path[0] == '/') {
+		n = (size_t)r;
+		w->path[n] = '\0';
+		if (!w->last[0]) {
+			w->whole = true;
+			return;
+		}
+		if (n + 1 + strlen(w->last) < sizeof(w->path)) {
+			snprintf(w->path + n, sizeof(w->path) - n, "%s%s",
+				 n > 1 ? "/" : "", w->last);
+			w->whole = true;
+			return;
+		}
+	}
+	/* Longer than the kernel prints: named by the directory's inode. */
+	if (statx(w->dirfd, "", AT_EMPTY_PATH, STATX_INO, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	snprintf(w->path, sizeof(w->path), "\u2026/[dir %u:%u %llu]%s%s",
+		 st.stx_dev_major, st.stx_dev_minor,
+		 (unsigned long long)st.stx_ino, w->last[0] ? "/" : "",
+		 w->last);
+}
+
+/*
+ * One step: raw from base (an fd the caller keeps, or -1 to open the
+ * task's own), into w (dirfd, last).
+ */
+static int step(pid_t pid, int base, int dirfd, const char *raw,
+		struct lg_where *w)
+{
+	char parent[PATH_MAX + 1], proc[PATH_MAX + 1];
+	bool in_root = false;
+	int own = -1, r;
+
+	if (!raw[0])
+		return -ENOENT;
+	if (raw[0] == '/' && proc_self(raw, pid, proc, sizeof(proc))) {
+		raw = proc; /* in lgrun's /proc, where pid means the task */
+		base = AT_FDCWD;
+	} else if (raw[0] == '/' && same_root(pid)) {
+		base = AT_FDCWD;
+	} else if (base < 0 || raw[0] == '/') {
+		own = open_base(pid, dirfd, raw[0] == '/');
+		if (own < 0)
+			return own;
+		base = own;
+		in_root = raw[0] == '/';
+	}
+	r = split(raw, parent, sizeof(parent), w->last);
+	if (r < 0)
+		goto out;
+	if (strcmp(parent, ".") == 0 && own >= 0) {
+		r = own; /* the base itself: handed over */
+		own = -1;
+	} else if (strcmp(parent, ".") == 0 && base != AT_FDCWD) {
+		r = fcntl(base, F_DUPFD_CLOEXEC, 0);
+		r = r < 0 ? -errno : r;
+	} else {
+		r = open_dir(base, parent, in_root);
+	}
+	if (r >= 0) {
+		w->dirfd = r;
+		r = 0;
+	} else if (r != -ENAMETOOLONG) {
+		w->err = -r; /* the call will fail as well */
+		r = 0;
+	}
+out:
+	if (own >= 0)
+		close(own);
+	return r;
+}
+
+int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
+		     struct lg_where *w)
+{
+	char link[PATH_MAX + 1];
+	int r;
+
+	w->dirfd = -1;
+	w->err = 0;
+	w->last[0] = '\0';
+	w->path[0] = '\0';
+	w->whole = false;
+	r = step(pid, -1, dirfd, raw, w);
+	for (int hops = 0; r == 0 && follow && w->dirfd >= 0 && w->last[0];
+	     hops++) {
+		struct statx st;
+		ssize_t n;
+		int dfd;
+
+		if (statx(w->dirfd, w->last, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+			  &st) < 0 ||
+		    !S_ISLNK(st.stx_mode))
+			break;
+		if (hops == MAX_SYMLINKS) {
+			close(w->dirfd);
+			w->dirfd = -1;
+			w->err = ELOOP;
+			break;
+		}
+		n = readlinkat(w->dirfd, w->last, link, sizeof(link) - 1);
+		if (n <= 0 || (size_t)n >= sizeof(link) - 1)
+			break;
+		link[n] = '\0';
+		/* a relative link is read from the link's own directory */
+		dfd = w->dirfd;
+		w->dirfd = -1;
+		r = step(pid, dfd, AT_FDCWD, link, w);
+		close(dfd);
+	}
+	if (r < 0) {
+		if (w->dirfd >= 0)
+			close(w->dirfd);
+		w->dirfd = -1;
+		return r;
+	}
+	if (w->dirfd >= 0)
+		display(w);
+	return 0;
+}
+
+void lg_where_done(struct lg_where *w)
+{
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = -1;
+}
+
+int lg_where_statx(const struct lg_where *w, bool follow, unsigned mask,
+		   struct statx *st)
+{
+	int flags = w->last[0] ? 0 : AT_EMPTY_PATH;
+
+	if (w->dirfd < 0)
+		return -(w->err ? w->err : ENOENT);
+	if (!follow)
+		flags |= AT_SYMLINK_NOFOLLOW;
+	if (statx(w->dirfd, w->last, flags, mask, st) < 0)
+		return -errno;
+	return 0;
+}
+
+int lg_where_statx_dir(const struct lg_where *w, unsigned mask,
+		       struct statx *st)
+{
+	if (w->dirfd < 0)
+		return -(w->err ? w->err : ENOENT);
+	if (statx(w->dirfd, "", AT_EMPTY_PATH, mask, st) < 0)
+		return -errno;
+	return 0;
+}
+
+int lg_where_opendir(const struct lg_where *w)
+{
+	int fd;
+
+	if (w->dirfd < 0)
+		return -(w->err ? w->err : ENOENT);
+	fd = openat(w->dirfd, w->last[0] ? w->last : ".",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
