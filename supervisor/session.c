@@ -19,6 +19,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "pathres.h"
+#include "programs.h"
 #include "session.h"
 #include "state.h"
 #include "text.h"
@@ -83,6 +84,7 @@ struct lg_session {
 	pid_t feeding_tid; /* whose attempt the guard is deciding */
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
+	struct lg_programs *programs; /* what program-scoped rules mean */
 	/* hashes of the paths, a ring: see restored() */
 	uint64_t lost_by_git[LOST_BY_GIT];
 	size_t nlost, lost_head;
@@ -254,9 +256,21 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		free(s);
 		return NULL;
 	}
-	for (size_t i = 0; i < cfg->n_ignore; i++)
-		if (cfg->ignore[i].program)
+	{
+		const char *names[64] = { "git" };
+		size_t n = 1;
+
+		for (size_t i = 0; i < cfg->n_ignore; i++) {
+			if (!cfg->ignore[i].program)
+				continue;
 			s->has_program_rules = true;
+			if (n < sizeof(names) / sizeof(names[0]))
+				names[n++] = cfg->ignore[i].program;
+		}
+		/* PATH now: what the names meant when the session began */
+		s->programs = lg_programs_new(names, n, getenv("PATH"),
+					      info->start_real_ns);
+	}
 	if (info->flow && info->name) {
 		struct lg_guard_env env = { info->start_mono_ms, NULL, s, NULL,
 					    NULL };
@@ -285,6 +299,7 @@ void lg_session_free(struct lg_session *s)
 	lg_guard_free(s->guard);
 	lg_guard_free(s->out_guard);
 	lg_lineage_free(s->content);
+	lg_programs_free(s->programs);
 	free(s);
 }
 
@@ -1107,6 +1122,7 @@ static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	struct lg_findings out;
 	enum lg_verdict v;
 	char exe[64] = "";
+	const char *scoped = NULL; /* exe, when it is the program it names */
 
 	s->st.attempts++;
 	s->st.ev_seccomp++;
@@ -1132,8 +1148,9 @@ static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	    lg_classify_needs_program(c->ignore, c->n_ignore, op, f, path)) {
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
-		ev.cls = lg_classify(op, f, path, exe, c->ignore, c->n_ignore,
-				     s->info.start_real_ns);
+		scoped = lg_programs_is(s->programs, exe, pid) ? exe : NULL;
+		ev.cls = lg_classify(op, f, path, scoped, c->ignore,
+				     c->n_ignore, s->info.start_real_ns);
 	} else if (lg_log_verbosity >= LG_LOG_DEBUG) {
 		read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;
@@ -1147,7 +1164,7 @@ static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		s->st.recoverable++;
 	else if (ev.cls == LG_CLASS_MOVED)
 		s->st.moved++;
-	if (lg_classify_lost_by_git(op, ev.cls, path, ev.exe))
+	if (lg_classify_lost_by_git(op, ev.cls, path, scoped))
 		lost_by_git_add(s, path);
 	s->feeding_tid = pid;
 	v = lg_guard_feed(s->guard, &ev, &env, &out);

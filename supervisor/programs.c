@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "programs.h"
+
+#define MAX_NAMES 32
+#define MAX_FOUND 4 /* installs of one name on PATH */
+
+struct install {
+	uint64_t dev, ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	uint32_t uid;
+};
+
+struct program {
+	char *name;
+	struct install found[MAX_FOUND];
+	size_t n;
+};
+
+struct lg_programs {
+	struct program prog[MAX_NAMES];
+	size_t n;
+	int64_t start_ns;
+};
+
+static int64_t ns(const struct statx_timestamp *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+static void install_of(const struct statx *st, struct install *in)
+{
+	in->dev = ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+	in->ino = st->stx_ino;
+	in->size = st->stx_size;
+	in->mtime_ns = ns(&st->stx_mtime);
+	in->uid = st->stx_uid;
+}
+
+static const unsigned MASK = STATX_TYPE | STATX_MODE | STATX_INO |
+			     STATX_SIZE | STATX_MTIME | STATX_UID |
+			     STATX_BTIME | STATX_CTIME;
+
+static void look_up(struct program *pg, const char *path_env)
+{
+	const char *p = path_env;
+
+	while (p && *p && pg->n < MAX_FOUND) {
+		const char *e = strchr(p, ':');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char file[PATH_MAX];
+		struct statx st;
+
+		/* an empty entry or a relative one is the cwd: not trusted */
+		if (len && p[0] == '/' &&
+		    snprintf(file, sizeof(file), "%.*s/%s", (int)len, p,
+			     pg->name) < (int)sizeof(file) &&
+		    statx(AT_FDCWD, file, 0, MASK, &st) == 0 &&
+		    S_ISREG(st.stx_mode) && (st.stx_mode & 0111)) {
+			struct install in;
+			bool dup = false;
+
+			install_of(&st, &in);
+			for (size_t i = 0; i < pg->n; i++)
+				dup |= pg->found[i].dev == in.dev &&
+				       pg->found[i].ino == in.ino;
+			if (!dup)
+				pg->found[pg->n++] = in;
+		}
+		p = e ? e + 1 : NULL;
+	}
+}
+
+struct lg_programs *lg_programs_new(const char *const *names, size_t n,
+				    const char *path_env, int64_t start_ns)
+{
+	struct lg_programs *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->start_ns = start_ns;
+	for (size_t i = 0; i < n && p->n < MAX_NAMES; i++) {
+		struct program *pg = &p->prog[p->n];
+		bool seen = false;
+
+		if (!names[i] || !names[i][0])
+			continue;
+		for (size_t j = 0; j < p->n; j++)
+			seen |= strcmp(p->prog[j].name, names[i]) == 0;
+		if (seen)
+			continue;
+		pg->name = strdup(names[i]);
+		if (!pg->name) {
+			lg_programs_free(p);
+			return NULL;
+		}
+		look_up(pg, path_env);
+		p->n++;
+	}
+	return p;
+}
+
+void lg_programs_free(struct lg_programs *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->prog[i].name);
+	free(p);
+}
+
+bool lg_programs_is(const struct lg_programs *p, const char *name, pid_t pid)
+{
+	const struct program *pg = NULL;
+	char exe[64];
+	struct statx st;
+	struct install in;
+	int64_t born;
+
+	if (!p)
+		return false;
+	for (size_t i = 0; i < p->n && !pg; i++)
+		if (strcmp(p->prog[i].name, name) == 0)
+			pg = &p->prog[i];
+	if (!pg || !pg->n)
+		return false;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (statx(AT_FDCWD, exe, 0, MASK, &st) < 0)
+		return false;
+	install_of(&st, &in);
+	born = (st.stx_mask & STATX_BTIME) ? ns(&st.stx_btime) :
+					     ns(&st.stx_ctime);
+	for (size_t i = 0; i < pg->n; i++) {
+		const struct install *f = &pg->found[i];
+
+		if (f->dev == in.dev && f->ino == in.ino)
+			return true;
+		/* a copy the package installed (git's exec-path) */
+		if (f->size == in.size && f->mtime_ns == in.mtime_ns &&
+		    f->uid == in.uid && born < p->start_ns)
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which programs a program-scoped rule means. A rule names a program by
+ * its basename ("git"); a process counts as that program only when its
+ * executable is the one installed under that name when the session
+ * started: a file found on PATH then, or a file with the same content
+ * (size, last write, owner) that was already there, such as git's own copy
+ * in its exec-path. A binary that merely calls itself "git" does not get
+ * git's rules.
+ */
+#ifndef LG_PROGRAMS_H
+#define LG_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lg_programs;
+
+/*
+ * Looks up each name on path_env (a PATH value) now. start_ns: the
+ * session's start (CLOCK_REALTIME), for "already there". NULL on no memory.
+ */
+struct lg_programs *lg_programs_new(const char *const *names, size_t n,
+				    const char *path_env, int64_t start_ns);
+void lg_programs_free(struct lg_programs *p);
+
+/* Is pid's executable the program name, as installed at the start? */
+bool lg_programs_is(const struct lg_programs *p, const char *name, pid_t pid);
+
+#endif

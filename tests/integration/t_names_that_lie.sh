@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Names that lie (issue 12): a file really named "x (deleted)", a binary
+# that calls itself git, and an ignored path that is a symlink to data that
+# is not. Each time three destructive steps on pre-existing data stop the
+# tree.
+. "$(dirname "$0")/lib.sh"
+need_cmd git
+cd "$T" || fail "cd"
+
+tripped() { # session
+	grep -q "\"session\":\"$1\".*\"event\":\"trip\"" "$STATE/audit.jsonl"
+}
+
+# 1. Files named "... (deleted)": the kernel prints that suffix for an
+#    unlinked file's fd, but these are linked and hold data.
+mkdir -p named
+for n in a b c d; do echo "precious $n" >"named/$n (deleted)"; done
+run_lg -s named -- python3 -c "
+import os
+for n in 'abcd':
+    fd = os.open('$T/named/%s (deleted)' % n, os.O_RDWR)
+    os.ftruncate(fd, 0)
+    os.close(fd)
+"
+assert_rc 86 "$RC" "ftruncate of files named '(deleted)'"
+tripped named || fail "no trip for files named '(deleted)'"
+[ -s "named/c (deleted)" ] && [ -s "named/d (deleted)" ] ||
+	fail "files named '(deleted)': lost more than two"
+# A file that really is unlinked still costs nothing.
+run_lg -s unlinked -- python3 -c "
+import os
+for i in range(5):
+    p = '$T/named/tmp%d' % i
+    fd = os.open(p, os.O_RDWR | os.O_CREAT)
+    os.write(fd, b'x' * 100)
+    os.unlink(p)
+    os.ftruncate(fd, 0)
+"
+assert_rc 0 "$RC" "ftruncate of unlinked files"
+
+# 2. A binary named git that is not the git installed on PATH does not get
+#    git's rules (removing .git/ is routine only for git itself).
+for r in repo repo2; do
+	git init -q $r
+	(cd $r && echo hello >a && git add a && git -c user.email=t@t -c user.name=t commit -qm one) ||
+		fail "git commit"
+done
+mkdir -p fake
+cp "$FIXBIN/rmloop" fake/git
+objs=$(find repo/.git/objects -type f | head -4)
+[ "$(echo "$objs" | wc -l)" -ge 3 ] || fail "too few objects to test with"
+run_lg -s fakegit -- "$T/fake/git" $objs
+assert_rc 86 "$RC" "a fake git removing .git/objects"
+tripped fakegit || fail "no trip for a fake git in .git"
+# The real git still does it freely.
+run_lg -s realgit -- sh -c "cd '$T/repo2' && git gc -q --prune=now && git count-objects >/dev/null"
+assert_rc 0 "$RC" "git gc"
+tripped realgit && fail "the real git's gc tripped"
+
+# 3. An ignore glob is judged on where a path really leads.
+mkfiles precious 5
+mkdir -p scratch
+ln -s "$T/precious" scratch/lnk
+for i in 1 2 3 4; do ln -s "$T/precious/f$i" "scratch/t$i"; done
+printf '[ignore]\npath = %s/scratch/**\n' "$T" >lie.ini
+run_lg -c "$T/lie.ini" -s viadir -- sh -c "for i in 1 2 3 4; do rm '$T/scratch/lnk/f'\$i || exit 1; done"
+assert_rc 86 "$RC" "deletes through a symlinked directory in an ignored path"
+[ -e precious/f3 ] && [ -e precious/f4 ] ||
+	fail "deletes through an ignored symlink: lost more than two"
+"$LGCTL" --state-dir "$STATE" reset viadir >/dev/null
+mkfiles precious 5
+run_lg -c "$T/lie.ini" -s viafile -- sh -c "for i in 1 2 3 4; do truncate -s 0 '$T/scratch/t'\$i || exit 1; done"
+assert_rc 86 "$RC" "truncations through an ignored symlink"
+[ -s precious/f3 ] && [ -s precious/f4 ] ||
+	fail "truncations through an ignored symlink: lost more than two"
+# Removing the ignored links themselves is fine.
+run_lg -c "$T/lie.ini" -s links -- sh -c "rm '$T'/scratch/t*"
+assert_rc 0 "$RC" "removing ignored symlinks"
+pass
