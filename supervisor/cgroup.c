@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -160,6 +162,7 @@ void lg_cgroup_create(struct lg_cgroup *cg, const char *name)
 		rmdir(cg->path);
 		return;
 	}
+	snprintf(cg->mnt, sizeof(cg->mnt), "%s", mnt);
 	cg->ok = true;
 }
 
@@ -204,6 +207,27 @@ bool lg_cgroup_populated(const struct lg_cgroup *cg)
 	return strstr(buf, "populated 1") != NULL;
 }
 
+/* Removes the cgroups the tree made below path, deepest first. */
+static void remove_below(const char *path, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > 32 || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		char p[PATH_MAX];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    snprintf(p, sizeof(p), "%s/%s", path, de->d_name) >=
+			    (int)sizeof(p))
+			continue;
+		remove_below(p, depth + 1);
+		rmdir(p);
+	}
+	closedir(d);
+}
+
 void lg_cgroup_destroy(struct lg_cgroup *cg)
 {
 	if (!cg->ok)
@@ -212,8 +236,13 @@ void lg_cgroup_destroy(struct lg_cgroup *cg)
 		close(cg->dirfd);
 	cg->dirfd = -1;
 	/* EBUSY when something is still inside; nothing more we can do. */
-	if (rmdir(cg->path) < 0 && errno != ENOENT)
-		lg_dbg("cannot remove %s: %s", cg->path, strerror(errno));
+	if (rmdir(cg->path) < 0 && errno == EBUSY) {
+		remove_below(cg->path, 0);
+		rmdir(cg->path);
+	}
+	if (access(cg->path, F_OK) == 0)
+		lg_dbg("cannot remove %s: something still runs in it",
+		       cg->path);
 	cg->ok = false;
 }
 
@@ -408,4 +437,94 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 	}
 	reap();
 	return n > 0 ? n : 0;
+}
+
+/*
+ * When a live process was born (CLOCK_MONOTONIC ns), from its /proc dir;
+ * 0 if unknown or it has ended (a zombie).
+ */
+static uint64_t born_ns(int dirfd)
+{
+	char buf[1024], *p, state = 0;
+	unsigned long long ticks = 0;
+	struct timespec mono, boot;
+	uint64_t b, slept;
+	ssize_t n;
+	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after the name: the state, then fields 4-21, then starttime */
+	if (!p || sscanf(p + 2,
+			 "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+			 "%*d %*d %*d %*d %*d %*d %llu",
+			 &state, &ticks) != 2 ||
+	    state == 'Z' || state == 'X')
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	b = ticks * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+	slept = (uint64_t)(boot.tv_sec - mono.tv_sec) * 1000000000ULL +
+		(uint64_t)(boot.tv_nsec - mono.tv_nsec);
+	return b > slept ? b - slept : 0;
+}
+
+int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns)
+{
+	char p[64], line[PATH_MAX + 8];
+	const char *rel = cg->ok ? cg->path + strlen(cg->mnt) : NULL;
+	uint64_t born;
+	int pidfd, dirfd = -1, r = 0;
+	FILE *f;
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return 0; /* gone */
+	/* pinned by the pidfd from here: the same process throughout */
+	snprintf(p, sizeof(p), "/proc/%d", pid);
+	dirfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		goto out;
+	born = born_ns(dirfd);
+	/* not the process the observer saw born (a reused pid): not ours */
+	if (!born || born + 20000000ULL < fork_ns || born > fork_ns + 20000000ULL)
+		goto out;
+	if (rel) {
+		int fd = openat(dirfd, "cgroup", O_RDONLY | O_CLOEXEC);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		while (f && fgets(line, sizeof(line), f)) {
+			size_t n = strlen(rel);
+
+			if (strncmp(line, "0::", 3) == 0 &&
+			    strncmp(line + 3, rel, n) == 0 &&
+			    (line[3 + n] == '/' || line[3 + n] == '\n')) {
+				fclose(f);
+				goto out; /* in the leaf: the cgroup's to kill */
+			}
+		}
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+	}
+	lg_warn("pid %d left the session's cgroup: killing it by pid", pid);
+	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	{
+		/* a pidfd is readable once its process has exited */
+		struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+		r = poll(&pfd, 1, 200) == 1 ? -1 : 1;
+	}
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	close(pidfd);
+	return r;
 }

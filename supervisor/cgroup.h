@@ -9,12 +9,14 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct lg_cgroup {
 	bool ok;
 	int dirfd; /* O_PATH|O_DIRECTORY on the leaf, for CLONE_INTO_CGROUP */
 	char path[PATH_MAX];
+	char mnt[PATH_MAX]; /* the cgroup2 mount the leaf is under */
 	char why[256]; /* why there is no leaf, for -v */
 };
 
@@ -47,5 +49,14 @@ int lg_proc_stat(pid_t pid, char *state, pid_t *ppid);
 
 /* Number of live descendants of this process (zombies excluded). */
 int lg_descendants(pid_t *out, int max);
+
+/*
+ * A process of the tree that was born at fork_ns (CLOCK_MONOTONIC, as the
+ * observer saw it) and may have left the leaf: if it is that process and
+ * not in the leaf, it is killed by pid. 0: not such a process (gone, pid
+ * reused, or in the leaf); -1: it had escaped and is dead now; 1: it had
+ * escaped and survives.
+ */
+int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns);
 
 #endif

@@ -120,6 +120,7 @@ static const struct key keys[] = {
 	{ "guard", "syscalls", K_SYSCALLS, OFF(syscalls), 0, 0 },
 	{ "guard", "kill_grace", K_DURATION, OFF(kill_grace_ms), 0, 600000 },
 	{ "guard", "kill_leftovers", K_BOOL, OFF(kill_leftovers), 0, 0 },
+	{ "guard", "isolate", K_BOOL, OFF(isolate), 0, 0 },
 	{ "guard", "state_dir", K_STRING, OFF(state_dir), 0, 0 },
 	{ "guard", "audit_log", K_STRING, OFF(audit_log), 0, 0 },
 	{ "guard", "metrics_file", K_STRING, OFF(metrics_file), 0, 0 },
@@ -249,6 +250,7 @@ void lg_config_init(struct lg_config *c)
 	c->deny_errno = EPERM;
 	c->kill_grace_ms = 2000;
 	c->kill_leftovers = true;
+	c->isolate = true;
 	c->default_ignores = true;
 	c->shim = true;
 	c->llm_proxy = true;

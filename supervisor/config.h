@@ -49,6 +49,7 @@ struct lg_config {
 	int deny_errno;
 	bool observe;
 	bool kill_leftovers; /* kill what is left when the command exits */
+	bool isolate; /* root: state read-only, cgroup fixed, in the tree's view */
 	unsigned long kill_grace_ms;
 	char *state_dir; /* NULL: $LGRUN_STATE_DIR, XDG, /var/lib/lgrun */
 	char *audit_log; /* NULL: <state_dir>/audit.jsonl */

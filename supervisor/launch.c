@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -75,6 +77,10 @@ static bool nofile_raised;
 static int stdio_w[2] = { -1, -1 }; /* --watch-output: pipes for 1 and 2 */
 
 /* --watch-output on a terminal: the pty's slave, and what it stands for */
+static const char *protect_paths[4]; /* lgrun's state, read-only inside */
+static size_t nprotect;
+static bool isolation; /* lg_launch_isolate() */
+static const char *cgroup_mnt, *cgroup_leaf; /* the leaf bound over mnt */
 static int pty_slave = -1;
 static bool pty_in, pty_err;
 
@@ -105,13 +111,67 @@ void lg_launch_raise_nofile(void)
 		nofile_raised = true;
 }
 
+void lg_launch_isolate(bool on)
+{
+	isolation = on;
+}
+
+void lg_launch_protect(const char *path)
+{
+	if (path && path[0] == '/' &&
+	    nprotect < sizeof(protect_paths) / sizeof(protect_paths[0]))
+		protect_paths[nprotect++] = path;
+}
+
+/*
+ * The tree's own view, when we may make one (root): lgrun's state
+ * read-only in a mount namespace of its own (no rename, truncation,
+ * append, chattr or link there, by root either), and a cgroup namespace
+ * whose cgroup2 mount is rooted at the session's leaf, so no process can
+ * name a cgroup outside it to move to.
+ * Mounts made outside still reach the tree (a slave of ours). Best effort:
+ * what took effect is reported in bits (1 mounts, 2 cgroup).
+ */
+static int isolate(bool born_in_leaf)
+{
+	bool cgns = born_in_leaf && cgroup_mnt && cgroup_leaf &&
+		    unshare(CLONE_NEWCGROUP) == 0;
+	int done = 0;
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return 0;
+	if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		return 0;
+	/*
+	 * Without nsdelegate the namespace alone does not stop a move: the
+	 * cgroup tree the tree sees must be rooted at the leaf. A fresh
+	 * cgroup2 mount would be, but the kernel refuses one over its own
+	 * superblock; the leaf bound over the mount point is the same view.
+	 */
+	if (cgns && mount(cgroup_leaf, cgroup_mnt, NULL, MS_BIND, NULL) == 0)
+		done |= 2;
+	for (size_t i = 0; i < nprotect; i++) {
+		struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+
+		if (mount(protect_paths[i], protect_paths[i], NULL,
+			  MS_BIND | MS_REC, NULL) < 0)
+			return done;
+		if (mount_setattr(AT_FDCWD, protect_paths[i], AT_RECURSIVE,
+				  &attr, sizeof(attr)) < 0 &&
+		    mount(NULL, protect_paths[i], NULL,
+			  MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) < 0)
+			return done;
+	}
+	return done | 1;
+}
+
 static void __attribute__((noreturn))
 child(int sock, pid_t parent, char *const argv[], char *const envp[],
-      const struct lg_bpf *filter)
+      const struct lg_bpf *filter, bool born_in_leaf)
 {
 	sigset_t none;
 	char go;
-	int nfd, e;
+	int nfd, e, iso;
 
 	/* Die with the supervisor; if it is already gone, do not run. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -143,6 +203,7 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
+	iso = isolation && geteuid() == 0 ? isolate(born_in_leaf) : 0;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		goto fail;
 	nfd = lg_filter_load(filter);
@@ -150,7 +211,8 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 		errno = -nfd;
 		goto fail;
 	}
-	if (send_fd(sock, nfd) < 0)
+	if (send_fd(sock, nfd) < 0 ||
+	    write(sock, &iso, sizeof(iso)) != sizeof(iso))
 		goto fail;
 	close(nfd);
 	/* Wait until the parent holds the listener and has set us up. */
@@ -218,6 +280,8 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	/* Made before the fork, so the hand-off never needs a notified call. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
+	cgroup_mnt = cg && cg->ok && cg->mnt[0] ? cg->mnt : NULL;
+	cgroup_leaf = cg && cg->ok ? cg->path : NULL;
 	c->pid = spawn(cg, &c->in_cgroup);
 	if (c->pid < 0) {
 		r = -errno;
@@ -227,7 +291,7 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	}
 	if (c->pid == 0) {
 		close(sv[0]);
-		child(sv[1], parent, argv, envp, filter);
+		child(sv[1], parent, argv, envp, filter, c->in_cgroup);
 	}
 	close(sv[1]);
 	if (pty_slave < 0)
@@ -250,6 +314,9 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		waitpid(c->pid, NULL, 0);
 		return r;
 	}
+	if (read(sv[0], &c->isolated, sizeof(c->isolated)) !=
+	    sizeof(c->isolated))
+		c->isolated = 0;
 
 	/* Interactive agents keep the terminal: their group gets it. */
 	if (!(pty_slave >= 0 && pty_in) && isatty(STDIN_FILENO) &&

@@ -20,7 +20,20 @@ struct lg_child {
 	bool in_cgroup;
 	int tty_fd; /* the terminal we handed to the child, or -1 */
 	pid_t our_pgrp; /* to take the terminal back */
+	int isolated; /* LG_ISOLATED_* that took effect */
 };
+
+#define LG_ISOLATED_STATE 1 /* lgrun's state read-only in the tree's mounts */
+#define LG_ISOLATED_CGROUP 2 /* the tree cannot leave its cgroup */
+
+/*
+ * When run as root: path (lgrun's state dir, audit log, metrics file) is
+ * read-only in the tree's own mount namespace, and the tree gets a cgroup
+ * namespace at its leaf. Call before lg_launch().
+ */
+void lg_launch_protect(const char *path);
+/* Whether to do any of that ([guard] isolate). */
+void lg_launch_isolate(bool on);
 
 /*
  * Returns 0, or -errno with *exec_errno set when the command could not be

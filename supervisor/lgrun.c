@@ -50,6 +50,7 @@
 enum lg_exit {
 	LG_EXIT_TRIPPED = 86,
 	LG_EXIT_KILLED_SESSION = 87,
+	LG_EXIT_UNRECORDED = 88, /* tripped, but the block was not written */
 	LG_EXIT_ERROR = 125,
 	LG_EXIT_NOEXEC = 126,
 	LG_EXIT_NOTFOUND = 127,
@@ -96,8 +97,9 @@ static void usage(FILE *f)
 		"  -V, --version         version\n"
 		"\n"
 		"Exit status: the command's (128+N if killed by signal N); 86 the guard tripped;\n"
-		"87 the session is blocked (lgctl reset ID); 125 lgrun's own error;\n"
-		"126 command not executable; 127 command not found.\n",
+		"87 the session is blocked (lgctl reset ID); 88 the guard tripped but the block\n"
+		"could not be written; 125 lgrun's own error; 126 command not executable;\n"
+		"127 command not found.\n",
 		LG_SYSCONFDIR);
 }
 
@@ -380,6 +382,10 @@ struct loop {
 	pthread_t thread;
 	bool thread_started;
 	atomic_int readers; /* notify threads running, abandoned ones too */
+	int survivors; /* after the trip's kill */
+	unsigned escaped; /* processes that had left the cgroup, killed */
+	int marker_err; /* the killed marker could not be written: -errno */
+	int audit_err; /* the trip record could not be written: -errno */
 	uint64_t watched_id; /* the notification watch_reader acted on */
 	pthread_mutex_t lock;
 	atomic_bool stop;
@@ -762,9 +768,24 @@ static int run_trip(struct loop *l)
 	drain_output(l);
 	restore_terminal(l);
 	observer_finish(l);
+	{
+		/* what left the cgroup, as far as the observer saw it born */
+		struct lg_observed live[512];
+		size_t n = lg_observer_live(l->obs, live, 512);
+
+		for (size_t i = 0; i < n; i++) {
+			int r = lg_kill_escaped(l->cg, live[i].pid,
+						live[i].fork_ns);
+
+			l->escaped += r != 0;
+			survivors += r > 0;
+		}
+	}
+	l->survivors = survivors;
 	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
-	lg_session_record_trip(l->s, method, ms, survivors);
+	l->marker_err = lg_session_record_trip(l->s, method, ms, survivors,
+					       l->escaped, &l->audit_err);
 	if (l->store && !lg_session_peer_killed(l->s)) {
 		/* every supervisor of the session stops, and stays blocked */
 		struct lg_json j = { 0 };
@@ -784,7 +805,7 @@ static int run_trip(struct loop *l)
 	lg_session_write_metrics(l->s);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
 	pthread_mutex_unlock(&l->lock);
-	return LG_EXIT_TRIPPED;
+	return l->marker_err ? LG_EXIT_UNRECORDED : LG_EXIT_TRIPPED;
 }
 
 /*
@@ -1318,14 +1339,36 @@ static int event_loop(struct loop *l)
 	}
 }
 
-static void print_trip(const char *id, const char *summary, const char *audit)
+static void print_trip(const struct loop *l, const char *id,
+		       const char *summary, const char *audit,
+		       const char *state_dir)
 {
-	fprintf(stderr,
-		"lgrun: %s\n"
-		"lgrun: the operation was refused and every process of session '%s' was stopped.\n"
-		"lgrun: audit record: %s\n"
-		"lgrun: the session stays blocked (session_killed_loop_guard) until an operator runs: lgctl reset %s\n",
-		summary, id, audit, id);
+	fprintf(stderr, "lgrun: %s\n", summary);
+	if (l->survivors)
+		fprintf(stderr,
+			"lgrun: the operation was refused, but %d process(es) of session '%s' survived the kill.\n",
+			l->survivors, id);
+	else
+		fprintf(stderr,
+			"lgrun: the operation was refused and every process of session '%s' was stopped%s.\n",
+			id,
+			l->escaped ? " (some had left its cgroup: killed by pid)" :
+				     "");
+	if (l->audit_err)
+		fprintf(stderr,
+			"lgrun: the audit record could NOT be written to %s (%s)\n",
+			audit, strerror(-l->audit_err));
+	else
+		fprintf(stderr, "lgrun: audit record: %s\n", audit);
+	if (l->marker_err)
+		fprintf(stderr,
+			"lgrun: the session could NOT be blocked: %s/sessions/%s.killed cannot be written (%s). It can be started again; exit status %d.\n",
+			state_dir, id, strerror(-l->marker_err),
+			LG_EXIT_UNRECORDED);
+	else
+		fprintf(stderr,
+			"lgrun: the session stays blocked (session_killed_loop_guard) until an operator runs: lgctl reset %s\n",
+			id);
 }
 
 int main(int argc, char **argv)
@@ -1736,7 +1779,32 @@ int main(int argc, char **argv)
 		}
 		lg_launch_set_stdio(outp[1], errp[1]);
 	}
+	{
+		/* lgrun's record, read-only for the tree where we can */
+		const char *keep[] = { state_dir, info.audit_path,
+				       info.metrics_path };
+
+		lg_launch_isolate(cfg.isolate);
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+			size_t n = strlen(state_dir);
+
+			if (i && keep[i] &&
+			    (strncmp(keep[i], state_dir, n) == 0 &&
+			     keep[i][n] == '/'))
+				continue; /* inside the state dir */
+			if (keep[i] && access(keep[i], F_OK) == 0)
+				lg_launch_protect(keep[i]);
+		}
+	}
 	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
+	if (r >= 0 && cfg.isolate)
+		lg_info("the tree's view: %s; %s",
+			(l.child.isolated & LG_ISOLATED_STATE) ?
+				"lgrun's state is read-only in its mounts" :
+				"lgrun's state is guarded by the filter only",
+			(l.child.isolated & LG_ISOLATED_CGROUP) ?
+				"it cannot leave its cgroup" :
+				"a privileged process could leave its cgroup");
 	if (cfg.watch_output) {
 		struct epoll_event ev = { .events = EPOLLIN };
 
@@ -1885,10 +1953,11 @@ int main(int argc, char **argv)
 	restore_terminal(&l);
 	readers_left = !stop_notify_thread(&l);
 	observer_finish(&l);
-	if (rc == LG_EXIT_TRIPPED) {
+	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
 		const char *why = lg_session_trip_reason(l.s);
 
-		print_trip(id, lg_session_trip_summary(l.s), info.audit_path);
+		print_trip(&l, id, lg_session_trip_summary(l.s),
+			   info.audit_path, state_dir);
 		/* the one terminal record: how the session ended */
 		lg_session_audit_end(l.s,
 				     why && strcmp(why, "timeout") == 0 ?

@@ -24,6 +24,7 @@ struct proc {
 	pid_t ppid;
 	bool exited, warned;
 	uint64_t exec_ns, hello_ns; /* CLOCK_MONOTONIC */
+	uint64_t fork_ns; /* when it was born, if the observer saw it */
 	char exe[32];
 	char arg0[64];
 };
@@ -181,6 +182,22 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	return true;
 }
 
+size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
+			size_t max)
+{
+	size_t n = 0;
+
+	if (!o)
+		return 0;
+	for (unsigned i = 0; i < NPROC && n < max; i++) {
+		const struct proc *p = &o->procs[i];
+
+		if (p->pid && !p->exited && p->fork_ns)
+			out[n++] = (struct lg_observed){ p->pid, p->fork_ns };
+	}
+	return n;
+}
+
 bool lg_observer_attached(const struct lg_observer *o)
 {
 	return o && o->attached;
@@ -303,6 +320,7 @@ static void on_event(void *ctx, const struct lgb_event *e)
 
 			p->ppid = (pid_t)e->ppid;
 			p->exited = false;
+			p->fork_ns = e->ts_ns;
 			/* a fork runs its parent's image, shim and all */
 			if (parent) {
 				memcpy(p->exe, parent->exe, sizeof(p->exe));

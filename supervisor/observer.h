@@ -59,6 +59,17 @@ void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
 /* Before lgrun exits: the last events, and the counters to the session. */
 void lg_observer_finish(struct lg_observer *o);
 bool lg_observer_attached(const struct lg_observer *o);
+
+/*
+ * The processes the observer saw born in the session and not end (it
+ * stops seeing one that leaves the session's cgroup): up to max of them.
+ */
+struct lg_observed {
+	pid_t pid;
+	uint64_t fork_ns; /* CLOCK_MONOTONIC */
+};
+size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
+			size_t max);
 void lg_observer_free(struct lg_observer *o);
 
 #endif

@@ -1414,12 +1414,13 @@ uint64_t lg_session_next_deadline(const struct lg_session *s)
 	return lg_guard_next_deadline(s->guard);
 }
 
-void lg_session_record_trip(struct lg_session *s, const char *method,
-			    double kill_ms, int survivors)
+int lg_session_record_trip(struct lg_session *s, const char *method,
+			   double kill_ms, int survivors, unsigned escaped,
+			   int *audit_err)
 {
 	struct lg_json j = { 0 };
 	const struct lg_finding *f = &s->trip;
-	int r;
+	int r, marker;
 
 	json_head(s, &j, "trip");
 	lg_json_str(&j, "rule", f->rule);
@@ -1448,17 +1449,21 @@ void lg_session_record_trip(struct lg_session *s, const char *method,
 	lg_json_str(&j, "kill_method", method);
 	lg_json_num(&j, "kill_ms", kill_ms);
 	lg_json_int(&j, "survivors", survivors);
+	if (escaped) /* had left the cgroup; killed by pid */
+		lg_json_int(&j, "escaped", escaped);
 	json_recent(s, &j);
 	lg_json_end(&j);
 	/* The marker first: even if the log write fails, the block holds. */
-	r = lg_state_mark_killed(s->info.state_dir, s->info.id, j.buf);
-	if (r < 0)
+	marker = lg_state_mark_killed(s->info.state_dir, s->info.id, j.buf);
+	if (marker < 0)
 		lg_err("cannot mark session '%s' killed in %s: %s", s->info.id,
-		       s->info.state_dir, strerror(-r));
+		       s->info.state_dir, strerror(-marker));
 	r = lg_audit_append(s->info.audit_path, j.buf, true);
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
+	if (audit_err)
+		*audit_err = r < 0 ? r : 0;
 	lg_json_free(&j);
 	if (s->info.metrics_path) {
 		r = lg_metrics_count_trip(s->info.metrics_path, s->info.agent,
@@ -1467,6 +1472,7 @@ void lg_session_record_trip(struct lg_session *s, const char *method,
 			lg_warn("cannot update the metrics file %s: %s",
 				s->info.metrics_path, strerror(-r));
 	}
+	return marker < 0 ? marker : 0;
 }
 
 void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,

@@ -150,10 +150,14 @@ const char *lg_session_trip_reason(const struct lg_session *s);
 
 /*
  * After the tree is dead: the trip's audit record (fsync'ed), the killed
- * marker, the metrics. method and kill_ms describe the kill.
+ * marker, the metrics. method and kill_ms describe the kill; survivors
+ * counts what still runs, escaped what had left the cgroup. 0, or -errno
+ * when the killed marker could not be written (the session is not
+ * blocked); *audit_err (if given): 0 or why the record was not written.
  */
-void lg_session_record_trip(struct lg_session *s, const char *method,
-			    double kill_ms, int survivors);
+int lg_session_record_trip(struct lg_session *s, const char *method,
+			   double kill_ms, int survivors, unsigned escaped,
+			   int *audit_err);
 /* Adds this session's counters to the metrics file (once, at the end). */
 void lg_session_write_metrics(struct lg_session *s);
 
