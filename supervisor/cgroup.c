@@ -461,10 +461,11 @@ static uint64_t born_ns(int dirfd)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* after the name: the state, then fields 4-21, then starttime */
-	if (!p || sscanf(p + 2,
-			 "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-			 "%*d %*d %*d %*d %*d %*d %llu",
-			 &state, &ticks) != 2 ||
+	if (!p ||
+	    sscanf(p + 2,
+		   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+		   "%*d %*d %*d %*d %*d %*d %llu",
+		   &state, &ticks) != 2 ||
 	    state == 'Z' || state == 'X')
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -493,7 +494,8 @@ int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns)
 		goto out;
 	born = born_ns(dirfd);
 	/* not the process the observer saw born (a reused pid): not ours */
-	if (!born || born + 20000000ULL < fork_ns || born > fork_ns + 20000000ULL)
+	if (!born || born + 20000000ULL < fork_ns ||
+	    born > fork_ns + 20000000ULL)
 		goto out;
 	if (rel) {
 		int fd = openat(dirfd, "cgroup", O_RDONLY | O_CLOEXEC);

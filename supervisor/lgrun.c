@@ -528,7 +528,8 @@ static void watch_reader(struct loop *l)
 	struct lg_busy b;
 
 	if (!l->thread_started || !lg_notifier_busy(l->nt, &b) ||
-	    b.id == l->watched_id || lg_mono_ms() < b.since_ms + READ_DEADLINE_MS)
+	    b.id == l->watched_id ||
+	    lg_mono_ms() < b.since_ms + READ_DEADLINE_MS)
 		return;
 	l->watched_id = b.id;
 	spare = atomic_load(&l->readers) <= MAX_STUCK_READERS ?
@@ -546,10 +547,11 @@ static void watch_reader(struct loop *l)
 	{
 		char msg[200];
 
-		snprintf(msg, sizeof(msg),
-			 "warning: the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
-			 lg_op_name((enum lg_op)b.op), b.pid,
-			 READ_DEADLINE_MS / 1000);
+		snprintf(
+			msg, sizeof(msg),
+			"warning: the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
+			lg_op_name((enum lg_op)b.op), b.pid,
+			READ_DEADLINE_MS / 1000);
 		lg_warn("%s", msg + 9);
 		pthread_mutex_lock(&l->lock);
 		lg_session_audit_simple(l->s, "warn", msg);
@@ -1352,8 +1354,9 @@ static void print_trip(const struct loop *l, const char *id,
 		fprintf(stderr,
 			"lgrun: the operation was refused and every process of session '%s' was stopped%s.\n",
 			id,
-			l->escaped ? " (some had left its cgroup: killed by pid)" :
-				     "");
+			l->escaped ?
+				" (some had left its cgroup: killed by pid)" :
+				"");
 	if (l->audit_err)
 		fprintf(stderr,
 			"lgrun: the audit record could NOT be written to %s (%s)\n",

@@ -44,9 +44,9 @@ static void install_of(const struct statx *st, struct install *in)
 	in->uid = st->stx_uid;
 }
 
-static const unsigned MASK = STATX_TYPE | STATX_MODE | STATX_INO |
-			     STATX_SIZE | STATX_MTIME | STATX_UID |
-			     STATX_BTIME | STATX_CTIME;
+static const unsigned MASK = STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE |
+			     STATX_MTIME | STATX_UID | STATX_BTIME |
+			     STATX_CTIME;
 
 static void look_up(struct program *pg, const char *path_env)
 {

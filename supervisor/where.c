@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -70,28 +71,34 @@ static bool proc_self(const char *raw, pid_t pid, char *out, size_t size)
 	return r > 0 && (size_t)r < size;
 }
 
+static struct statx our_root;
+static bool have_root;
+
+static void read_our_root(void)
+{
+	have_root = statx(AT_FDCWD, "/", 0, STATX_INO | STATX_MNT_ID,
+			  &our_root) == 0;
+}
+
 /* Does the task see "/" where lgrun does (no chroot, same mounts)? */
 static bool same_root(pid_t pid)
 {
-	static struct statx ours;
-	static bool have;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const struct statx *ours = &our_root;
 	struct statx st;
 	char p[40];
 
-	if (!have) {
-		if (statx(AT_FDCWD, "/", 0, STATX_INO | STATX_MNT_ID, &ours) <
-		    0)
-			return true;
-		have = true;
-	}
+	pthread_once(&once, read_our_root);
+	if (!have_root)
+		return true;
 	snprintf(p, sizeof(p), "/proc/%d/root", pid);
 	if (statx(AT_FDCWD, p, 0, STATX_INO | STATX_MNT_ID, &st) < 0)
 		return true; /* gone: nothing to resolve anyway */
-	return st.stx_ino == ours.stx_ino &&
-	       st.stx_dev_major == ours.stx_dev_major &&
-	       st.stx_dev_minor == ours.stx_dev_minor &&
+	return st.stx_ino == ours->stx_ino &&
+	       st.stx_dev_major == ours->stx_dev_major &&
+	       st.stx_dev_minor == ours->stx_dev_minor &&
 	       (!(st.stx_mask & STATX_MNT_ID) ||
-		st.stx_mnt_id == ours.stx_mnt_id);
+		st.stx_mnt_id == ours->stx_mnt_id);
 }
 
 static int open_dir(int base, const char *path, bool in_root)
