@@ -122,7 +122,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
-	greeting termtext flow volatile gitodb samples lineage
+	greeting termtext flow volatile gitodb samples lineage audit
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -186,6 +186,7 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 		-lpthread
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
+$(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
@@ -216,7 +217,21 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c supervisor/llm.c supervisor/llm.h
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_llm.c \
 		supervisor/llm.c -ljansson
 
-fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm
+# What lgrun writes from names it does not choose: JSON and terminal text.
+$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
+		supervisor/termtext.c supervisor/audit.h supervisor/termtext.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
+		supervisor/audit.c supervisor/termtext.c
+
+fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text
+	@mkdir -p $(B)/fuzz/corpus-text
+	@$(B)/fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
+		$(B)/fuzz/corpus-text 2>$(B)/fuzz/log-text.txt || \
+		{ tail -40 $(B)/fuzz/log-text.txt; echo "fuzz: the JSON or terminal text writer failed"; exit 1; }
+	@echo "fuzz (text): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-text.txt | tail -1) without a crash"
 	@mkdir -p $(B)/fuzz/corpus-llm
 	@$(B)/fuzz/fuzz_llm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		$(B)/fuzz/corpus-llm tests/fuzz/seeds-llm 2>$(B)/fuzz/log-llm.txt || \

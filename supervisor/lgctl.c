@@ -15,6 +15,7 @@
 #include "log.h"
 #include "session.h"
 #include "state.h"
+#include "termtext.h"
 #include "store.h"
 
 static void usage(FILE *f)
@@ -42,8 +43,17 @@ static int read_last_line(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+/* Text from a record or a file name, made safe for the terminal. */
+static const char *safe(const char *s, char *buf, size_t size)
+{
+	lg_term_escape(buf, size, s, strlen(s));
+	return buf;
+}
+
 static void show(const char *dir, const char *id, bool header, bool detail)
 {
+	char e_id[256], e_agent[256], e_started[80], e_state[64];
+	char e_summary[1024];
 	char p[PATH_MAX], buf[8192], killed[8192];
 	char state[32], agent[128], started[40], updated[40], st[16], pid[16];
 	char summary[512];
@@ -76,14 +86,18 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 	if (header)
 		printf("%-32s %-8s %-14s %-24s %s\n", "SESSION", "STATE",
 		       "AGENT", "STARTED", "DETAIL");
-	printf("%-32s %-8s %-14s %-24s %s\n", id, state[0] ? state : "?",
-	       agent[0] ? agent : "-", started[0] ? started : "-", summary);
+	printf("%-32s %-8s %-14s %-24s %s\n", safe(id, e_id, sizeof(e_id)),
+	       safe(state[0] ? state : "?", e_state, sizeof(e_state)),
+	       safe(agent[0] ? agent : "-", e_agent, sizeof(e_agent)),
+	       safe(started[0] ? started : "-", e_started, sizeof(e_started)),
+	       safe(summary, e_summary, sizeof(e_summary)));
 	if (detail) {
-		char bpf[320];
+		char bpf[320], e_bpf[1024];
 
 		lg_json_field(buf, "bpf", bpf, sizeof(bpf));
 		if (bpf[0])
-			printf("  eBPF observer: %s\n", bpf);
+			printf("  eBPF observer: %s\n",
+			       safe(bpf, e_bpf, sizeof(e_bpf)));
 	}
 }
 

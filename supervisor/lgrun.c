@@ -222,10 +222,10 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 		return LG_EXIT_ERROR;
 	}
 	if (r > 0) {
-		fprintf(stderr, "lgrun: %s\nlgrun: '%s' was not started\n",
-			why[0] ? why :
-				 "the enclosing session refused this call",
-			name);
+		lg_err("%s", why[0] ?
+				     why :
+				     "the enclosing session refused this call");
+		lg_err("'%s' was not started", name);
 		if (!*flow)
 			fprintf(stderr,
 				"lgrun: LGRUN_FLOW (the flow's correlation id) was not in the environment: keep LGRUN_FLOW and LGRUN_SOCK when starting lgrun inside a session\n");
@@ -1341,37 +1341,33 @@ static int event_loop(struct loop *l)
 	}
 }
 
+/* Through lg_log: names from the tree are escaped for the terminal. */
 static void print_trip(const struct loop *l, const char *id,
 		       const char *summary, const char *audit,
 		       const char *state_dir)
 {
-	fprintf(stderr, "lgrun: %s\n", summary);
+	lg_err("%s", summary);
 	if (l->survivors)
-		fprintf(stderr,
-			"lgrun: the operation was refused, but %d process(es) of session '%s' survived the kill.\n",
-			l->survivors, id);
+		lg_err("the operation was refused, but %d process(es) of session '%s' survived the kill.",
+		       l->survivors, id);
 	else
-		fprintf(stderr,
-			"lgrun: the operation was refused and every process of session '%s' was stopped%s.\n",
-			id,
-			l->escaped ?
-				" (some had left its cgroup: killed by pid)" :
-				"");
+		lg_err("the operation was refused and every process of session '%s' was stopped%s.",
+		       id,
+		       l->escaped ?
+			       " (some had left its cgroup: killed by pid)" :
+			       "");
 	if (l->audit_err)
-		fprintf(stderr,
-			"lgrun: the audit record could NOT be written to %s (%s)\n",
-			audit, strerror(-l->audit_err));
+		lg_err("the audit record could NOT be written to %s (%s)",
+		       audit, strerror(-l->audit_err));
 	else
-		fprintf(stderr, "lgrun: audit record: %s\n", audit);
+		lg_err("audit record: %s", audit);
 	if (l->marker_err)
-		fprintf(stderr,
-			"lgrun: the session could NOT be blocked: %s/sessions/%s.killed cannot be written (%s). It can be started again; exit status %d.\n",
-			state_dir, id, strerror(-l->marker_err),
-			LG_EXIT_UNRECORDED);
+		lg_err("the session could NOT be blocked: %s/sessions/%s.killed cannot be written (%s). It can be started again; exit status %d.",
+		       state_dir, id, strerror(-l->marker_err),
+		       LG_EXIT_UNRECORDED);
 	else
-		fprintf(stderr,
-			"lgrun: the session stays blocked (session_killed_loop_guard) until an operator runs: lgctl reset %s\n",
-			id);
+		lg_err("the session stays blocked (session_killed_loop_guard) until an operator runs: lgctl reset %s",
+		       id);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "termtext.h"
 
 int lg_log_verbosity = LG_LOG_WARN;
 const char *lg_log_prog = "lgrun";
@@ -13,18 +14,27 @@ bool lg_log_crlf;
 
 void lg_log(enum lg_log_level level, const char *fmt, ...)
 {
-	char buf[2048];
-	int saved = errno, n;
+	char msg[2048], buf[4096];
+	int saved = errno, n, m;
 	va_list ap;
 
 	if ((int)level > lg_log_verbosity)
 		return;
-	n = snprintf(buf, sizeof(buf), "%s: ", lg_log_prog);
 	va_start(ap, fmt);
-	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(buf) - 3)
-		n = (int)sizeof(buf) - 3;
+	if (m < 0)
+		m = 0;
+	if (m >= (int)sizeof(msg))
+		m = (int)sizeof(msg) - 1;
+	n = snprintf(buf, sizeof(buf), "%s: ", lg_log_prog);
+	/*
+	 * File names and other text from the tree are in the message: no
+	 * control character of theirs reaches the terminal (one cannot
+	 * start a line of ours, or move the cursor, or set the title).
+	 */
+	n += (int)lg_term_escape(buf + n, sizeof(buf) - (size_t)n - 2, msg,
+				 (size_t)m);
 	if (lg_log_crlf)
 		buf[n++] = '\r';
 	buf[n++] = '\n';

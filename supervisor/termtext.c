@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <stdio.h>
 #include <string.h>
 
 #include "termtext.h"
@@ -73,4 +74,82 @@ void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit, void *ctx)
 		end_line(t, emit, ctx);
 	t->cr = false;
 	t->esc = 0;
+}
+
+size_t lg_utf8_len(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c, min;
+	size_t len;
+
+	if (!n)
+		return 0;
+	c = s[0];
+	if (c < 0x80) {
+		len = 1;
+		min = 0;
+	} else if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		min = 0x80;
+		c &= 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		min = 0x800;
+		c &= 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		min = 0x10000;
+		c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	if (cp)
+		*cp = c;
+	return len;
+}
+
+size_t lg_term_escape(char *out, size_t size, const char *in, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0, i = 0;
+
+	if (!size)
+		return 0;
+	while (i < n) {
+		char e[12];
+		const char *put = e;
+		unsigned cp = 0;
+		size_t len = lg_utf8_len(s + i, n - i, &cp), k;
+
+		if (!len) {
+			snprintf(e, sizeof(e), "\\x%02x", s[i]);
+			len = 1;
+		} else if (cp == '\n') {
+			put = "\\n";
+		} else if (cp == '\r') {
+			put = "\\r";
+		} else if ((cp < 0x20 && cp != '\t') || cp == 0x7f) {
+			snprintf(e, sizeof(e), "\\x%02x", cp);
+		} else if (cp >= 0x80 && cp < 0xa0) {
+			snprintf(e, sizeof(e), "\\u%04x", cp);
+		} else {
+			put = NULL; /* as it is */
+		}
+		k = put ? strlen(put) : len;
+		if (o + k >= size)
+			break;
+		memcpy(out + o, put ? put : (const char *)s + i, k);
+		o += k;
+		i += len;
+	}
+	out[o] = '\0';
+	return o;
 }

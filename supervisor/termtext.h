@@ -34,4 +34,21 @@ static inline void lg_termtext_reset(struct lg_termtext *t)
 /* The output ended: hands on what is left of the last line. */
 void lg_termtext_flush(struct lg_termtext *t, lg_termtext_emit emit, void *ctx);
 
+/*
+ * The length of the valid UTF-8 sequence at s (n bytes available): 1 to 4,
+ * or 0 when the bytes there are not one (a stray continuation byte, an
+ * overlong form, a surrogate, past U+10FFFF, cut short). *cp: the code
+ * point, when not NULL.
+ */
+size_t lg_utf8_len(const unsigned char *s, size_t n, unsigned *cp);
+
+/*
+ * Copies n bytes of in to out (size bytes, NUL-terminated) safe for a
+ * terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8
+ * become visible escapes ("\n", "\r", "\t" stays a tab, "\x1b",
+ * "\u009b"), so text cannot start a line or drive the terminal. Cut at a
+ * whole character when out is full. Returns the length written.
+ */
+size_t lg_term_escape(char *out, size_t size, const char *in, size_t n);
+
 #endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for audit.c's JSON: always valid UTF-8, nothing lost. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "audit.h"
+
+static const char *one(struct lg_json *j, const char *key, const char *val)
+{
+	lg_json_begin(j);
+	lg_json_str(j, key, val);
+	return lg_json_end(j);
+}
+
+static void test_valid_text_as_is(void **state)
+{
+	struct lg_json j = { 0 };
+
+	(void)state;
+	assert_string_equal(one(&j, "target", "/data/caf\xc3\xa9 \xf0\x9f\x98\x80"),
+			    "{\"target\":\"/data/caf\xc3\xa9 \xf0\x9f\x98\x80\"}");
+	assert_string_equal(one(&j, "s", "q\"b\\"), "{\"s\":\"q\\\"b\\\\\"}");
+	lg_json_free(&j);
+}
+
+static void test_controls_escaped(void **state)
+{
+	struct lg_json j = { 0 };
+
+	(void)state;
+	assert_string_equal(one(&j, "s", "a\nb\x1b]0;t\x07\x7f"),
+			    "{\"s\":\"a\\u000ab\\u001b]0;t\\u0007\\u007f\"}");
+	/* C1 controls and the JavaScript line separators, as code points */
+	assert_string_equal(one(&j, "s", "\xc2\x9b\xe2\x80\xa8"),
+			    "{\"s\":\"\\u009b\\u2028\"}");
+	lg_json_free(&j);
+}
+
+/* Not UTF-8: U+FFFD in the value, the exact bytes in <key>_b64. */
+static void test_invalid_bytes(void **state)
+{
+	struct lg_json j = { 0 };
+
+	(void)state;
+	assert_string_equal(one(&j, "target", "/x/\xff\xfe"),
+			    "{\"target\":\"/x/\xef\xbf\xbd\xef\xbf\xbd\","
+			    "\"target_b64\":\"L3gv//4=\"}");
+	/* overlong, surrogate, cut short */
+	assert_string_equal(one(&j, "t", "\xc0\xaf"),
+			    "{\"t\":\"\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"wK8=\"}");
+	assert_string_equal(one(&j, "t", "\xed\xa0\x80"),
+			    "{\"t\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+			    "\"t_b64\":\"7aCA\"}");
+	assert_string_equal(one(&j, "t", "ab\xe2\x82"),
+			    "{\"t\":\"ab\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"YWLigg==\"}");
+	lg_json_free(&j);
+}
+
+static void test_field_unescapes(void **state)
+{
+	struct lg_json j = { 0 };
+	char out[128];
+
+	(void)state;
+	lg_json_field(one(&j, "s", "a\x1b[2J\"q\\"), "s", out, sizeof(out));
+	assert_string_equal(out, "a\x1b[2J\"q\\");
+	lg_json_field("{\"s\":\"\\u00e9\\ud83d\\ude00\\n\"}", "s", out,
+		      sizeof(out));
+	assert_string_equal(out, "\xc3\xa9\xf0\x9f\x98\x80\n");
+	lg_json_field("{\"n\":42,\"s\":\"x\"}", "n", out, sizeof(out));
+	assert_string_equal(out, "42");
+	/* a lone surrogate is U+FFFD, never invalid UTF-8 */
+	lg_json_field("{\"s\":\"\\ud800x\"}", "s", out, sizeof(out));
+	assert_string_equal(out, "\xef\xbf\xbdx");
+	/* cut at a whole character when out is small */
+	lg_json_field("{\"s\":\"ab\\u00e9\"}", "s", out, 4);
+	assert_string_equal(out, "ab");
+	lg_json_free(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_text_as_is),
+		cmocka_unit_test(test_controls_escaped),
+		cmocka_unit_test(test_invalid_bytes),
+		cmocka_unit_test(test_field_unescapes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
