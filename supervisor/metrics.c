@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "termtext.h"
 
 #define MAX_SERIES 512
 
@@ -33,22 +34,43 @@ struct series {
 	unsigned long long n;
 };
 
+/*
+ * A label value as the text format wants it: \\, \" and \n escaped, valid
+ * UTF-8 (U+FFFD for bytes that are not, and for other control
+ * characters), cut at a whole character.
+ */
 void lg_metrics_label(const char *s, char *out, size_t size)
 {
-	size_t o = 0;
+	const unsigned char *c = (const unsigned char *)(s ? s : "");
+	size_t o = 0, n = strlen((const char *)c);
 
-	for (; s && *s && o + 3 < size; s++) {
-		if (*s == '\\' || *s == '"') {
-			out[o++] = '\\';
-			out[o++] = *s;
-		} else if (*s == '\n') {
-			out[o++] = '\\';
-			out[o++] = 'n';
-		} else {
-			out[o++] = *s;
+	for (size_t i = 0; i < n;) {
+		unsigned cp = 0;
+		size_t len = lg_utf8_len(c + i, n - i, &cp);
+		const char *put = (const char *)c + i;
+		size_t k = len;
+
+		if (cp == '\\' && len) {
+			put = "\\\\";
+			k = 2;
+		} else if (cp == '"' && len) {
+			put = "\\\"";
+			k = 2;
+		} else if (cp == '\n' && len) {
+			put = "\\n";
+			k = 2;
+		} else if (!len || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			put = "\xef\xbf\xbd";
+			k = 3;
 		}
+		if (o + k + 1 > size)
+			break;
+		memcpy(out + o, put, k);
+		o += k;
+		i += len ? len : 1;
 	}
-	out[o] = '\0';
+	if (size)
+		out[o] = '\0';
 }
 
 /* "name{labels} value" or "name value" */

@@ -40,6 +40,14 @@ for line in raw.splitlines():
     json.loads(line)
 EOF
 
+# The metrics file's labels (the agent's name) are UTF-8 text too.
+python3 - "$STATE/lgrun.prom" <<'EOF' || fail "lgrun.prom has bytes a scraper rejects"
+import sys
+text = open(sys.argv[1], "rb").read().decode("utf-8")  # strict
+assert not any(ord(c) < 0x20 and c != "\n" for c in text), text
+assert 'agent="ag\ufffd[31mx"' in text, text
+EOF
+
 # The exact bytes of a name that is not UTF-8 are kept.
 python3 - "$STATE/audit.jsonl" "$T/names" <<'EOF' || fail "no target_b64 with the exact name"
 import base64, json, os, sys
