@@ -21,8 +21,9 @@ static void test_valid_text_as_is(void **state)
 	struct lg_json j = { 0 };
 
 	(void)state;
-	assert_string_equal(one(&j, "target", "/data/caf\xc3\xa9 \xf0\x9f\x98\x80"),
-			    "{\"target\":\"/data/caf\xc3\xa9 \xf0\x9f\x98\x80\"}");
+	assert_string_equal(
+		one(&j, "target", "/data/caf\xc3\xa9 \xf0\x9f\x98\x80"),
+		"{\"target\":\"/data/caf\xc3\xa9 \xf0\x9f\x98\x80\"}");
 	assert_string_equal(one(&j, "s", "q\"b\\"), "{\"s\":\"q\\\"b\\\\\"}");
 	lg_json_free(&j);
 }
@@ -50,13 +51,15 @@ static void test_invalid_bytes(void **state)
 			    "{\"target\":\"/x/\xef\xbf\xbd\xef\xbf\xbd\","
 			    "\"target_b64\":\"L3gv//4=\"}");
 	/* overlong, surrogate, cut short */
-	assert_string_equal(one(&j, "t", "\xc0\xaf"),
-			    "{\"t\":\"\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"wK8=\"}");
+	assert_string_equal(
+		one(&j, "t", "\xc0\xaf"),
+		"{\"t\":\"\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"wK8=\"}");
 	assert_string_equal(one(&j, "t", "\xed\xa0\x80"),
 			    "{\"t\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
 			    "\"t_b64\":\"7aCA\"}");
-	assert_string_equal(one(&j, "t", "ab\xe2\x82"),
-			    "{\"t\":\"ab\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"YWLigg==\"}");
+	assert_string_equal(
+		one(&j, "t", "ab\xe2\x82"),
+		"{\"t\":\"ab\xef\xbf\xbd\xef\xbf\xbd\",\"t_b64\":\"YWLigg==\"}");
 	lg_json_free(&j);
 }
 
