@@ -74,6 +74,14 @@ run_lg -c "$T/lie.ini" -s viafile -- sh -c "for i in 1 2 3 4; do truncate -s 0 '
 assert_rc 86 "$RC" "truncations through an ignored symlink"
 [ -s precious/f3 ] && [ -s precious/f4 ] ||
 	fail "truncations through an ignored symlink: lost more than two"
+# A symlink named like an ignored folder (the shipped build/) hides nothing.
+mkfiles precious2 5
+mkdir -p proj
+ln -s "$T/precious2" proj/build
+run_lg -s buildlink -- sh -c "cd '$T/proj' && for i in 1 2 3 4; do rm build/f\$i || exit 1; done"
+assert_rc 86 "$RC" "deletes through build -> data"
+[ -e precious2/f3 ] && [ -e precious2/f4 ] ||
+	fail "deletes through build -> data: lost more than two"
 # Removing the ignored links themselves is fine.
 run_lg -c "$T/lie.ini" -s links -- sh -c "rm '$T'/scratch/t*"
 assert_rc 0 "$RC" "removing ignored symlinks"
