@@ -57,7 +57,7 @@ PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c superviso
 	supervisor/gitodb.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \
 	supervisor/canon.c supervisor/llm.c $(GUARD_SRC)
-SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c supervisor/where.c \
+SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
@@ -122,7 +122,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
-	greeting termtext flow volatile gitodb samples lineage audit
+	greeting termtext flow volatile gitodb samples lineage audit egress
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -187,6 +187,7 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
+$(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
@@ -219,12 +220,14 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c supervisor/llm.c supervisor/llm.h
 
 # What lgrun writes from names it does not choose: JSON and terminal text.
 $(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
-		supervisor/termtext.c supervisor/audit.h supervisor/termtext.h
+		supervisor/termtext.c supervisor/audit.h supervisor/termtext.h \
+		supervisor/egress.c supervisor/egress.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
-		supervisor/audit.c supervisor/termtext.c
+		supervisor/audit.c supervisor/termtext.c supervisor/egress.c \
+		-lpthread
 
 fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text
 	@mkdir -p $(B)/fuzz/corpus-text

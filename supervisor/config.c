@@ -104,6 +104,7 @@ enum ktype {
 	K_STORE_URL,
 	K_ENDPOINTS, /* [shim] tool_endpoints */
 	K_IGNORE_KEYS, /* [repeat] ignore_keys */
+	K_LLM_MODE, /* [llm] mode */
 };
 
 struct key {
@@ -202,6 +203,7 @@ static const struct key keys[] = {
 	{ "ignore", "defaults", K_BOOL, OFF(default_ignores), 0, 0 },
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
+	{ "llm", "mode", K_LLM_MODE, OFF(llm_mode), 0, 0 },
 	{ "output", "watch", K_BOOL, OFF(watch_output), 0, 0 },
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
@@ -707,6 +709,25 @@ static int set_value(struct lg_config *c, const struct key *k,
 			snprintf(msg, msgsz,
 				 "%s.%s: '%s' is not a mode (auto, on or off)",
 				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(int *)(base + k->off) = m;
+		return 0;
+	}
+	case K_LLM_MODE: {
+		static const char *const modes[] = { "base_url", "proxy",
+						     "both" };
+		int m = -1;
+
+		for (int i = 0; i < 3; i++)
+			if (strcmp(value, modes[i]) == 0)
+				m = i;
+		if (m < 0) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a mode (base_url, proxy or both)",
+				k->section, k->name, value);
 			return -EINVAL;
 		}
 		if (apply)

@@ -35,6 +35,11 @@ enum {
 
 /* The eBPF observer: auto (if it can load, in the background), on, off. */
 enum lg_bpf_mode { LG_BPF_AUTO, LG_BPF_ON, LG_BPF_OFF };
+/*
+ * [llm] mode: base-URL variables (base_url), the proxy variables pointing
+ * at lgrun's egress proxy (proxy), or both.
+ */
+enum lg_llm_mode { LG_LLM_BASE_URL, LG_LLM_PROXY, LG_LLM_BOTH };
 int lg_bpf_mode_parse(const char *s);
 /*
  * A store URL, redis://HOST[:PORT][/DB] or unix:/PATH[?db=N]: 0, or
@@ -57,6 +62,7 @@ struct lg_config {
 	bool default_ignores;
 	bool shim; /* preload the shim into the command's tree */
 	bool llm_proxy; /* stand between the agent and its model API */
+	int llm_mode; /* enum lg_llm_mode: how the agent is led to it */
 	bool watch_output; /* the command's stdout/stderr through lgrun */
 	int bpf_mode; /* enum lg_bpf_mode */
 	unsigned bpf_ring_kb; /* the observer's ring buffer, KiB, a power of 2 */

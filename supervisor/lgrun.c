@@ -30,6 +30,7 @@
 
 #include "audit.h"
 #include "cgroup.h"
+#include "egress.h"
 #include "config.h"
 #include "control.h"
 #include "proxy.h"
@@ -362,6 +363,9 @@ struct loop {
 	size_t nroutes;
 	struct lg_proxy *proxy;
 	void (*proxy_stop)(struct lg_proxy *p);
+	/* the egress proxy ([llm] mode = proxy or both) */
+	struct lg_egress *egress;
+	uint16_t egress_port;
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
@@ -694,6 +698,16 @@ static void on_signal(struct loop *l)
 		lg_tree_signal(l->cg, sig);
 		l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
 	}
+}
+
+/* An egress proxy connection ended (its own thread). */
+static void egress_flow(void *ctx, const struct lg_egress_flow *f)
+{
+	struct loop *l = ctx;
+
+	pthread_mutex_lock(&l->lock);
+	lg_session_egress(l->s, f);
+	pthread_mutex_unlock(&l->lock);
 }
 
 /* The proxy answered the agent after a trip: the main loop acts now. */
@@ -1679,6 +1693,22 @@ int main(int argc, char **argv)
 		}
 		(void)perr;
 	}
+	if (cfg.llm_mode != LG_LLM_BASE_URL) {
+		int fd = lg_proxy_listen(&l.egress_port);
+		struct lg_egress_cfg ec = { .flow = egress_flow, .ctx = &l };
+
+		l.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
+		if (!l.egress) {
+			lg_err("llm.mode: cannot start the egress proxy on 127.0.0.1: %s",
+			       strerror(fd < 0 ? -fd : errno));
+			if (fd >= 0)
+				close(fd);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
+		lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
+			l.egress_port);
+	}
 	if (sock_path[0]) {
 		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
 				       cfg.target_keys ? cfg.target_keys :
@@ -1723,10 +1753,29 @@ int main(int argc, char **argv)
 		if (l.proxy_fd >= 0)
 			e |= setvar(set, max, "LGRUN_PROXY_PORT", "%u",
 				    l.proxy_port);
-		for (size_t i = 0; l.proxy_fd >= 0 && i < nroutes; i++)
+		for (size_t i = 0; l.proxy_fd >= 0 &&
+				   cfg.llm_mode != LG_LLM_PROXY && i < nroutes;
+		     i++)
 			e |= setvar(set, max, routes[i].env,
 				    "http://127.0.0.1:%u/%s", l.proxy_port,
 				    routes[i].name);
+		if (l.egress) {
+			static const char *const vars[] = { "HTTP_PROXY",
+							    "HTTPS_PROXY",
+							    "http_proxy",
+							    "https_proxy" };
+
+			for (size_t i = 0; i < 4; i++)
+				e |= setvar(set, max, vars[i],
+					    "http://127.0.0.1:%u",
+					    l.egress_port);
+			/*
+			 * Set and empty, not unset: gemini-cli's .env files
+			 * fill only variables that are unset.
+			 */
+			e |= setvar(set, max, "NO_PROXY", "%s", "");
+			e |= setvar(set, max, "no_proxy", "%s", "");
+		}
 		env = e ? NULL : make_env(set, &env_ours);
 		if (!env)
 			for (size_t i = 0; set[i]; i++)
@@ -1951,6 +2000,8 @@ int main(int argc, char **argv)
 	drain_output(&l);
 	restore_terminal(&l);
 	readers_left = !stop_notify_thread(&l);
+	lg_egress_stop(l.egress); /* its last flows, before the end record */
+	l.egress = NULL;
 	observer_finish(&l);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
 		const char *why = lg_session_trip_reason(l.s);
@@ -2005,6 +2056,7 @@ int main(int argc, char **argv)
 	}
 out:
 	restore_terminal(&l);
+	lg_egress_stop(l.egress); /* NULL once stopped */
 	if (env) /* an error between making it and the launch */
 		free_env(env, env_ours);
 	lg_observer_free(l.obs);

@@ -20,6 +20,7 @@
 #include "metrics.h"
 #include "pathres.h"
 #include "programs.h"
+#include "egress.h"
 #include "session.h"
 #include "state.h"
 #include "text.h"
@@ -85,6 +86,15 @@ struct lg_session {
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
+	/* the egress proxy's flows, by host:port (the first ones) */
+	struct egress_host {
+		char host[LG_EGRESS_HOST_MAX];
+		uint16_t port;
+		uint64_t conns;
+	} * egress;
+	size_t n_egress;
+	uint64_t egress_conns, egress_failed, egress_up, egress_down;
+	uint64_t egress_hosts_dropped;
 	/* hashes of the paths, a ring: see restored() */
 	uint64_t lost_by_git[LOST_BY_GIT];
 	size_t nlost, lost_head;
@@ -300,6 +310,7 @@ void lg_session_free(struct lg_session *s)
 	lg_guard_free(s->out_guard);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
+	free(s->egress);
 	free(s);
 }
 
@@ -551,6 +562,65 @@ static void audit(struct lg_session *s, struct lg_json *j, bool sync)
 		       strerror(-r));
 }
 
+#define MAX_EGRESS_HOSTS 256 /* recorded one by one; more are counted */
+
+void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
+{
+	struct egress_host *h = NULL;
+
+	s->egress_conns++;
+	s->egress_up += f->up;
+	s->egress_down += f->down;
+	if (f->error)
+		s->egress_failed++;
+	for (size_t i = 0; i < s->n_egress && !h; i++)
+		if (s->egress[i].port == f->port &&
+		    strcmp(s->egress[i].host, f->host) == 0)
+			h = &s->egress[i];
+	if (h) {
+		h->conns++;
+		return;
+	}
+	if (s->n_egress >= MAX_EGRESS_HOSTS) {
+		s->egress_hosts_dropped++;
+		return;
+	}
+	if (!s->egress) {
+		s->egress = calloc(MAX_EGRESS_HOSTS, sizeof(*s->egress));
+		if (!s->egress)
+			return;
+	}
+	h = &s->egress[s->n_egress++];
+	snprintf(h->host, sizeof(h->host), "%s", f->host);
+	h->port = f->port;
+	h->conns = 1;
+	{
+		/* a new destination: host and port only, never a URL */
+		struct lg_json j = { 0 };
+		char exe[64];
+
+		json_head(s, &j, "egress");
+		lg_json_str(&j, "host", f->host);
+		lg_json_int(&j, "port", f->port);
+		lg_json_str(&j, "via",
+			    f->kind == LG_EGRESS_CONNECT ? "connect" : "http");
+		if (f->pid > 0) {
+			read_exe(f->pid, exe, sizeof(exe));
+			lg_json_int(&j, "pid", f->pid);
+			lg_json_str(&j, "exe", exe);
+		}
+		if (f->error)
+			lg_json_str(&j, "error", f->error);
+		lg_json_end(&j);
+		if (lg_audit_append(s->info.audit_path, j.buf, false) < 0)
+			lg_dbg("cannot write the audit log %s",
+			       s->info.audit_path);
+		lg_json_free(&j);
+	}
+	lg_dbg("egress: %s:%u%s%s", f->host, f->port, f->error ? ": " : "",
+	       f->error ? f->error : "");
+}
+
 void lg_session_audit_end(struct lg_session *s, const char *end,
 			  int exit_status, const char *summary)
 {
@@ -590,6 +660,17 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "agent_calls_rejected", (long long)rej);
 			lg_json_int(&j, "longest_chain", fs.longest);
 		}
+	}
+	if (s->egress_conns) {
+		lg_json_int(&j, "egress_connections",
+			    (long long)s->egress_conns);
+		lg_json_int(&j, "egress_hosts",
+			    (long long)(s->n_egress + s->egress_hosts_dropped));
+		lg_json_int(&j, "egress_bytes_up", (long long)s->egress_up);
+		lg_json_int(&j, "egress_bytes_down", (long long)s->egress_down);
+		if (s->egress_failed)
+			lg_json_int(&j, "egress_failed",
+				    (long long)s->egress_failed);
 	}
 	if (s->bpf_state[0])
 		lg_json_str(&j, "bpf", s->bpf_state);

@@ -225,6 +225,13 @@ struct lg_session_stats {
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 
+struct lg_egress_flow;
+/*
+ * A connection through the egress proxy ended: counted; its first one to a
+ * host:port is audited (host, port, program: never a URL or a header).
+ */
+void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f);
+
 uint64_t lg_mono_ms(void);
 int64_t lg_real_ns(void);
 

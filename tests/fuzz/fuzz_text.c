@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for what lgrun writes from names it does not choose:
+ * libFuzzer target for text lgrun does not choose: the egress proxy's
+ * request head parser (any bytes a client sends), and what lgrun writes
+ * from names:
  * the audit JSON writer and reader, and the terminal escaper. The JSON is
  * always UTF-8 with no raw control character, reads back to the input
  * when that was UTF-8, and the _b64 field carries the exact bytes;
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "egress.h"
 #include "termtext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,6 +40,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size < sizeof(in) - 1 ? size : sizeof(in) - 1, len;
 	bool valid;
 
+	{
+		/* a request head from any client: parsed or refused, sanely */
+		struct lg_egress_req r;
+		const char *why = NULL;
+
+		if (lg_egress_parse_head((const char *)data, size, &r, &why) ==
+		    0) {
+			if (!r.host[0] || !r.port || !r.headers ||
+			    r.headers + r.headers_len !=
+				    (const char *)data + size)
+				__builtin_trap();
+			if (r.kind == LG_EGRESS_HTTP &&
+			    (!r.path || !r.path_len ||
+			     (r.path[0] != '/' && r.path[0] != '?' &&
+			      strcmp(r.path, "/") != 0)))
+				__builtin_trap();
+		} else if (!why) {
+			__builtin_trap();
+		}
+	}
 	memcpy(in, data, n);
 	in[n] = '\0';
 	n = strlen(in); /* a C string ends at its NUL */

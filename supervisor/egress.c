@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "egress.h"
+
+#define HEAD_MAX 16384 /* a request head longer than this is refused */
+#define HEAD_TIMEOUT_MS 30000
+#define RELAY_BUF 65536
+#define STOP_WAIT_MS 2000
+
+struct conn {
+	struct lg_egress *e;
+	int fd;
+	struct conn *next;
+};
+
+struct lg_egress {
+	int fd, wake;
+	struct lg_egress_cfg cfg;
+	pthread_t acceptor;
+	atomic_bool stop;
+	pthread_mutex_t mu; /* conns, nconns */
+	struct conn *conns;
+	unsigned nconns;
+	_Atomic uint64_t n_conns, n_refused, n_failed, n_up, n_down;
+};
+
+/* ---- the request head (pure) ---------------------------------------- */
+
+static bool token_eq(const char *p, size_t n, const char *lit)
+{
+	return strlen(lit) == n && strncasecmp(p, lit, n) == 0;
+}
+
+/* Does a comma-separated header value hold token (case-insensitive)? */
+static bool has_token(const char *v, size_t n, const char *token)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t s, e;
+
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		s = i;
+		while (i < n && v[i] != ',')
+			i++;
+		e = i;
+		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (token_eq(v + s, e - s, token))
+			return true;
+	}
+	return false;
+}
+
+/* host[:port] or [v6][:port] into r; default port dflt. */
+static int parse_authority(const char *a, size_t n, uint16_t dflt,
+			   struct lg_egress_req *r)
+{
+	const char *host = a, *colon = NULL;
+	size_t hn;
+	unsigned long port = dflt;
+
+	if (n && a[0] == '[') {
+		const char *close = memchr(a, ']', n);
+
+		if (!close)
+			return -EINVAL;
+		host = a + 1;
+		hn = (size_t)(close - host);
+		if (close + 1 < a + n) {
+			if (close[1] != ':')
+				return -EINVAL;
+			colon = close + 1;
+		}
+	} else {
+		colon = memchr(a, ':', n);
+		hn = colon ? (size_t)(colon - a) : n;
+	}
+	if (!hn || hn >= sizeof(r->host))
+		return -EINVAL;
+	for (size_t i = 0; i < hn; i++) {
+		unsigned char c = (unsigned char)host[i];
+
+		/* names, IPv4 and IPv6 literals: nothing a resolver mangles */
+		if (!(c == '.' || c == '-' || c == '_' || c == ':' ||
+		      (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		      (c >= 'A' && c <= 'Z')))
+			return -EINVAL;
+	}
+	memcpy(r->host, host, hn);
+	r->host[hn] = '\0';
+	if (colon) {
+		const char *p = colon + 1, *end = a + n;
+
+		if (p == end || end - p > 5)
+			return -EINVAL;
+		port = 0;
+		for (; p < end; p++) {
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			port = port * 10 + (unsigned long)(*p - '0');
+		}
+	}
+	if (port == 0 || port > 65535)
+		return -EINVAL;
+	r->port = (uint16_t)port;
+	return 0;
+}
+
+int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
+			 const char **why)
+{
+	const char *eol = NULL, *sp1, *sp2, *target, *p, *end = buf + n;
+	size_t tn;
+
+	memset(r, 0, sizeof(*r));
+	*why = "malformed request line";
+	for (p = buf; p + 1 < end; p++)
+		if (p[0] == '\r' && p[1] == '\n') {
+			eol = p;
+			break;
+		}
+	if (!eol)
+		return -EINVAL;
+	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
+	if (!sp1 || sp1 == buf || (size_t)(sp1 - buf) >= sizeof(r->method))
+		return -EINVAL;
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
+	if (!sp2 || sp2 == sp1 + 1 || eol - sp2 - 1 != 8 ||
+	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0)
+		return -EINVAL;
+	memcpy(r->method, buf, (size_t)(sp1 - buf));
+	r->method[sp1 - buf] = '\0';
+	for (size_t i = 0; r->method[i]; i++)
+		if (r->method[i] < 'A' || r->method[i] > 'Z')
+			return -EINVAL;
+	target = sp1 + 1;
+	tn = (size_t)(sp2 - target);
+	r->headers = eol + 2;
+	r->headers_len = (size_t)(end - r->headers);
+	if (strcmp(r->method, "CONNECT") == 0) {
+		r->kind = LG_EGRESS_CONNECT;
+		*why = "CONNECT needs host:port";
+		if (!memchr(target, ':', tn) || parse_authority(target, tn, 0, r))
+			return -EINVAL;
+	} else {
+		const char *auth, *slash;
+
+		r->kind = LG_EGRESS_HTTP;
+		*why = "only http:// URLs in absolute form (https goes by CONNECT)";
+		if (tn < 8 || strncasecmp(target, "http://", 7) != 0)
+			return -EINVAL;
+		auth = target + 7;
+		slash = memchr(auth, '/', tn - 7);
+		if (!slash) {
+			slash = memchr(auth, '?', tn - 7);
+		}
+		*why = "bad host in the URL";
+		if (parse_authority(auth, slash ? (size_t)(slash - auth) : tn - 7,
+				    80, r))
+			return -EINVAL;
+		r->path = slash ? slash : "/";
+		r->path_len = slash ? (size_t)(sp2 - slash) : 1;
+	}
+	/* Connection: upgrade (a websocket) keeps the connection open. */
+	for (p = r->headers; p < end;) {
+		const char *le = NULL, *colon;
+
+		for (const char *q = p; q + 1 < end; q++)
+			if (q[0] == '\r' && q[1] == '\n') {
+				le = q;
+				break;
+			}
+		if (!le || le == p)
+			break;
+		colon = memchr(p, ':', (size_t)(le - p));
+		if (colon && token_eq(p, (size_t)(colon - p), "connection") &&
+		    has_token(colon + 1, (size_t)(le - colon - 1), "upgrade"))
+			r->upgrade = true;
+		p = le + 2;
+	}
+	*why = NULL;
+	return 0;
+}
+
+/* ---- the connections ------------------------------------------------- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = { fd, POLLOUT, 0 };
+
+			if (poll(&pfd, 1, HEAD_TIMEOUT_MS) <= 0)
+				return -ETIMEDOUT;
+			continue;
+		}
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Reads up to the blank line that ends the head. Returns its length (the
+ * bytes after it, already read, follow in buf up to *got), or -errno.
+ */
+static ssize_t read_head(int fd, char *buf, size_t size, size_t *got)
+{
+	uint64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
+	size_t n = 0;
+
+	while (n < size) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		uint64_t now = now_ms();
+		ssize_t r;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)(deadline - now)) <= 0)
+			return -ETIMEDOUT;
+		r = recv(fd, buf + n, size - n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -ECONNRESET;
+		for (size_t i = n >= 3 ? n - 3 : 0; i + 3 < n + (size_t)r; i++)
+			if (!memcmp(buf + i, "\r\n\r\n", 4)) {
+				*got = n + (size_t)r;
+				return (ssize_t)(i + 4);
+			}
+		n += (size_t)r;
+	}
+	return -E2BIG;
+}
+
+static int dial(const char *host, uint16_t port, int timeout_ms,
+		const char **why)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char ps[8];
+	int fd = -1, r;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	r = getaddrinfo(host, ps, &hints, &res);
+	if (r) {
+		*why = "the host name does not resolve";
+		return -EHOSTUNREACH;
+	}
+	*why = "the host refuses the connection";
+	for (ai = res; ai; ai = ai->ai_next) {
+		struct pollfd pfd;
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		fd = socket(ai->ai_family,
+			    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			    ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (errno == EINPROGRESS) {
+			pfd = (struct pollfd){ fd, POLLOUT, 0 };
+			if (poll(&pfd, 1, timeout_ms) == 1 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) ==
+				    0 &&
+			    err == 0)
+				break;
+			if (!err)
+				*why = "the connection timed out";
+		}
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return -ECONNREFUSED;
+	/* blocking again; the relay polls */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	r = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &r, sizeof(r));
+	*why = NULL;
+	return fd;
+}
+
+/*
+ * Both ways until both sides are done: an end on one side is passed on as
+ * a half-close, so a request body's end or a download's end is kept.
+ */
+static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
+		  uint64_t *down)
+{
+	char *buf = malloc(RELAY_BUF);
+	bool open_a = true, open_b = true;
+
+	if (!buf)
+		return;
+	while ((open_a || open_b) && !atomic_load(&e->stop)) {
+		struct pollfd p[2] = { { open_a ? a : -1, POLLIN, 0 },
+				       { open_b ? b : -1, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			int from = i ? b : a, to = i ? a : b;
+			ssize_t r;
+
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			r = recv(from, buf, RELAY_BUF, 0);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (r < 0) { /* reset: the other way ends too */
+					open_a = open_b = false;
+					break;
+				}
+				shutdown(to, SHUT_WR);
+				if (i)
+					open_b = false;
+				else
+					open_a = false;
+				continue;
+			}
+			if (write_all(to, buf, (size_t)r) < 0) {
+				open_a = open_b = false;
+				break;
+			}
+			*(i ? down : up) += (uint64_t)r;
+		}
+	}
+	free(buf);
+}
+
+static void answer(int fd, const char *status, const char *why)
+{
+	char msg[512];
+	int n = snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
+			 "Content-Length: %zu\r\nConnection: close\r\n\r\n"
+			 "lgrun egress proxy: %s\n",
+			 status, strlen(why) + 21, why);
+
+	if (n > 0)
+		write_all(fd, msg, (size_t)n < sizeof(msg) ? (size_t)n :
+							     sizeof(msg) - 1);
+}
+
+/*
+ * The first request of a plain HTTP connection, in origin form, without
+ * the hop-by-hop headers meant for us; "Connection: close" unless it
+ * upgrades, so each request of the client comes on its own connection
+ * and goes to its own host.
+ */
+static int forward_head(int up, const struct lg_egress_req *r)
+{
+	const char *p = r->headers, *end = r->headers + r->headers_len;
+	char line[64 + HEAD_MAX];
+	int n = snprintf(line, sizeof(line), "%s %s%.*s HTTP/1.1\r\n",
+			 r->method, r->path[0] == '?' ? "/" : "",
+			 (int)r->path_len, r->path);
+
+	if (n < 0 || write_all(up, line, (size_t)n) < 0)
+		return -EIO;
+	while (p < end) {
+		const char *le = memmem(p, (size_t)(end - p), "\r\n", 2);
+		const char *colon;
+		size_t kn;
+
+		if (!le || le == p)
+			break;
+		colon = memchr(p, ':', (size_t)(le - p));
+		kn = colon ? (size_t)(colon - p) : 0;
+		if (!(colon && (token_eq(p, kn, "proxy-connection") ||
+				token_eq(p, kn, "proxy-authorization") ||
+				token_eq(p, kn, "keep-alive") ||
+				(!r->upgrade && token_eq(p, kn, "connection"))))) {
+			if (write_all(up, p, (size_t)(le - p + 2)) < 0)
+				return -EIO;
+		}
+		p = le + 2;
+	}
+	if (!r->upgrade && write_all(up, "Connection: close\r\n", 19) < 0)
+		return -EIO;
+	return write_all(up, "\r\n", 2);
+}
+
+static void conn_done(struct conn *c)
+{
+	struct lg_egress *e = c->e;
+
+	pthread_mutex_lock(&e->mu);
+	for (struct conn **pp = &e->conns; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	e->nconns--;
+	pthread_mutex_unlock(&e->mu);
+	close(c->fd);
+	free(c);
+}
+
+static void *conn_main(void *arg)
+{
+	struct conn *c = arg;
+	struct lg_egress *e = c->e;
+	struct lg_egress_flow f = { 0 };
+	struct lg_egress_req r;
+	char *head = malloc(HEAD_MAX);
+	size_t got = 0;
+	ssize_t hl;
+	const char *why = NULL;
+	int up = -1;
+
+	if (!head)
+		goto out;
+	hl = read_head(c->fd, head, HEAD_MAX, &got);
+	if (hl < 0) {
+		if (hl == -E2BIG)
+			answer(c->fd, "431 Request Header Fields Too Large",
+			       "the request head is too long");
+		goto out; /* a client that went away says nothing */
+	}
+	if (lg_egress_parse_head(head, (size_t)hl, &r, &why) < 0) {
+		answer(c->fd, "400 Bad Request", why);
+		f.error = why;
+		f.host = "";
+		goto report;
+	}
+	f.kind = r.kind;
+	f.host = r.host;
+	f.port = r.port;
+	up = dial(r.host, r.port, e->cfg.connect_timeout_ms, &why);
+	if (up < 0) {
+		answer(c->fd, "502 Bad Gateway", why);
+		f.error = why;
+		goto report;
+	}
+	if (r.kind == LG_EGRESS_CONNECT) {
+		static const char ok[] =
+			"HTTP/1.1 200 Connection established\r\n\r\n";
+
+		if (write_all(c->fd, ok, sizeof(ok) - 1) < 0)
+			goto report;
+	} else if (forward_head(up, &r) < 0) {
+		goto report;
+	}
+	/* what the client sent after its head (a TLS hello, a body) */
+	if ((size_t)hl < got) {
+		if (write_all(up, head + hl, got - (size_t)hl) < 0)
+			goto report;
+		f.up += got - (size_t)hl;
+	}
+	relay(e, c->fd, up, &f.up, &f.down);
+report:
+	atomic_fetch_add(&e->n_up, f.up);
+	atomic_fetch_add(&e->n_down, f.down);
+	if (f.error)
+		atomic_fetch_add(&e->n_failed, 1);
+	if (e->cfg.flow)
+		e->cfg.flow(e->cfg.ctx, &f);
+out:
+	if (up >= 0)
+		close(up);
+	free(head);
+	conn_done(c);
+	return NULL;
+}
+
+static void *acceptor(void *arg)
+{
+	struct lg_egress *e = arg;
+
+	while (!atomic_load(&e->stop)) {
+		struct pollfd p[2] = { { e->fd, POLLIN, 0 },
+				       { e->wake, POLLIN, 0 } };
+		struct conn *c;
+		pthread_attr_t at;
+		pthread_t t;
+		int fd;
+
+		if (poll(p, 2, -1) < 0 || (p[1].revents & POLLIN))
+			continue;
+		fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		atomic_fetch_add(&e->n_conns, 1);
+		pthread_mutex_lock(&e->mu);
+		if (e->nconns >= e->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
+			pthread_mutex_unlock(&e->mu);
+			atomic_fetch_add(&e->n_refused, 1);
+			answer(fd, "503 Service Unavailable",
+			       "too many connections at once");
+			close(fd);
+			continue;
+		}
+		c->e = e;
+		c->fd = fd;
+		c->next = e->conns;
+		e->conns = c;
+		e->nconns++;
+		pthread_mutex_unlock(&e->mu);
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 256 * 1024);
+		if (pthread_create(&t, &at, conn_main, c) != 0) {
+			answer(fd, "503 Service Unavailable",
+			       "cannot start a thread");
+			conn_done(c);
+		}
+		pthread_attr_destroy(&at);
+	}
+	return NULL;
+}
+
+struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg)
+{
+	struct lg_egress *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->fd = fd;
+	e->cfg = *cfg;
+	if (!e->cfg.max_conns)
+		e->cfg.max_conns = 512;
+	if (!e->cfg.connect_timeout_ms)
+		e->cfg.connect_timeout_ms = 30000;
+	pthread_mutex_init(&e->mu, NULL);
+	e->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->wake < 0 || pthread_create(&e->acceptor, NULL, acceptor, e)) {
+		if (e->wake >= 0)
+			close(e->wake);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void lg_egress_stats(struct lg_egress *e, struct lg_egress_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!e)
+		return;
+	st->conns = atomic_load(&e->n_conns);
+	st->refused = atomic_load(&e->n_refused);
+	st->failed = atomic_load(&e->n_failed);
+	st->up = atomic_load(&e->n_up);
+	st->down = atomic_load(&e->n_down);
+}
+
+void lg_egress_stop(struct lg_egress *e)
+{
+	uint64_t one = 1, until;
+	bool left;
+
+	if (!e)
+		return;
+	atomic_store(&e->stop, true);
+	if (write(e->wake, &one, sizeof(one)) < 0) {
+		/* the acceptor polls the flag as well */
+	}
+	pthread_join(e->acceptor, NULL);
+	pthread_mutex_lock(&e->mu);
+	for (struct conn *c = e->conns; c; c = c->next)
+		shutdown(c->fd, SHUT_RDWR);
+	pthread_mutex_unlock(&e->mu);
+	until = now_ms() + STOP_WAIT_MS;
+	do {
+		pthread_mutex_lock(&e->mu);
+		left = e->nconns > 0;
+		pthread_mutex_unlock(&e->mu);
+		if (left)
+			usleep(2000);
+	} while (left && now_ms() < until);
+	if (left)
+		return; /* a thread still uses e: left to our exit */
+	close(e->wake);
+	close(e->fd);
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}

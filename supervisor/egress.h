@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The egress proxy: an HTTP forward proxy on 127.0.0.1 that the tree's
+ * HTTP_PROXY/HTTPS_PROXY point at ([llm] mode = proxy or both). It serves
+ * CONNECT tunnels (relayed byte for byte, never decrypted here) and
+ * absolute-URI plain HTTP requests (one request per upstream connection;
+ * websocket upgrades pass through). Each connection ends in a flow report:
+ * the host, the port, the bytes each way; never a path,
+ * a header or a byte of content, so credentials cannot reach the audit.
+ *
+ * A thread accepts; each connection gets a thread of its own. The parsing
+ * of the request head is pure (lg_egress_parse_head) and fuzzed.
+ */
+#ifndef LG_EGRESS_H
+#define LG_EGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LG_EGRESS_HOST_MAX 256
+
+enum lg_egress_kind { LG_EGRESS_CONNECT, LG_EGRESS_HTTP };
+
+/* A request head, as far as the proxy needs it. */
+struct lg_egress_req {
+	enum lg_egress_kind kind;
+	char method[16];
+	char host[LG_EGRESS_HOST_MAX]; /* without brackets for IPv6 */
+	uint16_t port;
+	const char *path; /* into the head: origin-form target (HTTP only) */
+	size_t path_len;
+	const char *headers; /* into the head: after the request line */
+	size_t headers_len; /* up to and including the blank line */
+	bool upgrade; /* Connection: upgrade (a websocket): kept open */
+};
+
+/*
+ * Parses the request head in buf[0..n), which ends with the blank line.
+ * 0, or -EINVAL with why (a short reason for the 400 answer).
+ */
+int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
+			 const char **why);
+
+struct lg_egress_flow {
+	enum lg_egress_kind kind;
+	const char *host;
+	uint16_t port;
+	pid_t pid; /* the client; 0 unknown (always, over TCP, for now) */
+	uint64_t up, down; /* bytes client->upstream, upstream->client */
+	const char *error; /* NULL, or why it failed (502, 400) */
+};
+
+struct lg_egress_cfg {
+	/* Called once per connection, from its thread, when it ends. */
+	void (*flow)(void *ctx, const struct lg_egress_flow *f);
+	void *ctx;
+	unsigned max_conns; /* at once; more get 503 (0: 512) */
+	int connect_timeout_ms; /* 0: 30 s */
+};
+
+struct lg_egress;
+
+/* Serves fd (a listening socket, see lg_proxy_listen). NULL with errno. */
+struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg);
+
+/*
+ * Stops accepting, ends every open connection, waits for their threads a
+ * short while, frees. Connections still busy after that are left to exit.
+ */
+void lg_egress_stop(struct lg_egress *e);
+
+struct lg_egress_stats {
+	uint64_t conns, refused, failed, up, down;
+};
+void lg_egress_stats(struct lg_egress *e, struct lg_egress_stats *st);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The egress proxy (issue 13, first part): with [llm] mode = both the tree's
+# HTTP_PROXY/HTTPS_PROXY point at lgrun, NO_PROXY is set and empty, and the
+# tools the agent runs still work: HTTPS is tunnelled byte for byte (the
+# certificate curl checks is the origin's), plain HTTP is forwarded with
+# bodies intact both ways. The audit names hosts and ports, never a URL.
+. "$(dirname "$0")/lib.sh"
+need_cmd curl
+need_cmd openssl
+cd "$T" || fail "cd"
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+	-keyout origin.key -out origin.pem 2>/dev/null || fail "openssl req"
+start_origin() { # name [--tls ...]
+	local name=$1
+	shift
+	python3 "$TOOLS/origin_server.py" --port-file "$T/$name.port" "$@" &
+	echo $! >>"$T/pids"
+	for _ in $(seq 1 100); do
+		[ -s "$T/$name.port" ] && return 0
+		sleep 0.05
+	done
+	fail "the $name origin did not start"
+}
+trap 'kill $(cat "$T/pids" 2>/dev/null) 2>/dev/null; lg_cleanup' EXIT
+start_origin plain
+start_origin tls --tls "$T/origin.pem" "$T/origin.key"
+HP=$(cat plain.port)
+SP=$(cat tls.port)
+printf '[llm]\nmode = both\n' >both.ini
+python3 -c "import random; r=random.Random(7); open('up.bin','wb').write(bytes(r.getrandbits(8) for _ in range(3000000)))"
+want_up=$(sha256sum up.bin | cut -d' ' -f1)
+want_blob=$(python3 - "$TOOLS" <<'EOF'
+import hashlib, importlib.util, sys
+spec = importlib.util.spec_from_file_location("o", sys.argv[1] + "/origin_server.py")
+o = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(o)
+print(hashlib.sha256(o.blob(5000000)[:5000000]).hexdigest())
+EOF
+)
+
+run_lg -c "$T/both.ini" -s egress -- sh -c "
+	env | grep -i '^\\(https\\?\\|no\\)_proxy=' | sort >'$T/env.txt'
+	curl -sS --fail --cacert '$T/origin.pem' https://localhost:$SP/hello?token=s3cr3t >'$T/tls.out' || exit 11
+	curl -sS --fail http://127.0.0.1:$HP/blob/5000000 | sha256sum >'$T/blob.sha' || exit 12
+	curl -sS --fail --data-binary @'$T/up.bin' http://127.0.0.1:$HP/sha >'$T/up.sha' || exit 13
+	curl -sS --fail --cacert '$T/origin.pem' --data-binary @'$T/up.bin' https://localhost:$SP/sha >'$T/up-tls.sha' || exit 14
+	curl -sS -o /dev/null -w '%{http_code}' http://no-such-host.invalid/ >'$T/bad.code'
+	exit 0" 2>"$T/err"
+assert_rc 0 "$RC" "tools through the egress proxy (err: $(tail -3 "$T/err"))"
+
+# The tree was pointed at the proxy, NO_PROXY set but empty.
+for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy; do
+	grep -q "^$v=http://127.0.0.1:[0-9]*$" env.txt || fail "$v is not lgrun's proxy: $(cat env.txt)"
+done
+grep -qx "NO_PROXY=" env.txt && grep -qx "no_proxy=" env.txt || fail "NO_PROXY is not set and empty: $(cat env.txt)"
+
+grep -q "hello from the origin" tls.out || fail "HTTPS through the tunnel: $(cat tls.out)"
+[ "$(cut -d' ' -f1 blob.sha)" = "$want_blob" ] || fail "a download through the proxy changed"
+[ "$(cat up.sha)" = "$want_up" ] || fail "an upload through the proxy changed"
+[ "$(cat up-tls.sha)" = "$want_up" ] || fail "an upload through the tunnel changed"
+[ "$(cat bad.code)" = 502 ] || fail "an unknown host: HTTP $(cat bad.code), expected 502"
+
+# Audited by host and port; nothing of the URLs.
+grep -q '"event":"egress","host":"localhost","port":'"$SP"',"via":"connect"' "$STATE/audit.jsonl" ||
+	fail "no egress record for the tunnel"
+grep -q '"event":"egress","host":"127.0.0.1","port":'"$HP"',"via":"http"' "$STATE/audit.jsonl" ||
+	fail "no egress record for plain HTTP"
+grep -q '"host":"no-such-host.invalid".*"error":"the host name does not resolve"' "$STATE/audit.jsonl" ||
+	fail "no record of the failed host"
+grep -q "s3cr3t\|/hello\|/blob" "$STATE/audit.jsonl" && fail "a URL reached the audit"
+grep '"session":"egress".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"egress_connections":5' ||
+	fail "the end record does not count 5 egress connections"
+
+# A malformed request gets 400; the session goes on.
+run_lg -c "$T/both.ini" -s bad -- python3 -c "
+import os, socket
+port = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])
+for req in (b'GARBAGE\r\n\r\n', b'GET /relative HTTP/1.1\r\nHost: x\r\n\r\n',
+            b'CONNECT nohostport HTTP/1.1\r\n\r\n', b'GET http://a b/ HTTP/1.1\r\n\r\n'):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(req)
+    assert s.recv(100).startswith(b'HTTP/1.1 400'), req
+    s.close()
+"
+assert_rc 0 "$RC" "malformed requests to the egress proxy"
+
+# The default leaves the proxy variables alone.
+run_lg -s default -- sh -c "env | grep -ci '^https\\?_proxy=127' >'$T/n' ; true"
+[ "$(cat "$T/n")" = 0 ] || fail "base_url mode set proxy variables"
+printf '[llm]\nmode = tunnel\n' >badmode.ini
+run_lg -c "$T/badmode.ini" -- true 2>"$T/cfgerr"
+assert_rc 125 "$RC" "an unknown llm.mode"
+grep -q "badmode.ini:2.*not a mode (base_url, proxy or both)" "$T/cfgerr" ||
+	fail "the config error does not name file, line and the modes: $(cat "$T/cfgerr")"
+pass
