@@ -158,7 +158,8 @@ int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
 	if (strcmp(r->method, "CONNECT") == 0) {
 		r->kind = LG_EGRESS_CONNECT;
 		*why = "CONNECT needs host:port";
-		if (!memchr(target, ':', tn) || parse_authority(target, tn, 0, r))
+		if (!memchr(target, ':', tn) ||
+		    parse_authority(target, tn, 0, r))
 			return -EINVAL;
 	} else {
 		const char *auth, *slash;
@@ -173,8 +174,9 @@ int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
 			slash = memchr(auth, '?', tn - 7);
 		}
 		*why = "bad host in the URL";
-		if (parse_authority(auth, slash ? (size_t)(slash - auth) : tn - 7,
-				    80, r))
+		if (parse_authority(auth,
+				    slash ? (size_t)(slash - auth) : tn - 7, 80,
+				    r))
 			return -EINVAL;
 		r->path = slash ? slash : "/";
 		r->path_len = slash ? (size_t)(sp2 - slash) : 1;
@@ -315,56 +317,95 @@ static int dial(const char *host, uint16_t port, int timeout_ms,
 	return fd;
 }
 
+/* One direction of a relay: socket -> pipe -> socket, no copy to us. */
+struct way {
+	int from, to;
+	int pipe[2];
+	size_t queued; /* in the pipe, not yet written to to */
+	bool eof, done;
+	uint64_t *bytes;
+};
+
+/* Moves what is ready; false when this way is finished or broken. */
+static bool way_step(struct way *w, short revents_from)
+{
+	ssize_t r;
+
+	if (!w->eof && w->queued == 0 &&
+	    (revents_from & (POLLIN | POLLHUP | POLLERR))) {
+		r = splice(w->from, NULL, w->pipe[1], NULL, RELAY_BUF * 4,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0)
+			w->queued = (size_t)r;
+		else if (r == 0)
+			w->eof = true;
+		else if (errno != EAGAIN && errno != EINTR)
+			return false; /* a reset: the relay ends */
+	}
+	if (w->queued) {
+		r = splice(w->pipe[0], NULL, w->to, NULL, w->queued,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0) {
+			w->queued -= (size_t)r;
+			*w->bytes += (uint64_t)r;
+		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			return false;
+		}
+	}
+	if (w->eof && !w->queued && !w->done) {
+		shutdown(w->to, SHUT_WR); /* the end passed on: a half-close */
+		w->done = true;
+	}
+	return true;
+}
+
 /*
  * Both ways until both sides are done: an end on one side is passed on as
  * a half-close, so a request body's end or a download's end is kept.
+ * splice(2) through a pipe per direction: the bytes never come up to us.
  */
 static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 		  uint64_t *down)
 {
-	char *buf = malloc(RELAY_BUF);
-	bool open_a = true, open_b = true;
+	struct way w[2] = { { a, b, { -1, -1 }, 0, false, false, up },
+			    { b, a, { -1, -1 }, 0, false, false, down } };
 
-	if (!buf)
-		return;
-	while ((open_a || open_b) && !atomic_load(&e->stop)) {
-		struct pollfd p[2] = { { open_a ? a : -1, POLLIN, 0 },
-				       { open_b ? b : -1, POLLIN, 0 } };
+	/* non-blocking both: poll says which way can move */
+	fcntl(a, F_SETFL, fcntl(a, F_GETFL) | O_NONBLOCK);
+	fcntl(b, F_SETFL, fcntl(b, F_GETFL) | O_NONBLOCK);
+	if (pipe2(w[0].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(w[1].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		goto out;
+	fcntl(w[0].pipe[1], F_SETPIPE_SZ, RELAY_BUF * 4);
+	fcntl(w[1].pipe[1], F_SETPIPE_SZ, RELAY_BUF * 4);
+	while (!(w[0].done && w[1].done) && !atomic_load(&e->stop)) {
+		struct pollfd p[2] = { { a, 0, 0 }, { b, 0, 0 } };
+		bool ok = true;
 
+		/* read a side when its way's pipe is empty; write when full */
+		for (int i = 0; i < 2; i++) {
+			struct pollfd *pf = &p[i], *pt = &p[1 - i];
+
+			if (!w[i].eof && !w[i].queued)
+				pf->events |= POLLIN;
+			if (w[i].queued)
+				pt->events |= POLLOUT;
+		}
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		for (int i = 0; i < 2; i++) {
-			int from = i ? b : a, to = i ? a : b;
-			ssize_t r;
-
-			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			r = recv(from, buf, RELAY_BUF, 0);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				if (r < 0) { /* reset: the other way ends too */
-					open_a = open_b = false;
-					break;
-				}
-				shutdown(to, SHUT_WR);
-				if (i)
-					open_b = false;
-				else
-					open_a = false;
-				continue;
-			}
-			if (write_all(to, buf, (size_t)r) < 0) {
-				open_a = open_b = false;
-				break;
-			}
-			*(i ? down : up) += (uint64_t)r;
-		}
+		for (int i = 0; i < 2 && ok; i++)
+			ok = way_step(&w[i], p[i].revents);
+		if (!ok)
+			break;
 	}
-	free(buf);
+out:
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			if (w[i].pipe[k] >= 0)
+				close(w[i].pipe[k]);
 }
 
 static void answer(int fd, const char *status, const char *why)
@@ -377,8 +418,9 @@ static void answer(int fd, const char *status, const char *why)
 			 status, strlen(why) + 21, why);
 
 	if (n > 0)
-		write_all(fd, msg, (size_t)n < sizeof(msg) ? (size_t)n :
-							     sizeof(msg) - 1);
+		write_all(fd, msg,
+			  (size_t)n < sizeof(msg) ? (size_t)n :
+						    sizeof(msg) - 1);
 }
 
 /*
@@ -406,10 +448,11 @@ static int forward_head(int up, const struct lg_egress_req *r)
 			break;
 		colon = memchr(p, ':', (size_t)(le - p));
 		kn = colon ? (size_t)(colon - p) : 0;
-		if (!(colon && (token_eq(p, kn, "proxy-connection") ||
-				token_eq(p, kn, "proxy-authorization") ||
-				token_eq(p, kn, "keep-alive") ||
-				(!r->upgrade && token_eq(p, kn, "connection"))))) {
+		if (!(colon &&
+		      (token_eq(p, kn, "proxy-connection") ||
+		       token_eq(p, kn, "proxy-authorization") ||
+		       token_eq(p, kn, "keep-alive") ||
+		       (!r->upgrade && token_eq(p, kn, "connection"))))) {
 			if (write_all(up, p, (size_t)(le - p + 2)) < 0)
 				return -EIO;
 		}
@@ -522,7 +565,8 @@ static void *acceptor(void *arg)
 			continue;
 		atomic_fetch_add(&e->n_conns, 1);
 		pthread_mutex_lock(&e->mu);
-		if (e->nconns >= e->cfg.max_conns || !(c = calloc(1, sizeof(*c)))) {
+		if (e->nconns >= e->cfg.max_conns ||
+		    !(c = calloc(1, sizeof(*c)))) {
 			pthread_mutex_unlock(&e->mu);
 			atomic_fetch_add(&e->n_refused, 1);
 			answer(fd, "503 Service Unavailable",
