@@ -39,13 +39,14 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev
+	libcurl4-openssl-dev libssl-dev openssl curl
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
+	/usr/include/openssl/ssl.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar $(BPFTOOL) \
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl $(BPFTOOL) \
 	redis-server
 
 GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
@@ -76,6 +77,9 @@ BINS := $(B)/bin/lgrun $(B)/bin/lgctl
 # model: libcurl and libmicrohttpd cost milliseconds to load, which a
 # session that never talks to a model should not pay.
 PROXYLIB := $(B)/lib/liblgproxy.so
+# The session CA and TLS for the egress proxy: OpenSSL, loaded only when
+# [llm] mode asks for the egress proxy (linked in, it costs every start).
+TLSLIB := $(B)/lib/liblgtls.so
 PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c \
 	preload/volatile.c \
 	supervisor/text.c
@@ -122,7 +126,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
-	greeting termtext flow volatile gitodb samples lineage audit egress
+	greeting termtext flow volatile gitodb samples lineage audit egress tls
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -130,7 +134,7 @@ UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
-all: deps-check $(BINS) $(PROXYLIB) $(if $(SHIM_SRC),$(SHIM)) \
+all: deps-check $(BINS) $(PROXYLIB) $(TLSLIB) $(if $(SHIM_SRC),$(SHIM)) \
 	$(if $(HAVE_BPF),$(BPFLIB))
 
 # Called by check and demo: installs what is missing (as root) or says how.
@@ -185,14 +189,21 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson \
 		-lpthread
 
+$(TLSLIB): $(B)/pic/supervisor/tls.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lssl -lcrypto -lpthread
+
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
+$(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
+$(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $^ -lcmocka -linih \
-		-ljansson -lm
+		-ljansson -lm $(TEST_LIBS)
 
 -include tests/fixtures/fixtures.mk
 
@@ -288,13 +299,13 @@ format-check:
 	echo "format-check: ok"
 
 # Rebuilt every time: the config directory is compiled in.
-install: $(BINS) $(SHIM) $(PROXYLIB) $(if $(HAVE_BPF),$(BPFLIB))
+install: $(BINS) $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB))
 	rm -rf $(B)/install
 	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
 		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/lib
-	install -m 755 $(SHIM) $(PROXYLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
+	install -m 755 $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
 		$(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
 	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini

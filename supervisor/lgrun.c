@@ -31,6 +31,7 @@
 #include "audit.h"
 #include "cgroup.h"
 #include "egress.h"
+#include "tls.h"
 #include "config.h"
 #include "control.h"
 #include "proxy.h"
@@ -366,6 +367,9 @@ struct loop {
 	/* the egress proxy ([llm] mode = proxy or both) */
 	struct lg_egress *egress;
 	uint16_t egress_port;
+	const struct lg_tls_ops *tls; /* liblgtls.so, loaded for it */
+	struct lg_ca *ca; /* the session's CA, its key in memory only */
+	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
@@ -698,6 +702,60 @@ static void on_signal(struct loop *l)
 		lg_tree_signal(l->cg, sig);
 		l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
 	}
+}
+
+/*
+ * The session CA for the egress proxy: liblgtls.so (OpenSSL) loaded now,
+ * the CA made in memory, its certificate and a bundle (the system's CAs
+ * with it) written to the run dir for the tree to trust. False, said why,
+ * when it cannot be: the proxy then tunnels without them.
+ */
+static bool make_ca(struct loop *l, const char *run_dir, const char *id)
+{
+	const char *sys = getenv("SSL_CERT_FILE");
+	char path[PATH_MAX], err[256];
+	void *h;
+	const struct lg_tls_ops *(*get)(void);
+	int r;
+
+	if (!libdir_file("liblgtls.so", path, sizeof(path)) ||
+	    !(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+		lg_warn("egress proxy: no session CA: cannot load %s: %s", path,
+			dlerror() ? dlerror() : "not found");
+		return false;
+	}
+	get = (const struct lg_tls_ops *(*)(void))dlsym(h, "lg_tls_ops");
+	l->tls = get ? get() : NULL;
+	if (!l->tls) {
+		lg_warn("egress proxy: no session CA: %s lacks lg_tls_ops",
+			path);
+		return false;
+	}
+	l->ca = l->tls->ca_new(id, err, sizeof(err));
+	if (!l->ca) {
+		lg_warn("egress proxy: no session CA: %s", err);
+		return false;
+	}
+	if (!sys || access(sys, R_OK) < 0)
+		sys = l->tls->default_bundle();
+	snprintf(l->ca_path, sizeof(l->ca_path), "%s/%d.ca.pem", run_dir,
+		 getpid());
+	snprintf(l->bundle_path, sizeof(l->bundle_path), "%s/%d.bundle.pem",
+		 run_dir, getpid());
+	r = l->tls->ca_write(l->ca, l->ca_path, l->bundle_path,
+			     access(sys, R_OK) == 0 ? sys : NULL);
+	if (r < 0) {
+		lg_warn("egress proxy: no session CA: cannot write %s: %s",
+			l->ca_path, strerror(-r));
+		unlink(l->ca_path);
+		unlink(l->bundle_path);
+		l->ca_path[0] = l->bundle_path[0] = '\0';
+		l->tls->ca_free(l->ca);
+		l->ca = NULL;
+		return false;
+	}
+	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
+	return true;
 }
 
 /* An egress proxy connection ended (its own thread). */
@@ -1708,6 +1766,12 @@ int main(int argc, char **argv)
 		}
 		lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
 			l.egress_port);
+		{
+			char run_dir[PATH_MAX + 8];
+
+			snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
+			make_ca(&l, run_dir, id);
+		}
 	}
 	if (sock_path[0]) {
 		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
@@ -1775,6 +1839,23 @@ int main(int argc, char **argv)
 			 */
 			e |= setvar(set, max, "NO_PROXY", "%s", "");
 			e |= setvar(set, max, "no_proxy", "%s", "");
+			if (l.ca) {
+				/*
+				 * Node and Codex add the CA to what they
+				 * trust; the others replace their store: the
+				 * system's with the CA appended.
+				 */
+				e |= setvar(set, max, "NODE_EXTRA_CA_CERTS",
+					    "%s", l.ca_path);
+				e |= setvar(set, max, "CODEX_CA_CERTIFICATE",
+					    "%s", l.ca_path);
+				e |= setvar(set, max, "SSL_CERT_FILE", "%s",
+					    l.bundle_path);
+				e |= setvar(set, max, "REQUESTS_CA_BUNDLE",
+					    "%s", l.bundle_path);
+				e |= setvar(set, max, "CURL_CA_BUNDLE", "%s",
+					    l.bundle_path);
+			}
 		}
 		env = e ? NULL : make_env(set, &env_ours);
 		if (!env)
@@ -2057,6 +2138,12 @@ int main(int argc, char **argv)
 out:
 	restore_terminal(&l);
 	lg_egress_stop(l.egress); /* NULL once stopped */
+	if (l.ca_path[0])
+		unlink(l.ca_path);
+	if (l.bundle_path[0])
+		unlink(l.bundle_path);
+	if (l.ca && !readers_left)
+		l.tls->ca_free(l.ca);
 	if (env) /* an error between making it and the launch */
 		free_env(env, env_ours);
 	lg_observer_free(l.obs);

@@ -43,6 +43,10 @@ EOF
 
 run_lg -c "$T/both.ini" -s egress -- sh -c "
 	env | grep -i '^\\(https\\?\\|no\\)_proxy=' | sort >'$T/env.txt'
+	env | grep '^\\(NODE_EXTRA_CA_CERTS\\|CODEX_CA_CERTIFICATE\\|SSL_CERT_FILE\\|REQUESTS_CA_BUNDLE\\|CURL_CA_BUNDLE\\)=' | sort >'$T/trust.txt'
+	cp \"\$NODE_EXTRA_CA_CERTS\" '$T/ca-copy.pem'; cp \"\$SSL_CERT_FILE\" '$T/bundle-copy.pem'
+	stat -c %a \"\$NODE_EXTRA_CA_CERTS\" \"\$SSL_CERT_FILE\" >'$T/modes.txt'
+	for f in /proc/\$LGRUN_SUPERVISOR_PID/fd/*; do readlink \"\$f\"; done >'$T/fds.txt' 2>/dev/null
 	curl -sS --fail --cacert '$T/origin.pem' https://localhost:$SP/hello?token=s3cr3t >'$T/tls.out' || exit 11
 	curl -sS --fail http://127.0.0.1:$HP/blob/5000000 | sha256sum >'$T/blob.sha' || exit 12
 	curl -sS --fail --data-binary @'$T/up.bin' http://127.0.0.1:$HP/sha >'$T/up.sha' || exit 13
@@ -56,6 +60,26 @@ for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy; do
 	grep -q "^$v=http://127.0.0.1:[0-9]*$" env.txt || fail "$v is not lgrun's proxy: $(cat env.txt)"
 done
 grep -qx "NO_PROXY=" env.txt && grep -qx "no_proxy=" env.txt || fail "NO_PROXY is not set and empty: $(cat env.txt)"
+
+# The tree trusts the session CA: Node and Codex add it, the others get the
+# system's bundle with it appended. Files 0644; the CA's key is nowhere.
+ca=$(sed -n 's/^NODE_EXTRA_CA_CERTS=//p' trust.txt)
+bundle=$(sed -n 's/^SSL_CERT_FILE=//p' trust.txt)
+[ -n "$ca" ] && [ -n "$bundle" ] || fail "no trust variables: $(cat trust.txt)"
+grep -qx "CODEX_CA_CERTIFICATE=$ca" trust.txt || fail "CODEX_CA_CERTIFICATE is not the CA"
+grep -qx "REQUESTS_CA_BUNDLE=$bundle" trust.txt && grep -qx "CURL_CA_BUNDLE=$bundle" trust.txt ||
+	fail "REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE are not the bundle: $(cat trust.txt)"
+[ "$(tr '\n' ' ' <modes.txt)" = "644 644 " ] || fail "CA files are not 0644: $(cat modes.txt)"
+openssl x509 -in ca-copy.pem -noout -text | grep -q "CA:TRUE" || fail "the CA file is not a CA"
+sys=${SSL_CERT_FILE:-$(openssl version -d | sed 's/.*"\(.*\)"/\1/')/cert.pem}
+[ "$(grep -c BEGIN bundle-copy.pem)" = "$(( $(grep -c BEGIN "$sys") + 1 ))" ] ||
+	fail "the bundle is not the system's CAs plus one"
+tail -n "$(wc -l <ca-copy.pem)" bundle-copy.pem | cmp -s - ca-copy.pem || fail "the bundle does not end with the CA"
+[ ! -e "$ca" ] && [ ! -e "$bundle" ] || fail "the CA files were left after the session"
+grep -rl "PRIVATE KEY" "$STATE" && fail "a private key is in the state dir"
+while read -r f; do
+	case $f in /*) [ -f "$f" ] && grep -q "PRIVATE KEY" "$f" 2>/dev/null && fail "lgrun holds a key file open: $f" ;; esac
+done <fds.txt
 
 grep -q "hello from the origin" tls.out || fail "HTTPS through the tunnel: $(cat tls.out)"
 [ "$(cut -d' ' -f1 blob.sha)" = "$want_blob" ] || fail "a download through the proxy changed"
