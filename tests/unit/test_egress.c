@@ -49,25 +49,27 @@ static void test_absolute_http(void **state)
 	struct lg_egress_req r;
 
 	(void)state;
-	assert_int_equal(parse("GET http://deb.debian.org/debian/?q=1 HTTP/1.1\r\n"
-			       "Host: deb.debian.org\r\nProxy-Connection: keep-alive\r\n\r\n",
-			       &r),
-			 0);
+	assert_int_equal(
+		parse("GET http://deb.debian.org/debian/?q=1 HTTP/1.1\r\n"
+		      "Host: deb.debian.org\r\nProxy-Connection: keep-alive\r\n\r\n",
+		      &r),
+		0);
 	assert_int_equal(r.kind, LG_EGRESS_HTTP);
 	assert_string_equal(r.host, "deb.debian.org");
 	assert_int_equal(r.port, 80);
 	assert_int_equal(r.path_len, strlen("/debian/?q=1"));
 	assert_memory_equal(r.path, "/debian/?q=1", r.path_len);
 	assert_false(r.upgrade);
-	assert_int_equal(parse("POST HTTP://127.0.0.1:8080 HTTP/1.0\r\n\r\n", &r),
-			 0);
+	assert_int_equal(
+		parse("POST HTTP://127.0.0.1:8080 HTTP/1.0\r\n\r\n", &r), 0);
 	assert_int_equal(r.port, 8080);
 	assert_memory_equal(r.path, "/", r.path_len);
 	/* a websocket keeps its Connection: upgrade */
-	assert_int_equal(parse("GET http://h/ws HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\n"
-			       "Upgrade: websocket\r\n\r\n",
-			       &r),
-			 0);
+	assert_int_equal(
+		parse("GET http://h/ws HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\n"
+		      "Upgrade: websocket\r\n\r\n",
+		      &r),
+		0);
 	assert_true(r.upgrade);
 	/* origin form and https in absolute form are not for us */
 	assert_int_equal(parse("GET /x HTTP/1.1\r\nHost: h\r\n\r\n", &r),
@@ -75,7 +77,8 @@ static void test_absolute_http(void **state)
 	assert_int_equal(parse("GET https://h/ HTTP/1.1\r\n\r\n", &r), -EINVAL);
 	assert_int_equal(parse("get http://h/ HTTP/1.1\r\n\r\n", &r), -EINVAL);
 	assert_int_equal(parse("GET http://h/ HTTP/2.0\r\n\r\n", &r), -EINVAL);
-	assert_int_equal(parse("GET http://a b/ HTTP/1.1\r\n\r\n", &r), -EINVAL);
+	assert_int_equal(parse("GET http://a b/ HTTP/1.1\r\n\r\n", &r),
+			 -EINVAL);
 	assert_int_equal(parse("GARBAGE\r\n\r\n", &r), -EINVAL);
 }
 
