@@ -204,6 +204,7 @@ static const struct key keys[] = {
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
 	{ "llm", "mode", K_LLM_MODE, OFF(llm_mode), 0, 0 },
+	{ "llm", "decrypt", K_STRING, OFF(llm_decrypt), 0, 0 },
 	{ "output", "watch", K_BOOL, OFF(watch_output), 0, 0 },
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
@@ -370,6 +371,7 @@ void lg_config_free(struct lg_config *c)
 	free(c->repeat_ignore_keys);
 	free(c->llm_prices);
 	free(c->llm_variables);
+	free(c->llm_decrypt);
 	free(c->store_url);
 	free(c->store_prefix);
 	free(c->store_password_env);

@@ -509,6 +509,21 @@ static void *conn_main(void *arg)
 	f.kind = r.kind;
 	f.host = r.host;
 	f.port = r.port;
+	if (r.kind == LG_EGRESS_CONNECT && e->cfg.decrypt &&
+	    got == (size_t)hl) {
+		const char *route = e->cfg.decrypt(e->cfg.ctx, r.host, r.port);
+		static const char ok[] =
+			"HTTP/1.1 200 Connection established\r\n\r\n";
+
+		if (route) {
+			f.decrypted = true;
+			if (write_all(c->fd, ok, sizeof(ok) - 1) == 0 &&
+			    e->cfg.mitm(e->cfg.ctx, c->fd, &r, route, &f.up,
+					&f.down, &why) < 0)
+				f.error = why ? why : "decryption failed";
+			goto report;
+		}
+	}
 	up = dial(r.host, r.port, e->cfg.connect_timeout_ms, &why);
 	if (up < 0) {
 		answer(c->fd, "502 Bad Gateway", why);

@@ -50,12 +50,22 @@ struct lg_egress_flow {
 	pid_t pid; /* the client; 0 unknown (always, over TCP, for now) */
 	uint64_t up, down; /* bytes client->upstream, upstream->client */
 	const char *error; /* NULL, or why it failed (502, 400) */
+	bool decrypted; /* a model host: read by lgrun (mitm) */
 };
 
 struct lg_egress_cfg {
 	/* Called once per connection, from its thread, when it ends. */
 	void (*flow)(void *ctx, const struct lg_egress_flow *f);
 	void *ctx;
+	/*
+	 * A CONNECT to a host lgrun decrypts: decrypt() names its route (or
+	 * NULL: tunnelled), and mitm() then serves the connection after the
+	 * 200, counting the bytes; 0 or -errno with *why.
+	 */
+	const char *(*decrypt)(void *ctx, const char *host, uint16_t port);
+	int (*mitm)(void *ctx, int fd, const struct lg_egress_req *r,
+		    const char *route, uint64_t *up, uint64_t *down,
+		    const char **why);
 	unsigned max_conns; /* at once; more get 503 (0: 512) */
 	int connect_timeout_ms; /* 0: 30 s */
 };

@@ -370,6 +370,11 @@ struct loop {
 	const struct lg_tls_ops *tls; /* liblgtls.so, loaded for it */
 	struct lg_ca *ca; /* the session's CA, its key in memory only */
 	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
+	struct decrypt_host {
+		char host[LG_EGRESS_HOST_MAX];
+		char route[16]; /* the LLM proxy's route for it */
+	} decrypt[8];
+	size_t ndecrypt;
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
@@ -756,6 +761,120 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 	}
 	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
 	return true;
+}
+
+/*
+ * [llm] decrypt: HOST[:FORMAT][=UPSTREAM], ... (default: the model APIs'
+ * hosts). Each host gets a route of the LLM proxy, its upstream the host
+ * itself unless given. 0, or -EINVAL with *bad at the wrong entry.
+ */
+static int decrypt_routes(struct loop *l, const char *spec,
+			  struct lg_proxy_route *routes, size_t *nroutes,
+			  size_t max, const char **bad)
+{
+	static const struct {
+		const char *host, *format;
+	} known[] = {
+		{ "api.anthropic.com", "anthropic" },
+		{ "api.openai.com", "openai" },
+		{ "generativelanguage.googleapis.com", "gemini" },
+	};
+	const char *p = spec ? spec :
+			       "api.anthropic.com, api.openai.com, "
+			       "generativelanguage.googleapis.com";
+
+	while (*p) {
+		struct lg_proxy_route *rt;
+		struct decrypt_host *d;
+		size_t len, hl;
+		const char *eq, *colon, *fmt = NULL;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		*bad = p;
+		len = strcspn(p, ", \t");
+		eq = memchr(p, '=', len);
+		colon = memchr(p, ':', eq ? (size_t)(eq - p) : len);
+		hl = colon ? (size_t)(colon - p) : eq ? (size_t)(eq - p) : len;
+		if (!hl || hl >= sizeof(d->host) ||
+		    l->ndecrypt >= sizeof(l->decrypt) / sizeof(l->decrypt[0]) ||
+		    *nroutes >= max)
+			return -EINVAL;
+		d = &l->decrypt[l->ndecrypt];
+		rt = &routes[*nroutes];
+		memset(rt, 0, sizeof(*rt));
+		memcpy(d->host, p, hl);
+		d->host[hl] = '\0';
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strcmp(known[i].host, d->host) == 0)
+				fmt = known[i].format;
+		if (colon) {
+			size_t fl = (eq ? (size_t)(eq - colon) : len - hl) - 1;
+
+			if (fl >= sizeof(rt->format))
+				return -EINVAL;
+			memcpy(rt->format, colon + 1, fl);
+			rt->format[fl] = '\0';
+		} else if (fmt) {
+			snprintf(rt->format, sizeof(rt->format), "%s", fmt);
+		} else {
+			return -EINVAL; /* an unknown host needs its format */
+		}
+		if (strcmp(rt->format, "anthropic") &&
+		    strcmp(rt->format, "openai") &&
+		    strcmp(rt->format, "gemini"))
+			return -EINVAL;
+		if (eq) {
+			size_t ul = len - (size_t)(eq - p) - 1;
+
+			if (!ul || ul >= sizeof(rt->upstream) ||
+			    (strncmp(eq + 1, "http://", 7) &&
+			     strncmp(eq + 1, "https://", 8)))
+				return -EINVAL;
+			memcpy(rt->upstream, eq + 1, ul);
+			rt->upstream[ul] = '\0';
+		} else {
+			snprintf(rt->upstream, sizeof(rt->upstream),
+				 "https://%s", d->host);
+		}
+		while (strlen(rt->upstream) > 8 &&
+		       rt->upstream[strlen(rt->upstream) - 1] == '/')
+			rt->upstream[strlen(rt->upstream) - 1] = '\0';
+		snprintf(d->route, sizeof(d->route), "tls-%zu", l->ndecrypt);
+		snprintf(rt->name, sizeof(rt->name), "%s", d->route);
+		l->ndecrypt++;
+		(*nroutes)++;
+		p += len;
+	}
+	return 0;
+}
+
+/* The egress proxy asks: is host:port one lgrun reads? */
+static const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
+{
+	struct loop *l = ctx;
+
+	if (!l->ca || l->proxy_fd < 0 || port != 443)
+		return NULL;
+	for (size_t i = 0; i < l->ndecrypt; i++)
+		if (strcasecmp(l->decrypt[i].host, host) == 0)
+			return l->decrypt[i].route;
+	return NULL;
+}
+
+static int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
+		       const char *route, uint64_t *up, uint64_t *down,
+		       const char **why)
+{
+	struct loop *l = ctx;
+	unsigned long long u = 0, d = 0;
+	int rc = l->tls->mitm(l->ca, fd, r->host, r->port, route, l->proxy_port,
+			      &u, &d, why);
+
+	*up += u;
+	*down += d;
+	return rc;
 }
 
 /* An egress proxy connection ended (its own thread). */
@@ -1735,6 +1854,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nroutes = (size_t)nr;
+		if (cfg.llm_mode != LG_LLM_BASE_URL &&
+		    decrypt_routes(&l, cfg.llm_decrypt, routes, &nroutes, 16,
+				   &bad) < 0) {
+			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than api.anthropic.com, api.openai.com, generativelanguage.googleapis.com), the upstream an http:// or https:// URL; at most 8",
+			       (int)strcspn(bad, ", \t"), bad);
+			rc = LG_EXIT_ERROR;
+			goto out;
+		}
 		l.proxy_fd = lg_proxy_listen(&l.proxy_port);
 		if (l.proxy_fd < 0) {
 			lg_warn("the LLM proxy is off: cannot listen on 127.0.0.1: %s",
@@ -1753,7 +1880,10 @@ int main(int argc, char **argv)
 	}
 	if (cfg.llm_mode != LG_LLM_BASE_URL) {
 		int fd = lg_proxy_listen(&l.egress_port);
-		struct lg_egress_cfg ec = { .flow = egress_flow, .ctx = &l };
+		struct lg_egress_cfg ec = { .flow = egress_flow,
+					    .decrypt = egress_decrypt,
+					    .mitm = egress_mitm,
+					    .ctx = &l };
 
 		l.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
 		if (!l.egress) {

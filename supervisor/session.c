@@ -91,6 +91,7 @@ struct lg_session {
 		char host[LG_EGRESS_HOST_MAX];
 		uint16_t port;
 		uint64_t conns;
+		bool warned; /* a decryption failed: said once */
 	} * egress;
 	size_t n_egress;
 	uint64_t egress_conns, egress_failed, egress_up, egress_down;
@@ -579,7 +580,7 @@ void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
 			h = &s->egress[i];
 	if (h) {
 		h->conns++;
-		return;
+		goto warn;
 	}
 	if (s->n_egress >= MAX_EGRESS_HOSTS) {
 		s->egress_hosts_dropped++;
@@ -603,7 +604,9 @@ void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
 		lg_json_str(&j, "host", f->host);
 		lg_json_int(&j, "port", f->port);
 		lg_json_str(&j, "via",
-			    f->kind == LG_EGRESS_CONNECT ? "connect" : "http");
+			    f->decrypted		 ? "decrypt" :
+			    f->kind == LG_EGRESS_CONNECT ? "connect" :
+							   "http");
 		if (f->pid > 0) {
 			read_exe(f->pid, exe, sizeof(exe));
 			lg_json_int(&j, "pid", f->pid);
@@ -619,6 +622,13 @@ void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
 	}
 	lg_dbg("egress: %s:%u%s%s", f->host, f->port, f->error ? ": " : "",
 	       f->error ? f->error : "");
+warn:
+	if (f->decrypted && f->error && !h->warned) {
+		/* the agent's own traffic failed because of us: say so */
+		h->warned = true;
+		lg_warn("egress proxy: a decrypted connection to %s failed: %s (a client with a CA store of its own cannot trust lgrun's session CA; [llm] mode = base_url leaves its TLS alone)",
+			f->host, f->error);
+	}
 }
 
 void lg_session_audit_end(struct lg_session *s, const char *end,

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -247,8 +254,7 @@ static SSL_CTX *mint(struct lg_ca *ca, const char *host)
 	if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca->cert)) ||
 	    !add_ext(ca->cert, x, NID_subject_alt_name, san) ||
 	    !add_ext(ca->cert, x, NID_basic_constraints, "critical,CA:FALSE") ||
-	    !add_ext(ca->cert, x, NID_key_usage,
-		     "critical,digitalSignature") ||
+	    !add_ext(ca->cert, x, NID_key_usage, "critical,digitalSignature") ||
 	    !add_ext(ca->cert, x, NID_ext_key_usage, "serverAuth") ||
 	    !add_ext(ca->cert, x, NID_authority_key_identifier, "keyid") ||
 	    !X509_sign(x, ca->key, EVP_sha256()))
@@ -276,7 +282,8 @@ static void *server_ctx(struct lg_ca *ca, const char *host)
 	for (size_t i = 0; i < ca->nleaves && !ctx; i++)
 		if (strcmp(ca->leaves[i].host, host) == 0) {
 			ctx = ca->leaves[i].ctx;
-			SSL_CTX_up_ref(ctx); /* the caller frees its reference */
+			SSL_CTX_up_ref(
+				ctx); /* the caller frees its reference */
 		}
 	if (!ctx && strlen(host) < sizeof(ca->leaves[0].host)) {
 		ctx = mint(ca, host);
@@ -291,6 +298,351 @@ static void *server_ctx(struct lg_ca *ca, const char *host)
 	return ctx;
 }
 
+/* ---- decryption of a CONNECT (the egress proxy's model hosts) ---- */
+
+#define HEAD_MAX 65536
+#define IO_TIMEOUT_S 120 /* a model may think for a while: generous */
+
+/* One side of a relay: a plain socket, or TLS on one. */
+struct end {
+	int fd;
+	SSL *ssl;
+	bool eof;
+};
+
+static void timeouts(int fd, int secs)
+{
+	struct timeval tv = { secs, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* > 0 bytes, 0 at the end, < 0 on an error. */
+static ssize_t end_read(struct end *e, char *buf, size_t n)
+{
+	if (!e->ssl) {
+		ssize_t r;
+
+		do
+			r = recv(e->fd, buf, n, 0);
+		while (r < 0 && errno == EINTR);
+		return r;
+	}
+	{
+		int r = SSL_read(e->ssl, buf,
+				 (int)(n > INT32_MAX ? INT32_MAX : n));
+
+		if (r > 0)
+			return r;
+		switch (SSL_get_error(e->ssl, r)) {
+		case SSL_ERROR_ZERO_RETURN:
+			return 0;
+		case SSL_ERROR_SYSCALL:
+			/* a peer that closes without close_notify: an end */
+			return ERR_peek_error() ? -1 : 0;
+		default:
+			return -1;
+		}
+	}
+}
+
+static int end_write(struct end *e, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w;
+
+		if (e->ssl) {
+			int r = SSL_write(e->ssl, buf, (int)n);
+
+			if (r <= 0)
+				return -EIO;
+			w = r;
+		} else {
+			w = send(e->fd, buf, n, MSG_NOSIGNAL);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return -EIO;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void end_close_write(struct end *e)
+{
+	if (e->ssl)
+		SSL_shutdown(e->ssl); /* close_notify: the TLS way to say it */
+	else
+		shutdown(e->fd, SHUT_WR);
+}
+
+/* Both ways until both ends are done; the bytes are counted. */
+static void relay_ends(struct end *a, struct end *b, unsigned long long *up,
+		       unsigned long long *down)
+{
+	char *buf = malloc(65536);
+
+	if (!buf)
+		return;
+	while (!(a->eof && b->eof)) {
+		struct pollfd p[2] = { { a->eof ? -1 : a->fd, POLLIN, 0 },
+				       { b->eof ? -1 : b->fd, POLLIN, 0 } };
+		bool ready[2];
+
+		/* TLS may hold a decrypted record already: no poll for it */
+		ready[0] = !a->eof && a->ssl && SSL_pending(a->ssl) > 0;
+		ready[1] = !b->eof && b->ssl && SSL_pending(b->ssl) > 0;
+		if (!ready[0] && !ready[1] &&
+		    poll(p, 2, IO_TIMEOUT_S * 1000) <= 0)
+			break;
+		for (int i = 0; i < 2; i++) {
+			struct end *from = i ? b : a, *to = i ? a : b;
+			ssize_t r;
+
+			if (!ready[i] &&
+			    !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			r = end_read(from, buf, 65536);
+			if (r < 0) {
+				a->eof = b->eof = true;
+				break;
+			}
+			if (r == 0) {
+				from->eof = true;
+				end_close_write(to);
+				continue;
+			}
+			if (end_write(to, buf, (size_t)r) < 0) {
+				a->eof = b->eof = true;
+				break;
+			}
+			*(i ? down : up) += (unsigned long long)r;
+		}
+	}
+	free(buf);
+}
+
+/* The request head from the client, up to its blank line. */
+static ssize_t read_head(struct end *c, char *buf, size_t size, size_t *got)
+{
+	size_t n = 0;
+
+	while (n < size) {
+		ssize_t r = end_read(c, buf + n, size - n);
+
+		if (r <= 0)
+			return r < 0 ? -EIO : -ECONNRESET;
+		for (size_t i = n >= 3 ? n - 3 : 0; i + 3 < n + (size_t)r; i++)
+			if (!memcmp(buf + i, "\r\n\r\n", 4)) {
+				*got = n + (size_t)r;
+				return (ssize_t)(i + 4);
+			}
+		n += (size_t)r;
+	}
+	return -E2BIG;
+}
+
+static bool name_is(const char *p, size_t n, const char *lit)
+{
+	return strlen(lit) == n && strncasecmp(p, lit, n) == 0;
+}
+
+static bool upgrading(const char *head, size_t n)
+{
+	for (const char *p = head; p < head + n;) {
+		const char *le = memmem(p, (size_t)(head + n - p), "\r\n", 2);
+		const char *colon;
+
+		if (!le || le == p)
+			break;
+		colon = memchr(p, ':', (size_t)(le - p));
+		if (colon && name_is(p, (size_t)(colon - p), "upgrade"))
+			return true;
+		p = le + 2;
+	}
+	return false;
+}
+
+/*
+ * The head for lgrun's LLM proxy: the path under /route, our connection
+ * rules (one request, then close), the rest as the client wrote it.
+ */
+static int rewrite_head(const char *head, size_t n, const char *route,
+			char *out, size_t size)
+{
+	const char *eol = memmem(head, n, "\r\n", 2), *sp1, *sp2, *p;
+	size_t o;
+	int k;
+
+	if (!eol)
+		return -EINVAL;
+	sp1 = memchr(head, ' ', (size_t)(eol - head));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	if (!sp1 || !sp2 || sp1[1] != '/')
+		return -EINVAL;
+	k = snprintf(out, size, "%.*s /%s%.*s HTTP/1.1\r\n", (int)(sp1 - head),
+		     head, route, (int)(sp2 - sp1 - 1), sp1 + 1);
+	if (k < 0 || (size_t)k >= size)
+		return -E2BIG;
+	o = (size_t)k;
+	for (p = eol + 2; p < head + n;) {
+		const char *le = memmem(p, (size_t)(head + n - p), "\r\n", 2);
+		const char *colon;
+		size_t kn, ln;
+
+		if (!le || le == p)
+			break;
+		colon = memchr(p, ':', (size_t)(le - p));
+		kn = colon ? (size_t)(colon - p) : 0;
+		ln = (size_t)(le - p) + 2;
+		if (!(colon && (name_is(p, kn, "connection") ||
+				name_is(p, kn, "keep-alive") ||
+				name_is(p, kn, "proxy-connection") ||
+				name_is(p, kn, "proxy-authorization")))) {
+			if (o + ln >= size)
+				return -E2BIG;
+			memcpy(out + o, p, ln);
+			o += ln;
+		}
+		p = le + 2;
+	}
+	k = snprintf(out + o, size - o, "Connection: close\r\n\r\n");
+	if (k < 0 || (size_t)k >= size - o)
+		return -E2BIG;
+	return (int)(o + (size_t)k);
+}
+
+static int dial(const char *host, unsigned port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char ps[8];
+	int fd = -1;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (getaddrinfo(host, ps, &hints, &res))
+		return -EHOSTUNREACH;
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+			    ai->ai_protocol);
+		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd >= 0) {
+		int one = 1;
+
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		timeouts(fd, IO_TIMEOUT_S);
+	}
+	return fd >= 0 ? fd : -ECONNREFUSED;
+}
+
+/* TLS to the origin itself, verified as any client would. */
+static SSL *origin_tls(int fd, const char *host, SSL_CTX **ctxp)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	static const unsigned char h11[] = "\x08http/1.1";
+	SSL *ssl;
+
+	*ctxp = ctx;
+	if (!ctx || SSL_CTX_set_default_verify_paths(ctx) != 1)
+		return NULL;
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_alpn_protos(ctx, h11, sizeof(h11) - 1);
+	ssl = SSL_new(ctx);
+	if (!ssl || SSL_set_fd(ssl, fd) != 1 ||
+	    SSL_set_tlsext_host_name(ssl, host) != 1 ||
+	    SSL_set1_host(ssl, host) != 1 || SSL_connect(ssl) != 1) {
+		SSL_free(ssl);
+		return NULL;
+	}
+	return ssl;
+}
+
+static int mitm(struct lg_ca *ca, int client_fd, const char *host,
+		unsigned port, const char *route, unsigned proxy_port,
+		unsigned long long *up, unsigned long long *down,
+		const char **why)
+{
+	SSL_CTX *ctx = server_ctx(ca, host), *octx = NULL;
+	struct end c = { client_fd, NULL, false }, u = { -1, NULL, false };
+	char *head = malloc(HEAD_MAX), *out = malloc(HEAD_MAX + 512);
+	size_t got = 0;
+	ssize_t hl;
+	int r = -EIO;
+
+	*why = NULL;
+	if (!ctx || !head || !out) {
+		*why = "cannot make a certificate for the host";
+		goto done;
+	}
+	timeouts(client_fd, IO_TIMEOUT_S);
+	c.ssl = SSL_new(ctx);
+	if (!c.ssl || SSL_set_fd(c.ssl, client_fd) != 1 ||
+	    SSL_accept(c.ssl) != 1) {
+		/* a client that does not trust the session CA ends here */
+		*why = "the client's TLS handshake with lgrun failed (does it trust the session CA?)";
+		goto done;
+	}
+	hl = read_head(&c, head, HEAD_MAX, &got);
+	if (hl < 0) {
+		if (hl != -ECONNRESET)
+			*why = "no request head from the client";
+		r = hl == -ECONNRESET ? 0 : (int)hl;
+		goto done;
+	}
+	if (upgrading(head, (size_t)hl)) {
+		/* a websocket: on to the origin, as it was sent */
+		u.fd = dial(host, port);
+		if (u.fd < 0 || !(u.ssl = origin_tls(u.fd, host, &octx))) {
+			*why = "cannot reach the origin over TLS";
+			goto done;
+		}
+		if (end_write(&u, head, got) < 0)
+			goto done;
+	} else {
+		int n = rewrite_head(head, (size_t)hl, route, out,
+				     HEAD_MAX + 512);
+
+		if (n < 0) {
+			*why = "a request line lgrun cannot read";
+			goto done;
+		}
+		u.fd = dial("127.0.0.1", proxy_port);
+		if (u.fd < 0) {
+			*why = "lgrun's LLM proxy does not answer";
+			goto done;
+		}
+		if (end_write(&u, out, (size_t)n) < 0 ||
+		    ((size_t)hl < got &&
+		     end_write(&u, head + hl, got - (size_t)hl) < 0))
+			goto done;
+	}
+	*up += got;
+	relay_ends(&c, &u, up, down);
+	r = 0;
+done:
+	if (c.ssl) {
+		if (!*why)
+			SSL_shutdown(c.ssl);
+		SSL_free(c.ssl);
+	}
+	if (u.ssl)
+		SSL_free(u.ssl);
+	if (u.fd >= 0)
+		close(u.fd);
+	SSL_CTX_free(octx);
+	SSL_CTX_free(ctx);
+	free(head);
+	free(out);
+	return *why ? (r ? r : -EIO) : r;
+}
+
 static const char *default_bundle(void)
 {
 	return X509_get_default_cert_file();
@@ -300,6 +652,7 @@ static const struct lg_tls_ops ops = {
 	.ca_new = ca_new,
 	.ca_write = ca_write,
 	.server_ctx = server_ctx,
+	.mitm = mitm,
 	.default_bundle = default_bundle,
 	.ca_free = ca_free,
 };

@@ -33,6 +33,19 @@ struct lg_tls_ops {
 			const char *bundle_path, const char *system_bundle);
 	/* An SSL_CTX (as void *) serving host with a leaf of ours; cached. */
 	void *(*server_ctx)(struct lg_ca *ca, const char *host);
+	/*
+	 * A CONNECT to host that lgrun decrypts, after the 200: TLS with the
+	 * client as host (a leaf of ours), then each request goes in plain
+	 * HTTP to lgrun's LLM proxy at 127.0.0.1:proxy_port under /route
+	 * (one request per connection: "Connection: close"); a websocket
+	 * upgrade goes on to host:port itself over TLS (verified with the
+	 * system's CAs), unread for now. Runs in the connection's thread
+	 * until both sides are done. 0, or -errno with *why.
+	 */
+	int (*mitm)(struct lg_ca *ca, int client_fd, const char *host,
+		    unsigned port, const char *route, unsigned proxy_port,
+		    unsigned long long *up, unsigned long long *down,
+		    const char **why);
 	/* The system's default CA file, as OpenSSL knows it. */
 	const char *(*default_bundle)(void);
 	void (*ca_free)(struct lg_ca *ca);

@@ -98,6 +98,32 @@ grep -q "s3cr3t\|/hello\|/blob" "$STATE/audit.jsonl" && fail "a URL reached the 
 grep '"session":"egress".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"egress_connections":5' ||
 	fail "the end record does not count 5 egress connections"
 
+# A model host is decrypted with the session CA and read: curl trusts the
+# CA through CURL_CA_BUNDLE; lgrun counts the turn. A client that does not
+# trust the CA fails its handshake, and the record says why.
+start_mock_llm --script loop
+printf '[llm]\nmode = proxy\ndecrypt = api.anthropic.com=http://127.0.0.1:%s\n' "$MOCK_PORT" >dec.ini
+run_lg -c "$T/dec.ini" -s decrypt -- sh -c "
+	curl -sS --fail https://api.anthropic.com/v1/messages -H 'content-type: application/json' \
+		-H 'x-api-key: sk-ant-secret-key' \
+		-d '{\"model\":\"claude-x\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}' >'$T/model.out' || exit 21
+	curl -sS --cacert '$T/origin.pem' https://api.anthropic.com/v1/messages -d '{}' >/dev/null 2>&1 && exit 22
+	exit 0"
+assert_rc 0 "$RC" "a decrypted model host"
+grep -q '"type":"tool_use"' model.out || fail "the model's answer did not come through: $(head -c 300 model.out)"
+grep '"session":"decrypt".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"model_turns":1' ||
+	fail "lgrun did not count the decrypted model turn"
+grep -q '"session":"decrypt","agent":"sh","event":"egress","host":"api.anthropic.com","port":443,"via":"decrypt"' "$STATE/audit.jsonl" ||
+	fail "no decrypt egress record"
+grep '"session":"decrypt".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"egress_failed":1' ||
+	fail "the client that does not trust the CA is not counted as a failed connection"
+grep -q "sk-ant-secret-key" "$STATE/audit.jsonl" && fail "a credential reached the audit"
+stop_mock_llm
+printf '[llm]\nmode = proxy\ndecrypt = example.org\n' >baddec.ini
+run_lg -c "$T/baddec.ini" -- true 2>"$T/decerr"
+assert_rc 125 "$RC" "a decrypt host without a format"
+grep -q "llm.decrypt: cannot read 'example.org'" "$T/decerr" || fail "no clear llm.decrypt error: $(cat "$T/decerr")"
+
 # A malformed request gets 400; the session goes on.
 run_lg -c "$T/both.ini" -s bad -- python3 -c "
 import os, socket

@@ -31,8 +31,7 @@ static X509 *read_pem(const char *path)
 }
 
 /* The leaf a context serves verifies against the CA file for host. */
-static void verify(const char *ca_path, SSL_CTX *ctx, const char *host,
-		   bool ip)
+static void verify(const char *ca_path, SSL_CTX *ctx, const char *host, bool ip)
 {
 	X509_STORE *store = X509_STORE_new();
 	X509_STORE_CTX *vc = X509_STORE_CTX_new();
@@ -91,7 +90,9 @@ static void test_ca_and_leaves(void **state)
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		fclose(f);
 		buf[n] = '\0';
-		assert_non_null(strstr(buf, "# the system's CAs\n(no newline)\n-----BEGIN CERTIFICATE-----"));
+		assert_non_null(strstr(
+			buf,
+			"# the system's CAs\n(no newline)\n-----BEGIN CERTIFICATE-----"));
 		assert_null(strstr(buf, "PRIVATE KEY"));
 		f = fopen(ca_path, "r");
 		n = fread(buf, 1, sizeof(buf) - 1, f);
