@@ -643,13 +643,13 @@ void lg_egress_stats(struct lg_egress *e, struct lg_egress_stats *st)
 	st->down = atomic_load(&e->n_down);
 }
 
-void lg_egress_stop(struct lg_egress *e)
+bool lg_egress_stop(struct lg_egress *e)
 {
 	uint64_t one = 1, until;
 	bool left;
 
 	if (!e)
-		return;
+		return true;
 	atomic_store(&e->stop, true);
 	if (write(e->wake, &one, sizeof(one)) < 0) {
 		/* the acceptor polls the flag as well */
@@ -668,9 +668,10 @@ void lg_egress_stop(struct lg_egress *e)
 			usleep(2000);
 	} while (left && now_ms() < until);
 	if (left)
-		return; /* a thread still uses e: left to our exit */
+		return false; /* a thread still uses e: left to our exit */
 	close(e->wake);
 	close(e->fd);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
+	return true;
 }

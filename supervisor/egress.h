@@ -77,9 +77,10 @@ struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg);
 
 /*
  * Stops accepting, ends every open connection, waits for their threads a
- * short while, frees. Connections still busy after that are left to exit.
+ * short while, frees. Connections still busy after that are left to exit:
+ * false then (what they use must not be freed).
  */
-void lg_egress_stop(struct lg_egress *e);
+bool lg_egress_stop(struct lg_egress *e);
 
 struct lg_egress_stats {
 	uint64_t conns, refused, failed, up, down;

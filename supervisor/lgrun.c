@@ -1570,7 +1570,7 @@ int main(int argc, char **argv)
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_session_info info = { 0 };
-	bool readers_left = false;
+	bool readers_left = false, egress_left = false;
 	struct loop l = { .proxy_fd = -1,
 			  .out_r = { -1, -1 },
 			  .pty_master = -1 };
@@ -2211,7 +2211,8 @@ int main(int argc, char **argv)
 	drain_output(&l);
 	restore_terminal(&l);
 	readers_left = !stop_notify_thread(&l);
-	lg_egress_stop(l.egress); /* its last flows, before the end record */
+	/* its last flows, before the end record */
+	egress_left = !lg_egress_stop(l.egress);
 	l.egress = NULL;
 	observer_finish(&l);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
@@ -2267,12 +2268,12 @@ int main(int argc, char **argv)
 	}
 out:
 	restore_terminal(&l);
-	lg_egress_stop(l.egress); /* NULL once stopped */
+	egress_left |= !lg_egress_stop(l.egress); /* NULL once stopped */
 	if (l.ca_path[0])
 		unlink(l.ca_path);
 	if (l.bundle_path[0])
 		unlink(l.bundle_path);
-	if (l.ca && !readers_left)
+	if (l.ca && !readers_left && !egress_left)
 		l.tls->ca_free(l.ca);
 	if (env) /* an error between making it and the launch */
 		free_env(env, env_ours);
@@ -2286,7 +2287,8 @@ out:
 	lg_control_free(l.ctl);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);
-	if (!readers_left) { /* else a notify thread may still use them */
+	if (!readers_left &&
+	    !egress_left) { /* else a notify thread may still use them */
 		lg_notifier_free(l.nt);
 		lg_session_free(l.s);
 		lg_config_free(&cfg);
