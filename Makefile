@@ -62,7 +62,8 @@ SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c supervisor/w
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
-	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c
+	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
+	supervisor/agentenv.c
 LGRUN_SRC := supervisor/lgrun.c
 LGCTL_SRC := supervisor/lgctl.c
 

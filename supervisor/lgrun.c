@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "agentenv.h"
 #include "cgroup.h"
 #include "egress.h"
 #include "tls.h"
@@ -875,6 +876,22 @@ static int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
 	*up += u;
 	*down += d;
 	return rc;
+}
+
+/* A settings file of the agent's that can take it around lgrun. */
+static void agentenv_say(void *ctx, const char *file, const char *key)
+{
+	struct loop *l = ctx;
+	char msg[PATH_MAX + 300];
+
+	snprintf(
+		msg, sizeof(msg),
+		"warning: %s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
+		file, key);
+	lg_warn("%s", msg + 9);
+	pthread_mutex_lock(&l->lock);
+	lg_session_audit_simple(l->s, "warn", msg);
+	pthread_mutex_unlock(&l->lock);
 }
 
 /* An egress proxy connection ended (its own thread). */
@@ -1902,6 +1919,12 @@ int main(int argc, char **argv)
 			snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
 			make_ca(&l, run_dir, id);
 		}
+	}
+	if (cfg.llm_proxy) {
+		char cwd[PATH_MAX];
+
+		lg_agentenv_check(getcwd(cwd, sizeof(cwd)) ? cwd : NULL,
+				  getenv("HOME"), agentenv_say, &l);
 	}
 	if (sock_path[0]) {
 		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,

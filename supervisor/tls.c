@@ -586,7 +586,7 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 	if (!c.ssl || SSL_set_fd(c.ssl, client_fd) != 1 ||
 	    SSL_accept(c.ssl) != 1) {
 		/* a client that does not trust the session CA ends here */
-		*why = "the client's TLS handshake with lgrun failed (does it trust the session CA?)";
+		*why = "the client's TLS handshake with lgrun failed";
 		goto done;
 	}
 	hl = read_head(&c, head, HEAD_MAX, &got);

@@ -137,6 +137,19 @@ for req in (b'GARBAGE\r\n\r\n', b'GET /relative HTTP/1.1\r\nHost: x\r\n\r\n',
 "
 assert_rc 0 "$RC" "malformed requests to the egress proxy"
 
+# A Claude Code settings file whose "env" block would take the agent around
+# lgrun is named; one that sets nothing of the kind is not.
+mkdir -p proj/.claude quiet/.claude
+echo '{"env": {"HTTPS_PROXY": "http://corp-proxy:3128", "FOO": "1"}}' >proj/.claude/settings.json
+echo '{"env": {"FOO": "1"}, "permissions": {"allow": []}}' >quiet/.claude/settings.json
+(cd proj && run_lg -c "$T/both.ini" -s settings -- true 2>"$T/settings.err")
+grep -q "$T/proj/.claude/settings.json sets HTTPS_PROXY in its \"env\" block" "$T/settings.err" ||
+	fail "the settings file that defeats lgrun is not named: $(cat "$T/settings.err")"
+grep -q '"session":"settings".*"event":"warn".*settings.json sets HTTPS_PROXY' "$STATE/audit.jsonl" ||
+	fail "no warn record for the settings file"
+(cd quiet && run_lg -c "$T/both.ini" -s quiet -- true 2>"$T/quiet.err")
+grep -q "settings.json" "$T/quiet.err" && fail "a harmless settings file was named"
+
 # The default leaves the proxy variables alone.
 run_lg -s default -- sh -c "env | grep -ci '^https\\?_proxy=127' >'$T/n' ; true"
 [ "$(cat "$T/n")" = 0 ] || fail "base_url mode set proxy variables"
