@@ -105,6 +105,7 @@ enum ktype {
 	K_ENDPOINTS, /* [shim] tool_endpoints */
 	K_IGNORE_KEYS, /* [repeat] ignore_keys */
 	K_LLM_MODE, /* [llm] mode */
+	K_EGRESS, /* [network] egress */
 };
 
 struct key {
@@ -194,6 +195,7 @@ static const struct key keys[] = {
 	  0 },
 	{ "bpf", "mode", K_BPF_MODE, OFF(bpf_mode), 0, 0 },
 	{ "store", "backend", K_STORE_BACKEND, OFF(store_redis), 0, 0 },
+	{ "network", "egress", K_EGRESS, OFF(sealed), 0, 0 },
 	{ "store", "url", K_STORE_URL, OFF(store_url), 0, 0 },
 	{ "store", "prefix", K_STRING, OFF(store_prefix), 0, 0 },
 	{ "store", "password_env", K_STRING, OFF(store_password_env), 0, 0 },
@@ -736,6 +738,17 @@ static int set_value(struct lg_config *c, const struct key *k,
 			*(int *)(base + k->off) = m;
 		return 0;
 	}
+	case K_EGRESS:
+		if (strcmp(value, "open") && strcmp(value, "proxy-only")) {
+			snprintf(msg, msgsz,
+				 "%s.%s: '%s' is not open or proxy-only",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) =
+				strcmp(value, "proxy-only") == 0;
+		return 0;
 	case K_STORE_BACKEND:
 		if (strcmp(value, "memory") && strcmp(value, "redis")) {
 			snprintf(

@@ -63,6 +63,7 @@ struct lg_config {
 	bool shim; /* preload the shim into the command's tree */
 	bool llm_proxy; /* stand between the agent and its model API */
 	int llm_mode; /* enum lg_llm_mode: how the agent is led to it */
+	bool sealed; /* [network] egress = proxy-only: the egress proxy or nothing */
 	char *llm_decrypt; /* HOST[:FORMAT][=UPSTREAM], ...: read by the egress proxy */
 	bool watch_output; /* the command's stdout/stderr through lgrun */
 	int bpf_mode; /* enum lg_bpf_mode */

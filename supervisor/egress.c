@@ -31,6 +31,7 @@ struct conn {
 
 struct lg_egress {
 	int fd, wake;
+	_Atomic int fd2; /* a second listener (the sealed tree's), or -1 */
 	struct lg_egress_cfg cfg;
 	pthread_t acceptor;
 	atomic_bool stop;
@@ -566,16 +567,26 @@ static void *acceptor(void *arg)
 	struct lg_egress *e = arg;
 
 	while (!atomic_load(&e->stop)) {
-		struct pollfd p[2] = { { e->fd, POLLIN, 0 },
-				       { e->wake, POLLIN, 0 } };
+		struct pollfd p[3] = { { e->wake, POLLIN, 0 },
+				       { e->fd, POLLIN, 0 },
+				       { atomic_load(&e->fd2), POLLIN, 0 } };
 		struct conn *c;
 		pthread_attr_t at;
 		pthread_t t;
 		int fd;
 
-		if (poll(p, 2, -1) < 0 || (p[1].revents & POLLIN))
+		if (poll(p, 3, -1) < 0)
 			continue;
-		fd = accept4(e->fd, NULL, NULL, SOCK_CLOEXEC);
+		if (p[0].revents & POLLIN) {
+			uint64_t x;
+
+			if (read(e->wake, &x, sizeof(x)) < 0) {
+				/* a wake-up: the loop looks again */
+			}
+			continue;
+		}
+		fd = accept4((p[1].revents & POLLIN) ? e->fd : p[2].fd, NULL,
+			     NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
 		atomic_fetch_add(&e->n_conns, 1);
@@ -608,6 +619,16 @@ static void *acceptor(void *arg)
 	return NULL;
 }
 
+void lg_egress_listen_also(struct lg_egress *e, int fd)
+{
+	uint64_t one = 1;
+
+	atomic_store(&e->fd2, fd);
+	if (write(e->wake, &one, sizeof(one)) < 0) {
+		/* the acceptor sees it at its next connection */
+	}
+}
+
 struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg)
 {
 	struct lg_egress *e = calloc(1, sizeof(*e));
@@ -615,6 +636,7 @@ struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg)
 	if (!e)
 		return NULL;
 	e->fd = fd;
+	atomic_store(&e->fd2, -1);
 	e->cfg = *cfg;
 	if (!e->cfg.max_conns)
 		e->cfg.max_conns = 512;
@@ -671,6 +693,8 @@ bool lg_egress_stop(struct lg_egress *e)
 		return false; /* a thread still uses e: left to our exit */
 	close(e->wake);
 	close(e->fd);
+	if (atomic_load(&e->fd2) >= 0)
+		close(atomic_load(&e->fd2));
 	pthread_mutex_destroy(&e->mu);
 	free(e);
 	return true;

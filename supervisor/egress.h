@@ -76,6 +76,12 @@ struct lg_egress;
 struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg);
 
 /*
+ * Accepts on fd as well (the sealed tree's listener, in its own network
+ * namespace); the proxy closes it when it stops.
+ */
+void lg_egress_listen_also(struct lg_egress *e, int fd);
+
+/*
  * Stops accepting, ends every open connection, waits for their threads a
  * short while, frees. Connections still busy after that are left to exit:
  * false then (what they use must not be freed).

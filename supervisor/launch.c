@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -80,6 +83,7 @@ static int stdio_w[2] = { -1, -1 }; /* --watch-output: pipes for 1 and 2 */
 static const char *protect_paths[4]; /* lgrun's state, read-only inside */
 static size_t nprotect;
 static bool isolation; /* lg_launch_isolate() */
+static uint16_t seal_port; /* lg_launch_seal() */
 static const char *cgroup_mnt, *cgroup_leaf; /* the leaf bound over mnt */
 static int pty_slave = -1;
 static bool pty_in, pty_err;
@@ -109,6 +113,51 @@ void lg_launch_raise_nofile(void)
 	if (r.rlim_cur > orig_nofile.rlim_cur &&
 	    setrlimit(RLIMIT_NOFILE, &r) == 0)
 		nofile_raised = true;
+}
+
+void lg_launch_seal(uint16_t port)
+{
+	seal_port = port;
+}
+
+/*
+ * In the child: a network namespace of its own, loopback up, and the
+ * proxy's listening socket there. The fd, or -errno.
+ */
+static int seal(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(seal_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct ifreq ifr;
+	int s, fd;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
+	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {
+		int e = -errno;
+
+		close(s);
+		return e;
+	}
+	close(s);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 128) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
 }
 
 void lg_launch_isolate(bool on)
@@ -171,7 +220,7 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 {
 	sigset_t none;
 	char go;
-	int nfd, e, iso;
+	int nfd, e, iso, sfd = -1;
 
 	/* Die with the supervisor; if it is already gone, do not run. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -204,6 +253,13 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	iso = isolation && geteuid() == 0 ? isolate(born_in_leaf) : 0;
+	if (seal_port) {
+		sfd = seal();
+		if (sfd < 0) {
+			errno = -sfd;
+			goto fail;
+		}
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		goto fail;
 	nfd = lg_filter_load(filter);
@@ -212,8 +268,11 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 		goto fail;
 	}
 	if (send_fd(sock, nfd) < 0 ||
-	    write(sock, &iso, sizeof(iso)) != sizeof(iso))
+	    write(sock, &iso, sizeof(iso)) != sizeof(iso) ||
+	    (sfd >= 0 && send_fd(sock, sfd) < 0))
 		goto fail;
+	if (sfd >= 0)
+		close(sfd);
 	close(nfd);
 	/* Wait until the parent holds the listener and has set us up. */
 	if (read(sock, &go, 1) != 1 || go != 'G')
@@ -275,6 +334,7 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 
 	memset(c, 0, sizeof(*c));
 	c->notify_fd = -1;
+	c->sealed_fd = -1;
 	c->tty_fd = -1;
 	*exec_errno = 0;
 	/* Made before the fork, so the hand-off never needs a notified call. */
@@ -304,8 +364,8 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 			r = -e;
 		else if (r >= 0)
 			r = -EPROTO;
-		lg_err("cannot set up the seccomp filter in the child: %s%s",
-		       strerror(-r),
+		lg_err("cannot set up the seccomp filter%s in the child: %s%s",
+		       seal_port ? " or seal its network" : "", strerror(-r),
 		       r == -EINVAL || r == -EACCES ?
 			       " (the kernel needs CONFIG_SECCOMP_FILTER and user notification, Linux 5.5 or later)" :
 			       "");
@@ -317,6 +377,14 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	if (read(sv[0], &c->isolated, sizeof(c->isolated)) !=
 	    sizeof(c->isolated))
 		c->isolated = 0;
+	if (seal_port &&
+	    (recv_fd(sv[0], &c->sealed_fd, &tag) < 0 || tag != 'F')) {
+		lg_err("cannot seal the network: the tree's listener did not come");
+		close(sv[0]);
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		return -EPROTO;
+	}
 
 	/* Interactive agents keep the terminal: their group gets it. */
 	if (!(pty_slave >= 0 && pty_in) && isatty(STDIN_FILENO) &&

@@ -9,6 +9,7 @@
 #define LG_LAUNCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct lg_cgroup;
@@ -21,10 +22,20 @@ struct lg_child {
 	int tty_fd; /* the terminal we handed to the child, or -1 */
 	pid_t our_pgrp; /* to take the terminal back */
 	int isolated; /* LG_ISOLATED_* that took effect */
+	int sealed_fd; /* lg_launch_seal(): the listener in the tree's net, or -1 */
 };
 
 #define LG_ISOLATED_STATE 1 /* lgrun's state read-only in the tree's mounts */
 #define LG_ISOLATED_CGROUP 2 /* the tree cannot leave its cgroup */
+
+/*
+ * [network] egress = proxy-only (root): the tree gets a network namespace
+ * with loopback only, where it makes a listening socket on 127.0.0.1:port
+ * and hands it back as c->sealed_fd: lgrun's egress proxy accepts there
+ * and dials out from lgrun's own network. Failing to do so fails the
+ * launch (-errno): a seal asked for is never silently absent.
+ */
+void lg_launch_seal(uint16_t port);
 
 /*
  * When run as root: path (lgrun's state dir, audit log, metrics file) is

@@ -1871,7 +1871,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nroutes = (size_t)nr;
-		if (cfg.llm_mode != LG_LLM_BASE_URL &&
+		if ((cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) &&
 		    decrypt_routes(&l, cfg.llm_decrypt, routes, &nroutes, 16,
 				   &bad) < 0) {
 			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than api.anthropic.com, api.openai.com, generativelanguage.googleapis.com), the upstream an http:// or https:// URL; at most 8",
@@ -1895,7 +1895,12 @@ int main(int argc, char **argv)
 		}
 		(void)perr;
 	}
-	if (cfg.llm_mode != LG_LLM_BASE_URL) {
+	if (cfg.sealed && geteuid() != 0) {
+		lg_err("network.egress = proxy-only needs root (the tree gets a network namespace of its own): run lgrun as root, or set egress = open");
+		rc = LG_EXIT_ERROR;
+		goto out;
+	}
+	if (cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) {
 		int fd = lg_proxy_listen(&l.egress_port);
 		struct lg_egress_cfg ec = { .flow = egress_flow,
 					    .decrypt = egress_decrypt,
@@ -1970,7 +1975,8 @@ int main(int argc, char **argv)
 		if (l.proxy_fd >= 0)
 			e |= setvar(set, max, "LGRUN_PROXY_PORT", "%u",
 				    l.proxy_port);
-		for (size_t i = 0; l.proxy_fd >= 0 &&
+		/* base URLs on our loopback: out of a sealed tree's reach */
+		for (size_t i = 0; l.proxy_fd >= 0 && !cfg.sealed &&
 				   cfg.llm_mode != LG_LLM_PROXY && i < nroutes;
 		     i++)
 			e |= setvar(set, max, routes[i].env,
@@ -2078,7 +2084,13 @@ int main(int argc, char **argv)
 				lg_launch_protect(keep[i]);
 		}
 	}
+	if (cfg.sealed)
+		lg_launch_seal(l.egress_port);
 	r = lg_launch(&l.child, o.argv, env, &filter, &cg, &exec_errno);
+	if (r >= 0 && l.child.sealed_fd >= 0) {
+		lg_egress_listen_also(l.egress, l.child.sealed_fd);
+		lg_info("network: sealed, the egress proxy is the tree's only way out");
+	}
 	if (r >= 0 && cfg.isolate)
 		lg_info("the tree's view: %s; %s",
 			(l.child.isolated & LG_ISOLATED_STATE) ?

@@ -671,6 +671,8 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "longest_chain", fs.longest);
 		}
 	}
+	if (s->cfg->sealed) /* the egress proxy was the only way out */
+		lg_json_str(&j, "network", "proxy-only");
 	if (s->egress_conns) {
 		lg_json_int(&j, "egress_connections",
 			    (long long)s->egress_conns);
