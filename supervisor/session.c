@@ -631,12 +631,33 @@ warn:
 	}
 }
 
+/*
+ * An agent CLI that ran without one model turn through lgrun: if it did
+ * talk to its model, that traffic went around the proxy. Said, never
+ * guessed at: "model_traffic": "not seen" in the end record.
+ */
+static bool model_unseen(const struct lg_session *s)
+{
+	static const char *const clis[] = { "claude", "codex", "gemini" };
+	const char *a = s->info.agent ? s->info.agent : "";
+
+	if (!s->cfg->llm_proxy || s->st.turns)
+		return false;
+	for (size_t i = 0; i < sizeof(clis) / sizeof(clis[0]); i++)
+		if (strcmp(a, clis[i]) == 0)
+			return true;
+	return false;
+}
+
 void lg_session_audit_end(struct lg_session *s, const char *end,
 			  int exit_status, const char *summary)
 {
 	struct lg_json j = { 0 };
 	int r;
 
+	if (model_unseen(s))
+		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (Codex's websocket, a base URL of its own, a CA store of its own); [llm] mode = both and -v tell more",
+			s->info.agent);
 	json_head(s, &j, "session_end");
 	lg_json_str(&j, "end", end);
 	lg_json_int(&j, "exit_status", exit_status);
@@ -671,6 +692,8 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "longest_chain", fs.longest);
 		}
 	}
+	if (model_unseen(s))
+		lg_json_str(&j, "model_traffic", "not seen");
 	if (s->cfg->sealed) /* the egress proxy was the only way out */
 		lg_json_str(&j, "network", "proxy-only");
 	if (s->egress_conns) {

@@ -150,6 +150,17 @@ grep -q '"session":"settings".*"event":"warn".*settings.json sets HTTPS_PROXY' "
 (cd quiet && run_lg -c "$T/both.ini" -s quiet -- true 2>"$T/quiet.err")
 grep -q "settings.json" "$T/quiet.err" && fail "a harmless settings file was named"
 
+# An agent CLI with no model turn through lgrun is said to have gone
+# around it, if it talked to its model; any other program is not.
+mkdir -p bin
+ln -s "$(type -P true)" bin/codex
+run_lg -s unseen -- "$T/bin/codex" 2>"$T/unseen.err"
+grep -q "no model turn of codex went through lgrun" "$T/unseen.err" || fail "no word of an agent's unseen model traffic"
+grep '"session":"unseen".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"model_traffic":"not seen"' ||
+	fail "the end record does not say the model traffic was not seen"
+run_lg -s other -- true 2>"$T/other.err"
+grep -q "no model turn" "$T/other.err" && fail "a program that is not an agent CLI was warned about"
+
 # The default leaves the proxy variables alone.
 run_lg -s default -- sh -c "env | grep -ci '^https\\?_proxy=127' >'$T/n' ; true"
 [ "$(cat "$T/n")" = 0 ] || fail "base_url mode set proxy variables"
