@@ -31,7 +31,8 @@
 #                    --bpf=off (a row's own options come after and win)
 #   BENCH_STORE_N    guard events of the Redis store row (default 2000)
 #   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
-#                    shim,proxy,watch,store (shim = rows 6 and 7)
+#                    shim,proxy,watch,store,egress (shim = rows 6 and 7)
+#   BENCH_EGRESS_MB  MB downloaded by the egress row (default 100)
 #   B                build directory (default build)
 # Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
 set -u
@@ -53,9 +54,10 @@ GUARD_EVENTS=${BENCH_GUARD_EVENTS:-2000000}
 HTTP_N=${BENCH_HTTP_N:-20000}
 PIPE_MB=${BENCH_PIPE_MB:-200}
 PROXY_N=${BENCH_PROXY_N:-200}
+EGRESS_MB=${BENCH_EGRESS_MB:-100}
 PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch,store}
+ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch,store,egress}
 STORE_N=${BENCH_STORE_N:-2000}
 # Options every lgrun run of the bench gets first (a row's own come after
 # and win), e.g. BENCH_LGRUN_ARGS=--bpf=off to leave the eBPF observer out.
@@ -742,6 +744,69 @@ echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
 # --watch-output: 200 MB of base64 text (lines of 76 characters) through
 # `cat` with lgrun passing stdout through and watching it, against bare
 # `cat`. Timed by the wall clock around each run (lgrun's start included).
+# ------------------------------------------------------------- egress
+# A download through lgrun's egress proxy ([llm] mode = proxy): EGRESS_MB
+# from a loopback server (Python, socket.sendfile: the kernel copies) with
+# curl: direct (--noproxy), through a CONNECT tunnel (curl -p, relayed byte
+# for byte) and as a plain-HTTP forward; MB/s from curl's own clock.
+EGRESS_PORT= EGRESS_SRV=
+egress_setup() {
+	local f=$WORK/egress.bin
+	command -v curl >/dev/null || { SKIP[egress]="curl is not installed"; return; }
+	head -c "$((EGRESS_MB * 1000000))" /dev/zero >"$f"
+	python3 - "$f" "$WORK/egress.port" <<'PY' &
+import os, socket, sys, threading
+path, portfile = sys.argv[1], sys.argv[2]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(portfile + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(portfile + ".tmp", portfile)
+size = os.path.getsize(path)
+def serve(c):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        d = c.recv(4096)
+        if not d:
+            return
+        buf += d
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
+    with open(path, "rb") as f:
+        c.sendfile(f)
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	EGRESS_SRV=$!
+	BG_PIDS+=("$EGRESS_SRV")
+	for _ in $(seq 1 100); do
+		[ -s "$WORK/egress.port" ] && break
+		sleep 0.05
+	done
+	EGRESS_PORT=$(cat "$WORK/egress.port" 2>/dev/null)
+	[ -n "$EGRESS_PORT" ] || SKIP[egress]="the download server did not start"
+	printf '[llm]\nmode = proxy\n' >"$WORK/egress.ini"
+}
+
+egress_one() { # direct|tunnel|forward
+	local v=$1 url out
+	[ -n "${SKIP[egress]:-}" ] || [ -n "${SKIP[egress_$v]:-}" ] && return
+	url=http://127.0.0.1:$EGRESS_PORT/blob
+	case $v in
+	direct) out=$(curl -sS --noproxy '*' -o /dev/null -w '%{speed_download}' "$url") ;;
+	tunnel) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -c "$WORK/egress.ini" -- \
+		curl -sS -p -o /dev/null -w '%{speed_download}' "$url" 2>/dev/null) ;;
+	forward) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -c "$WORK/egress.ini" -- \
+		curl -sS -o /dev/null -w '%{speed_download}' "$url" 2>/dev/null) ;;
+	esac
+	if [ $? != 0 ] || [ -z "$out" ]; then
+		SKIP[egress_$v]="curl failed"
+		return
+	fi
+	add "egress_$v" "$(calc %.3f "$out / 1e6")"
+}
+
 watch_setup() {
 	WATCH_FILE=$WORK/watch.txt
 	head -c $((150 << 20)) /dev/urandom | base64 >"$WATCH_FILE" 2>/dev/null ||
@@ -769,6 +834,7 @@ want guard && guard_setup
 want shim && shim_setup
 want proxy && proxy_setup
 want watch && watch_setup
+want egress && egress_setup
 want store && store_setup
 
 for ((r = 0; r < ROUNDS; r++)); do
@@ -803,6 +869,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want store; then
 		store_one
+	fi
+	if want egress && [ -z "${SKIP[egress]:-}" ]; then
+		for v in $(ordered "$r" direct tunnel forward); do egress_one "$v"; done
 	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
@@ -1039,6 +1108,26 @@ if want store; then
 			"$(calc '%+.1f us' "($r - $m) / 1000")" "(info)" - \
 			"$(calc '%.0f' "1e9 / $m") vs $(calc '%.0f' "1e9 / $r") decisions/s; one round trip per event (a script updates the volumetric and same-target windows)"
 	fi
+fi
+
+# 9 egress
+if want egress; then
+	b=$(median egress_direct)
+	for v in tunnel forward; do
+		l=$(median "egress_$v")
+		case $v in
+		tunnel) name="9 egress: tunnel" desc="$EGRESS_MB MB download, CONNECT tunnel (curl -p)" tgt=">= 0.95x" ;;
+		forward) name="9 egress: forward" desc="$EGRESS_MB MB download, plain HTTP forwarded" tgt="(reference)" ;;
+		esac
+		if [ -n "${SKIP[egress]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+			skiprow "$name" "$desc" "$tgt" "${SKIP[egress]:-${SKIP[egress_$v]:-no samples}}"
+			continue
+		fi
+		row "$name" "$desc" "$(calc '%.0f MB/s' "$b")" "$(calc '%.0f MB/s' "$l")" \
+			"$(calc '%.3fx' "$l / $b")" "$(calc '%+.0f MB/s' "$l - $b")" "$tgt" \
+			"$([ "$v" = tunnel ] && met "$l / $b >= 0.95" || echo -)" \
+			"direct $(spread egress_direct %.0f), lgrun $(spread "egress_$v" %.0f) MB/s; curl, loopback sendfile server, same CPUs"
+	done
 fi
 
 # 8 proxy
