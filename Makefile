@@ -39,11 +39,11 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev libssl-dev openssl curl
+	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
-	/usr/include/openssl/ssl.h \
+	/usr/include/openssl/ssl.h /usr/include/zstd.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl $(BPFTOOL) \
@@ -81,7 +81,7 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 # The session CA and TLS for the egress proxy: OpenSSL, loaded only when
 # [llm] mode asks for the egress proxy (linked in, it costs every start).
 TLSLIB := $(B)/lib/liblgtls.so
-PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c \
+PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c supervisor/zbody.c \
 	preload/volatile.c \
 	supervisor/text.c
 
@@ -187,7 +187,7 @@ $(B)/pic/%.o: %.c
 $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson \
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd \
 		-lpthread
 
 $(TLSLIB): $(B)/pic/supervisor/tls.o
@@ -241,7 +241,22 @@ $(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
 		supervisor/audit.c supervisor/termtext.c supervisor/egress.c \
 		-lpthread
 
-fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text
+# zstd request bodies (Codex), decoded and read by the parsers.
+$(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/zbody.c \
+		supervisor/zbody.h supervisor/llm.c supervisor/llm.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_zbody.c \
+		supervisor/zbody.c supervisor/llm.c -ljansson -lzstd
+
+fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text \
+		$(B)/fuzz/fuzz_zbody
+	@mkdir -p $(B)/fuzz/corpus-zbody
+	@$(B)/fuzz/fuzz_zbody -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		$(B)/fuzz/corpus-zbody tests/fuzz/seeds-zbody 2>$(B)/fuzz/log-zbody.txt || \
+		{ tail -40 $(B)/fuzz/log-zbody.txt; echo "fuzz: the zstd body decoder failed"; exit 1; }
+	@echo "fuzz (zbody): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-zbody.txt | tail -1) without a crash"
 	@mkdir -p $(B)/fuzz/corpus-text
 	@$(B)/fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
 		$(B)/fuzz/corpus-text 2>$(B)/fuzz/log-text.txt || \

@@ -18,10 +18,14 @@
 #include "llm.h"
 #include "log.h"
 #include "proxy.h"
+#include "zbody.h"
 #include "text.h"
 #include "../preload/volatile.h"
 
 #define MAX_BODY (32u << 20) /* a request body larger than this is refused */
+/* What a request body says: decompressed when it came zstd-encoded. */
+#define BODY(r) ((r)->zstd ? (r)->plain : (r)->body)
+#define BODY_LEN(r) ((r)->zstd ? (r)->plain_len : (r)->len)
 #define MAX_CALLS 256 /* tool calls awaiting their result */
 #define POOL 8 /* idle curl handles kept, with their connections */
 
@@ -62,6 +66,9 @@ struct req {
 	char *body;
 	size_t len, cap;
 	bool too_big;
+	bool zstd; /* Content-Encoding: zstd: read plain, forwarded as sent */
+	char *plain; /* the body decompressed, or NULL: body is plain */
+	size_t plain_len;
 	struct curl_slist *headers;
 	const struct lg_proxy_route *route;
 	enum lg_llm_api api;
@@ -422,6 +429,9 @@ static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind,
 	int n;
 
 	(void)kind;
+	if (strcasecmp(key, "content-encoding") == 0 && value &&
+	    strcasecmp(value, "zstd") == 0)
+		r->zstd = true;
 	n = snprintf(line, sizeof(line), "%s: %s", key, value ? value : "");
 	if (n > 0 && (size_t)n < sizeof(line) && !hop_by_hop(line, (size_t)n))
 		r->headers = curl_slist_append(r->headers, line);
@@ -642,7 +652,7 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, r->pipe) < 0)
 		return answer(con, 502, "{\"error\":\"lgrun proxy: no pipe\"}",
 			      "application/json");
-	sse = lg_llm_request_streams(r->api, r->uri, r->body, r->len);
+	sse = lg_llm_request_streams(r->api, r->uri, BODY(r), BODY_LEN(r));
 	if (r->api != LG_LLM_UNKNOWN) {
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
@@ -769,11 +779,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 			      "application/json");
 	r->api = lg_llm_api_of(r->route->format,
 			       r->uri + 1 + strlen(r->route->name));
-	r->conv = conversation(r->route->name, r->body, r->len);
+	if (r->zstd && r->len &&
+	    lg_zbody_decode(r->body, r->len, MAX_BODY, &r->plain,
+			    &r->plain_len) < 0)
+		p->st.unparsed++; /* forwarded all the same, unread */
+	r->conv = conversation(r->route->name, BODY(r), BODY_LEN(r));
 	/* The results in this request complete the calls of the last turn. */
-	if (r->api != LG_LLM_UNKNOWN && r->len &&
-	    lg_llm_request_last_results(r->api, r->body, r->len, on_result, r,
-					model, sizeof(model)) < 0)
+	if (r->api != LG_LLM_UNKNOWN && BODY_LEN(r) &&
+	    lg_llm_request_last_results(r->api, BODY(r), BODY_LEN(r), on_result,
+					r, model, sizeof(model)) < 0)
 		p->st.unparsed++;
 	pthread_mutex_lock(p->lock);
 	stopped = ops.model_blocked(p->s);
@@ -866,6 +880,7 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 	pthread_cond_destroy(&r->c);
 	free(r->uri);
 	free(r->body);
+	free(r->plain);
 	free(r);
 	*con_cls = NULL;
 }

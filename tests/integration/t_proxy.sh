@@ -26,6 +26,17 @@ for api in anthropic openai-responses openai-chat gemini; do
 			fail "$api $mode: no repeat trip naming the tool"
 	done
 done
+# zstd-compressed request bodies (Codex's HTTPS requests): read all the
+# same, forwarded as they came (the mock decompresses them itself).
+need_cmd zstd
+: >"$MOCK_LOG"
+run_lg --session p-zstd -- python3 "$LLM/llm_agent.py" --api openai-responses --zstd \
+	--turns 8 >"$T/out" 2>"$T/err"
+assert_rc 86 "$RC" "zstd request bodies: looping tool calls ($(tail -2 "$T/out"))"
+n=$(grep -c . "$MOCK_LOG")
+[ "$n" = 3 ] || fail "zstd request bodies: the model saw $n requests, expected 3"
+grep -q '"session":"p-zstd".*"reason":"repeat".*get_status' "$STATE/audit.jsonl" ||
+	fail "zstd request bodies: no repeat trip (the results in the bodies were not read)"
 grep -q '"auth": true' "$MOCK_LOG" || fail "credentials did not reach the model"
 grep -rqE 'dummy-lgrun-fixture|AIzaDummy' "$STATE" && fail "a credential reached lgrun's state or audit log"
 
