@@ -8,16 +8,23 @@
 
 /* What takes the model traffic around lgrun when a settings file sets it. */
 static const char *const defeats[] = {
-	"ANTHROPIC_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL",
-	"ANTHROPIC_VERTEX_BASE_URL", "CLAUDE_CODE_USE_BEDROCK",
-	"CLAUDE_CODE_USE_VERTEX", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
-	"http_proxy", "NO_PROXY", "no_proxy", "NODE_EXTRA_CA_CERTS",
+	"ANTHROPIC_BASE_URL",
+	"ANTHROPIC_BEDROCK_BASE_URL",
+	"ANTHROPIC_VERTEX_BASE_URL",
+	"CLAUDE_CODE_USE_BEDROCK",
+	"CLAUDE_CODE_USE_VERTEX",
+	"HTTPS_PROXY",
+	"https_proxy",
+	"HTTP_PROXY",
+	"http_proxy",
+	"NO_PROXY",
+	"no_proxy",
+	"NODE_EXTRA_CA_CERTS",
 };
 
-static size_t check_file(const char *path,
-			 void (*say)(void *ctx, const char *file,
-				     const char *key),
-			 void *ctx)
+static size_t
+check_file(const char *path,
+	   void (*say)(void *ctx, const char *file, const char *key), void *ctx)
 {
 	json_t *root = json_load_file(path, 0, NULL), *env;
 	size_t n = 0;
