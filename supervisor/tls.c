@@ -542,40 +542,19 @@ static int dial(const char *host, unsigned port)
 	return fd >= 0 ? fd : -ECONNREFUSED;
 }
 
-/* TLS to the origin itself, verified as any client would. */
-static SSL *origin_tls(int fd, const char *host, SSL_CTX **ctxp)
-{
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-	static const unsigned char h11[] = "\x08http/1.1";
-	SSL *ssl;
-
-	*ctxp = ctx;
-	if (!ctx || SSL_CTX_set_default_verify_paths(ctx) != 1)
-		return NULL;
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	SSL_CTX_set_alpn_protos(ctx, h11, sizeof(h11) - 1);
-	ssl = SSL_new(ctx);
-	if (!ssl || SSL_set_fd(ssl, fd) != 1 ||
-	    SSL_set_tlsext_host_name(ssl, host) != 1 ||
-	    SSL_set1_host(ssl, host) != 1 || SSL_connect(ssl) != 1) {
-		SSL_free(ssl);
-		return NULL;
-	}
-	return ssl;
-}
-
 static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 		unsigned port, const char *route, unsigned proxy_port,
 		unsigned long long *up, unsigned long long *down,
 		const char **why)
 {
-	SSL_CTX *ctx = server_ctx(ca, host), *octx = NULL;
+	SSL_CTX *ctx = server_ctx(ca, host);
 	struct end c = { client_fd, NULL, false }, u = { -1, NULL, false };
 	char *head = malloc(HEAD_MAX), *out = malloc(HEAD_MAX + 512);
 	size_t got = 0;
 	ssize_t hl;
 	int r = -EIO;
 
+	(void)port; /* the LLM proxy's route knows the upstream */
 	*why = NULL;
 	if (!ctx || !head || !out) {
 		*why = "cannot make a certificate for the host";
@@ -597,14 +576,20 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 		goto done;
 	}
 	if (upgrading(head, (size_t)hl)) {
-		/* a websocket: on to the origin, as it was sent */
-		u.fd = dial(host, port);
-		if (u.fd < 0 || !(u.ssl = origin_tls(u.fd, host, &octx))) {
-			*why = "cannot reach the origin over TLS";
-			goto done;
-		}
-		if (end_write(&u, head, got) < 0)
-			goto done;
+		/*
+		 * A websocket (Codex's Responses protocol) is not read yet: it
+		 * is refused, and the client falls back to HTTPS, which is.
+		 * Relayed unread instead, its turns would go unseen.
+		 */
+		static const char no[] =
+			"HTTP/1.1 501 Not Implemented\r\n"
+			"Content-Type: text/plain\r\nContent-Length: 62\r\n"
+			"Connection: close\r\n\r\n"
+			"lgrun: websockets to model hosts are not read yet: use HTTPS.\n";
+
+		end_write(&c, no, sizeof(no) - 1);
+		r = 0;
+		goto done;
 	} else {
 		int n = rewrite_head(head, (size_t)hl, route, out,
 				     HEAD_MAX + 512);
@@ -636,7 +621,6 @@ done:
 		SSL_free(u.ssl);
 	if (u.fd >= 0)
 		close(u.fd);
-	SSL_CTX_free(octx);
 	SSL_CTX_free(ctx);
 	free(head);
 	free(out);

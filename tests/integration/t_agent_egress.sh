@@ -6,8 +6,9 @@
 # through NODE_EXTRA_CA_CERTS) and hands each request to the LLM proxy,
 # whose upstream here is the mock model: lgrun sees the turns, and the
 # repeat loop is stopped after 3 model requests, as with the base URL.
-# Claude Code (api.anthropic.com, API key) and gemini-cli
-# (generativelanguage.googleapis.com, API key). Skips a CLI not installed.
+# Claude Code (api.anthropic.com, API key), gemini-cli
+# (generativelanguage.googleapis.com, API key) and Codex (api.openai.com,
+# API key, built-in provider). Skips a CLI not installed.
 source "$(dirname "$0")/lib.sh"
 
 run_one() { # cli host
@@ -25,9 +26,19 @@ run_one() { # cli host
 		case $cli in
 		claude) cmd=("$AGENT_BIN" -p "check asset fact_sales" --max-turns 10) ;;
 		gemini) cmd=("$AGENT_BIN" -p "check asset fact_sales" --yolo) ;;
+		codex)
+			# the built-in provider: api.openai.com, websocket first
+			cat >"$CODEX_HOME/config.toml" <<-'TOML'
+				check_for_update_on_startup = false
+				[analytics]
+				enabled = false
+			TOML
+			cmd=("$AGENT_BIN" exec --skip-git-repo-check --ephemeral
+				-s workspace-write -m gpt-5.5 "check asset fact_sales")
+			;;
 		esac
 		run_lg -c "$T/$cli.ini" --session "$cli-egress" -- \
-			timeout 90 "${cmd[@]}" >"$T/$cli.out" 2>&1
+			timeout 90 "${cmd[@]}" </dev/null >"$T/$cli.out" 2>&1
 		echo "$RC" >"$T/$cli.rc"
 	)
 	cd "$base" || fail "cd"
@@ -44,4 +55,9 @@ run_one() { # cli host
 
 run_one claude api.anthropic.com
 run_one gemini generativelanguage.googleapis.com
+# Codex tries a websocket first: refused (not read yet), it falls back to
+# HTTPS, which is read.
+run_one codex api.openai.com
+grep -q "Falling back from WebSockets to HTTPS" "$T/codex.out" 2>/dev/null ||
+	! agent_bin codex >/dev/null || fail "Codex did not fall back to HTTPS: $(tail -3 "$T/codex.out")"
 pass
