@@ -726,8 +726,10 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 
 	if (!libdir_file("liblgtls.so", path, sizeof(path)) ||
 	    !(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+		const char *e = dlerror();
+
 		lg_warn("egress proxy: no session CA: cannot load %s: %s", path,
-			dlerror() ? dlerror() : "not found");
+			e ? e : "not found");
 		return false;
 	}
 	get = (const struct lg_tls_ops *(*)(void))dlsym(h, "lg_tls_ops");
@@ -748,8 +750,30 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 		 getpid());
 	snprintf(l->bundle_path, sizeof(l->bundle_path), "%s/%d.bundle.pem",
 		 run_dir, getpid());
-	r = l->tls->ca_write(l->ca, l->ca_path, l->bundle_path,
-			     access(sys, R_OK) == 0 ? sys : NULL);
+	{
+		/*
+		 * The bundle replaces the trust of tools that read one of
+		 * these variables: it keeps every CA the user had named.
+		 */
+		const char *more[] = { getenv("REQUESTS_CA_BUNDLE"),
+				       getenv("CURL_CA_BUNDLE") };
+		const char *files[4] = { NULL };
+		size_t n = 0;
+
+		if (access(sys, R_OK) == 0)
+			files[n++] = sys;
+		for (size_t i = 0; i < 2; i++) {
+			bool dup = false;
+
+			for (size_t k = 0; k < n; k++)
+				dup |= more[i] &&
+				       strcmp(more[i], files[k]) == 0;
+			if (more[i] && *more[i] && !dup &&
+			    access(more[i], R_OK) == 0)
+				files[n++] = more[i];
+		}
+		r = l->tls->ca_write(l->ca, l->ca_path, l->bundle_path, files);
+	}
 	if (r < 0) {
 		lg_warn("egress proxy: no session CA: cannot write %s: %s",
 			l->ca_path, strerror(-r));

@@ -160,9 +160,34 @@ fail:
 	return NULL;
 }
 
-/* Writes data to path by a temporary file and a rename, mode 0644. */
+/* Appends the file at path to fd, ending it with a newline. */
+static int append_file(int fd, const char *path)
+{
+	int in = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+	char buf[65536], last = '\n';
+	ssize_t k;
+
+	if (in < 0)
+		return -errno;
+	while ((k = read(in, buf, sizeof(buf))) > 0) {
+		if (write(fd, buf, (size_t)k) != k) {
+			r = -EIO;
+			break;
+		}
+		last = buf[k - 1];
+	}
+	close(in);
+	if (!r && last != '\n' && write(fd, "\n", 1) != 1)
+		r = -EIO;
+	return r;
+}
+
+/*
+ * Writes the files of prefix (NULL-terminated, or NULL), then data, to
+ * path by a temporary file and a rename, mode 0644.
+ */
 static int write_file(const char *path, const char *data, size_t n,
-		      const char *prefix_file)
+		      const char *const *prefix)
 {
 	char tmp[4200];
 	int fd, r = 0;
@@ -174,27 +199,8 @@ static int write_file(const char *path, const char *data, size_t n,
 	if (fd < 0)
 		return -errno;
 	fchmod(fd, 0644); /* whatever the umask: the tree only reads it */
-	if (prefix_file) {
-		int in = open(prefix_file, O_RDONLY | O_CLOEXEC);
-		char buf[65536];
-		ssize_t k;
-		char last = '\n';
-
-		if (in < 0) {
-			r = -errno;
-		} else {
-			while ((k = read(in, buf, sizeof(buf))) > 0) {
-				if (write(fd, buf, (size_t)k) != k) {
-					r = -EIO;
-					break;
-				}
-				last = buf[k - 1];
-			}
-			close(in);
-			if (!r && last != '\n' && write(fd, "\n", 1) != 1)
-				r = -EIO;
-		}
-	}
+	for (size_t i = 0; prefix && prefix[i] && !r; i++)
+		r = append_file(fd, prefix[i]);
 	if (!r && write(fd, data, n) != (ssize_t)n)
 		r = -EIO;
 	if (close(fd) < 0 && !r)
@@ -207,7 +213,7 @@ static int write_file(const char *path, const char *data, size_t n,
 }
 
 static int ca_write(struct lg_ca *ca, const char *ca_path,
-		    const char *bundle_path, const char *system_bundle)
+		    const char *bundle_path, const char *const *bundles)
 {
 	BIO *b = BIO_new(BIO_s_mem());
 	char *pem;
@@ -221,7 +227,7 @@ static int ca_write(struct lg_ca *ca, const char *ca_path,
 	n = BIO_get_mem_data(b, &pem);
 	r = write_file(ca_path, pem, (size_t)n, NULL);
 	if (!r && bundle_path)
-		r = write_file(bundle_path, pem, (size_t)n, system_bundle);
+		r = write_file(bundle_path, pem, (size_t)n, bundles);
 	BIO_free(b);
 	return r;
 }

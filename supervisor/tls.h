@@ -26,11 +26,12 @@ struct lg_tls_ops {
 	struct lg_ca *(*ca_new)(const char *name, char *err, size_t errsz);
 	/*
 	 * Writes the CA certificate to ca_path (0644) and the bundle (the
-	 * PEM file system_bundle, then the CA) to bundle_path (0644), each
-	 * by a rename of a file written first. 0 or -errno.
+	 * PEM files of bundles, NULL-terminated: the system's and any the
+	 * user named, then the CA) to bundle_path (0644), each by a rename
+	 * of a file written first. 0 or -errno.
 	 */
 	int (*ca_write)(struct lg_ca *ca, const char *ca_path,
-			const char *bundle_path, const char *system_bundle);
+			const char *bundle_path, const char *const *bundles);
 	/* An SSL_CTX (as void *) serving host with a leaf of ours; cached. */
 	void *(*server_ctx)(struct lg_ca *ca, const char *host);
 	/*

@@ -81,6 +81,12 @@ while read -r f; do
 	case $f in /*) [ -f "$f" ] && grep -q "PRIVATE KEY" "$f" 2>/dev/null && fail "lgrun holds a key file open: $f" ;; esac
 done <fds.txt
 
+# A CA the user named for requests or curl stays trusted in the bundle.
+printf -- '-----BEGIN CERTIFICATE-----\nMIIcorporateCA\n-----END CERTIFICATE-----\n' >corp.pem
+REQUESTS_CA_BUNDLE=$T/corp.pem run_lg -c "$T/both.ini" -s corp -- sh -c 'cp "$REQUESTS_CA_BUNDLE" "$0"' "$T/corp-bundle.pem"
+grep -q MIIcorporateCA corp-bundle.pem || fail "the user's REQUESTS_CA_BUNDLE was dropped from the bundle"
+tail -n "$(wc -l <ca-copy.pem)" corp-bundle.pem | grep -q "BEGIN CERTIFICATE" || fail "the corp bundle does not end with a CA"
+
 grep -q "hello from the origin" tls.out || fail "HTTPS through the tunnel: $(cat tls.out)"
 [ "$(cut -d' ' -f1 blob.sha)" = "$want_blob" ] || fail "a download through the proxy changed"
 [ "$(cat up.sha)" = "$want_up" ] || fail "an upload through the proxy changed"

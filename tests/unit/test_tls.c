@@ -74,7 +74,9 @@ static void test_ca_and_leaves(void **state)
 
 	ca = ops->ca_new("test", err, sizeof(err));
 	assert_non_null(ca);
-	assert_int_equal(ops->ca_write(ca, ca_path, bundle, sys), 0);
+	assert_int_equal(ops->ca_write(ca, ca_path, bundle,
+				       (const char *const[]){ sys, NULL }),
+			 0);
 	assert_int_equal(stat(ca_path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	/* a CA, and only a certificate: its key is nowhere on disk */
