@@ -371,10 +371,7 @@ struct loop {
 	const struct lg_tls_ops *tls; /* liblgtls.so, loaded for it */
 	struct lg_ca *ca; /* the session's CA, its key in memory only */
 	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
-	struct decrypt_host {
-		char host[LG_EGRESS_HOST_MAX];
-		char route[16]; /* the LLM proxy's route for it */
-	} decrypt[8];
+	struct lg_proxy_decrypt decrypt[LG_PROXY_DECRYPT_MAX];
 	size_t ndecrypt;
 	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
 	uint64_t procs_at; /* next process count (budget.max_processes) */
@@ -786,93 +783,6 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 	}
 	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
 	return true;
-}
-
-/*
- * [llm] decrypt: HOST[:FORMAT][=UPSTREAM], ... (default: the model APIs'
- * hosts). Each host gets a route of the LLM proxy, its upstream the host
- * itself unless given. 0, or -EINVAL with *bad at the wrong entry.
- */
-static int decrypt_routes(struct loop *l, const char *spec,
-			  struct lg_proxy_route *routes, size_t *nroutes,
-			  size_t max, const char **bad)
-{
-	static const struct {
-		const char *host, *format;
-	} known[] = {
-		{ "api.anthropic.com", "anthropic" },
-		{ "api.openai.com", "openai" },
-		{ "generativelanguage.googleapis.com", "gemini" },
-	};
-	const char *p = spec ? spec :
-			       "api.anthropic.com, api.openai.com, "
-			       "generativelanguage.googleapis.com";
-
-	while (*p) {
-		struct lg_proxy_route *rt;
-		struct decrypt_host *d;
-		size_t len, hl;
-		const char *eq, *colon, *fmt = NULL;
-
-		p += strspn(p, ", \t");
-		if (!*p)
-			break;
-		*bad = p;
-		len = strcspn(p, ", \t");
-		eq = memchr(p, '=', len);
-		colon = memchr(p, ':', eq ? (size_t)(eq - p) : len);
-		hl = colon ? (size_t)(colon - p) : eq ? (size_t)(eq - p) : len;
-		if (!hl || hl >= sizeof(d->host) ||
-		    l->ndecrypt >= sizeof(l->decrypt) / sizeof(l->decrypt[0]) ||
-		    *nroutes >= max)
-			return -EINVAL;
-		d = &l->decrypt[l->ndecrypt];
-		rt = &routes[*nroutes];
-		memset(rt, 0, sizeof(*rt));
-		memcpy(d->host, p, hl);
-		d->host[hl] = '\0';
-		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strcmp(known[i].host, d->host) == 0)
-				fmt = known[i].format;
-		if (colon) {
-			size_t fl = (eq ? (size_t)(eq - colon) : len - hl) - 1;
-
-			if (fl >= sizeof(rt->format))
-				return -EINVAL;
-			memcpy(rt->format, colon + 1, fl);
-			rt->format[fl] = '\0';
-		} else if (fmt) {
-			snprintf(rt->format, sizeof(rt->format), "%s", fmt);
-		} else {
-			return -EINVAL; /* an unknown host needs its format */
-		}
-		if (strcmp(rt->format, "anthropic") &&
-		    strcmp(rt->format, "openai") &&
-		    strcmp(rt->format, "gemini"))
-			return -EINVAL;
-		if (eq) {
-			size_t ul = len - (size_t)(eq - p) - 1;
-
-			if (!ul || ul >= sizeof(rt->upstream) ||
-			    (strncmp(eq + 1, "http://", 7) &&
-			     strncmp(eq + 1, "https://", 8)))
-				return -EINVAL;
-			memcpy(rt->upstream, eq + 1, ul);
-			rt->upstream[ul] = '\0';
-		} else {
-			snprintf(rt->upstream, sizeof(rt->upstream),
-				 "https://%s", d->host);
-		}
-		while (strlen(rt->upstream) > 8 &&
-		       rt->upstream[strlen(rt->upstream) - 1] == '/')
-			rt->upstream[strlen(rt->upstream) - 1] = '\0';
-		snprintf(d->route, sizeof(d->route), "tls-%zu", l->ndecrypt);
-		snprintf(rt->name, sizeof(rt->name), "%s", d->route);
-		l->ndecrypt++;
-		(*nroutes)++;
-		p += len;
-	}
-	return 0;
 }
 
 /* The egress proxy asks: is host:port one lgrun reads? */
@@ -1896,8 +1806,9 @@ int main(int argc, char **argv)
 		}
 		nroutes = (size_t)nr;
 		if ((cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) &&
-		    decrypt_routes(&l, cfg.llm_decrypt, routes, &nroutes, 16,
-				   &bad) < 0) {
+		    lg_proxy_decrypt_routes(cfg.llm_decrypt, routes, &nroutes,
+					    16, l.decrypt, &l.ndecrypt,
+					    &bad) < 0) {
 			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than api.anthropic.com, api.openai.com, generativelanguage.googleapis.com), the upstream an http:// or https:// URL; at most 8",
 			       (int)strcspn(bad, ", \t"), bad);
 			rc = LG_EXIT_ERROR;

@@ -41,6 +41,25 @@ size_t lg_proxy_default_routes(struct lg_proxy_route *out, size_t max);
 int lg_proxy_extra_routes(const char *spec, struct lg_proxy_route *routes,
 			  size_t n, size_t max, const char **bad);
 
+/* A host the egress proxy decrypts, and the route its requests take. */
+#define LG_PROXY_DECRYPT_MAX 8
+struct lg_proxy_decrypt {
+	char host[256];
+	char route[16]; /* "tls-N" */
+};
+
+/*
+ * [llm] decrypt: "HOST[:FORMAT][=UPSTREAM], ..." (NULL: the three model
+ * API hosts). Each host gets a route in routes (its upstream https://HOST
+ * unless given; FORMAT anthropic, openai or gemini, known for those three)
+ * and an entry in hosts (at most LG_PROXY_DECRYPT_MAX). 0, or -EINVAL
+ * with *bad at the entry that is wrong.
+ */
+int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
+			    size_t *nroutes, size_t max,
+			    struct lg_proxy_decrypt *hosts, size_t *nhosts,
+			    const char **bad);
+
 /* The listening socket on 127.0.0.1, made before the agent starts. */
 int lg_proxy_listen(uint16_t *port);
 

@@ -95,6 +95,88 @@ bad:
 	return (int)n;
 }
 
+int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
+			    size_t *nroutes, size_t max,
+			    struct lg_proxy_decrypt *hosts, size_t *nhosts,
+			    const char **bad)
+{
+	static const struct {
+		const char *host, *format;
+	} known[] = {
+		{ "api.anthropic.com", "anthropic" },
+		{ "api.openai.com", "openai" },
+		{ "generativelanguage.googleapis.com", "gemini" },
+	};
+	const char *p = spec ? spec :
+			       "api.anthropic.com, api.openai.com, "
+			       "generativelanguage.googleapis.com";
+
+	while (*p) {
+		struct lg_proxy_route *rt;
+		struct lg_proxy_decrypt *d;
+		size_t len, hl;
+		const char *eq, *colon, *fmt = NULL;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		*bad = p;
+		len = strcspn(p, ", \t");
+		eq = memchr(p, '=', len);
+		colon = memchr(p, ':', eq ? (size_t)(eq - p) : len);
+		hl = colon ? (size_t)(colon - p) : eq ? (size_t)(eq - p) : len;
+		if (!hl || hl >= sizeof(d->host) ||
+		    *nhosts >= LG_PROXY_DECRYPT_MAX || *nroutes >= max)
+			return -EINVAL;
+		d = &hosts[*nhosts];
+		rt = &routes[*nroutes];
+		memset(rt, 0, sizeof(*rt));
+		memcpy(d->host, p, hl);
+		d->host[hl] = '\0';
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strcmp(known[i].host, d->host) == 0)
+				fmt = known[i].format;
+		if (colon) {
+			size_t fl = (eq ? (size_t)(eq - colon) : len - hl) - 1;
+
+			if (fl >= sizeof(rt->format))
+				return -EINVAL;
+			memcpy(rt->format, colon + 1, fl);
+			rt->format[fl] = '\0';
+		} else if (fmt) {
+			snprintf(rt->format, sizeof(rt->format), "%s", fmt);
+		} else {
+			return -EINVAL; /* an unknown host needs its format */
+		}
+		if (strcmp(rt->format, "anthropic") &&
+		    strcmp(rt->format, "openai") &&
+		    strcmp(rt->format, "gemini"))
+			return -EINVAL;
+		if (eq) {
+			size_t ul = len - (size_t)(eq - p) - 1;
+
+			if (!ul || ul >= sizeof(rt->upstream) ||
+			    (strncmp(eq + 1, "http://", 7) &&
+			     strncmp(eq + 1, "https://", 8)))
+				return -EINVAL;
+			memcpy(rt->upstream, eq + 1, ul);
+			rt->upstream[ul] = '\0';
+		} else {
+			snprintf(rt->upstream, sizeof(rt->upstream),
+				 "https://%s", d->host);
+		}
+		while (strlen(rt->upstream) > 8 &&
+		       rt->upstream[strlen(rt->upstream) - 1] == '/')
+			rt->upstream[strlen(rt->upstream) - 1] = '\0';
+		snprintf(d->route, sizeof(d->route), "tls-%zu", *nhosts);
+		snprintf(rt->name, sizeof(rt->name), "%s", d->route);
+		(*nhosts)++;
+		(*nroutes)++;
+		p += len;
+	}
+	return 0;
+}
+
 int lg_proxy_listen(uint16_t *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for [llm] decrypt: the hosts the egress proxy reads, routed. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proxy.h"
+
+static void test_defaults(void **state)
+{
+	struct lg_proxy_route routes[16];
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 3, nh = 0; /* after three base-URL routes */
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(lg_proxy_decrypt_routes(NULL, routes, &nr, 16, hosts,
+						 &nh, &bad),
+			 0);
+	assert_int_equal(nh, 3);
+	assert_int_equal(nr, 6);
+	assert_string_equal(hosts[0].host, "api.anthropic.com");
+	assert_string_equal(hosts[0].route, "tls-0");
+	assert_string_equal(routes[3].name, "tls-0");
+	assert_string_equal(routes[3].format, "anthropic");
+	assert_string_equal(routes[3].upstream, "https://api.anthropic.com");
+	assert_string_equal(routes[4].format, "openai");
+	assert_string_equal(routes[5].format, "gemini");
+	assert_string_equal(routes[5].upstream,
+			    "https://generativelanguage.googleapis.com");
+}
+
+static void test_given(void **state)
+{
+	struct lg_proxy_route routes[16];
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 0, nh = 0;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(
+		lg_proxy_decrypt_routes(
+			"api.openai.com=http://127.0.0.1:9000/, llm.corp:openai=https://gw.corp/v1",
+			routes, &nr, 16, hosts, &nh, &bad),
+		0);
+	assert_int_equal(nh, 2);
+	assert_string_equal(routes[0].upstream, "http://127.0.0.1:9000");
+	assert_string_equal(routes[0].format, "openai");
+	assert_string_equal(hosts[1].host, "llm.corp");
+	assert_string_equal(routes[1].upstream, "https://gw.corp/v1");
+	/* wrong: an unknown host without its format, a bad format, a bad URL */
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("ok.example, x.example", routes,
+						 &nr, 16, hosts, &nh, &bad),
+			 -EINVAL);
+	assert_string_equal(bad, "ok.example, x.example");
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("h:cobol", routes, &nr, 16,
+						 hosts, &nh, &bad),
+			 -EINVAL);
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("api.openai.com=ftp://x",
+						 routes, &nr, 16, hosts, &nh,
+						 &bad),
+			 -EINVAL);
+	/* no more than the table holds */
+	nr = 15;
+	nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("api.openai.com, api.anthropic.com",
+						 routes, &nr, 16, hosts, &nh,
+						 &bad),
+			 -EINVAL);
+	assert_string_equal(bad, "api.anthropic.com");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_given),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
