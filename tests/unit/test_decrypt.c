@@ -54,8 +54,9 @@ static void test_given(void **state)
 	assert_string_equal(routes[1].upstream, "https://gw.corp/v1");
 	/* wrong: an unknown host without its format, a bad format, a bad URL */
 	nr = nh = 0;
-	assert_int_equal(lg_proxy_decrypt_routes("ok.example, x.example", routes,
-						 &nr, 16, hosts, &nh, &bad),
+	assert_int_equal(lg_proxy_decrypt_routes("ok.example, x.example",
+						 routes, &nr, 16, hosts, &nh,
+						 &bad),
 			 -EINVAL);
 	assert_string_equal(bad, "ok.example, x.example");
 	nr = nh = 0;
@@ -70,10 +71,10 @@ static void test_given(void **state)
 	/* no more than the table holds */
 	nr = 15;
 	nh = 0;
-	assert_int_equal(lg_proxy_decrypt_routes("api.openai.com, api.anthropic.com",
-						 routes, &nr, 16, hosts, &nh,
-						 &bad),
-			 -EINVAL);
+	assert_int_equal(
+		lg_proxy_decrypt_routes("api.openai.com, api.anthropic.com",
+					routes, &nr, 16, hosts, &nh, &bad),
+		-EINVAL);
 	assert_string_equal(bad, "api.anthropic.com");
 }
 
