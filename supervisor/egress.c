@@ -38,7 +38,6 @@ struct lg_egress {
 	pthread_mutex_t mu; /* conns, nconns */
 	struct conn *conns;
 	unsigned nconns;
-	_Atomic uint64_t n_conns, n_refused, n_failed, n_up, n_down;
 };
 
 /* ---- the request head (pure) ---------------------------------------- */
@@ -548,10 +547,6 @@ static void *conn_main(void *arg)
 	}
 	relay(e, c->fd, up, &f.up, &f.down);
 report:
-	atomic_fetch_add(&e->n_up, f.up);
-	atomic_fetch_add(&e->n_down, f.down);
-	if (f.error)
-		atomic_fetch_add(&e->n_failed, 1);
 	if (e->cfg.flow)
 		e->cfg.flow(e->cfg.ctx, &f);
 out:
@@ -589,15 +584,19 @@ static void *acceptor(void *arg)
 			     NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
-		atomic_fetch_add(&e->n_conns, 1);
 		pthread_mutex_lock(&e->mu);
 		if (e->nconns >= e->cfg.max_conns ||
 		    !(c = calloc(1, sizeof(*c)))) {
+			struct lg_egress_flow f = {
+				.host = "",
+				.error = "too many connections at once"
+			};
+
 			pthread_mutex_unlock(&e->mu);
-			atomic_fetch_add(&e->n_refused, 1);
-			answer(fd, "503 Service Unavailable",
-			       "too many connections at once");
+			answer(fd, "503 Service Unavailable", f.error);
 			close(fd);
+			if (e->cfg.flow) /* counted as a failed connection */
+				e->cfg.flow(e->cfg.ctx, &f);
 			continue;
 		}
 		c->e = e;
@@ -651,18 +650,6 @@ struct lg_egress *lg_egress_start(int fd, const struct lg_egress_cfg *cfg)
 		return NULL;
 	}
 	return e;
-}
-
-void lg_egress_stats(struct lg_egress *e, struct lg_egress_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (!e)
-		return;
-	st->conns = atomic_load(&e->n_conns);
-	st->refused = atomic_load(&e->n_refused);
-	st->failed = atomic_load(&e->n_failed);
-	st->up = atomic_load(&e->n_up);
-	st->down = atomic_load(&e->n_down);
 }
 
 bool lg_egress_stop(struct lg_egress *e)

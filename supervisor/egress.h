@@ -88,9 +88,4 @@ void lg_egress_listen_also(struct lg_egress *e, int fd);
  */
 bool lg_egress_stop(struct lg_egress *e);
 
-struct lg_egress_stats {
-	uint64_t conns, refused, failed, up, down;
-};
-void lg_egress_stats(struct lg_egress *e, struct lg_egress_stats *st);
-
 #endif

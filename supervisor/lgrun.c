@@ -560,12 +560,12 @@ static void watch_reader(struct loop *l)
 
 		snprintf(
 			msg, sizeof(msg),
-			"warning: the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
+			"the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
 			lg_op_name((enum lg_op)b.op), b.pid,
 			READ_DEADLINE_MS / 1000);
-		lg_warn("%s", msg + 9);
 		pthread_mutex_lock(&l->lock);
-		lg_session_audit_simple(l->s, "warn", msg);
+		lg_session_warn(l->s, "supervisor", "stuck_read", b.pid, "",
+				msg);
 		pthread_mutex_unlock(&l->lock);
 	}
 	lg_notifier_abandon(l->nt);
@@ -820,11 +820,10 @@ static void agentenv_say(void *ctx, const char *file, const char *key)
 
 	snprintf(
 		msg, sizeof(msg),
-		"warning: %s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
+		"%s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
 		file, key);
-	lg_warn("%s", msg + 9);
 	pthread_mutex_lock(&l->lock);
-	lg_session_audit_simple(l->s, "warn", msg);
+	lg_session_warn(l->s, "llm", "agent_settings", 0, "", msg);
 	pthread_mutex_unlock(&l->lock);
 }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -521,31 +520,25 @@ static int rewrite_head(const char *head, size_t n, const char *route,
 	return (int)(o + (size_t)k);
 }
 
-static int dial(const char *host, unsigned port)
+/* lgrun's LLM proxy, on our loopback. */
+static int dial_proxy(unsigned port)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char ps[8];
-	int fd = -1;
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 
-	snprintf(ps, sizeof(ps), "%u", port);
-	if (getaddrinfo(host, ps, &hints, &res))
-		return -EHOSTUNREACH;
-	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-			    ai->ai_protocol);
-		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	if (fd >= 0) {
-		int one = 1;
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int e = -errno;
 
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		timeouts(fd, IO_TIMEOUT_S);
+		close(fd);
+		return e;
 	}
-	return fd >= 0 ? fd : -ECONNREFUSED;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	timeouts(fd, IO_TIMEOUT_S);
+	return fd;
 }
 
 static int mitm(struct lg_ca *ca, int client_fd, const char *host,
@@ -604,7 +597,7 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 			*why = "a request line lgrun cannot read";
 			goto done;
 		}
-		u.fd = dial("127.0.0.1", proxy_port);
+		u.fd = dial_proxy(proxy_port);
 		if (u.fd < 0) {
 			*why = "lgrun's LLM proxy does not answer";
 			goto done;

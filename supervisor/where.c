@@ -151,20 +151,16 @@ static void display(struct lg_where *w)
 	ssize_t r;
 	size_t n;
 
-	w->whole = false;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", w->dirfd);
 	r = readlink(link, w->path, sizeof(w->path) - 1);
 	if (r > 0 && (size_t)r < sizeof(w->path) - 1 && w->path[0] == '/') {
 		n = (size_t)r;
 		w->path[n] = '\0';
-		if (!w->last[0]) {
-			w->whole = true;
+		if (!w->last[0])
 			return;
-		}
 		if (n + 1 + strlen(w->last) < sizeof(w->path)) {
 			snprintf(w->path + n, sizeof(w->path) - n, "%s%s",
 				 n > 1 ? "/" : "", w->last);
-			w->whole = true;
 			return;
 		}
 	}
@@ -237,7 +233,6 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 	w->err = 0;
 	w->last[0] = '\0';
 	w->path[0] = '\0';
-	w->whole = false;
 	r = step(pid, -1, dirfd, raw, w);
 	for (int hops = 0; r == 0 && follow && w->dirfd >= 0 && w->last[0];
 	     hops++) {

@@ -28,7 +28,6 @@ struct lg_where {
 	 * than the kernel will print, "…/[dir DEV:INO]/last" names it.
 	 */
 	char path[PATH_MAX + 1];
-	bool whole; /* path is the real path, not the shortened form */
 };
 
 /*
