@@ -39,11 +39,11 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd
+	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
-	/usr/include/openssl/ssl.h /usr/include/zstd.h \
+	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd $(BPFTOOL) \
@@ -82,6 +82,7 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 # [llm] mode asks for the egress proxy (linked in, it costs every start).
 TLSLIB := $(B)/lib/liblgtls.so
 PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c supervisor/zbody.c \
+	supervisor/wsframe.c \
 	preload/volatile.c \
 	supervisor/text.c
 
@@ -128,7 +129,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt
+	decrypt wsframe
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -188,7 +189,7 @@ $(B)/pic/%.o: %.c
 $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd \
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd -lwslay \
 		-lpthread
 
 $(TLSLIB): $(B)/pic/supervisor/tls.o
@@ -201,6 +202,8 @@ $(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
 $(B)/tests/test_decrypt: $(B)/obj/supervisor/proxy_routes.o
+$(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o
+$(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
@@ -252,8 +255,22 @@ $(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/zbody.c \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_zbody.c \
 		supervisor/zbody.c supervisor/llm.c -ljansson -lzstd
 
+# Websocket frames (Codex), reassembled and read by the parsers.
+$(B)/fuzz/fuzz_ws: tests/fuzz/fuzz_ws.c supervisor/wsframe.c \
+		supervisor/wsframe.h supervisor/llm.c supervisor/llm.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_ws.c \
+		supervisor/wsframe.c supervisor/llm.c -ljansson -lwslay
+
 fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text \
-		$(B)/fuzz/fuzz_zbody
+		$(B)/fuzz/fuzz_zbody $(B)/fuzz/fuzz_ws
+	@mkdir -p $(B)/fuzz/corpus-ws
+	@$(B)/fuzz/fuzz_ws -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		$(B)/fuzz/corpus-ws tests/fuzz/seeds-ws 2>$(B)/fuzz/log-ws.txt || \
+		{ tail -40 $(B)/fuzz/log-ws.txt; echo "fuzz: the websocket frame reader failed"; exit 1; }
+	@echo "fuzz (ws): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-ws.txt | tail -1) without a crash"
 	@mkdir -p $(B)/fuzz/corpus-zbody
 	@$(B)/fuzz/fuzz_zbody -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		$(B)/fuzz/corpus-zbody tests/fuzz/seeds-zbody 2>$(B)/fuzz/log-zbody.txt || \

@@ -181,6 +181,14 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_LINKED;
 	if (f->superseded && op == LG_OP_UNLINK)
 		return LG_CLASS_SUPERSEDED;
+	/*
+	 * A name with no data behind it: a symlink (the file it points to is
+	 * untouched), an empty file (a stale lock, a pid file). A tool
+	 * clearing its stale runtime links loses nothing. (An empty directory
+	 * still counts: a tree's layout can be what someone kept.)
+	 */
+	if (op == LG_OP_UNLINK && (f->is_symlink || f->size == 0))
+		return LG_CLASS_NO_DATA;
 	/* mv to another filesystem removes what it has just copied */
 	if (f->moved && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
 		return LG_CLASS_MOVED;

@@ -50,6 +50,7 @@ struct lg_facts {
 	 */
 	bool superseded;
 	bool is_dir;
+	bool is_symlink;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
 	/*

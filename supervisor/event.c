@@ -49,6 +49,8 @@ const char *lg_class_name(enum lg_class cls)
 		return "moved";
 	case LG_CLASS_SUPERSEDED:
 		return "superseded";
+	case LG_CLASS_NO_DATA:
+		return "no_data";
 	}
 	return "?";
 }

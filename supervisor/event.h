@@ -68,6 +68,11 @@ enum lg_class {
 	 * editor's backup) while that path holds content again
 	 */
 	LG_CLASS_SUPERSEDED,
+	/*
+	 * no data to lose: unlink of a symlink (its target is untouched) or of
+	 * an empty file; an attempt on that target all the same
+	 */
+	LG_CLASS_NO_DATA,
 };
 
 /*

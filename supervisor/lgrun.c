@@ -1731,11 +1731,18 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	{
-		/* Only the notify thread takes SIGUSR1 (it interrupts it). */
+		/*
+		 * Only the notify thread takes SIGUSR1 (it interrupts it). A
+		 * write to a peer that went (the egress proxy's TLS to a
+		 * killed agent) fails with EPIPE instead of killing lgrun:
+		 * SIGPIPE stays blocked in every thread (the tree gets a clean
+		 * mask, launch.c).
+		 */
 		sigset_t usr1;
 
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
+		sigaddset(&usr1, SIGPIPE);
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 	}
 	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -1808,7 +1815,8 @@ int main(int argc, char **argv)
 		    lg_proxy_decrypt_routes(cfg.llm_decrypt, routes, &nroutes,
 					    16, l.decrypt, &l.ndecrypt,
 					    &bad) < 0) {
-			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than api.anthropic.com, api.openai.com, generativelanguage.googleapis.com), the upstream an http:// or https:// URL; at most 8",
+			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than " LG_PROXY_DECRYPT_DEFAULT
+			       "), the upstream an http:// or https:// URL; at most 8",
 			       (int)strcspn(bad, ", \t"), bad);
 			rc = LG_EXIT_ERROR;
 			goto out;

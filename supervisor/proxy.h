@@ -4,7 +4,9 @@
  * connection) that forwards each model request to its upstream (libcurl:
  * system CAs, keep-alive, proxies from the environment) and the response
  * back as it arrives, while the model API parsers (llm.h) turn what passes
- * into session events: tool calls, their results, turns. When the session
+ * into session events: tool calls, their results, turns. A websocket to a
+ * model route (Codex's Responses protocol) is relayed message by message
+ * and read the same way (wsframe.h). When the session
  * has tripped, a model request is answered with an error in that API's
  * format instead of being forwarded, so the agent ends its turn.
  */
@@ -42,6 +44,10 @@ int lg_proxy_extra_routes(const char *spec, struct lg_proxy_route *routes,
 			  size_t n, size_t max, const char **bad);
 
 /* A host the egress proxy decrypts, and the route its requests take. */
+#define LG_PROXY_DECRYPT_DEFAULT                           \
+	"api.anthropic.com, api.openai.com, "              \
+	"generativelanguage.googleapis.com, chatgpt.com, " \
+	"cloudcode-pa.googleapis.com"
 #define LG_PROXY_DECRYPT_MAX 8
 struct lg_proxy_decrypt {
 	char host[256];
@@ -49,9 +55,10 @@ struct lg_proxy_decrypt {
 };
 
 /*
- * [llm] decrypt: "HOST[:FORMAT][=UPSTREAM], ..." (NULL: the three model
- * API hosts). Each host gets a route in routes (its upstream https://HOST
- * unless given; FORMAT anthropic, openai or gemini, known for those three)
+ * [llm] decrypt: "HOST[:FORMAT][=UPSTREAM], ..." (NULL:
+ * LG_PROXY_DECRYPT_DEFAULT, the model API hosts). Each host gets a route in
+ * routes (its upstream https://HOST unless given; FORMAT anthropic, openai
+ * or gemini, known for those five)
  * and an entry in hosts (at most LG_PROXY_DECRYPT_MAX). 0, or -EINVAL
  * with *bad at the entry that is wrong.
  */

@@ -106,10 +106,12 @@ int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
 		{ "api.anthropic.com", "anthropic" },
 		{ "api.openai.com", "openai" },
 		{ "generativelanguage.googleapis.com", "gemini" },
+		/* Codex with a ChatGPT login: /backend-api/codex/responses */
+		{ "chatgpt.com", "openai" },
+		/* gemini-cli with a Google login: Code Assist */
+		{ "cloudcode-pa.googleapis.com", "gemini" },
 	};
-	const char *p = spec ? spec :
-			       "api.anthropic.com, api.openai.com, "
-			       "generativelanguage.googleapis.com";
+	const char *p = spec ? spec : LG_PROXY_DECRYPT_DEFAULT;
 
 	while (*p) {
 		struct lg_proxy_route *rt;

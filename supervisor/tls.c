@@ -384,9 +384,13 @@ static void end_close_write(struct end *e)
 		shutdown(e->fd, SHUT_WR);
 }
 
-/* Both ways until both ends are done; the bytes are counted. */
-static void relay_ends(struct end *a, struct end *b, unsigned long long *up,
-		       unsigned long long *down)
+/*
+ * Both ways until both ends are done, or nothing moved for idle_ms (-1: a
+ * websocket, which waits for its next turn as long as it likes); the bytes
+ * are counted.
+ */
+static void relay_ends(struct end *a, struct end *b, int idle_ms,
+		       unsigned long long *up, unsigned long long *down)
 {
 	char *buf = malloc(65536);
 
@@ -400,8 +404,7 @@ static void relay_ends(struct end *a, struct end *b, unsigned long long *up,
 		/* TLS may hold a decrypted record already: no poll for it */
 		ready[0] = !a->eof && a->ssl && SSL_pending(a->ssl) > 0;
 		ready[1] = !b->eof && b->ssl && SSL_pending(b->ssl) > 0;
-		if (!ready[0] && !ready[1] &&
-		    poll(p, 2, IO_TIMEOUT_S * 1000) <= 0)
+		if (!ready[0] && !ready[1] && poll(p, 2, idle_ms) <= 0)
 			break;
 		for (int i = 0; i < 2; i++) {
 			struct end *from = i ? b : a, *to = i ? a : b;
@@ -473,10 +476,11 @@ static bool upgrading(const char *head, size_t n)
 
 /*
  * The head for lgrun's LLM proxy: the path under /route, our connection
- * rules (one request, then close), the rest as the client wrote it.
+ * rules (one request, then close; or the upgrade), the rest as the client
+ * wrote it.
  */
 static int rewrite_head(const char *head, size_t n, const char *route,
-			char *out, size_t size)
+			bool upgrade, char *out, size_t size)
 {
 	const char *eol = memmem(head, n, "\r\n", 2), *sp1, *sp2, *p;
 	size_t o;
@@ -514,7 +518,8 @@ static int rewrite_head(const char *head, size_t n, const char *route,
 		}
 		p = le + 2;
 	}
-	k = snprintf(out + o, size - o, "Connection: close\r\n\r\n");
+	k = snprintf(out + o, size - o, "Connection: %s\r\n\r\n",
+		     upgrade ? "Upgrade" : "close");
 	if (k < 0 || (size_t)k >= size - o)
 		return -E2BIG;
 	return (int)(o + (size_t)k);
@@ -552,6 +557,7 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 	size_t got = 0;
 	ssize_t hl;
 	int r = -EIO;
+	bool ws;
 
 	(void)port; /* the LLM proxy's route knows the upstream */
 	*why = NULL;
@@ -574,23 +580,10 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 		r = hl == -ECONNRESET ? 0 : (int)hl;
 		goto done;
 	}
-	if (upgrading(head, (size_t)hl)) {
-		/*
-		 * A websocket (Codex's Responses protocol) is not read yet: it
-		 * is refused, and the client falls back to HTTPS, which is.
-		 * Relayed unread instead, its turns would go unseen.
-		 */
-		static const char no[] =
-			"HTTP/1.1 501 Not Implemented\r\n"
-			"Content-Type: text/plain\r\nContent-Length: 62\r\n"
-			"Connection: close\r\n\r\n"
-			"lgrun: websockets to model hosts are not read yet: use HTTPS.\n";
-
-		end_write(&c, no, sizeof(no) - 1);
-		r = 0;
-		goto done;
-	} else {
-		int n = rewrite_head(head, (size_t)hl, route, out,
+	ws = upgrading(head, (size_t)hl);
+	{
+		/* a websocket upgrade too: the LLM proxy reads its frames */
+		int n = rewrite_head(head, (size_t)hl, route, ws, out,
 				     HEAD_MAX + 512);
 
 		if (n < 0) {
@@ -608,7 +601,11 @@ static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 			goto done;
 	}
 	*up += got;
-	relay_ends(&c, &u, up, down);
+	if (ws) { /* a turn may be minutes away: no idle limit */
+		timeouts(client_fd, 0);
+		timeouts(u.fd, 0);
+	}
+	relay_ends(&c, &u, ws ? -1 : IO_TIMEOUT_S * 1000, up, down);
 	r = 0;
 done:
 	if (c.ssl) {

@@ -38,9 +38,9 @@ struct lg_tls_ops {
 	 * A CONNECT to host that lgrun decrypts, after the 200: TLS with the
 	 * client as host (a leaf of ours), then each request goes in plain
 	 * HTTP to lgrun's LLM proxy at 127.0.0.1:proxy_port under /route
-	 * (one request per connection: "Connection: close"); a websocket
-	 * upgrade is refused (501: not read yet; Codex falls back to
-	 * HTTPS). Runs in the connection's thread
+	 * (one request per connection: "Connection: close"; a websocket
+	 * upgrade goes as an upgrade, read by the LLM proxy, with no idle
+	 * limit). Runs in the connection's thread
 	 * until both sides are done. 0, or -errno with *why.
 	 */
 	int (*mitm)(struct lg_ca *ca, int client_fd, const char *host,

@@ -147,7 +147,8 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 
 	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    (ev->cls != LG_CLASS_DESTROY && ev->cls != LG_CLASS_LINKED &&
-	     ev->cls != LG_CLASS_MOVED && ev->cls != LG_CLASS_SUPERSEDED))
+	     ev->cls != LG_CLASS_MOVED && ev->cls != LG_CLASS_SUPERSEDED &&
+	     ev->cls != LG_CLASS_NO_DATA))
 		return LG_ALLOW;
 	if (now < d->last_now)
 		now = d->last_now;

@@ -90,10 +90,37 @@ static void test_destroy(void **state)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		assert_int_equal(classify(ops[i], &f, "/p/a", "rm"),
 				 LG_CLASS_DESTROY);
-	/* an empty file that is unlinked is still a loss of the file */
-	f.size = 0;
-	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a", "rm"),
+	/* an empty directory's removal too: a layout someone kept */
+	f.is_dir = true;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/d", "rm"),
 			 LG_CLASS_DESTROY);
+}
+
+/*
+ * A name with no data behind it (issue 13: Codex clears its stale runtime
+ * links at start): a symlink, an empty file. Their truncation is harmless
+ * as before; an attempt on them is still an attempt (same target).
+ */
+static void test_no_data(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.size = 0;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/.lock", "codex"),
+			 LG_CLASS_NO_DATA);
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/.lock", "sh"),
+			 LG_CLASS_HARMLESS);
+	f = old_file();
+	f.is_symlink = true;
+	f.size = 119; /* the length of its target's path */
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/apply_patch", "codex"),
+			 LG_CLASS_NO_DATA);
+	/* the session's own, ignored and missing come first */
+	f.btime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/apply_patch", "codex"),
+			 LG_CLASS_SESSION);
+	assert_string_equal(lg_class_name(LG_CLASS_NO_DATA), "no_data");
 }
 
 static void test_session_created_btime(void **state)
@@ -744,6 +771,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_destroy),
+		cmocka_unit_test(test_no_data),
 		cmocka_unit_test(test_session_created_btime),
 		cmocka_unit_test(test_session_created_ctime_fallback),
 		cmocka_unit_test(test_preexisting),

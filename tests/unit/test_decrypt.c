@@ -21,8 +21,8 @@ static void test_defaults(void **state)
 	assert_int_equal(lg_proxy_decrypt_routes(NULL, routes, &nr, 16, hosts,
 						 &nh, &bad),
 			 0);
-	assert_int_equal(nh, 3);
-	assert_int_equal(nr, 6);
+	assert_int_equal(nh, 5);
+	assert_int_equal(nr, 8);
 	assert_string_equal(hosts[0].host, "api.anthropic.com");
 	assert_string_equal(hosts[0].route, "tls-0");
 	assert_string_equal(routes[3].name, "tls-0");
@@ -32,6 +32,13 @@ static void test_defaults(void **state)
 	assert_string_equal(routes[5].format, "gemini");
 	assert_string_equal(routes[5].upstream,
 			    "https://generativelanguage.googleapis.com");
+	/* Codex's ChatGPT login, gemini-cli's Google login (Code Assist) */
+	assert_string_equal(hosts[3].host, "chatgpt.com");
+	assert_string_equal(routes[6].format, "openai");
+	assert_string_equal(hosts[4].host, "cloudcode-pa.googleapis.com");
+	assert_string_equal(routes[7].format, "gemini");
+	assert_string_equal(routes[7].upstream,
+			    "https://cloudcode-pa.googleapis.com");
 }
 
 static void test_given(void **state)
