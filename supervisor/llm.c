@@ -781,6 +781,20 @@ static void gemini_chunk(struct lg_llm_stream *s, const json_t *v)
 
 /* --- dispatch ------------------------------------------------------------ */
 
+/*
+ * Code Assist (gemini-cli's Google login, cloudcode-pa.googleapis.com)
+ * wraps Gemini: a request as {model, project, request: {contents, ...}},
+ * each response as {response: {candidates, ...}, traceId}. The inner
+ * object, or v itself when it is not wrapped.
+ */
+static const json_t *code_assist(const json_t *v, const char *inner,
+				 const char *own)
+{
+	const json_t *in = json_object_get(v, inner);
+
+	return json_is_object(in) && !json_object_get(v, own) ? in : v;
+}
+
 static void handle_json(struct lg_llm_stream *s, const json_t *v,
 			const char *name)
 {
@@ -791,7 +805,8 @@ static void handle_json(struct lg_llm_stream *s, const json_t *v,
 		/* streamGenerateContent without alt=sse: an array of chunks */
 		json_array_foreach(v, i, el)
 		{
-			gemini_chunk(s, el);
+			gemini_chunk(s,
+				     code_assist(el, "response", "candidates"));
 		}
 		return;
 	}
@@ -810,7 +825,7 @@ static void handle_json(struct lg_llm_stream *s, const json_t *v,
 		chat_chunk(s, v);
 		break;
 	case LG_LLM_GEMINI:
-		gemini_chunk(s, v);
+		gemini_chunk(s, code_assist(v, "response", "candidates"));
 		break;
 	default:
 		break;
@@ -1345,7 +1360,8 @@ static int request_results(enum lg_llm_api api, const char *body, size_t n,
 		}
 		break;
 	case LG_LLM_GEMINI:
-		msgs = json_object_get(root, "contents");
+		msgs = json_object_get(code_assist(root, "request", "contents"),
+				       "contents");
 		break;
 	default:
 		goto out;

@@ -1311,10 +1311,15 @@ static uint64_t conversation(const char *route, const char *body, size_t len)
 	static const char *const lists[] = { "messages", "input", "contents" };
 	json_t *root = body && len ? json_loadb(body, len, 0, NULL) : NULL;
 	const char *model = json_string_value(json_object_get(root, "model"));
+	/* Code Assist (gemini-cli's Google login): {model, request} */
+	json_t *req = json_object_get(root, "request");
+	json_t *in = json_is_object(req) && !json_object_get(root, "contents") ?
+			     req :
+			     root;
 	uint64_t key = 0;
 
 	for (size_t i = 0; root && i < 3 && !key; i++) {
-		json_t *l = json_object_get(root, lists[i]);
+		json_t *l = json_object_get(in, lists[i]);
 		char *first =
 			json_is_array(l) && json_array_size(l) ?
 				json_dumps(json_array_get(l, 0),

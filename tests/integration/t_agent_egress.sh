@@ -10,6 +10,10 @@
 #   claude      api.anthropic.com, API key
 #   claude-oauth                   OAuth token (CLAUDE_CODE_OAUTH_TOKEN)
 #   gemini      generativelanguage.googleapis.com, API key
+#   gemini-google  cloudcode-pa.googleapis.com, Google login (Code Assist:
+#                  the Gemini request and responses in an envelope); its
+#                  token check (oauth2.googleapis.com) and user info
+#                  (www.googleapis.com) go to the mock too
 #   codex       api.openai.com, API key (codex login): a websocket
 #   codex-chatgpt  chatgpt.com/backend-api/codex, ChatGPT login: a websocket
 #   codex-https    the same with the websocket refused (426): HTTPS, its
@@ -87,6 +91,25 @@ run_one() { # variant host
 			unset OPENAI_API_KEY
 			codex_chatgpt_login
 			;;
+		gemini-google)
+			unset GEMINI_API_KEY
+			python3 - "$HOME/.gemini" <<-'PY'
+				import json, sys, time
+				d = sys.argv[1]
+				s = json.load(open(d + "/settings.json"))
+				s["security"]["auth"]["selectedType"] = "oauth-personal"
+				json.dump(s, open(d + "/settings.json", "w"))
+				json.dump({"access_token": "ya29.dummy-lgrun-fixture",
+				           "refresh_token": "1//dummy-lgrun-fixture",
+				           "scope": "https://www.googleapis.com/auth/cloud-platform openid",
+				           "token_type": "Bearer",
+				           "expiry_date": int(time.time() * 1000) + 3600 * 1000},
+				          open(d + "/oauth_creds.json", "w"))
+			PY
+			printf '[llm]\nmode = proxy\ndecrypt = %s=http://127.0.0.1:%s, %s:gemini=http://127.0.0.1:%s, %s:gemini=http://127.0.0.1:%s\n' \
+				"$host" "$MOCK_PORT" oauth2.googleapis.com "$MOCK_PORT" \
+				www.googleapis.com "$MOCK_PORT" >"$T/$v.ini"
+			;;
 		codex-custom)
 			# a provider of the user's: its host is decrypted as configured
 			cat >"$CODEX_HOME/config.toml" <<-'TOML'
@@ -127,6 +150,10 @@ run_one() { # variant host
 		! grep -q "Falling back from WebSockets" "$T/$v.out" ||
 			fail "$v: Codex fell back to HTTPS: $(grep -m1 Falling "$T/$v.out")"
 		;;
+	gemini-google)
+		grep -q '"api": "code-assist", "path": "/v1internal:streamGenerateContent"' "$MOCK_LOG" ||
+			fail "$v: no Code Assist turn: $(head -c 300 "$MOCK_LOG")"
+		;;
 	codex-https)
 		! grep -q '"ws": true' "$MOCK_LOG" || fail "$v: a websocket turn despite the refusal"
 		grep -q '"path": "/backend-api/codex/responses", [^{]*"zstd": true' "$MOCK_LOG" ||
@@ -139,6 +166,7 @@ run_one() { # variant host
 run_one claude api.anthropic.com
 run_one claude-oauth api.anthropic.com
 run_one gemini generativelanguage.googleapis.com
+run_one gemini-google cloudcode-pa.googleapis.com
 run_one codex api.openai.com
 run_one codex-chatgpt chatgpt.com
 run_one codex-https chatgpt.com

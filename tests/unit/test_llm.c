@@ -693,6 +693,31 @@ static void test_gemini_sse(void **state)
 	check_transcript(LG_LLM_GEMINI, true, t, gemini_want, 0);
 }
 
+/*
+ * Code Assist (gemini-cli's Google login): the same chunks, each wrapped as
+ * {"response": ..., "traceId": ...}, in SSE and as an array.
+ */
+static void test_code_assist_stream(void **state)
+{
+	char t[8192];
+	size_t o = 0;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		o += (size_t)snprintf(
+			t + o, sizeof(t) - o,
+			"data: {\"response\": %s, \"traceId\": \"4f2a\"}\r\n\r\n",
+			gemini_chunks[i]);
+	check_transcript(LG_LLM_GEMINI, true, t, gemini_want, 0);
+	o = (size_t)snprintf(t, sizeof(t), "[");
+	for (size_t i = 0; i < 3; i++)
+		o += (size_t)snprintf(t + o, sizeof(t) - o,
+				      "%s{\"response\":%s}", i ? "," : "",
+				      gemini_chunks[i]);
+	snprintf(t + o, sizeof(t) - o, "]");
+	check_transcript(LG_LLM_GEMINI, false, t, gemini_want, 0);
+}
+
 /* streamGenerateContent without alt=sse: one JSON array of the chunks. */
 static void test_gemini_array(void **state)
 {
@@ -1273,6 +1298,28 @@ static void test_request_gemini(void **state)
 			model, sizeof(model)),
 		16);
 	assert_string_equal(model, "gemini-2.5-flash");
+	{
+		/* Code Assist: {model, project, request: {contents, ...}} */
+		char wrapped[4096];
+
+		snprintf(wrapped, sizeof(wrapped),
+			 "{\"model\":\"gemini-3-flash\",\"project\":\"p-1\","
+			 "\"user_prompt_id\":\"u-1\",\"request\":%s}",
+			 body);
+		check_results(LG_LLM_GEMINI, wrapped, true, 2,
+			      "R[fc-1|delete_asset|{\"error\":\"not found\"}|1]"
+			      "R[|list|{\"output\":[\"a\",\"b\"]}|0]",
+			      "gemini-3-flash");
+		assert_true(lg_llm_request_streams(
+			LG_LLM_GEMINI,
+			"/tls-4/v1internal:streamGenerateContent?alt=sse",
+			wrapped, strlen(wrapped)));
+		assert_int_equal(
+			lg_llm_api_of(
+				"gemini",
+				"/v1internal:streamGenerateContent?alt=sse"),
+			LG_LLM_GEMINI);
+	}
 	assert_int_equal(
 		lg_llm_path_model(
 			"/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash-001:generateContent",
@@ -1473,6 +1520,7 @@ int main(void)
 		cmocka_unit_test(test_chat_whole),
 		cmocka_unit_test(test_gemini_sse),
 		cmocka_unit_test(test_gemini_array),
+		cmocka_unit_test(test_code_assist_stream),
 		cmocka_unit_test(test_gemini_whole),
 		cmocka_unit_test(test_sse_framing),
 		cmocka_unit_test(test_turn_once),
