@@ -264,7 +264,12 @@ static __always_inline bool is_write(long nr, bool compat)
 	return nr == 1 || nr == 18 || nr == 20 || nr == 296 || nr == 328;
 }
 
-static __always_inline void connect_event(unsigned long uaddr, __u32 len)
+/*
+ * inet_only: a process whose shim reports its own tool traffic; its
+ * connects off the host are still wanted (around the egress proxy?).
+ */
+static __always_inline void connect_event(unsigned long uaddr, __u32 len,
+					  bool inet_only)
 {
 	struct lgb_event *e;
 	__u16 family = 0;
@@ -273,7 +278,7 @@ static __always_inline void connect_event(unsigned long uaddr, __u32 len)
 		return;
 	bpf_probe_read_user(&family, sizeof(family), (void *)uaddr);
 	/* AF_UNIX 1, AF_INET 2, AF_INET6 10; the rest is not traffic */
-	if (family != 1 && family != 2 && family != 10)
+	if ((family != 1 || inet_only) && family != 2 && family != 10)
 		return;
 	e = reserve(LGB_CONNECT);
 	if (!e)
@@ -305,31 +310,34 @@ int lg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	struct inflight *in;
 	struct args x;
 	int path_arg, dirfd_arg;
-	bool compat;
+	bool compat, shim;
 	__u32 op, zero = 0, tid;
 
 	if (!in_session())
 		return 0;
 	count(LGB_C_SYSCALLS, 1);
 	compat = BPF_CORE_READ(regs, cs) == USER32_CS;
-	if (shim_sees(bpf_get_current_pid_tgid() >> 32))
-		return 0;
+	shim = shim_sees(bpf_get_current_pid_tgid() >> 32);
+	if (shim && !(compat ? nr == 362 || nr == 102 : nr == 42))
+		return 0; /* it reports its own results */
 	get_args(regs, compat, &x);
 	if (!compat && nr == 42) { /* connect */
-		connect_event(x.a[1], (__u32)x.a[2]);
+		connect_event(x.a[1], (__u32)x.a[2], shim);
 		return 0;
 	}
 	if (compat && nr == 362) {
-		connect_event(x.a[1], (__u32)x.a[2]);
+		connect_event(x.a[1], (__u32)x.a[2], shim);
 		return 0;
 	}
 	if (compat && nr == 102 && x.a[0] == 3) { /* socketcall(SYS_CONNECT) */
 		__u32 sa[3] = {};
 
 		bpf_probe_read_user(sa, sizeof(sa), (void *)x.a[1]);
-		connect_event(sa[1], sa[2]);
+		connect_event(sa[1], sa[2], shim);
 		return 0;
 	}
+	if (shim)
+		return 0;
 	op = classify(nr, compat, &x, &path_arg, &dirfd_arg);
 	if (!op)
 		return 0;

@@ -1336,6 +1336,8 @@ static int observer_start(struct loop *l, const struct lg_config *cfg,
 	oc.async = async;
 	oc.wake_fd = l->efd;
 	oc.proxy_port = l->proxy_port;
+	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
+	oc.sealed = cfg->sealed;
 	oc.s = l->s;
 	oc.lock = &l->lock;
 	return lg_observer_start(&l->obs, &oc, why, why_size);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -55,6 +56,10 @@ struct lg_observer {
 	struct pending *pend;
 	unsigned phead, pn;
 	uint64_t bypass_warnings;
+	/* connects off this host around the egress proxy, and who made them */
+	uint64_t direct;
+	char direct_exe[8][32];
+	unsigned ndirect_exe;
 	uint64_t bytes_seen; /* LGB_C_BYTES_WRITTEN at the last question */
 };
 
@@ -305,6 +310,57 @@ static void queue(struct lg_observer *o, const struct lgb_event *e,
 	snprintf(p->what, sizeof(p->what), "%s", what);
 }
 
+static bool loopback(const struct lgb_event *e)
+{
+	static const unsigned char v6lo[16] = { [15] = 1 };
+	static const unsigned char v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (e->family == 2)
+		return e->addr[0] == 127 || !memcmp(e->addr, "\0\0\0\0", 4);
+	return !memcmp(e->addr, v6lo, 16) ||
+	       (!memcmp(e->addr, v4mapped, 12) && e->addr[12] == 127);
+}
+
+/*
+ * A connection off this host that is not lgrun's egress proxy: what goes
+ * there is not read (an agent that ignores HTTPS_PROXY talks to its model
+ * unseen). Counted; said once for each program (up to 8 of them).
+ */
+static void direct(struct lg_observer *o, const struct lgb_event *e)
+{
+	const char *exe = exe_of(o, (pid_t)e->pid, e->comm);
+	char where[80], msg[512];
+
+	o->direct++;
+	for (unsigned i = 0; i < o->ndirect_exe; i++)
+		if (strcmp(o->direct_exe[i], exe) == 0)
+			return;
+	if (o->ndirect_exe == 8)
+		return;
+	snprintf(o->direct_exe[o->ndirect_exe++], sizeof(o->direct_exe[0]),
+		 "%s", exe);
+	if (e->family == 2) {
+		snprintf(where, sizeof(where), "%u.%u.%u.%u:%u", e->addr[0],
+			 e->addr[1], e->addr[2], e->addr[3], e->port);
+	} else {
+		char a[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(AF_INET6, e->addr, a, sizeof(a));
+		snprintf(where, sizeof(where), "[%s]:%u", a, e->port);
+	}
+	snprintf(
+		msg, sizeof(msg),
+		"pid %u (%s) connects to %s directly, not through lgrun's egress proxy: %s",
+		e->pid, exe, where,
+		o->cfg.sealed ?
+			"it cannot (the network is sealed), it fails instead" :
+			"what it says there is not read (it ignores HTTPS_PROXY; [network] egress = proxy-only stops it)");
+	pthread_mutex_lock(o->cfg.lock);
+	lg_session_warn(o->cfg.s, "egress", "direct_connection", (pid_t)e->pid,
+			exe, msg);
+	pthread_mutex_unlock(o->cfg.lock);
+}
+
 static void on_event(void *ctx, const struct lgb_event *e)
 {
 	struct lg_observer *o = ctx;
@@ -356,6 +412,9 @@ static void on_event(void *ctx, const struct lgb_event *e)
 		queue(o, e, what);
 		break;
 	case LGB_CONNECT:
+		if (o->cfg.egress && e->family != 1 && e->port != 53 &&
+		    !loopback(e))
+			direct(o, e);
 		if (e->family ==
 		    1) { /* AF_UNIX: system sockets are not tools */
 			if (!e->path[0] || strncmp(e->path, "/run/", 5) == 0 ||
@@ -527,7 +586,8 @@ void lg_observer_finish(struct lg_observer *o)
 	o->ops->counters(o->bo, c);
 	pthread_mutex_lock(o->cfg.lock);
 	lg_session_bpf_stats(o->cfg.s, c[LGB_C_DROPS], c[LGB_C_SYSCALLS],
-			     c[LGB_C_BYTES_WRITTEN], o->bypass_warnings);
+			     c[LGB_C_BYTES_WRITTEN], o->bypass_warnings,
+			     o->direct);
 	pthread_mutex_unlock(o->cfg.lock);
 }
 

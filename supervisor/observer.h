@@ -28,6 +28,12 @@ struct lg_observer_cfg {
 	bool async; /* load in a thread; wake_fd is written when done */
 	int wake_fd; /* an eventfd of lgrun's loop */
 	unsigned proxy_port; /* connects there are seen by the proxy */
+	/*
+	 * The tree is led to lgrun's egress proxy ([llm] mode proxy or both):
+	 * a connect to an address off this host goes around it. sealed: it
+	 * cannot succeed (the tree's network has loopback only).
+	 */
+	bool egress, sealed;
 	struct lg_session *s;
 	pthread_mutex_t *lock;
 };

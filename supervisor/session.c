@@ -69,7 +69,7 @@ struct lg_session {
 	char deny_summary[LG_SUMMARY_MAX + 32];
 	char bpf_state[300];
 	bool bpf_counted;
-	uint64_t bpf_drops, bpf_syscalls, bpf_bytes, bpf_bypass;
+	uint64_t bpf_drops, bpf_syscalls, bpf_bytes, bpf_bypass, bpf_direct;
 	void (*lineage)(void *ctx, pid_t pid, char *out, size_t size);
 	void *lineage_ctx;
 	char trip_lineage[1024]; /* from /proc, when the kill was decided */
@@ -656,8 +656,10 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	int r;
 
 	if (model_unseen(s))
-		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (Codex's websocket, a base URL of its own, a CA store of its own); [llm] mode = both and -v tell more",
-			s->info.agent);
+		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
+			s->info.agent,
+			s->bpf_direct ? ": see the direct connections above" :
+					"");
 	json_head(s, &j, "session_end");
 	lg_json_str(&j, "end", end);
 	lg_json_int(&j, "exit_status", exit_status);
@@ -714,6 +716,9 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 		lg_json_int(&j, "syscalls", (long long)s->bpf_syscalls);
 		lg_json_int(&j, "bytes_written", (long long)s->bpf_bytes);
 		lg_json_int(&j, "shim_bypass", (long long)s->bpf_bypass);
+		if (s->bpf_direct)
+			lg_json_int(&j, "direct_connections",
+				    (long long)s->bpf_direct);
 	}
 	r = lg_audit_append(s->info.audit_path, lg_json_end(&j), true);
 	if (r < 0)
@@ -748,9 +753,10 @@ void lg_session_bpf_state(struct lg_session *s, const char *state)
 
 void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
 			  uint64_t syscalls, uint64_t bytes_written,
-			  uint64_t bypass_warnings)
+			  uint64_t bypass_warnings, uint64_t direct)
 {
 	s->bpf_counted = true;
+	s->bpf_direct = direct;
 	s->bpf_drops = drops;
 	s->bpf_syscalls = syscalls;
 	s->bpf_bytes = bytes_written;

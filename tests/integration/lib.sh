@@ -112,7 +112,9 @@ start_mock_llm() {
 	python3 "$LLM/mock_llm.py" --port-file "$T/mock.port" --log "$MOCK_LOG" \
 		--max-lifetime 120 --chunk-delay 0 "$@" &
 	MOCK_PID=$!
-	trap 'kill $MOCK_PID 2>/dev/null; lg_cleanup' EXIT
+	# with whatever else the test started ($T/pids): one trap for all
+	echo "$MOCK_PID" >>"$T/pids"
+	trap 'kill $(cat "$T/pids" 2>/dev/null) 2>/dev/null; lg_cleanup' EXIT
 	for _ in $(seq 1 100); do
 		[ -s "$T/mock.port" ] && break
 		sleep 0.05

@@ -55,6 +55,26 @@ run_lg -c "$T/both.ini" -s egress -- sh -c "
 	exit 0" 2>"$T/err"
 assert_rc 0 "$RC" "tools through the egress proxy (err: $(tail -3 "$T/err"))"
 
+# A process that ignores the proxy variables: the eBPF observer (root)
+# sees its connect off this host, said once with where it went, counted.
+run_lg -c "$T/both.ini" -s direct -- python3 -c "
+import socket
+for _ in range(2):
+    try:
+        socket.create_connection(('192.0.2.1', 443), timeout=0.5)
+    except OSError:
+        pass" 2>"$T/direct.err"
+if grep -q '"session":"direct".*"event":"session_end".*"bpf":"attached"' "$STATE/audit.jsonl"; then
+	grep -q '"session":"direct".*"event":"warn","rule":"egress","reason":"direct_connection".*python3) connects to 192.0.2.1:443 directly' \
+		"$STATE/audit.jsonl" || fail "a direct connection is not said: $(grep '"session":"direct"' "$STATE/audit.jsonl" | head -3)"
+	grep -q "connects to 192.0.2.1:443 directly, not through lgrun's egress proxy" "$T/direct.err" ||
+		fail "no direct-connection warning on stderr: $(cat "$T/direct.err")"
+	grep -q '"session":"direct".*"event":"session_end".*"direct_connections":2' "$STATE/audit.jsonl" ||
+		fail "the end record does not count 2 direct connections"
+else
+	echo "SKIP (part): direct connections are seen by the eBPF observer (root)"
+fi
+
 # The tree was pointed at the proxy, NO_PROXY set but empty.
 for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy; do
 	grep -q "^$v=http://127.0.0.1:[0-9]*$" env.txt || fail "$v is not lgrun's proxy: $(cat env.txt)"

@@ -34,6 +34,7 @@ run_lg -c "$T/seal.ini" -s sealed -- sh -c "
 	curl -sS --fail --cacert '$T/origin.pem' https://localhost:$SP/hello >'$T/tls.out' || exit 12
 	curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:$HP/hello >/dev/null 2>&1 && exit 13
 	python3 -c \"import socket; socket.create_connection(('127.0.0.1', $HP), timeout=5)\" 2>/dev/null && exit 14
+	python3 -c \"import socket; socket.create_connection(('192.0.2.1', 443), timeout=5)\" 2>/dev/null && exit 14
 	exit 0"
 case $RC in
 11 | 12) fail "a tool through the proxy failed in the sealed tree (exit $RC)" ;;
@@ -46,6 +47,9 @@ grep '"session":"sealed".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q 
 	fail "the session record does not say the network was sealed"
 grep -q '"session":"sealed".*"event":"egress","host":"localhost","port":'"$SP" "$STATE/audit.jsonl" ||
 	fail "the tunnel is not audited"
+# The one off this host is said (the observer sees the connect), as failing.
+grep -q '"session":"sealed".*"reason":"direct_connection".*connects to 192.0.2.1:443 directly, not through lgrun.s egress proxy: it cannot' \
+	"$STATE/audit.jsonl" || fail "the direct connection is not said: $(grep -c direct_connection "$STATE/audit.jsonl")"
 
 # Without root: refused, with the reason.
 need_cmd setpriv
