@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,35 @@ check_file(const char *path,
 			}
 	json_decref(root);
 	return n;
+}
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+const char *lg_agentenv_is_agent(char *const argv[])
+{
+	static const char *const clis[] = {
+		"claude", "codex",	  "gemini", "qwen",    "opencode",
+		"aider",  "cursor-agent", "goose",  "copilot",
+	};
+
+	for (size_t i = 0; argv && argv[i]; i++) {
+		const char *a = argv[i];
+
+		for (size_t k = 0; k < sizeof(clis) / sizeof(clis[0]); k++) {
+			size_t n = strlen(clis[k]);
+
+			for (const char *p = strstr(a, clis[k]); p;
+			     p = strstr(p + 1, clis[k]))
+				if ((p == a || !word_char(p[-1])) &&
+				    !word_char(p[n]))
+					return clis[k];
+		}
+	}
+	return NULL;
 }
 
 size_t lg_agentenv_check(const char *cwd, const char *home,

@@ -22,4 +22,12 @@ size_t lg_agentenv_check(const char *cwd, const char *home,
 				     const char *key),
 			 void *ctx);
 
+/*
+ * Whether a command line runs an agent CLI lgrun knows (Claude Code,
+ * Codex, gemini-cli and others): a word of one of its arguments is the
+ * CLI's name ("codex", "timeout 90 codex exec", "npx @openai/codex",
+ * "sh -c 'exec claude -p ...'"). Pure. The name, or NULL.
+ */
+const char *lg_agentenv_is_agent(char *const argv[]);
+
 #endif

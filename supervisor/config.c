@@ -259,6 +259,7 @@ void lg_config_init(struct lg_config *c)
 	c->default_ignores = true;
 	c->shim = true;
 	c->llm_proxy = true;
+	c->llm_mode = LG_LLM_AUTO;
 	c->bpf_mode = LG_BPF_AUTO;
 	c->bpf_ring_kb = 256;
 	c->store_timeout_ms = 200;
@@ -721,16 +722,16 @@ static int set_value(struct lg_config *c, const struct key *k,
 	}
 	case K_LLM_MODE: {
 		static const char *const modes[] = { "base_url", "proxy",
-						     "both" };
+						     "both", "auto" };
 		int m = -1;
 
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			if (strcmp(value, modes[i]) == 0)
 				m = i;
 		if (m < 0) {
 			snprintf(
 				msg, msgsz,
-				"%s.%s: '%s' is not a mode (base_url, proxy or both)",
+				"%s.%s: '%s' is not a mode (auto, base_url, proxy or both)",
 				k->section, k->name, value);
 			return -EINVAL;
 		}

@@ -39,7 +39,12 @@ enum lg_bpf_mode { LG_BPF_AUTO, LG_BPF_ON, LG_BPF_OFF };
  * [llm] mode: base-URL variables (base_url), the proxy variables pointing
  * at lgrun's egress proxy (proxy), or both.
  */
-enum lg_llm_mode { LG_LLM_BASE_URL, LG_LLM_PROXY, LG_LLM_BOTH };
+/*
+ * auto (the default): both when the command names an agent CLI lgrun knows
+ * (lg_agentenv_is_agent), base_url for any other command; decided in lgrun
+ * once the command is known.
+ */
+enum lg_llm_mode { LG_LLM_BASE_URL, LG_LLM_PROXY, LG_LLM_BOTH, LG_LLM_AUTO };
 int lg_bpf_mode_parse(const char *s);
 /*
  * A store URL, redis://HOST[:PORT][/DB] or unix:/PATH[?db=N]: 0, or

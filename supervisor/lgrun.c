@@ -370,6 +370,15 @@ struct loop {
 	uint16_t egress_port;
 	const struct lg_tls_ops *tls; /* liblgtls.so, loaded for it */
 	struct lg_ca *ca; /* the session's CA, its key in memory only */
+	/*
+	 * make_ca runs on this thread while the rest of the session is set up
+	 * (OpenSSL's load and the keys cost milliseconds), joined before the
+	 * egress proxy starts: nothing reads ca, tls or the paths before.
+	 */
+	pthread_t ca_thread;
+	bool ca_started;
+	char ca_run_dir[PATH_MAX + 8];
+	const char *ca_id;
 	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
 	struct lg_proxy_decrypt decrypt[LG_PROXY_DECRYPT_MAX];
 	size_t ndecrypt;
@@ -783,6 +792,34 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 	}
 	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
 	return true;
+}
+
+static void *ca_job(void *arg)
+{
+	struct loop *l = arg;
+
+	mkdir(l->ca_run_dir, 0700);
+	make_ca(l, l->ca_run_dir, l->ca_id);
+	return NULL;
+}
+
+/* The session CA: started on its thread (or made now), then waited for. */
+static void ca_start(struct loop *l, const char *state_dir, const char *id)
+{
+	snprintf(l->ca_run_dir, sizeof(l->ca_run_dir), "%s/run", state_dir);
+	l->ca_id = id;
+	l->ca_started = pthread_create(&l->ca_thread, NULL, ca_job, l) == 0;
+}
+
+/* make: if its thread could not start, made now (not at an error's exit) */
+static void ca_wait(struct loop *l, bool make)
+{
+	if (l->ca_started)
+		pthread_join(l->ca_thread, NULL);
+	else if (make && l->ca_id)
+		ca_job(l);
+	l->ca_started = false;
+	l->ca_id = NULL;
 }
 
 /* The egress proxy asks: is host:port one lgrun reads? */
@@ -1561,6 +1598,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cfg.llm_mode == LG_LLM_AUTO) {
+		/*
+		 * An agent CLI may ignore the base-URL variables (Codex does,
+		 * gemini-cli with a Google login does): it gets the egress
+		 * proxy too. Any other command pays nothing for it.
+		 */
+		const char *cli = cfg.llm_proxy ? lg_agentenv_is_agent(o.argv) :
+						  NULL;
+
+		cfg.llm_mode = cli ? LG_LLM_BOTH : LG_LLM_BASE_URL;
+		if (cli)
+			lg_info("llm.mode = auto: both (the command runs %s)",
+				cli);
+	}
 	if (o.observe)
 		cfg.observe = true;
 	if (o.watch_output)
@@ -1694,6 +1745,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed)
+		ca_start(&l, state_dir, id);
 	snprintf(audit_path, sizeof(audit_path), "%s/audit.jsonl", state_dir);
 	snprintf(metrics_path, sizeof(metrics_path), "%s/lgrun.prom",
 		 state_dir);
@@ -1862,12 +1915,7 @@ int main(int argc, char **argv)
 		}
 		lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
 			l.egress_port);
-		{
-			char run_dir[PATH_MAX + 8];
-
-			snprintf(run_dir, sizeof(run_dir), "%s/run", state_dir);
-			make_ca(&l, run_dir, id);
-		}
+		ca_wait(&l, true);
 	}
 	if (cfg.llm_proxy) {
 		char cwd[PATH_MAX];
@@ -2246,6 +2294,7 @@ int main(int argc, char **argv)
 		}
 	}
 out:
+	ca_wait(&l, false); /* an error while it was being made */
 	restore_terminal(&l);
 	egress_left |= !lg_egress_stop(l.egress); /* NULL once stopped */
 	if (l.ca_path[0])

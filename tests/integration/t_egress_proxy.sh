@@ -187,12 +187,19 @@ grep '"session":"unseen".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q 
 run_lg -s other -- true 2>"$T/other.err"
 grep -q "no model turn" "$T/other.err" && fail "a program that is not an agent CLI was warned about"
 
-# The default leaves the proxy variables alone.
+# The default (auto) leaves the proxy variables alone for a command that
+# is not an agent CLI; one that runs an agent CLI gets both (proxy
+# variables and the session CA, the base-URL variables too).
 run_lg -s default -- sh -c "env | grep -ci '^https\\?_proxy=127' >'$T/n' ; true"
-[ "$(cat "$T/n")" = 0 ] || fail "base_url mode set proxy variables"
+[ "$(cat "$T/n")" = 0 ] || fail "auto mode set proxy variables for a command that is not an agent"
+run_lg -s auto -- sh -c ": codex; env >'$T/auto.env'"
+grep -q '^HTTPS_PROXY=http://127.0.0.1:[0-9]*$' "$T/auto.env" &&
+	grep -q '^NODE_EXTRA_CA_CERTS=.*\.ca\.pem$' "$T/auto.env" &&
+	grep -q '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]*/openai' "$T/auto.env" ||
+	fail "auto mode did not give an agent CLI's command both: $(grep -i 'proxy\|base_url\|ca_cert' "$T/auto.env")"
 printf '[llm]\nmode = tunnel\n' >badmode.ini
 run_lg -c "$T/badmode.ini" -- true 2>"$T/cfgerr"
 assert_rc 125 "$RC" "an unknown llm.mode"
-grep -q "badmode.ini:2.*not a mode (base_url, proxy or both)" "$T/cfgerr" ||
+grep -q "badmode.ini:2.*not a mode (auto, base_url, proxy or both)" "$T/cfgerr" ||
 	fail "the config error does not name file, line and the modes: $(cat "$T/cfgerr")"
 pass
