@@ -603,6 +603,24 @@ static bool kill_pending(struct loop *l)
 	return p;
 }
 
+/*
+ * Until when the tree waits for the agent to hear why (0: it does not): a
+ * grace from the proxy's answer (wake_main), or, before that answer is
+ * out, from the decision itself (the main loop may turn in between: an
+ * observer event, the timer).
+ */
+static uint64_t trip_grace(struct loop *l)
+{
+	uint64_t g = atomic_load(&l->grace_until), d;
+
+	if (g)
+		return g;
+	pthread_mutex_lock(&l->lock);
+	d = lg_session_kill_deferred(l->s);
+	pthread_mutex_unlock(&l->lock);
+	return d ? d + PROXY_TRIP_GRACE_MS : 0;
+}
+
 static bool tree_alive(struct loop *l)
 {
 	pid_t p[1];
@@ -642,7 +660,7 @@ static void arm_timer(struct loop *l)
 			next = o;
 	}
 	{
-		uint64_t g = atomic_load(&l->grace_until);
+		uint64_t g = trip_grace(l);
 
 		/* only while a deferred kill waits (a deny never arms it) */
 		if (g && kill_pending(l) && (!next || g < next))
@@ -1427,7 +1445,7 @@ static int event_loop(struct loop *l)
 		int n;
 
 		if (kill_pending(l)) {
-			uint64_t g = atomic_load(&l->grace_until);
+			uint64_t g = trip_grace(l);
 			uint64_t now = lg_mono_ms();
 			bool linger = l->ctl && lg_control_lingering(l->ctl);
 
@@ -1875,6 +1893,14 @@ int main(int argc, char **argv)
 			       (int)strcspn(bad, ", \t"), bad);
 			rc = LG_EXIT_ERROR;
 			goto out;
+		}
+		if ((cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) &&
+		    !cfg.llm_decrypt) {
+			/* a gateway of the user's is a model host too */
+			size_t nbase = nroutes - l.ndecrypt;
+
+			lg_proxy_decrypt_upstreams(routes, nbase, &nroutes, 16,
+						   l.decrypt, &l.ndecrypt);
 		}
 		l.proxy_fd = lg_proxy_listen(&l.proxy_port);
 		if (l.proxy_fd < 0) {

@@ -67,6 +67,19 @@ int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
 			    struct lg_proxy_decrypt *hosts, size_t *nhosts,
 			    const char **bad);
 
+/*
+ * With the default decrypt list: the hosts of the base-URL routes among
+ * routes[0..nbase) whose upstream is an https:// URL on port 443 that is
+ * not decrypted yet (a gateway the user's ANTHROPIC_BASE_URL names, an
+ * [llm] variables' one), so an agent that reaches it through the egress
+ * proxy is read too. Added like lg_proxy_decrypt_routes does, in the
+ * route's format, upstream https://HOST; as many as fit. How many.
+ */
+size_t lg_proxy_decrypt_upstreams(struct lg_proxy_route *routes, size_t nbase,
+				  size_t *nroutes, size_t max,
+				  struct lg_proxy_decrypt *hosts,
+				  size_t *nhosts);
+
 /* The listening socket on 127.0.0.1, made before the agent starts. */
 int lg_proxy_listen(uint16_t *port);
 

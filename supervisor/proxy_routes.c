@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -177,6 +179,55 @@ int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
 		p += len;
 	}
 	return 0;
+}
+
+size_t lg_proxy_decrypt_upstreams(struct lg_proxy_route *routes, size_t nbase,
+				  size_t *nroutes, size_t max,
+				  struct lg_proxy_decrypt *hosts,
+				  size_t *nhosts)
+{
+	size_t added = 0;
+
+	for (size_t i = 0; i < nbase; i++) {
+		const char *u = routes[i].upstream, *h, *end;
+		char host[256];
+		size_t hl;
+		bool known = false;
+
+		if (strncmp(u, "https://", 8) != 0)
+			continue; /* plain HTTP goes by absolute URI, unread */
+		h = u + 8;
+		end = h + strcspn(h, "/?#");
+		hl = (size_t)(end - h);
+		if (hl > 4 && memcmp(end - 4, ":443", 4) == 0)
+			hl -= 4;
+		if (!hl || hl >= sizeof(host) || memchr(h, ':', hl) ||
+		    memchr(h, '@', hl))
+			continue; /* another port, or credentials: not here */
+		memcpy(host, h, hl);
+		host[hl] = '\0';
+		for (size_t k = 0; k < *nhosts; k++)
+			known |= strcasecmp(hosts[k].host, host) == 0;
+		if (known)
+			continue;
+		if (*nhosts >= LG_PROXY_DECRYPT_MAX || *nroutes >= max)
+			break;
+		snprintf(hosts[*nhosts].host, sizeof(hosts[0].host), "%s",
+			 host);
+		snprintf(hosts[*nhosts].route, sizeof(hosts[0].route),
+			 "tls-%zu", *nhosts);
+		memset(&routes[*nroutes], 0, sizeof(routes[0]));
+		snprintf(routes[*nroutes].name, sizeof(routes[0].name), "%s",
+			 hosts[*nhosts].route);
+		snprintf(routes[*nroutes].format, sizeof(routes[0].format),
+			 "%s", routes[i].format);
+		snprintf(routes[*nroutes].upstream, sizeof(routes[0].upstream),
+			 "https://%s", host);
+		(*nhosts)++;
+		(*nroutes)++;
+		added++;
+	}
+	return added;
 }
 
 int lg_proxy_listen(uint16_t *port)

@@ -63,6 +63,7 @@ struct lg_session {
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
 	bool defer_kill;
+	uint64_t kill_deferred_ms; /* when a deferred kill was decided */
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
 	bool unpriced_warned;
@@ -328,6 +329,11 @@ int lg_session_deny_errno(const struct lg_session *s)
 bool lg_session_kill_pending(const struct lg_session *s)
 {
 	return s->kill_pending;
+}
+
+uint64_t lg_session_kill_deferred(const struct lg_session *s)
+{
+	return s->kill_pending ? s->kill_deferred_ms : 0;
 }
 
 const char *lg_session_trip_summary(const struct lg_session *s)
@@ -1005,6 +1011,8 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 			s->blocked = true;
 			if (s->on_kill && !s->defer_kill)
 				s->on_kill(s->on_kill_ctx);
+			if (s->defer_kill)
+				s->kill_deferred_ms = lg_mono_ms();
 			s->trip = *f;
 			s->trip_op = op;
 			s->trip_pid = pid;

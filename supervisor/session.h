@@ -145,6 +145,11 @@ uint64_t lg_session_next_deadline(const struct lg_session *s);
 
 /* Set once the guard decided to kill (never in observe mode). */
 bool lg_session_kill_pending(const struct lg_session *s);
+/*
+ * When a kill decided on the proxy's path (defer_kill set) was decided
+ * (lg_mono_ms), or 0: the agent is being told why, and the tree waits.
+ */
+uint64_t lg_session_kill_deferred(const struct lg_session *s);
 const char *lg_session_trip_summary(const struct lg_session *s);
 const char *lg_session_trip_reason(const struct lg_session *s);
 

@@ -41,6 +41,45 @@ static void test_defaults(void **state)
 			    "https://cloudcode-pa.googleapis.com");
 }
 
+/* A gateway the user's base-URL variable names is decrypted as well. */
+static void test_upstreams(void **state)
+{
+	struct lg_proxy_route routes[16] = {
+		{ "anthropic", "anthropic", "ANTHROPIC_BASE_URL",
+		  "https://gw.corp.example/anthropic" },
+		{ "openai", "openai", "OPENAI_BASE_URL",
+		  "https://api.openai.com/v1" },
+		{ "gemini", "gemini", "GOOGLE_GEMINI_BASE_URL",
+		  "http://127.0.0.1:9000" },
+		{ "MY_URL", "openai", "MY_URL", "https://gw2.example:8443/v1" },
+		{ "OTHER", "gemini", "OTHER", "https://GW3.example:443" },
+	};
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 5, nh = 0;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(lg_proxy_decrypt_routes(NULL, routes, &nr, 16, hosts,
+						 &nh, &bad),
+			 0);
+	assert_int_equal(nh, 5);
+	/* api.openai.com is there; plain HTTP and port 8443 are not read */
+	assert_int_equal(
+		lg_proxy_decrypt_upstreams(routes, 5, &nr, 16, hosts, &nh), 2);
+	assert_int_equal(nh, 7);
+	assert_int_equal(nr, 12);
+	assert_string_equal(hosts[5].host, "gw.corp.example");
+	assert_string_equal(hosts[5].route, "tls-5");
+	assert_string_equal(routes[10].name, "tls-5");
+	assert_string_equal(routes[10].format, "anthropic");
+	assert_string_equal(routes[10].upstream, "https://gw.corp.example");
+	assert_string_equal(hosts[6].host, "GW3.example");
+	assert_string_equal(routes[11].format, "gemini");
+	/* again: nothing new */
+	assert_int_equal(
+		lg_proxy_decrypt_upstreams(routes, 5, &nr, 16, hosts, &nh), 0);
+}
+
 static void test_given(void **state)
 {
 	struct lg_proxy_route routes[16];
@@ -90,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_given),
+		cmocka_unit_test(test_upstreams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
