@@ -143,6 +143,14 @@ run_one() { # variant host
 	# the mock saw the credentials: nothing was lost on the way
 	grep -q '"auth": true' "$MOCK_LOG" || fail "$v: the model requests carried no credentials"
 	case $v in
+	claude)
+		grep -q '"auth_via": "x-api-key"' "$MOCK_LOG" || fail "$v: not the API key"
+		;;
+	claude-oauth)
+		# the OAuth token goes as a bearer, never as an API key
+		grep -q '"auth_via": "bearer"' "$MOCK_LOG" && ! grep -q '"auth_via": "x-api-key"' "$MOCK_LOG" ||
+			fail "$v: not the OAuth token: $(grep -o '"auth_via": "[^"]*"' "$MOCK_LOG" | sort | uniq -c)"
+		;;
 	codex | codex-chatgpt)
 		grep -q '"ws": true' "$MOCK_LOG" || fail "$v: Codex did not use its websocket"
 		! grep -q '"ws": true.*"prewarm": false.*"turn": 4' "$MOCK_LOG" ||

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The egress proxy (issue 13, first part): with [llm] mode = both the tree's
+# The egress proxy (issue 13): with [llm] mode = both the tree's
 # HTTP_PROXY/HTTPS_PROXY point at lgrun, NO_PROXY is set and empty, and the
 # tools the agent runs still work: HTTPS is tunnelled byte for byte (the
-# certificate curl checks is the origin's), plain HTTP is forwarded with
-# bodies intact both ways. The audit names hosts and ports, never a URL.
+# certificate curl, git and pip check is the origin's), plain HTTP is
+# forwarded with bodies intact both ways. The audit names hosts and ports,
+# never a URL.
 . "$(dirname "$0")/lib.sh"
 need_cmd curl
 need_cmd openssl
@@ -26,7 +27,27 @@ start_origin() { # name [--tls ...]
 }
 trap 'kill $(cat "$T/pids" 2>/dev/null) 2>/dev/null; lg_cleanup' EXIT
 start_origin plain
-start_origin tls --tls "$T/origin.pem" "$T/origin.key"
+# what git and pip fetch over HTTPS: a repository (git's dumb HTTP) and a
+# package index with one wheel
+git init -q src && echo "tracked content" >src/a.txt &&
+	git -C src add a.txt && git -C src -c user.name=t -c user.email=t@example.com commit -qm one &&
+	mkdir -p files && git clone -q --bare src files/repo.git &&
+	git -C files/repo.git update-server-info || fail "fixture: the git repository"
+python3 - files <<'EOF'
+import hashlib, os, sys, zipfile
+root = sys.argv[1]
+whl = "demo_lg-1.0-py3-none-any.whl"
+with zipfile.ZipFile(os.path.join(root, whl), "w") as z:
+    z.writestr("demo_lg/__init__.py", "VALUE = 42\n")
+    z.writestr("demo_lg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo-lg\nVersion: 1.0\n")
+    z.writestr("demo_lg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: lgrun-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("demo_lg-1.0.dist-info/RECORD", "")
+h = hashlib.sha256(open(os.path.join(root, whl), "rb").read()).hexdigest()
+os.makedirs(os.path.join(root, "simple", "demo-lg"))
+open(os.path.join(root, "simple", "demo-lg", "index.html"), "w").write(
+    f'<html><body><a href="../../{whl}#sha256={h}">{whl}</a></body></html>\n')
+EOF
+start_origin tls --tls "$T/origin.pem" "$T/origin.key" --root "$T/files"
 HP=$(cat plain.port)
 SP=$(cat tls.port)
 printf '[llm]\nmode = both\n' >both.ini
@@ -54,6 +75,21 @@ run_lg -c "$T/both.ini" -s egress -- sh -c "
 	curl -sS -o /dev/null -w '%{http_code}' http://no-such-host.invalid/ >'$T/bad.code'
 	exit 0" 2>"$T/err"
 assert_rc 0 "$RC" "tools through the egress proxy (err: $(tail -3 "$T/err"))"
+
+# git and pip over HTTPS go through the tunnel with their own TLS to the
+# origin (its certificate, never decrypted): what they fetch is intact. pip
+# trusts the origin as a user's corporate CA would be trusted: named in
+# REQUESTS_CA_BUNDLE before lgrun, kept in the bundle lgrun gives the tree.
+REQUESTS_CA_BUNDLE=$T/origin.pem run_lg -c "$T/both.ini" -s tools -- sh -c "
+	GIT_SSL_CAINFO='$T/origin.pem' git clone -q https://localhost:$SP/files/repo.git '$T/clone' || exit 21
+	PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip download -q --no-deps \
+		--index-url https://localhost:$SP/files/simple/ -d '$T/dl' demo-lg || exit 22" 2>"$T/tools.err"
+assert_rc 0 "$RC" "git clone and pip download through the egress proxy: $(tail -3 "$T/tools.err")"
+[ "$(cat "$T/clone/a.txt")" = "tracked content" ] || fail "the clone's content differs"
+cmp -s "$T/dl/demo_lg-1.0-py3-none-any.whl" files/demo_lg-1.0-py3-none-any.whl ||
+	fail "pip's download differs from the origin's wheel"
+[ "$(grep -c '"session":"tools".*"event":"egress","host":"localhost","port":'"$SP"',"via":"connect"' "$STATE/audit.jsonl")" = 1 ] ||
+	fail "git's and pip's tunnels are not one egress record for localhost:$SP via connect"
 
 # A process that ignores the proxy variables: the eBPF observer (root)
 # sees its connect off this host, said once with where it went, counted.
