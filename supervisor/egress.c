@@ -323,34 +323,52 @@ struct way {
 	int pipe[2];
 	size_t queued; /* in the pipe, not yet written to to */
 	bool eof, done;
+	bool stalled; /* the last read found nothing or no room */
 	uint64_t *bytes;
 };
 
-/* Moves what is ready; false when this way is finished or broken. */
-static bool way_step(struct way *w, short revents_from)
-{
-	ssize_t r;
+#define PIPE_CAP (RELAY_BUF * 16) /* 1 MB a direction: fewer turns */
 
-	if (!w->eof && w->queued == 0 &&
-	    (revents_from & (POLLIN | POLLHUP | POLLERR))) {
-		r = splice(w->from, NULL, w->pipe[1], NULL, RELAY_BUF * 4,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (r > 0)
-			w->queued = (size_t)r;
-		else if (r == 0)
-			w->eof = true;
-		else if (errno != EAGAIN && errno != EINTR)
-			return false; /* a reset: the relay ends */
-	}
-	if (w->queued) {
-		r = splice(w->pipe[0], NULL, w->to, NULL, w->queued,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (r > 0) {
-			w->queued -= (size_t)r;
-			*w->bytes += (uint64_t)r;
-		} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-			return false;
+/*
+ * Moves what is ready, reading while the pipe has room and writing while
+ * it holds bytes, until neither moves (then poll); false when this way is
+ * broken.
+ */
+static bool way_step(struct way *w)
+{
+	w->stalled = false;
+	for (;;) {
+		bool moved = false;
+		ssize_t r;
+
+		if (!w->eof && w->queued < PIPE_CAP) {
+			r = splice(w->from, NULL, w->pipe[1], NULL,
+				   PIPE_CAP - w->queued,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (r > 0) {
+				w->queued += (size_t)r;
+				moved = true;
+			} else if (r == 0) {
+				w->eof = true;
+			} else if (errno == EAGAIN) {
+				w->stalled = true;
+			} else if (errno != EINTR) {
+				return false; /* a reset: the relay ends */
+			}
 		}
+		if (w->queued) {
+			r = splice(w->pipe[0], NULL, w->to, NULL, w->queued,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (r > 0) {
+				w->queued -= (size_t)r;
+				*w->bytes += (uint64_t)r;
+				moved = true;
+			} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+				return false;
+			}
+		}
+		if (!moved)
+			break;
 	}
 	if (w->eof && !w->queued && !w->done) {
 		shutdown(w->to, SHUT_WR); /* the end passed on: a half-close */
@@ -367,8 +385,8 @@ static bool way_step(struct way *w, short revents_from)
 static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 		  uint64_t *down)
 {
-	struct way w[2] = { { a, b, { -1, -1 }, 0, false, false, up },
-			    { b, a, { -1, -1 }, 0, false, false, down } };
+	struct way w[2] = { { a, b, { -1, -1 }, 0, false, false, false, up },
+			    { b, a, { -1, -1 }, 0, false, false, false, down } };
 
 	/* non-blocking both: poll says which way can move */
 	fcntl(a, F_SETFL, fcntl(a, F_GETFL) | O_NONBLOCK);
@@ -376,29 +394,34 @@ static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 	if (pipe2(w[0].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    pipe2(w[1].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		goto out;
-	fcntl(w[0].pipe[1], F_SETPIPE_SZ, RELAY_BUF * 4);
-	fcntl(w[1].pipe[1], F_SETPIPE_SZ, RELAY_BUF * 4);
+	/* a smaller pipe (a user's pipe limit) works too: splice fills it */
+	fcntl(w[0].pipe[1], F_SETPIPE_SZ, PIPE_CAP);
+	fcntl(w[1].pipe[1], F_SETPIPE_SZ, PIPE_CAP);
 	while (!(w[0].done && w[1].done) && !atomic_load(&e->stop)) {
 		struct pollfd p[2] = { { a, 0, 0 }, { b, 0, 0 } };
 		bool ok = true;
 
-		/* read a side when its way's pipe is empty; write when full */
+		for (int i = 0; i < 2 && ok; i++)
+			ok = way_step(&w[i]);
+		if (!ok || (w[0].done && w[1].done))
+			break;
+		/*
+		 * Read a side when its way's pipe is empty, or held bytes and
+		 * a read still found room; else wait to write. A pipe's room
+		 * is in pages, not bytes (a short segment takes a page), so
+		 * a read's EAGAIN with bytes queued may mean a full pipe:
+		 * polling that side for input then would spin.
+		 */
 		for (int i = 0; i < 2; i++) {
 			struct pollfd *pf = &p[i], *pt = &p[1 - i];
 
-			if (!w[i].eof && !w[i].queued)
+			if (!w[i].eof && w[i].queued < PIPE_CAP &&
+			    (!w[i].queued || !w[i].stalled))
 				pf->events |= POLLIN;
 			if (w[i].queued)
 				pt->events |= POLLOUT;
 		}
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < 2 && ok; i++)
-			ok = way_step(&w[i], p[i].revents);
-		if (!ok)
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
 	}
 out:
@@ -584,6 +607,17 @@ static void *acceptor(void *arg)
 			     NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
+		{
+			/*
+			 * What the client sends goes on at once: a TLS
+			 * handshake's flights are small writes, which Nagle
+			 * and a delayed ACK would hold for tens of ms.
+			 */
+			int one = 1;
+
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+		}
 		pthread_mutex_lock(&e->mu);
 		if (e->nconns >= e->cfg.max_conns ||
 		    !(c = calloc(1, sizeof(*c)))) {
