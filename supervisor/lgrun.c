@@ -1872,7 +1872,7 @@ int main(int argc, char **argv)
 		char perr[256];
 
 		const char *bad = NULL;
-		int nr;
+		int nr, with_default = 0;
 
 		nroutes = lg_proxy_default_routes(routes, 16);
 		nr = lg_proxy_extra_routes(cfg.llm_variables, routes, nroutes,
@@ -1884,18 +1884,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nroutes = (size_t)nr;
-		if ((cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) &&
-		    lg_proxy_decrypt_routes(cfg.llm_decrypt, routes, &nroutes,
-					    16, l.decrypt, &l.ndecrypt,
-					    &bad) < 0) {
-			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM], the format anthropic, openai or gemini (needed for a host other than " LG_PROXY_DECRYPT_DEFAULT
-			       "), the upstream an http:// or https:// URL; at most 8",
+		if (cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed)
+			with_default = lg_proxy_decrypt_routes(
+				cfg.llm_decrypt, routes, &nroutes, 16,
+				l.decrypt, &l.ndecrypt, &bad);
+		if (with_default < 0) {
+			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
+			       "), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
 			       (int)strcspn(bad, ", \t"), bad);
 			rc = LG_EXIT_ERROR;
 			goto out;
 		}
-		if ((cfg.llm_mode != LG_LLM_BASE_URL || cfg.sealed) &&
-		    !cfg.llm_decrypt) {
+		if (with_default > 0) {
 			/* a gateway of the user's is a model host too */
 			size_t nbase = nroutes - l.ndecrypt;
 

@@ -55,12 +55,14 @@ struct lg_proxy_decrypt {
 };
 
 /*
- * [llm] decrypt: "HOST[:FORMAT][=UPSTREAM], ..." (NULL:
- * LG_PROXY_DECRYPT_DEFAULT, the model API hosts). Each host gets a route in
- * routes (its upstream https://HOST unless given; FORMAT anthropic, openai
- * or gemini, known for those five)
- * and an entry in hosts (at most LG_PROXY_DECRYPT_MAX). 0, or -EINVAL
- * with *bad at the entry that is wrong.
+ * [llm] decrypt: "HOST[:FORMAT][=UPSTREAM], ..." (NULL: "default"). The
+ * word default stands for LG_PROXY_DECRYPT_DEFAULT, the model API hosts,
+ * but for those the list names itself. Each host gets a route in routes
+ * (its upstream https://HOST unless given; FORMAT anthropic, openai or
+ * gemini, known for those five) and an entry in hosts (at most
+ * LG_PROXY_DECRYPT_MAX); a host twice is an error. 1 when the default
+ * hosts are in, 0 when not, or -EINVAL with *bad at the entry that is
+ * wrong.
  */
 int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
 			    size_t *nroutes, size_t max,

@@ -97,88 +97,147 @@ bad:
 	return (int)n;
 }
 
+static const struct {
+	const char *host, *format;
+} decrypt_known[] = {
+	{ "api.anthropic.com", "anthropic" },
+	{ "api.openai.com", "openai" },
+	{ "generativelanguage.googleapis.com", "gemini" },
+	/* Codex with a ChatGPT login: /backend-api/codex/responses */
+	{ "chatgpt.com", "openai" },
+	/* gemini-cli with a Google login: Code Assist */
+	{ "cloudcode-pa.googleapis.com", "gemini" },
+};
+
+/* One "HOST[:FORMAT][=UPSTREAM]" entry of len bytes at p. */
+static int decrypt_one(const char *p, size_t len, struct lg_proxy_route *routes,
+		       size_t *nroutes, size_t max,
+		       struct lg_proxy_decrypt *hosts, size_t *nhosts)
+{
+	struct lg_proxy_route *rt;
+	struct lg_proxy_decrypt *d;
+	const char *eq, *colon, *fmt = NULL;
+	size_t hl;
+
+	eq = memchr(p, '=', len);
+	colon = memchr(p, ':', eq ? (size_t)(eq - p) : len);
+	hl = colon ? (size_t)(colon - p) : eq ? (size_t)(eq - p) : len;
+	if (!hl || hl >= sizeof(d->host) || *nhosts >= LG_PROXY_DECRYPT_MAX ||
+	    *nroutes >= max)
+		return -EINVAL;
+	for (size_t k = 0; k < *nhosts; k++)
+		if (strlen(hosts[k].host) == hl &&
+		    strncasecmp(hosts[k].host, p, hl) == 0)
+			return -EINVAL; /* twice: which one is meant? */
+	d = &hosts[*nhosts];
+	rt = &routes[*nroutes];
+	memset(rt, 0, sizeof(*rt));
+	memcpy(d->host, p, hl);
+	d->host[hl] = '\0';
+	for (size_t i = 0; i < sizeof(decrypt_known) / sizeof(decrypt_known[0]);
+	     i++)
+		if (strcasecmp(decrypt_known[i].host, d->host) == 0)
+			fmt = decrypt_known[i].format;
+	if (colon) {
+		size_t fl = (eq ? (size_t)(eq - colon) : len - hl) - 1;
+
+		if (fl >= sizeof(rt->format))
+			return -EINVAL;
+		memcpy(rt->format, colon + 1, fl);
+		rt->format[fl] = '\0';
+	} else if (fmt) {
+		snprintf(rt->format, sizeof(rt->format), "%s", fmt);
+	} else {
+		return -EINVAL; /* an unknown host needs its format */
+	}
+	if (strcmp(rt->format, "anthropic") && strcmp(rt->format, "openai") &&
+	    strcmp(rt->format, "gemini"))
+		return -EINVAL;
+	if (eq) {
+		size_t ul = len - (size_t)(eq - p) - 1;
+
+		if (!ul || ul >= sizeof(rt->upstream) ||
+		    (strncmp(eq + 1, "http://", 7) &&
+		     strncmp(eq + 1, "https://", 8)))
+			return -EINVAL;
+		memcpy(rt->upstream, eq + 1, ul);
+		rt->upstream[ul] = '\0';
+	} else {
+		snprintf(rt->upstream, sizeof(rt->upstream), "https://%s",
+			 d->host);
+	}
+	while (strlen(rt->upstream) > 8 &&
+	       rt->upstream[strlen(rt->upstream) - 1] == '/')
+		rt->upstream[strlen(rt->upstream) - 1] = '\0';
+	snprintf(d->route, sizeof(d->route), "tls-%zu", *nhosts);
+	snprintf(rt->name, sizeof(rt->name), "%s", d->route);
+	(*nhosts)++;
+	(*nroutes)++;
+	return 0;
+}
+
+/* Whether the list spec has an entry for host (its HOST part). */
+static bool decrypt_names(const char *spec, const char *host)
+{
+	size_t hl = strlen(host);
+
+	for (const char *p = spec; *p;) {
+		size_t len;
+
+		p += strspn(p, ", \t");
+		len = strcspn(p, ", \t");
+		if (len >= hl && strncasecmp(p, host, hl) == 0 &&
+		    (len == hl || p[hl] == ':' || p[hl] == '='))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 int lg_proxy_decrypt_routes(const char *spec, struct lg_proxy_route *routes,
 			    size_t *nroutes, size_t max,
 			    struct lg_proxy_decrypt *hosts, size_t *nhosts,
 			    const char **bad)
 {
-	static const struct {
-		const char *host, *format;
-	} known[] = {
-		{ "api.anthropic.com", "anthropic" },
-		{ "api.openai.com", "openai" },
-		{ "generativelanguage.googleapis.com", "gemini" },
-		/* Codex with a ChatGPT login: /backend-api/codex/responses */
-		{ "chatgpt.com", "openai" },
-		/* gemini-cli with a Google login: Code Assist */
-		{ "cloudcode-pa.googleapis.com", "gemini" },
-	};
-	const char *p = spec ? spec : LG_PROXY_DECRYPT_DEFAULT;
+	const char *p = spec ? spec : "default";
+	bool had_default = false;
+
+	*bad = p;
 
 	while (*p) {
-		struct lg_proxy_route *rt;
-		struct lg_proxy_decrypt *d;
-		size_t len, hl;
-		const char *eq, *colon, *fmt = NULL;
+		size_t len;
 
 		p += strspn(p, ", \t");
 		if (!*p)
 			break;
 		*bad = p;
 		len = strcspn(p, ", \t");
-		eq = memchr(p, '=', len);
-		colon = memchr(p, ':', eq ? (size_t)(eq - p) : len);
-		hl = colon ? (size_t)(colon - p) : eq ? (size_t)(eq - p) : len;
-		if (!hl || hl >= sizeof(d->host) ||
-		    *nhosts >= LG_PROXY_DECRYPT_MAX || *nroutes >= max)
-			return -EINVAL;
-		d = &hosts[*nhosts];
-		rt = &routes[*nroutes];
-		memset(rt, 0, sizeof(*rt));
-		memcpy(d->host, p, hl);
-		d->host[hl] = '\0';
-		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strcmp(known[i].host, d->host) == 0)
-				fmt = known[i].format;
-		if (colon) {
-			size_t fl = (eq ? (size_t)(eq - colon) : len - hl) - 1;
-
-			if (fl >= sizeof(rt->format))
+		if (len == 7 && strncmp(p, "default", 7) == 0) {
+			/*
+			 * The model hosts, but for those the list names
+			 * itself (sent elsewhere, read in another format)
+			 */
+			if (had_default)
 				return -EINVAL;
-			memcpy(rt->format, colon + 1, fl);
-			rt->format[fl] = '\0';
-		} else if (fmt) {
-			snprintf(rt->format, sizeof(rt->format), "%s", fmt);
-		} else {
-			return -EINVAL; /* an unknown host needs its format */
-		}
-		if (strcmp(rt->format, "anthropic") &&
-		    strcmp(rt->format, "openai") &&
-		    strcmp(rt->format, "gemini"))
-			return -EINVAL;
-		if (eq) {
-			size_t ul = len - (size_t)(eq - p) - 1;
+			had_default = true;
+			for (size_t i = 0; i < sizeof(decrypt_known) /
+						       sizeof(decrypt_known[0]);
+			     i++) {
+				const char *h = decrypt_known[i].host;
 
-			if (!ul || ul >= sizeof(rt->upstream) ||
-			    (strncmp(eq + 1, "http://", 7) &&
-			     strncmp(eq + 1, "https://", 8)))
-				return -EINVAL;
-			memcpy(rt->upstream, eq + 1, ul);
-			rt->upstream[ul] = '\0';
-		} else {
-			snprintf(rt->upstream, sizeof(rt->upstream),
-				 "https://%s", d->host);
+				if (spec && decrypt_names(spec, h))
+					continue;
+				if (decrypt_one(h, strlen(h), routes, nroutes,
+						max, hosts, nhosts) < 0)
+					return -EINVAL;
+			}
+		} else if (decrypt_one(p, len, routes, nroutes, max, hosts,
+				       nhosts) < 0) {
+			return -EINVAL;
 		}
-		while (strlen(rt->upstream) > 8 &&
-		       rt->upstream[strlen(rt->upstream) - 1] == '/')
-			rt->upstream[strlen(rt->upstream) - 1] = '\0';
-		snprintf(d->route, sizeof(d->route), "tls-%zu", *nhosts);
-		snprintf(rt->name, sizeof(rt->name), "%s", d->route);
-		(*nhosts)++;
-		(*nroutes)++;
 		p += len;
 	}
-	return 0;
+	return had_default || !spec;
 }
 
 size_t lg_proxy_decrypt_upstreams(struct lg_proxy_route *routes, size_t nbase,

@@ -19,6 +19,7 @@ check bad_action "bad_action.ini:2: budget.action: 'explode' is not an action" '
 check bad_syscall "bad_syscall.ini:2: guard.syscalls: unknown syscall 'unlnk'" '[guard]\nsyscalls = unlink, unlnk\n'
 check syntax "syntax.ini:3: syntax error" '[guard]\nobserve = false\nthis line is wrong\n'
 check agent_key "agent_key.ini:2: \[agent x\]: unknown key 'volumetric.max'" '[agent x]\nvolumetric.max = 3\n'
+check decrypt_twice "llm.decrypt: cannot read 'api.openai.com=http://127.0.0.1:9': .*each host once" '[llm]\nmode = proxy\ndecrypt = api.openai.com, api.openai.com=http://127.0.0.1:9\n'
 run_lg --config "$T/missing.ini" -- true 2>"$T/err"
 assert_rc 125 "$RC" "missing config file"
 grep -q "missing.ini: cannot open config" "$T/err" || fail "missing config message: $(cat "$T/err")"

@@ -20,7 +20,7 @@ static void test_defaults(void **state)
 	(void)state;
 	assert_int_equal(lg_proxy_decrypt_routes(NULL, routes, &nr, 16, hosts,
 						 &nh, &bad),
-			 0);
+			 1);
 	assert_int_equal(nh, 5);
 	assert_int_equal(nr, 8);
 	assert_string_equal(hosts[0].host, "api.anthropic.com");
@@ -61,7 +61,7 @@ static void test_upstreams(void **state)
 	(void)state;
 	assert_int_equal(lg_proxy_decrypt_routes(NULL, routes, &nr, 16, hosts,
 						 &nh, &bad),
-			 0);
+			 1);
 	assert_int_equal(nh, 5);
 	/* api.openai.com is there; plain HTTP and port 8443 are not read */
 	assert_int_equal(
@@ -124,10 +124,63 @@ static void test_given(void **state)
 	assert_string_equal(bad, "api.anthropic.com");
 }
 
+/*
+ * "default" keeps the model hosts next to the user's own; a host the list
+ * names itself goes where the list says; a host twice is an error.
+ */
+static void test_default_word(void **state)
+{
+	struct lg_proxy_route routes[16];
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 0, nh = 0;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(
+		lg_proxy_decrypt_routes(
+			"llm.corp:openai, default, API.openai.com=http://127.0.0.1:9/",
+			routes, &nr, 16, hosts, &nh, &bad),
+		1);
+	assert_int_equal(nh, 6);
+	assert_string_equal(hosts[0].host, "llm.corp");
+	assert_string_equal(hosts[1].host, "api.anthropic.com");
+	assert_string_equal(hosts[2].host, "generativelanguage.googleapis.com");
+	assert_string_equal(hosts[3].host, "chatgpt.com");
+	assert_string_equal(hosts[4].host, "cloudcode-pa.googleapis.com");
+	assert_string_equal(hosts[5].host, "API.openai.com");
+	assert_string_equal(routes[5].upstream, "http://127.0.0.1:9");
+	assert_string_equal(routes[5].format, "openai");
+	/* without the word: only what is written */
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("llm.corp:openai", routes, &nr,
+						 16, hosts, &nh, &bad),
+			 0);
+	assert_int_equal(nh, 1);
+	/* twice */
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes(
+				 "api.openai.com, Api.OpenAI.com=http://x",
+				 routes, &nr, 16, hosts, &nh, &bad),
+			 -EINVAL);
+	assert_string_equal(bad, "Api.OpenAI.com=http://x");
+	nr = nh = 0;
+	assert_int_equal(lg_proxy_decrypt_routes("default, default", routes,
+						 &nr, 16, hosts, &nh, &bad),
+			 -EINVAL);
+	/* a default host beside the list's own, twice over */
+	nr = nh = 0;
+	assert_int_equal(
+		lg_proxy_decrypt_routes("default, chatgpt.com, x:gemini",
+					routes, &nr, 16, hosts, &nh, &bad),
+		1);
+	assert_int_equal(nh, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_word),
 		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_upstreams),
 	};
