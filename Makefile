@@ -49,11 +49,8 @@ DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h 
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd $(BPFTOOL) \
 	redis-server
 
-GUARD_SRC := supervisor/guard/guard.c supervisor/guard/volumetric.c \
-	supervisor/guard/same_target.c supervisor/guard/budget.c \
-	supervisor/guard/repeat.c supervisor/guard/failures.c \
-	supervisor/guard/output_repeat.c supervisor/guard/greeting.c \
-	supervisor/guard/flow.c
+# every detector is a file here (and a line of detectors.def)
+GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \

@@ -297,3 +297,31 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	}
 	return v;
 }
+
+static void *budget_new_any(const void *cfg, uint64_t start_ms)
+{
+	return lg_budget_new(cfg, start_ms);
+}
+
+static void budget_free_any(void *d)
+{
+	lg_budget_free(d);
+}
+
+static enum lg_verdict budget_feed_any(void *d, const struct lg_event *ev,
+				       const struct lg_guard_env *env,
+				       struct lg_findings *out)
+{
+	return lg_budget_feed(d, ev, env, out);
+}
+
+static uint64_t budget_next_deadline_any(const void *d)
+{
+	return lg_budget_next_deadline(d);
+}
+
+const struct lg_detector lg_detector_budget = {
+	"budget",	 offsetof(struct lg_guard_cfg, budget),
+	budget_new_any,	 budget_free_any,
+	budget_feed_any, budget_next_deadline_any,
+};

@@ -3,7 +3,58 @@
 #ifndef LG_DETECTORS_H
 #define LG_DETECTORS_H
 
+#include <stddef.h>
+
 #include "guard.h"
+
+/*
+ * A detector as the guard sees it: one table entry (detectors.def). cfg is
+ * the offset of its section in struct lg_guard_cfg, which new gets, with
+ * the session's start. Each one keeps its own state and reads only its
+ * own section; next_deadline (NULL: none) is when a time-based rule wants
+ * an LG_EV_TICK.
+ */
+struct lg_detector {
+	const char *name;
+	size_t cfg;
+	void *(*new)(const void *cfg, uint64_t start_ms);
+	void (*free)(void *d);
+	enum lg_verdict (*feed)(void *d, const struct lg_event *ev,
+				const struct lg_guard_env *env,
+				struct lg_findings *out);
+	uint64_t (*next_deadline)(const void *d);
+};
+
+/*
+ * Defines lg_detector_NAME from the typed lg_NAME_new(cfg), lg_NAME_free
+ * and lg_NAME_feed (which the unit tests call), its section FIELD.
+ */
+#define LG_DETECTOR_DEFINE(NAME, FIELD)                                        \
+	static void *NAME##_new_any(const void *cfg, uint64_t start_ms)        \
+	{                                                                      \
+		(void)start_ms;                                                \
+		return lg_##NAME##_new(cfg);                                   \
+	}                                                                      \
+	static void NAME##_free_any(void *d)                                   \
+	{                                                                      \
+		lg_##NAME##_free(d);                                           \
+	}                                                                      \
+	static enum lg_verdict NAME##_feed_any(void *d,                        \
+					       const struct lg_event *ev,      \
+					       const struct lg_guard_env *env, \
+					       struct lg_findings *out)        \
+	{                                                                      \
+		return lg_##NAME##_feed(d, ev, env, out);                      \
+	}                                                                      \
+	const struct lg_detector lg_detector_##NAME = {                        \
+		#NAME,		 offsetof(struct lg_guard_cfg, FIELD),         \
+		NAME##_new_any,	 NAME##_free_any,                              \
+		NAME##_feed_any, NULL,                                         \
+	}
+
+#define LG_DETECTOR(NAME) extern const struct lg_detector lg_detector_##NAME;
+#include "detectors.def"
+#undef LG_DETECTOR
 
 struct lg_finding *lg_findings_add(struct lg_findings *out,
 				   enum lg_verdict action, const char *rule,

@@ -230,3 +230,5 @@ enum lg_verdict lg_failures_feed(struct lg_failures *d,
 	drop(d, pp); /* the path starts over */
 	return d->cfg.action;
 }
+
+LG_DETECTOR_DEFINE(failures, failures);

@@ -502,3 +502,5 @@ size_t lg_flow_stack(const struct lg_flow *d, const char *id, char *out,
 					i ? "," : "", f->stack[i]);
 	return f ? f->depth : 0;
 }
+
+LG_DETECTOR_DEFINE(flow, flow);

@@ -278,3 +278,5 @@ enum lg_verdict lg_greeting_feed(struct lg_greeting *d,
 		prev == 1 ? "" : "s");
 	return d->cfg.action;
 }
+
+LG_DETECTOR_DEFINE(greeting, greeting);

@@ -396,3 +396,5 @@ enum lg_verdict lg_output_repeat_feed(struct lg_output_repeat *d,
 	}
 	return LG_ALLOW;
 }
+
+LG_DETECTOR_DEFINE(output_repeat, output_repeat);

@@ -155,3 +155,5 @@ enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
 	st->run = 0;
 	return d->cfg.action;
 }
+
+LG_DETECTOR_DEFINE(repeat, repeat);

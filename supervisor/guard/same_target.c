@@ -230,3 +230,5 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	n->ts[n->n++] = now;
 	return LG_ALLOW;
 }
+
+LG_DETECTOR_DEFINE(same_target, same_target);

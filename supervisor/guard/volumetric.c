@@ -216,3 +216,5 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	d->len++;
 	return LG_ALLOW;
 }
+
+LG_DETECTOR_DEFINE(volumetric, volumetric);
