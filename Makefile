@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # lgrun: make | make check | make test | make demo | make bench | make deps
-#        make install PREFIX=... | make format | SANITIZE=1 | V=1
+#        make install PREFIX=... | make format | SANITIZE=1|thread | V=1
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -26,6 +26,14 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 B := build-san
+endif
+# ThreadSanitizer: `make SANITIZE=thread check` runs the unit tests and the
+# integration tests whose work crosses lgrun's threads (TSAN_TESTS); any
+# report fails it (TSAN_OPTIONS below, reports in $(B)/tsan/).
+ifeq ($(SANITIZE),thread)
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+B := build-tsan
 endif
 
 ifeq ($(V),1)
@@ -298,6 +306,33 @@ integration: all fixtures
 corpus: all fixtures
 	@B=$(B) bash tests/corpus/run.sh
 
+# Integration tests whose work crosses lgrun's threads (notify thread and
+# main loop, the proxy's and the egress proxy's threads, the observer's
+# loader, the store used from the guard's thread, the control socket's
+# kills; the observer's loader runs in every one of them). Not
+# t_flow_nested: a ThreadSanitizer lgrun writes files of its own, which the
+# no-work rule it checks counts as work; not t_bpf: its observer does not
+# load before a short session ends at ThreadSanitizer's speed.
+TSAN_TESTS := t_trip_at_3 t_parallel_deletes t_uffd_hang t_same_target \
+	t_proxy t_proxy_concurrent t_proxy_detectors t_proxy_withhold \
+	t_egress_proxy t_store_redis t_shim_mcp t_shim_catalog \
+	t_flow_a2a t_budget_timeout t_budget_processes t_watch_output \
+	t_stop_and_end t_agent_claude
+TSAN_LOG := $(CURDIR)/$(B)/tsan
+
+ifeq ($(SANITIZE),thread)
+check: deps-check
+	@$(MAKE) --no-print-directory all fixtures
+	@$(MAKE) --no-print-directory test
+	@rm -rf $(TSAN_LOG) && mkdir -p $(TSAN_LOG)
+	@TSAN_OPTIONS="log_path=$(TSAN_LOG)/report second_deadlock_stack=1" \
+		B=$(B) bash tests/integration/run.sh \
+		$(addprefix tests/integration/,$(addsuffix .sh,$(TSAN_TESTS)))
+	@if ls $(TSAN_LOG)/report* >/dev/null 2>&1; then \
+		grep -h -A12 '^WARNING' $(TSAN_LOG)/report* | head -80; \
+		echo "tsan: reports in $(TSAN_LOG)"; exit 1; fi
+	@echo "tsan: no report from $(words $(TSAN_TESTS)) integration tests"
+else
 check: deps-check
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
@@ -307,6 +342,7 @@ check: deps-check
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
+endif
 
 demo: deps-check all
 	@bash tests/demo.sh
@@ -346,6 +382,6 @@ install: $(BINS) $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB))
 	install -m 644 man/lgrun.1 man/lgctl.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan build-dev
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -392,12 +393,16 @@ static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 	return populated;
 }
 
-static bool kill_written; /* cgroup.kill already asked for this tree */
+/*
+ * cgroup.kill already asked for this tree: written by the thread that
+ * decided the kill (the notify thread's), read by the main thread.
+ */
+static atomic_bool kill_written;
 
 void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid)
 {
 	if (cg && cg->ok && write_file(cg->path, "cgroup.kill", "1") == 0) {
-		kill_written = true;
+		atomic_store(&kill_written, true);
 		return;
 	}
 	if (pgid > 0)
@@ -413,7 +418,8 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 
 	/* Once is enough: a second write walks all the dying tasks again. */
 	if (cg && cg->ok &&
-	    (kill_written || write_file(cg->path, "cgroup.kill", "1") == 0)) {
+	    (atomic_load(&kill_written) ||
+	     write_file(cg->path, "cgroup.kill", "1") == 0)) {
 		*method = "cgroup.kill";
 		if (wait_cgroup_empty(cg, timeout_ms) == 0)
 			return 0;

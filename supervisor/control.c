@@ -73,7 +73,6 @@ struct lg_control {
 	int lfd;
 	char path[108];
 	struct lg_session *s;
-	pthread_mutex_t *lock;
 	const struct lg_cgroup *cg;
 	const char *target_keys, *url_targets;
 	int reserve_fd; /* given up to refuse a peer when out of descriptors */
@@ -96,7 +95,6 @@ struct lg_control {
 };
 
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
-				  pthread_mutex_t *lock,
 				  const struct lg_cgroup *cg,
 				  const char *target_keys,
 				  const char *url_targets)
@@ -110,7 +108,6 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 	if (!c)
 		return NULL;
 	c->s = s;
-	c->lock = lock;
 	c->target_keys = target_keys;
 	c->url_targets = url_targets;
 	c->cg = cg;
@@ -445,14 +442,12 @@ static void on_enter(struct lg_control *c, int epfd, struct conn *k,
 	c->st.enters++;
 	if (c->on_call)
 		c->on_call(c->on_call_ctx);
-	pthread_mutex_lock(c->lock);
 	/* a refusal's kill waits until the nested lgrun has said why */
 	lg_session_defer_kill(c->s, true);
 	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "lgrun",
 			      our_flow(c, m, k->pid), caller, m->name, why,
 			      sizeof(why));
 	lg_session_defer_kill(c->s, false);
-	pthread_mutex_unlock(c->lock);
 	if (err) {
 		c->st.enter_refused++;
 		k->refused = true;
@@ -499,10 +494,8 @@ static bool on_pidfd(struct lg_control *c, int epfd, int fd)
 		return false;
 	pid = n->pid;
 	while ((last = nested_of(c, pid))) {
-		pthread_mutex_lock(c->lock);
 		lg_session_return(c->s, lg_session_flow(c->s), last->name,
 				  last->caller);
-		pthread_mutex_unlock(c->lock);
 		epoll_ctl(epfd, EPOLL_CTL_DEL, last->pidfd, NULL);
 		close(last->pidfd);
 		last->used = false;
@@ -523,11 +516,9 @@ static int on_a2a(struct lg_control *c, struct conn *k,
 	c->st.a2a_calls++;
 	if (c->on_call)
 		c->on_call(c->on_call_ctx);
-	pthread_mutex_lock(c->lock);
 	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "?",
 			      lg_session_flow(c->s), from, to, why,
 			      sizeof(why));
-	pthread_mutex_unlock(c->lock);
 	if (err) {
 		lg_warn("%s", why[0] ? why : "an A2A call was refused");
 		return err;
@@ -551,10 +542,8 @@ static bool a2a_done(struct lg_control *c, struct conn *k, uint64_t chan)
 		struct a2a *a = &k->a2a[i];
 
 		if (a->used && a->chan == chan) {
-			pthread_mutex_lock(c->lock);
 			lg_session_return(c->s, lg_session_flow(c->s), a->to,
 					  a->from);
-			pthread_mutex_unlock(c->lock);
 			a->used = false;
 			return true;
 		}
@@ -578,10 +567,8 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		break;
 	case LG_W_OP_RESULT:
 		c->st.op_results++;
-		pthread_mutex_lock(c->lock);
 		lg_session_op_result(c->s, k->pid, exe, (enum lg_op)m->op,
 				     m->path, (int)m->result);
-		pthread_mutex_unlock(c->lock);
 		break;
 	case LG_W_TOOL_CALL:
 		if (m->proto == LG_P_TLS) { /* opaque: counted, not paired */
@@ -604,16 +591,12 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		/* HTTP results carry their call; JSON-RPC ones are paired. */
 		if (m->proto != LG_P_HTTP)
 			remember_call(k, m);
-		pthread_mutex_lock(c->lock);
 		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE)
 			err = lg_session_gate(c->s, k->pid, exe, m->tool,
 					      gate_target(c, m, target,
 							  sizeof(target)));
 		else /* any call waits, so none leaves a blocked session */
-			err = lg_session_blocked(c->s) ?
-				      lg_session_deny_errno(c->s) :
-				      0;
-		pthread_mutex_unlock(c->lock);
+			err = lg_session_refusal(c->s);
 		send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 		break;
 	}
@@ -653,7 +636,6 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		}
 		lg_digest_hex(m->digest, digest);
 		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
-		pthread_mutex_lock(c->lock);
 		if (decision) /* a process is one stream of calls */
 			lg_session_tool_done(c->s, k->pid, exe, tool, args,
 					     digest, args_pv, result_pv,
@@ -661,7 +643,6 @@ static void on_frame(struct lg_control *c, int epfd, struct conn *k,
 		else
 			lg_session_observed(c->s, k->pid, exe, m->proto, tool,
 					    args_pv, result_pv);
-		pthread_mutex_unlock(c->lock);
 		break;
 	}
 	case LG_W_DROPS:

@@ -3,7 +3,7 @@
  * The session's control socket: every process of the tree that carries the
  * shim connects on its own and says hello; its frames become events for
  * the session. Peers outside the session's tree are refused and counted.
- * Runs on lgrun's main thread; the session is shared under the given lock.
+ * Runs on lgrun's main thread; the session locks itself.
  */
 #ifndef LG_CONTROL_H
 #define LG_CONTROL_H
@@ -25,7 +25,6 @@ struct lg_control_stats {
 
 /* target_keys, url_targets: see [shim]; the strings must outlive c. */
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
-				  pthread_mutex_t *lock,
 				  const struct lg_cgroup *cg,
 				  const char *target_keys,
 				  const char *url_targets);

@@ -349,7 +349,7 @@ static int exit_code(int status)
  * Two threads: the notify thread blocks in SECCOMP_IOCTL_NOTIF_RECV and
  * answers (blocking there is what lets the kernel's synchronous wake-up
  * hand the CPU straight between target and supervisor); the main thread
- * runs signals, timers and the kill. The session is shared under lock.
+ * runs signals, timers and the kill. The session locks itself.
  */
 struct loop {
 	struct lg_session *s;
@@ -377,12 +377,15 @@ struct loop {
 	 */
 	pthread_t ca_thread;
 	bool ca_started;
+	/* the CA is made (its thread's writes seen): the egress proxy's threads */
+	atomic_bool ca_ready;
 	char ca_run_dir[PATH_MAX + 8];
 	const char *ca_id;
 	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
 	struct lg_proxy_decrypt decrypt[LG_PROXY_DECRYPT_MAX];
 	size_t ndecrypt;
-	struct timespec kill_started; /* when kill_now() wrote cgroup.kill */
+	/* when kill_now() wrote cgroup.kill (monotonic ns; another thread) */
+	_Atomic uint64_t kill_started_ns;
 	uint64_t procs_at; /* next process count (budget.max_processes) */
 	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
 	int pty_master; /* --watch-output on a terminal: out_r[0] is this */
@@ -407,7 +410,6 @@ struct loop {
 	int marker_err; /* the killed marker could not be written: -errno */
 	int audit_err; /* the trip record could not be written: -errno */
 	uint64_t watched_id; /* the notification watch_reader acted on */
-	pthread_mutex_t lock;
 	atomic_bool stop;
 	bool main_exited, draining;
 	int status;
@@ -465,10 +467,8 @@ static void *notify_thread(void *arg)
 			lg_dbg("notify: receive: %s", strerror(-r));
 			break;
 		}
-		r = lg_notifier_answer(nt, l->s, &l->lock);
-		pthread_mutex_lock(&l->lock);
+		r = lg_notifier_answer(nt, l->s);
 		trip = lg_session_kill_pending(l->s);
-		pthread_mutex_unlock(&l->lock);
 		if (r < 0)
 			lg_dbg("notify: answer: %s", strerror(-r));
 		if (trip && !told) {
@@ -556,12 +556,10 @@ static void watch_reader(struct loop *l)
 			lg_notifier_spare(l->nt) :
 			NULL;
 	if (!spare) {
-		pthread_mutex_lock(&l->lock);
 		lg_session_supervisor_kill(
 			l->s, "unreadable",
 			"%d reads of syscall arguments in the tree never finished (memory nobody serves, such as a userfaultfd page)",
 			(int)atomic_load(&l->readers));
-		pthread_mutex_unlock(&l->lock);
 		return; /* the kill ends the reads */
 	}
 	{
@@ -572,10 +570,8 @@ static void watch_reader(struct loop *l)
 			"the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
 			lg_op_name((enum lg_op)b.op), b.pid,
 			READ_DEADLINE_MS / 1000);
-		pthread_mutex_lock(&l->lock);
 		lg_session_warn(l->s, "supervisor", "stuck_read", b.pid, "",
 				msg);
-		pthread_mutex_unlock(&l->lock);
 	}
 	lg_notifier_abandon(l->nt);
 	pthread_detach(l->thread);
@@ -585,11 +581,9 @@ static void watch_reader(struct loop *l)
 		lg_notifier_free(spare);
 		l->nt = NULL;
 		lg_err("cannot start a new notify thread: stopping the session");
-		pthread_mutex_lock(&l->lock);
 		lg_session_supervisor_kill(
 			l->s, "unreadable",
 			"no notify thread was left to answer the tree's syscalls");
-		pthread_mutex_unlock(&l->lock);
 	}
 }
 
@@ -597,9 +591,7 @@ static bool kill_pending(struct loop *l)
 {
 	bool p;
 
-	pthread_mutex_lock(&l->lock);
 	p = lg_session_kill_pending(l->s);
-	pthread_mutex_unlock(&l->lock);
 	return p;
 }
 
@@ -615,9 +607,7 @@ static uint64_t trip_grace(struct loop *l)
 
 	if (g)
 		return g;
-	pthread_mutex_lock(&l->lock);
 	d = lg_session_kill_deferred(l->s);
-	pthread_mutex_unlock(&l->lock);
 	return d ? d + PROXY_TRIP_GRACE_MS : 0;
 }
 
@@ -635,9 +625,7 @@ static void arm_timer(struct loop *l)
 	struct itimerspec its = { 0 };
 	uint64_t next;
 
-	pthread_mutex_lock(&l->lock);
 	next = lg_session_next_deadline(l->s);
-	pthread_mutex_unlock(&l->lock);
 
 	if (l->kill_at && (!next || l->kill_at < next))
 		next = l->kill_at;
@@ -818,6 +806,7 @@ static void *ca_job(void *arg)
 
 	mkdir(l->ca_run_dir, 0700);
 	make_ca(l, l->ca_run_dir, l->ca_id);
+	atomic_store(&l->ca_ready, l->ca != NULL);
 	return NULL;
 }
 
@@ -845,7 +834,8 @@ static const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
 {
 	struct loop *l = ctx;
 
-	if (!l->ca || l->proxy_fd < 0 || port != 443)
+	/* a connection may come before the CA is made: not decrypted */
+	if (!atomic_load(&l->ca_ready) || l->proxy_fd < 0 || port != 443)
 		return NULL;
 	for (size_t i = 0; i < l->ndecrypt; i++)
 		if (strcasecmp(l->decrypt[i].host, host) == 0)
@@ -877,9 +867,7 @@ static void agentenv_say(void *ctx, const char *file, const char *key)
 		msg, sizeof(msg),
 		"%s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
 		file, key);
-	pthread_mutex_lock(&l->lock);
 	lg_session_warn(l->s, "llm", "agent_settings", 0, "", msg);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* An egress proxy connection ended (its own thread). */
@@ -887,9 +875,7 @@ static void egress_flow(void *ctx, const struct lg_egress_flow *f)
 {
 	struct loop *l = ctx;
 
-	pthread_mutex_lock(&l->lock);
 	lg_session_egress(l->s, f);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* The proxy answered the agent after a trip: the main loop acts now. */
@@ -908,7 +894,11 @@ static void kill_now(void *ctx)
 {
 	struct loop *l = ctx;
 
-	clock_gettime(CLOCK_MONOTONIC, &l->kill_started);
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	atomic_store(&l->kill_started_ns,
+		     (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
 	lg_tree_kill_start(l->cg, l->child.pid);
 }
 
@@ -954,9 +944,14 @@ static int run_trip(struct loop *l)
 	struct timespec a, b;
 
 	/* Timed from the moment the kill began, in kill_now(). */
-	a = l->kill_started;
-	if (!a.tv_sec && !a.tv_nsec)
-		clock_gettime(CLOCK_MONOTONIC, &a);
+	{
+		uint64_t ns = atomic_load(&l->kill_started_ns);
+
+		a.tv_sec = (time_t)(ns / 1000000000u);
+		a.tv_nsec = (long)(ns % 1000000000u);
+		if (!ns)
+			clock_gettime(CLOCK_MONOTONIC, &a);
+	}
 	survivors = lg_tree_kill(l->cg, KILL_WAIT_MS, &method);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
@@ -980,7 +975,6 @@ static int run_trip(struct loop *l)
 		}
 	}
 	l->survivors = survivors;
-	pthread_mutex_lock(&l->lock);
 	record_shim_stats(l);
 	l->marker_err = lg_session_record_trip(l->s, method, ms, survivors,
 					       l->escaped, &l->audit_err);
@@ -1002,7 +996,6 @@ static int run_trip(struct loop *l)
 	}
 	lg_session_write_metrics(l->s);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);
-	pthread_mutex_unlock(&l->lock);
 	return l->marker_err ? LG_EXIT_UNRECORDED : LG_EXIT_TRIPPED;
 }
 
@@ -1020,7 +1013,7 @@ static void load_proxy(struct loop *l)
 		lg_session_judge_calls,	  lg_session_ignore_keys,
 	};
 	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
-				  struct lg_session *, pthread_mutex_t *, int,
+				  struct lg_session *, int,
 				  const struct lg_proxy_route *, size_t,
 				  void (*)(void *), void *, char *, size_t);
 	char path[PATH_MAX + 32], err[256] = "";
@@ -1043,8 +1036,8 @@ static void load_proxy(struct loop *l)
 		snprintf(err, sizeof(err), "%s lacks lg_proxy_start", path);
 		goto fail;
 	}
-	l->proxy = start(&ops, l->s, &l->lock, l->proxy_fd, l->routes,
-			 l->nroutes, wake_main, l, err, sizeof(err));
+	l->proxy = start(&ops, l->s, l->proxy_fd, l->routes, l->nroutes,
+			 wake_main, l, err, sizeof(err));
 	if (l->proxy)
 		return;
 fail:
@@ -1061,9 +1054,7 @@ static void output_line(void *ctx, const char *line, size_t n)
 {
 	struct loop *l = ctx;
 
-	pthread_mutex_lock(&l->lock);
 	lg_session_output_text(l->s, line, n);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /*
@@ -1214,9 +1205,7 @@ static void count_processes(struct loop *l)
 
 		n = k > 0 ? (unsigned)k : 0;
 	}
-	pthread_mutex_lock(&l->lock);
 	lg_session_processes(l->s, n);
-	pthread_mutex_unlock(&l->lock);
 	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
 }
 
@@ -1249,19 +1238,15 @@ static void store_message(struct loop *l)
 
 		if (fd >= 0)
 			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-		pthread_mutex_lock(&l->lock);
 		lg_session_warn(
 			l->s, "store", "store_lost", 0, "lgrun",
 			"the store's kill channel was lost: a trip on another host no longer stops this one");
-		pthread_mutex_unlock(&l->lock);
 		return;
 	}
 	if (r == 0)
 		return;
 	lg_warn("another supervisor of the session stopped it: %s", summary);
-	pthread_mutex_lock(&l->lock);
 	lg_session_peer_kill(l->s, summary);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* The level of the session's leaf: lgrun's own cgroup's, plus one. */
@@ -1294,9 +1279,7 @@ static void obs_call(void *ctx)
 	struct loop *l = ctx;
 
 	if (lg_observer_worked(l->obs)) {
-		pthread_mutex_lock(&l->lock);
 		lg_session_work(l->s);
-		pthread_mutex_unlock(&l->lock);
 	}
 }
 
@@ -1312,13 +1295,11 @@ static void observer_ready(struct loop *l)
 
 	if (!lg_observer_ready(l->obs, l->epfd, why, sizeof(why)))
 		return;
-	pthread_mutex_lock(&l->lock);
 	if (why[0]) {
 		char st[340];
 
 		snprintf(st, sizeof(st), "off: %s", why);
 		lg_session_bpf_state(l->s, st);
-		pthread_mutex_unlock(&l->lock);
 		lg_info("the eBPF observer is off: %s", why);
 		return;
 	}
@@ -1326,7 +1307,6 @@ static void observer_ready(struct loop *l)
 	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
 	if (l->child.pid > 0)
 		lg_session_write_state(l->s, "running", -1, l->child.pid);
-	pthread_mutex_unlock(&l->lock);
 	if (l->ctl) {
 		lg_control_on_hello(l->ctl, obs_hello, l->obs);
 		lg_control_on_call(l->ctl, obs_call, l);
@@ -1394,7 +1374,6 @@ static int observer_start(struct loop *l, const struct lg_config *cfg,
 	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
 	oc.sealed = cfg->sealed;
 	oc.s = l->s;
-	oc.lock = &l->lock;
 	return lg_observer_start(&l->obs, &oc, why, why_size);
 }
 
@@ -1412,9 +1391,7 @@ static void observer_auto(struct loop *l)
 	} else {
 		snprintf(st, sizeof(st), "loading");
 	}
-	pthread_mutex_lock(&l->lock);
 	lg_session_bpf_state(l->s, st);
-	pthread_mutex_unlock(&l->lock);
 }
 
 /* Once, before the session's last records: the last events, counters. */
@@ -1426,11 +1403,9 @@ static void observer_finish(struct loop *l)
 	if (!lg_observer_attached(l->obs)) {
 		observer_ready(l); /* it may have finished just now */
 		if (!lg_observer_attached(l->obs)) {
-			pthread_mutex_lock(&l->lock);
 			lg_session_bpf_state(
 				l->s,
 				"off: the session ended before the observer had loaded");
-			pthread_mutex_unlock(&l->lock);
 			return;
 		}
 	}
@@ -1529,11 +1504,9 @@ static int event_loop(struct loop *l)
 				if (l->bpf_at && lg_mono_ms() >= l->bpf_at)
 					observer_auto(l);
 				lg_control_tick(l->ctl, l->epfd);
-				pthread_mutex_lock(&l->lock);
 				next = lg_session_next_deadline(l->s);
 				if (next && lg_mono_ms() >= next)
 					lg_session_tick(l->s);
-				pthread_mutex_unlock(&l->lock);
 			}
 		}
 	}
@@ -1822,7 +1795,6 @@ int main(int argc, char **argv)
 	l.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	l.epfd = epoll_create1(EPOLL_CLOEXEC);
 	l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pthread_mutex_init(&l.lock, NULL);
 	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0 || l.efd < 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
 		{
@@ -1950,7 +1922,7 @@ int main(int argc, char **argv)
 				  getenv("HOME"), agentenv_say, &l);
 	}
 	if (sock_path[0]) {
-		l.ctl = lg_control_new(sock_path, l.s, &l.lock, &cg,
+		l.ctl = lg_control_new(sock_path, l.s, &cg,
 				       cfg.target_keys ? cfg.target_keys :
 							 LG_DEFAULT_TARGET_KEYS,
 				       cfg.url_targets);

@@ -560,7 +560,7 @@ static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
  * pre-existing content goes (lineage.h).
  */
 static int answer_rename(struct lg_notifier *n, struct lg_session *s,
-			 pthread_mutex_t *lock, struct attempt *a)
+			 struct attempt *a)
 {
 	pid_t pid = (pid_t)n->req->pid;
 	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
@@ -582,10 +582,7 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	if (!valid)
 		return 0;
 	if (r < 0) {
-		pthread_mutex_lock(lock);
-		lg_session_unreadable(s, pid, a->op, -r);
-		err = lg_session_deny_errno(s);
-		pthread_mutex_unlock(lock);
+		err = lg_session_unreadable(s, pid, a->op, -r);
 		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
@@ -596,37 +593,27 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	md = ms ? mount_of(&wd, &fd) : 0;
 	lg_where_done(&ws);
 	lg_where_done(&wd);
-	pthread_mutex_lock(lock);
-	if (lg_session_blocked(s))
-		err = lg_session_deny_errno(s);
-	else
-		err = lg_session_rename(s, pid, ws.path, wd.path, &fs, &fd,
-					a->rflags, ms && md && ms != md);
-	pthread_mutex_unlock(lock);
+	err = lg_session_rename(s, pid, ws.path, wd.path, &fs, &fd, a->rflags,
+				ms && md && ms != md);
 	return respond(n, n->req->id, err);
 }
 
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
-		       pthread_mutex_t *lock)
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 {
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
 	struct attempt a;
-	bool blocked;
 	int r, err;
 
 	if (!decode(n->req, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return respond(n, n->req->id, 0);
 	}
-	pthread_mutex_lock(lock);
-	blocked = lg_session_blocked(s);
-	err = blocked ? lg_session_deny_errno(s) : 0;
-	pthread_mutex_unlock(lock);
-	if (blocked)
+	err = lg_session_refusal(s);
+	if (err)
 		return respond(n, n->req->id, err);
 	if (a.op == LG_OP_RENAME)
-		return answer_rename(n, s, lock, &a);
+		return answer_rename(n, s, &a);
 
 	/*
 	 * Reading the target happens outside the session's lock: it may
@@ -639,10 +626,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 		return 0; /* the target is gone, or it was answered for */
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */
-		pthread_mutex_lock(lock);
-		lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
-		err = lg_session_deny_errno(s);
-		pthread_mutex_unlock(lock);
+		err = lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
 		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
@@ -653,11 +637,6 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
 		f.git_recoverable = git_recoverable;
 		f.git_ctx = n->odb;
 	}
-	pthread_mutex_lock(lock);
-	if (lg_session_blocked(s)) /* a trip while we read */
-		err = lg_session_deny_errno(s);
-	else
-		err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
-	pthread_mutex_unlock(lock);
+	err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
 	return respond(n, n->req->id, err);
 }

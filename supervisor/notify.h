@@ -31,11 +31,10 @@ int lg_notifier_recv(struct lg_notifier *n);
 
 /*
  * Decides and answers what lg_notifier_recv() received. Every notification
- * is answered, except one whose target is gone. The session is used under
- * lock, which is never held while the target's memory is read. 0 or -errno.
+ * is answered, except one whose target is gone. The session (which locks
+ * itself) is asked only after the target's memory is read. 0 or -errno.
  */
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s,
-		       pthread_mutex_t *lock);
+int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s);
 
 /* What the notify thread is reading from its target, and since when. */
 struct lg_busy {

@@ -167,7 +167,8 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	if (!o || o->attached || o->load_err || !atomic_load(&o->done))
+	/* done first: until then the loader thread writes load_err */
+	if (!o || o->attached || !atomic_load(&o->done) || o->load_err)
 		return false;
 	if (o->threaded) {
 		pthread_join(o->thread, NULL);
@@ -355,10 +356,8 @@ static void direct(struct lg_observer *o, const struct lgb_event *e)
 		o->cfg.sealed ?
 			"it cannot (the network is sealed), it fails instead" :
 			"what it says there is not read (it ignores HTTPS_PROXY; [network] egress = proxy-only stops it)");
-	pthread_mutex_lock(o->cfg.lock);
 	lg_session_warn(o->cfg.s, "egress", "direct_connection", (pid_t)e->pid,
 			exe, msg);
-	pthread_mutex_unlock(o->cfg.lock);
 }
 
 static void on_event(void *ctx, const struct lgb_event *e)
@@ -491,10 +490,8 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 	if (seen)
 		return; /* the shim reported it itself */
 	if (pe->type == LGB_OP) {
-		pthread_mutex_lock(o->cfg.lock);
 		lg_session_bpf_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
 				      pe->what, pe->err);
-		pthread_mutex_unlock(o->cfg.lock);
 	}
 	if (blind_spot && p && !p->warned) {
 		char msg[512];
@@ -522,10 +519,8 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 			msg, sizeof(msg),
 			"pid %d (%s) is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it %s %s)",
 			pe->pid, exe, act, pe->what);
-		pthread_mutex_lock(o->cfg.lock);
 		lg_session_warn(o->cfg.s, "bpf", "shim_bypass", pe->pid, exe,
 				msg);
-		pthread_mutex_unlock(o->cfg.lock);
 	}
 }
 
@@ -584,11 +579,9 @@ void lg_observer_finish(struct lg_observer *o)
 		o->pn--;
 	}
 	o->ops->counters(o->bo, c);
-	pthread_mutex_lock(o->cfg.lock);
 	lg_session_bpf_stats(o->cfg.s, c[LGB_C_DROPS], c[LGB_C_SYSCALLS],
 			     c[LGB_C_BYTES_WRITTEN], o->bypass_warnings,
 			     o->direct);
-	pthread_mutex_unlock(o->cfg.lock);
 }
 
 void lg_observer_free(struct lg_observer *o)

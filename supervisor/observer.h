@@ -3,7 +3,7 @@
  * lgrun's side of the eBPF observer (bpf/, liblgbpf.so): the session's
  * process table (fork, exec, exit), the processes the shim does not see,
  * and their file-op results for the failures detector. Runs on lgrun's
- * main thread; the session is shared under the given lock. The observer
+ * main thread; the session locks itself. The observer
  * may load in a thread of its own (--bpf=auto) so that lgrun's start does
  * not wait for the kernel.
  */
@@ -35,7 +35,6 @@ struct lg_observer_cfg {
 	 */
 	bool egress, sealed;
 	struct lg_session *s;
-	pthread_mutex_t *lock;
 };
 
 /* 0 (loading or loaded), or -errno with why (then nothing was started). */

@@ -48,7 +48,7 @@ struct lg_proxy {
 	struct MHD_Daemon *d;
 	uint16_t port;
 	struct lg_session *s;
-	pthread_mutex_t *lock; /* the session's; also guards calls[] */
+	pthread_mutex_t calls_lock; /* calls[], seq (the session locks itself) */
 	struct lg_proxy_route routes[16];
 	size_t nroutes;
 	void (*wake)(void *ctx);
@@ -61,6 +61,9 @@ struct lg_proxy {
 	struct lg_proxy_stats st;
 	atomic_bool stopping; /* websocket relays end */
 };
+
+/* The counters: a connection's thread each, read by lgrun's main thread. */
+#define COUNT(field) __atomic_add_fetch(&(field), 1, __ATOMIC_RELAXED)
 
 /* One request in flight: the MHD side and the curl side meet here. */
 struct req {
@@ -153,7 +156,7 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	struct lg_proxy *p = r->p;
 	struct call *c = NULL, *oldest = &p->calls[0];
 
-	pthread_mutex_lock(p->lock);
+	pthread_mutex_lock(&p->calls_lock);
 	for (size_t i = 0; i < MAX_CALLS && !c; i++) {
 		if (!p->calls[i].used)
 			c = &p->calls[i];
@@ -186,7 +189,7 @@ static void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 		if (ops.model_blocked(p->s))
 			r->withheld = true;
 	}
-	pthread_mutex_unlock(p->lock);
+	pthread_mutex_unlock(&p->calls_lock);
 }
 
 static void on_text(void *ctx, const char *delta, size_t n)
@@ -197,11 +200,9 @@ static void on_text(void *ctx, const char *delta, size_t n)
 	memcpy(r->text + r->text_len, delta, n < room ? n : room);
 	r->text_len += n < room ? n : room;
 	r->text[r->text_len] = '\0';
-	pthread_mutex_lock(r->p->lock);
 	ops.defer_kill(r->p->s, true);
 	ops.llm_text(r->p->s, delta, n);
 	ops.defer_kill(r->p->s, false);
-	pthread_mutex_unlock(r->p->lock);
 }
 
 static void on_turn(void *ctx, const struct lg_llm_turn *t)
@@ -209,13 +210,11 @@ static void on_turn(void *ctx, const struct lg_llm_turn *t)
 	struct req *r = ctx;
 	bool stopped;
 
-	pthread_mutex_lock(r->p->lock);
 	ops.defer_kill(r->p->s, true);
 	ops.llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
 		     t->output_tokens, t->tool_calls, r->text);
 	ops.defer_kill(r->p->s, false);
 	stopped = ops.model_blocked(r->p->s);
-	pthread_mutex_unlock(r->p->lock);
 	/*
 	 * A budget ran out with this turn: the agent hears it on its next
 	 * request, and if it makes none, the action applies after the grace.
@@ -239,7 +238,7 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 	struct call *c;
 	const char *args;
 
-	pthread_mutex_lock(p->lock);
+	pthread_mutex_lock(&p->calls_lock);
 	c = find_call(p, res->call_id, res->name);
 	if (c) {
 		args = lg_canon_call(c->name, c->input, strlen(c->input),
@@ -265,7 +264,7 @@ static void on_result(void *ctx, const struct lg_llm_result *res)
 		free(c->input);
 		c->input = NULL;
 	}
-	pthread_mutex_unlock(p->lock);
+	pthread_mutex_unlock(&p->calls_lock);
 }
 
 /* --- upstream (curl) ----------------------------------------------------- */
@@ -417,7 +416,7 @@ static void *upstream_thread(void *arg)
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	headers_ready(r, status, rc != CURLE_OK && status == 0);
 	if (rc != CURLE_OK && status == 0)
-		r->p->st.upstream_errors++;
+		COUNT(r->p->st.upstream_errors);
 	close(r->pipe[1]);
 	r->pipe[1] = -1;
 	give_handle(r->p, h);
@@ -501,9 +500,7 @@ static void judge_events(struct req *r)
 			char msg[1024], err[2048];
 			int n;
 
-			pthread_mutex_lock(r->p->lock);
 			ops.stop_message(r->p->s, msg, sizeof(msg));
-			pthread_mutex_unlock(r->p->lock);
 			n = lg_llm_stream_error_event(r->api, msg, err,
 						      sizeof(err));
 			r->hold.len = 0;
@@ -613,7 +610,7 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 	if (r->stream) {
 		lg_llm_stream_end(r->stream);
 		if (lg_llm_stream_errors(r->stream))
-			r->p->st.unparsed++;
+			COUNT(r->p->st.unparsed);
 	}
 	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM :
 			MHD_CONTENT_READER_END_WITH_ERROR;
@@ -640,13 +637,11 @@ static enum MHD_Result refuse(struct req *r, struct MHD_Connection *con)
 	char msg[1024], body[2048];
 	int status = 400;
 
-	pthread_mutex_lock(r->p->lock);
 	ops.stop_message(r->p->s, msg, sizeof(msg));
-	pthread_mutex_unlock(r->p->lock);
 	if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
 		snprintf(body, sizeof(body),
 			 "{\"error\":\"lgrun stopped this session\"}");
-	r->p->st.refused++;
+	COUNT(r->p->st.refused);
 	return answer(con, status, body, "application/json");
 }
 
@@ -665,9 +660,7 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
 		r->stream = lg_llm_stream_new(r->api, sse, &sink);
-		pthread_mutex_lock(r->p->lock);
 		r->judged = r->stream && sse && ops.judge_calls(r->p->s);
-		pthread_mutex_unlock(r->p->lock);
 	}
 	if (pthread_create(&r->thread, NULL, upstream_thread, r) != 0) {
 		close(r->pipe[0]);
@@ -678,7 +671,7 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 			      "application/json");
 	}
 	r->thread_started = true;
-	r->p->st.forwarded++;
+	COUNT(r->p->st.forwarded);
 	pthread_mutex_lock(&r->m);
 	while (!r->headers_done)
 		pthread_cond_wait(&r->c, &r->m);
@@ -809,9 +802,7 @@ static void ws_refuse(struct ws *w)
 	const char *data;
 	int n;
 
-	pthread_mutex_lock(w->r->p->lock);
 	ops.stop_message(w->r->p->s, msg, sizeof(msg));
-	pthread_mutex_unlock(w->r->p->lock);
 	n = lg_llm_stream_error_event(w->r->api, msg, ev, sizeof(ev));
 	data = n > 0 ? strstr(ev, "data: ") : NULL;
 	if (data) {
@@ -831,7 +822,7 @@ static void ws_turn_end(struct ws *w)
 		return;
 	lg_llm_stream_end(r->stream);
 	if (lg_llm_stream_errors(r->stream))
-		r->p->st.unparsed++;
+		COUNT(r->p->st.unparsed);
 	lg_llm_stream_free(r->stream);
 	r->stream = NULL;
 }
@@ -854,22 +845,20 @@ static bool ws_request(struct ws *w, const char *p, size_t n)
 	prewarm = json_is_false(json_object_get(m, "generate"));
 	json_decref(m);
 	ws_turn_end(w);
-	r->p->st.requests++;
+	COUNT(r->p->st.requests);
 	if (!r->conv) /* the first request has the whole conversation */
 		r->conv = conversation(r->route->name, p, n);
 	if (lg_llm_request_last_results(r->api, p, n, on_result, r, model,
 					sizeof(model)) < 0)
-		r->p->st.unparsed++;
-	pthread_mutex_lock(r->p->lock);
+		COUNT(r->p->st.unparsed);
 	stopped = ops.model_blocked(r->p->s);
 	r->judged = !stopped && ops.judge_calls(r->p->s);
-	pthread_mutex_unlock(r->p->lock);
 	if (stopped) {
-		r->p->st.refused++;
+		COUNT(r->p->st.refused);
 		ws_refuse(w);
 		return false;
 	}
-	r->p->st.forwarded++;
+	COUNT(r->p->st.forwarded);
 	r->text_len = 0;
 	r->text[0] = '\0';
 	r->withheld = false;
@@ -927,7 +916,7 @@ static void too_big(void *ctx, unsigned op)
 		"\x03\xf1" /* 1009 */ "lgrun: message too big";
 
 	(void)op;
-	w->r->p->st.unparsed++;
+	COUNT(w->r->p->st.unparsed);
 	ws_send(w, true, LG_WS_CLOSE, code, sizeof(code) - 1);
 	ws_send(w, false, LG_WS_CLOSE, code, sizeof(code) - 1);
 	w->done = true;
@@ -938,7 +927,7 @@ static void ws_broken(struct ws *w)
 	static const char code[] =
 		"\x03\xea" /* 1002 */ "lgrun: not a websocket";
 
-	w->r->p->st.unparsed++;
+	COUNT(w->r->p->st.unparsed);
 	ws_send(w, true, LG_WS_CLOSE, code, sizeof(code) - 1);
 	ws_send(w, false, LG_WS_CLOSE, code, sizeof(code) - 1);
 	w->done = true;
@@ -1098,7 +1087,7 @@ static enum MHD_Result ws_fail(struct ws *w, struct MHD_Connection *con,
 	if (lg_llm_error_body(w->r->api, msg, body, sizeof(body), &status) < 0)
 		snprintf(body, sizeof(body),
 			 "{\"error\":\"lgrun proxy: no websocket upstream\"}");
-	w->r->p->st.upstream_errors++;
+	COUNT(w->r->p->st.upstream_errors);
 	curl_easy_cleanup(w->h);
 	free(w->extra);
 	free(w);
@@ -1258,7 +1247,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	p->st.requests++;
+	COUNT(p->st.requests);
 	if (!r->route)
 		return answer(
 			con, 404,
@@ -1273,12 +1262,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	if (r->zstd && r->len &&
 	    lg_zbody_decode(r->body, r->len, MAX_BODY, &r->plain,
 			    &r->plain_len) < 0)
-		p->st.unparsed++; /* forwarded all the same, unread */
+		COUNT(p->st.unparsed); /* forwarded all the same, unread */
 	if (r->ws && strcmp(r->method, "GET") == 0 &&
 	    r->api == LG_LLM_OPENAI_RESPONSES) {
-		pthread_mutex_lock(p->lock);
 		stopped = ops.model_blocked(p->s);
-		pthread_mutex_unlock(p->lock);
 		if (stopped) {
 			r->wake_when_sent = true;
 			return refuse(r, con);
@@ -1290,10 +1277,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	if (r->api != LG_LLM_UNKNOWN && BODY_LEN(r) &&
 	    lg_llm_request_last_results(r->api, BODY(r), BODY_LEN(r), on_result,
 					r, model, sizeof(model)) < 0)
-		p->st.unparsed++;
-	pthread_mutex_lock(p->lock);
+		COUNT(p->st.unparsed);
 	stopped = ops.model_blocked(p->s);
-	pthread_mutex_unlock(p->lock);
 	if (stopped && r->api != LG_LLM_UNKNOWN) {
 		r->wake_when_sent =
 			true; /* the action applies once it is out */
@@ -1394,8 +1379,7 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 
 LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
-	       pthread_mutex_t *lock, int listen_fd,
-	       const struct lg_proxy_route *routes, size_t n,
+	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
 	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize)
 {
 	const union MHD_DaemonInfo *info;
@@ -1410,7 +1394,7 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 		return NULL;
 	ops = *o;
 	p->s = s;
-	p->lock = lock;
+	pthread_mutex_init(&p->calls_lock, NULL);
 	p->wake = wake;
 	p->wake_ctx = ctx;
 	p->nroutes = n < 16 ? n : 16;
@@ -1445,7 +1429,12 @@ LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p)
 LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
 				    struct lg_proxy_stats *st)
 {
-	*st = p->st;
+	st->requests = __atomic_load_n(&p->st.requests, __ATOMIC_RELAXED);
+	st->forwarded = __atomic_load_n(&p->st.forwarded, __ATOMIC_RELAXED);
+	st->refused = __atomic_load_n(&p->st.refused, __ATOMIC_RELAXED);
+	st->unparsed = __atomic_load_n(&p->st.unparsed, __ATOMIC_RELAXED);
+	st->upstream_errors =
+		__atomic_load_n(&p->st.upstream_errors, __ATOMIC_RELAXED);
 }
 
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p)
@@ -1459,6 +1448,7 @@ LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p)
 	for (size_t i = 0; i < MAX_CALLS; i++)
 		free(p->calls[i].input);
 	pthread_mutex_destroy(&p->pool_lock);
+	pthread_mutex_destroy(&p->calls_lock);
 	free(p);
 	curl_global_cleanup();
 }

@@ -123,8 +123,7 @@ struct lg_proxy_stats {
  */
 LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
-	       pthread_mutex_t *lock, int listen_fd,
-	       const struct lg_proxy_route *routes, size_t n,
+	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
 	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize);
 LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);

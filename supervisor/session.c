@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,15 @@ struct lg_session {
 	uint64_t shim[6]; /* accepted, refused, malformed, dropped, gates, tls */
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
-	bool defer_kill;
+	bool kill_start; /* decided: on_kill() on the outermost release */
 	uint64_t kill_deferred_ms; /* when a deferred kill was decided */
+	/*
+	 * The session's lock: every public function holds it for its whole
+	 * body (HOLD). Recursive, since they call one another; depth is the
+	 * holder's count. No other module takes it.
+	 */
+	pthread_mutex_t mu;
+	unsigned depth;
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
 	bool unpriced_warned;
@@ -108,14 +116,57 @@ struct lg_session {
 	unsigned exes_next;
 };
 
+/*
+ * A kill decided on this thread while it is set waits (defer_kill): the
+ * proxy or the control socket first answers the agent with the reason.
+ * Per thread: a kill decided meanwhile on another thread (the notify
+ * thread's unlink) is not held back by it.
+ */
+static _Thread_local bool defer_here;
+
+static struct lg_session *hold(const struct lg_session *cs)
+{
+	/* the lock is the session's own, whatever the caller may change */
+	struct lg_session *s = (struct lg_session *)cs;
+
+	pthread_mutex_lock(&s->mu);
+	s->depth++;
+	return s;
+}
+
+/*
+ * Leaves the lock; the outermost release starts a kill decided under it,
+ * outside the lock and before the caller answers the tripping operation.
+ */
+static void release(struct lg_session **held)
+{
+	struct lg_session *s = *held;
+	bool start = false;
+
+	if (--s->depth == 0 && s->kill_start) {
+		s->kill_start = false;
+		start = s->on_kill != NULL;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (start)
+		s->on_kill(s->on_kill_ctx);
+}
+
+/* Holds s's lock until the enclosing function returns. */
+#define HOLD(s)                  \
+	struct lg_session *held_ \
+		__attribute__((cleanup(release), unused)) = hold(s)
+
 bool lg_session_judge_calls(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->cfg->guard.repeat.threshold &&
 	       !s->cfg->guard.repeat.include_result;
 }
 
 const char *lg_session_ignore_keys(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->cfg->repeat_ignore_keys ? s->cfg->repeat_ignore_keys :
 					    LG_DEFAULT_IGNORE_KEYS;
 }
@@ -124,6 +175,7 @@ void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
 			 unsigned proto, const char *tool,
 			 const char *args_preview, const char *result_preview)
 {
+	HOLD(s);
 	if (proto == LG_P_HTTP)
 		s->st.observed_http++;
 	else
@@ -134,6 +186,7 @@ void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
 
 bool lg_session_model_blocked(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->blocked || s->model_blocked;
 }
 
@@ -142,7 +195,8 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 
 void lg_session_defer_kill(struct lg_session *s, bool defer)
 {
-	s->defer_kill = defer;
+	(void)s;
+	defer_here = defer;
 }
 
 void lg_session_llm_turn(struct lg_session *s, const char *model,
@@ -150,6 +204,7 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 			 uint64_t out_tokens, unsigned tool_calls,
 			 const char *text)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TURN,
 			       .source = LG_SRC_PROXY,
@@ -199,6 +254,7 @@ void lg_session_llm_turn(struct lg_session *s, const char *model,
 
 void lg_session_llm_text(struct lg_session *s, const char *p, size_t n)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TEXT,
 			       .source = LG_SRC_PROXY,
@@ -214,6 +270,7 @@ void lg_session_llm_text(struct lg_session *s, const char *p, size_t n)
 
 void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
 {
+	HOLD(s);
 	if (s->kill_pending || s->blocked)
 		snprintf(
 			out, size,
@@ -231,6 +288,7 @@ void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
 
 void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
 {
+	HOLD(s);
 	s->on_kill = fn;
 	s->on_kill_ctx = ctx;
 }
@@ -260,6 +318,14 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		return NULL;
 	s->cfg = cfg;
 	s->info = *info;
+	{
+		pthread_mutexattr_t a;
+
+		pthread_mutexattr_init(&a);
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&s->mu, &a);
+		pthread_mutexattr_destroy(&a);
+	}
 	s->guard = lg_guard_new(&cfg->guard, info->start_mono_ms);
 	s->content = lg_lineage_new(0);
 	if (!s->guard || !s->content) {
@@ -313,41 +379,49 @@ void lg_session_free(struct lg_session *s)
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
 	free(s->egress);
+	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
 
 bool lg_session_blocked(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->blocked;
 }
 
 int lg_session_deny_errno(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->cfg->deny_errno;
 }
 
 bool lg_session_kill_pending(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->kill_pending;
 }
 
 uint64_t lg_session_kill_deferred(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->kill_pending ? s->kill_deferred_ms : 0;
 }
 
 const char *lg_session_trip_summary(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->trip_summary;
 }
 
 const char *lg_session_trip_reason(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->trip.reason;
 }
 
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st)
 {
+	HOLD(s);
 	*st = s->st;
 }
 
@@ -573,6 +647,7 @@ static void audit(struct lg_session *s, struct lg_json *j, bool sync)
 
 void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
 {
+	HOLD(s);
 	struct egress_host *h = NULL;
 
 	s->egress_conns++;
@@ -658,6 +733,7 @@ static bool model_unseen(const struct lg_session *s)
 void lg_session_audit_end(struct lg_session *s, const char *end,
 			  int exit_status, const char *summary)
 {
+	HOLD(s);
 	struct lg_json j = { 0 };
 	int r;
 
@@ -736,6 +812,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 		     pid_t pid, const char *exe, const char *summary)
 {
+	HOLD(s);
 	struct lg_json j = { 0 };
 	char line[LG_SUMMARY_MAX + 32];
 
@@ -754,6 +831,7 @@ void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 
 void lg_session_bpf_state(struct lg_session *s, const char *state)
 {
+	HOLD(s);
 	snprintf(s->bpf_state, sizeof(s->bpf_state), "%s", state);
 }
 
@@ -761,6 +839,7 @@ void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
 			  uint64_t syscalls, uint64_t bytes_written,
 			  uint64_t bypass_warnings, uint64_t direct)
 {
+	HOLD(s);
 	s->bpf_counted = true;
 	s->bpf_direct = direct;
 	s->bpf_drops = drops;
@@ -781,18 +860,21 @@ void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
 void lg_session_shared(struct lg_session *s,
 		       const struct lg_shared_windows *shared)
 {
+	HOLD(s);
 	s->shared = shared;
 }
 
 void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
 			       void *ctx)
 {
+	HOLD(s);
 	s->store_up = up;
 	s->store_ctx = ctx;
 }
 
 void lg_session_peer_kill(struct lg_session *s, const char *summary)
 {
+	HOLD(s);
 	if (s->kill_pending)
 		return;
 	s->kill_pending = true;
@@ -814,6 +896,7 @@ void lg_session_peer_kill(struct lg_session *s, const char *summary)
 void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
 				const char *fmt, ...)
 {
+	HOLD(s);
 	va_list ap;
 
 	if (s->kill_pending)
@@ -834,6 +917,7 @@ void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
 
 bool lg_session_peer_killed(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->peer_killed;
 }
 
@@ -842,6 +926,7 @@ void lg_session_lineage_fn(struct lg_session *s,
 				      size_t size),
 			   void *ctx)
 {
+	HOLD(s);
 	s->lineage = fn;
 	s->lineage_ctx = ctx;
 }
@@ -849,6 +934,7 @@ void lg_session_lineage_fn(struct lg_session *s,
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary)
 {
+	HOLD(s);
 	struct lg_json j = { 0 };
 
 	json_head(s, &j, event);
@@ -1009,10 +1095,10 @@ static int act(struct lg_session *s, const struct lg_findings *out,
 		if (!s->kill_pending) {
 			s->kill_pending = true;
 			s->blocked = true;
-			if (s->on_kill && !s->defer_kill)
-				s->on_kill(s->on_kill_ctx);
-			if (s->defer_kill)
+			if (defer_here)
 				s->kill_deferred_ms = lg_mono_ms();
+			else
+				s->kill_start = true;
 			s->trip = *f;
 			s->trip_op = op;
 			s->trip_pid = pid;
@@ -1119,9 +1205,12 @@ int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
 		      const char *dst, const struct lg_facts *fs,
 		      const struct lg_facts *fd, unsigned flags, bool cross_fs)
 {
+	HOLD(s);
 	struct lg_facts d = *fd;
 	char exe[64] = "";
 
+	if (s->blocked)
+		return s->cfg->deny_errno;
 	s->st.renames++;
 	if (((protected_path(s, src) && fs->exists) ||
 	     protected_path(s, dst)) &&
@@ -1214,9 +1303,12 @@ static bool superseded(const struct lg_session *s, const struct lg_facts *f)
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *facts)
 {
+	HOLD(s);
 	struct lg_facts f = *facts;
 	int err;
 
+	if (s->blocked) /* a trip while the target was read */
+		return s->cfg->deny_errno;
 	lineage_facts(s, &f);
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    moved_copy(s, path, &f, lg_mono_ms()))
@@ -1313,6 +1405,7 @@ static int decide(struct lg_session *s, pid_t pid, enum lg_op op,
 int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *tool, const char *target)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
 			       .source = LG_SRC_SHIM,
@@ -1343,11 +1436,13 @@ int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
 
 const char *lg_session_flow(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->info.flow ? s->info.flow : "";
 }
 
 const char *lg_session_name(const struct lg_session *s)
 {
+	HOLD(s);
 	return s->info.name ? s->info.name : "";
 }
 
@@ -1355,6 +1450,7 @@ int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 		    const char *flow, const char *from, const char *to,
 		    char *why, size_t why_size)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_CALL,
 			       .source = LG_SRC_SHIM,
@@ -1399,6 +1495,7 @@ int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
 
 void lg_session_work(struct lg_session *s)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_WORK, .source = LG_SRC_BPF };
 	struct lg_findings out;
@@ -1409,6 +1506,7 @@ void lg_session_work(struct lg_session *s)
 void lg_session_return(struct lg_session *s, const char *flow, const char *from,
 		       const char *to)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_RETURN,
 			       .source = LG_SRC_SHIM,
@@ -1446,12 +1544,14 @@ static void op_result(struct lg_session *s, enum lg_source src, pid_t pid,
 void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
 			  enum lg_op op, const char *path, int result)
 {
+	HOLD(s);
 	op_result(s, LG_SRC_SHIM, pid, exe, op, path, result);
 }
 
 void lg_session_bpf_result(struct lg_session *s, pid_t pid, const char *exe,
 			   enum lg_op op, const char *path, int result)
 {
+	HOLD(s);
 	op_result(s, LG_SRC_BPF, pid, exe, op, path, result);
 }
 
@@ -1460,6 +1560,7 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *digest, const char *args_preview,
 			  const char *result_preview, uint64_t stream)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	/* pid 0: the call came through the LLM proxy, not a process */
 	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
@@ -1486,9 +1587,10 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 		act(s, &out, LG_OP_NONE, pid, exe, tool);
 }
 
-void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
-			   int err)
+int lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
+			  int err)
 {
+	HOLD(s);
 	char exe[64];
 
 	s->st.unreadable++;
@@ -1498,10 +1600,18 @@ void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
 		lg_op_name(op), exe, pid, strerror(err));
 	remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, exe,
 		 "(unreadable)");
+	return s->cfg->deny_errno;
+}
+
+int lg_session_refusal(const struct lg_session *s)
+{
+	HOLD(s);
+	return s->blocked ? s->cfg->deny_errno : 0;
 }
 
 void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_TEXT,
 			       .source = LG_SRC_OUTPUT,
@@ -1517,6 +1627,7 @@ void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
 
 void lg_session_processes(struct lg_session *s, unsigned n)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_event ev = { .kind = LG_EV_PROCESSES,
 			       .source = LG_SRC_TIMER,
@@ -1530,6 +1641,7 @@ void lg_session_processes(struct lg_session *s, unsigned n)
 
 void lg_session_tick(struct lg_session *s)
 {
+	HOLD(s);
 	struct lg_guard_env env = { lg_mono_ms(), restored, s, s->shared,
 				    NULL };
 	struct lg_event ev = { .kind = LG_EV_TICK, .source = LG_SRC_TIMER };
@@ -1541,6 +1653,7 @@ void lg_session_tick(struct lg_session *s)
 
 uint64_t lg_session_next_deadline(const struct lg_session *s)
 {
+	HOLD(s);
 	return lg_guard_next_deadline(s->guard);
 }
 
@@ -1548,6 +1661,7 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 			   double kill_ms, int survivors, unsigned escaped,
 			   int *audit_err)
 {
+	HOLD(s);
 	struct lg_json j = { 0 };
 	const struct lg_finding *f = &s->trip;
 	int r, marker;
@@ -1609,6 +1723,7 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 			   uint64_t refused, uint64_t malformed,
 			   uint64_t dropped, uint64_t gates, uint64_t tls)
 {
+	HOLD(s);
 	s->shim[0] = accepted;
 	s->shim[1] = refused;
 	s->shim[2] = malformed;
@@ -1619,6 +1734,7 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 
 void lg_session_write_metrics(struct lg_session *s)
 {
+	HOLD(s);
 	struct lg_metric_inc inc[] = {
 		{ "lgrun_events_total", "source=\"seccomp\"",
 		  s->st.ev_seccomp },
@@ -1674,6 +1790,7 @@ void lg_session_write_metrics(struct lg_session *s)
 void lg_session_write_state(struct lg_session *s, const char *state,
 			    int exit_status, pid_t pid)
 {
+	HOLD(s);
 	struct lg_json j = { 0 };
 	char t[40];
 	int r;

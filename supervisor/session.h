@@ -31,15 +31,18 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 void lg_session_free(struct lg_session *s);
 
 /*
- * Called once, under the session's lock, the moment a kill is decided and
- * before the tripping operation is answered, so that the tree stops before
- * it can take another step. lgrun writes cgroup.kill there.
+ * The session's lock is its own: every function here takes it (no caller
+ * does). fn is called once a kill is decided, by the thread that decided
+ * it, after that thread has left the lock and before the tripping
+ * operation is answered, so that the tree stops before it can take
+ * another step. lgrun writes cgroup.kill there.
  */
 void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
 
 /*
- * While set, a kill decided by the guard waits: the proxy first answers
- * the agent with the reason, then lgrun applies it (kill_pending is set).
+ * While set on a thread, a kill the guard decides on that thread waits:
+ * the proxy first answers the agent with the reason, then lgrun applies
+ * it (kill_pending is set).
  */
 void lg_session_defer_kill(struct lg_session *s, bool defer);
 
@@ -81,7 +84,16 @@ void lg_session_stop_message(const struct lg_session *s, char *out,
 bool lg_session_blocked(const struct lg_session *s);
 int lg_session_deny_errno(const struct lg_session *s);
 
-/* A destructive attempt with its facts: 0 to let it run, else an errno. */
+/*
+ * 0 while the session runs, else the errno that refuses whatever the tree
+ * tries (it is blocked), in one look.
+ */
+int lg_session_refusal(const struct lg_session *s);
+
+/*
+ * A destructive attempt with its facts: 0 to let it run, else an errno
+ * (the session's refusal when it is blocked, a trip while it was read).
+ */
 int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		      const char *path, const struct lg_facts *f);
 /*
@@ -132,9 +144,12 @@ void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
 			  const char *digest, const char *args_preview,
 			  const char *result_preview, uint64_t stream);
 
-/* The target's arguments could not be read: the attempt is refused. */
-void lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
-			   int err);
+/*
+ * The target's arguments could not be read: the attempt is refused with
+ * the errno returned.
+ */
+int lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
+			  int err);
 /* Cleaned lines of the command's output (--watch-output). */
 void lg_session_output_text(struct lg_session *s, const char *p, size_t n);
 /* The tree's process count now (budget.max_processes). */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,50 @@ struct lg_store {
 	void (*on_state)(void *ctx, bool up, const char *what);
 	void *state_ctx;
 	struct lg_shared_windows w;
+	/*
+	 * The store is used by the thread that feeds the guard (the shared
+	 * windows, under the session's lock) and by the main thread (the
+	 * kill channel, the trip's marker): every public function and window
+	 * callback holds mu for its whole body (HOLD; recursive, they call
+	 * one another). A change of state is told to on_state after the
+	 * outermost release, outside mu, so that the callback may take the
+	 * session's lock without ever nesting it inside this one.
+	 */
+	pthread_mutex_t mu;
+	unsigned depth;
+	bool note_pending, note_up;
+	char note[512];
 };
+
+static struct lg_store *hold(const struct lg_store *cst)
+{
+	struct lg_store *st = (struct lg_store *)cst;
+
+	pthread_mutex_lock(&st->mu);
+	st->depth++;
+	return st;
+}
+
+static void release(struct lg_store **held)
+{
+	struct lg_store *st = *held;
+	char note[sizeof(st->note)];
+	bool tell = false, up = false;
+
+	if (--st->depth == 0 && st->note_pending) {
+		st->note_pending = false;
+		tell = st->on_state != NULL;
+		up = st->note_up;
+		memcpy(note, st->note, sizeof(note));
+	}
+	pthread_mutex_unlock(&st->mu);
+	if (tell)
+		st->on_state(st->state_ctx, up, note);
+}
+
+#define HOLD(st)               \
+	struct lg_store *held_ \
+		__attribute__((cleanup(release), unused)) = hold(st)
 
 static uint64_t mono_ms(void)
 {
@@ -218,8 +262,10 @@ static void set_state(struct lg_store *st, bool up, const char *what)
 	if (st->up == up)
 		return;
 	st->up = up;
-	if (st->on_state)
-		st->on_state(st->state_ctx, up, what);
+	/* told after the outermost release (HOLD) */
+	st->note_pending = true;
+	st->note_up = up;
+	snprintf(st->note, sizeof(st->note), "%s", what);
 }
 
 static void lost(struct lg_store *st, const char *what)
@@ -348,6 +394,7 @@ static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
 		  long counts[2])
 {
 	struct lg_store *st = ctx;
+	HOLD(st);
 	unsigned journaled = 0;
 	int r;
 
@@ -384,6 +431,7 @@ static long w_forget(void *ctx, const char *window, const char *const *members,
 		     size_t n, uint64_t window_ms)
 {
 	struct lg_store *st = ctx;
+	HOLD(st);
 	const char *argv[5 + 64];
 	size_t lens[5 + 64];
 	char k[4400], w[32];
@@ -426,6 +474,7 @@ static long w_forget(void *ctx, const char *window, const char *const *members,
 static void w_reset(void *ctx, const char *window)
 {
 	struct lg_store *st = ctx;
+	HOLD(st);
 	char k[4400];
 	const char *argv[2] = { "DEL", k };
 	size_t lens[2];
@@ -459,6 +508,14 @@ int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
 	if (!st) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
+	}
+	{
+		pthread_mutexattr_t a;
+
+		pthread_mutexattr_init(&a);
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&st->mu, &a);
+		pthread_mutexattr_destroy(&a);
 	}
 	snprintf(st->url, sizeof(st->url), "%s", cfg->url ? cfg->url : "");
 	snprintf(st->prefix, sizeof(st->prefix), "%s",
@@ -497,6 +554,7 @@ void lg_store_free(struct lg_store *st)
 	drop(&st->c);
 	drop(&st->sub);
 	free(st->journal);
+	pthread_mutex_destroy(&st->mu);
 	free(st);
 }
 
@@ -507,11 +565,13 @@ const struct lg_shared_windows *lg_store_windows(struct lg_store *st)
 
 bool lg_store_up(const struct lg_store *st)
 {
+	HOLD(st);
 	return st && st->up;
 }
 
 bool lg_store_check(struct lg_store *st)
 {
+	HOLD(st);
 	return st && retry(st);
 }
 
@@ -519,12 +579,14 @@ void lg_store_on_state(struct lg_store *st,
 		       void (*fn)(void *ctx, bool up, const char *what),
 		       void *ctx)
 {
+	HOLD(st);
 	st->on_state = fn;
 	st->state_ctx = ctx;
 }
 
 int lg_store_killed(struct lg_store *st, char *record, size_t size)
 {
+	HOLD(st);
 	char k[512];
 	redisReply *r;
 	int ret = 0;
@@ -548,6 +610,7 @@ int lg_store_killed(struct lg_store *st, char *record, size_t size)
 int lg_store_mark_killed(struct lg_store *st, const char *record,
 			 const char *summary)
 {
+	HOLD(st);
 	char k[512], ch[512], msg[1024];
 	redisReply *r;
 
@@ -574,6 +637,7 @@ int lg_store_mark_killed(struct lg_store *st, const char *record,
 
 int lg_store_reset(struct lg_store *st)
 {
+	HOLD(st);
 	char k[512];
 	redisReply *r;
 
@@ -591,11 +655,13 @@ int lg_store_reset(struct lg_store *st)
 
 int lg_store_sub_fd(const struct lg_store *st)
 {
+	HOLD(st);
 	return st && st->sub ? st->sub->fd : -1;
 }
 
 int lg_store_sub_read(struct lg_store *st, char *summary, size_t size)
 {
+	HOLD(st);
 	void *reply = NULL;
 	int found = 0;
 
