@@ -62,11 +62,11 @@ GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \
-	supervisor/canon.c supervisor/llm.c $(GUARD_SRC)
+	supervisor/canon.c supervisor/llm.c supervisor/proxy_routes.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/control.c supervisor/proxy_routes.c supervisor/nested.c \
+	supervisor/control.c supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
 	supervisor/agentenv.c
 LGRUN_SRC := supervisor/lgrun.c
@@ -206,7 +206,6 @@ $(TLSLIB): $(B)/pic/supervisor/tls.o
 $(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
-$(B)/tests/test_decrypt: $(B)/obj/supervisor/proxy_routes.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/agentenv.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
@@ -214,7 +213,7 @@ $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $^ -lcmocka -linih \
+	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka -linih \
 		-ljansson -lm $(TEST_LIBS)
 
 -include tests/fixtures/fixtures.mk

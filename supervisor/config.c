@@ -11,6 +11,8 @@
 
 #include "config.h"
 #include "canon.h"
+#include "proxy.h"
+#include "text.h"
 #include "../preload/recog.h"
 
 #ifndef LG_SYSCONFDIR
@@ -105,6 +107,9 @@ enum ktype {
 	K_ENDPOINTS, /* [shim] tool_endpoints */
 	K_IGNORE_KEYS, /* [repeat] ignore_keys */
 	K_LLM_MODE, /* [llm] mode */
+	K_PRICES, /* [llm] prices */
+	K_LLM_VARIABLES, /* [llm] variables */
+	K_LLM_DECRYPT, /* [llm] decrypt */
 	K_EGRESS, /* [network] egress */
 };
 
@@ -151,8 +156,8 @@ static const struct key keys[] = {
 	  0, 100000000 },
 	{ "budget", "max_processes", K_UINT, OFF(guard.budget.max_processes), 0,
 	  4000000 },
-	{ "llm", "prices", K_STRING, OFF(llm_prices), 0, 0 },
-	{ "llm", "variables", K_STRING, OFF(llm_variables), 0, 0 },
+	{ "llm", "prices", K_PRICES, OFF(llm_prices), 0, 0 },
+	{ "llm", "variables", K_LLM_VARIABLES, OFF(llm_variables), 0, 0 },
 	{ "budget", "action", K_ACTION, OFF(guard.budget.action), 0, 0 },
 	{ "repeat", "threshold", K_UINT, OFF(guard.repeat.threshold), 0,
 	  100000 },
@@ -206,7 +211,7 @@ static const struct key keys[] = {
 	{ "shim", "enabled", K_BOOL, OFF(shim), 0, 0 },
 	{ "llm", "proxy", K_BOOL, OFF(llm_proxy), 0, 0 },
 	{ "llm", "mode", K_LLM_MODE, OFF(llm_mode), 0, 0 },
-	{ "llm", "decrypt", K_STRING, OFF(llm_decrypt), 0, 0 },
+	{ "llm", "decrypt", K_LLM_DECRYPT, OFF(llm_decrypt), 0, 0 },
 	{ "output", "watch", K_BOOL, OFF(watch_output), 0, 0 },
 	{ "shim", "gate_tools", K_STRING, OFF(gate_tools), 0, 0 },
 	{ "shim", "target_keys", K_STRING, OFF(target_keys), 0, 0 },
@@ -648,6 +653,52 @@ static bool known_section(const char *s)
 	return false;
 }
 
+/*
+ * [llm] prices, variables and decrypt, read by the parsers that use them
+ * (text.c, proxy_routes.c) so that a wrong entry is named with its file
+ * and line here, not when the session starts.
+ */
+static int check_llm_value(enum ktype t, const char *value, char *msg,
+			   size_t msgsz)
+{
+	struct lg_proxy_route routes[16];
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 3, nh = 0; /* after the three base-URL routes */
+	const char *bad = value;
+	double a, b;
+
+	switch (t) {
+	case K_PRICES:
+		if (lg_price_lookup(value, NULL, &a, &b, &bad) >= 0)
+			return 0;
+		snprintf(
+			msg, msgsz,
+			"llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
+			(int)strcspn(bad, ","), bad);
+		return -EINVAL;
+	case K_LLM_VARIABLES:
+		if (lg_proxy_extra_routes(value, routes, nr, 16, &bad) >= 0)
+			return 0;
+		snprintf(
+			msg, msgsz,
+			"llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13)",
+			(int)strcspn(bad, ", \t"), bad);
+		return -EINVAL;
+	case K_LLM_DECRYPT:
+		if (lg_proxy_decrypt_routes(value, routes, &nr, 16, hosts, &nh,
+					    &bad) >= 0)
+			return 0;
+		snprintf(
+			msg, msgsz,
+			"llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
+			"), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
+			(int)strcspn(bad, ", \t"), bad);
+		return -EINVAL;
+	default:
+		return 0;
+	}
+}
+
 /* Parses value for k; applies it to c only when apply is set. */
 static int set_value(struct lg_config *c, const struct key *k,
 		     const char *value, bool apply, char *msg, size_t msgsz)
@@ -881,6 +932,13 @@ static int set_value(struct lg_config *c, const struct key *k,
 			return -EINVAL;
 		}
 	}
+		/* fall through */
+	case K_PRICES:
+	case K_LLM_VARIABLES:
+	case K_LLM_DECRYPT:
+		if (k->type != K_IGNORE_KEYS &&
+		    check_llm_value(k->type, value, msg, msgsz) < 0)
+			return -EINVAL;
 		/* fall through */
 	case K_STRING: {
 		char **p = (char **)(base + k->off);

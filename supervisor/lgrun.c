@@ -1618,17 +1618,6 @@ int main(int argc, char **argv)
 		}
 		cfg.bpf_mode = m;
 	}
-	{
-		const char *bad = NULL;
-		double a, b;
-
-		if (lg_price_lookup(cfg.llm_prices, NULL, &a, &b, &bad) < 0) {
-			lg_err("llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
-			       (int)strcspn(bad, ","), bad);
-			rc = LG_EXIT_ERROR;
-			goto out;
-		}
-	}
 	if (o.timeout) {
 		unsigned long ms;
 

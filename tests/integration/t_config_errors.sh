@@ -19,7 +19,10 @@ check bad_action "bad_action.ini:2: budget.action: 'explode' is not an action" '
 check bad_syscall "bad_syscall.ini:2: guard.syscalls: unknown syscall 'unlnk'" '[guard]\nsyscalls = unlink, unlnk\n'
 check syntax "syntax.ini:3: syntax error" '[guard]\nobserve = false\nthis line is wrong\n'
 check agent_key "agent_key.ini:2: \[agent x\]: unknown key 'volumetric.max'" '[agent x]\nvolumetric.max = 3\n'
-check decrypt_twice "llm.decrypt: cannot read 'api.openai.com=http://127.0.0.1:9': .*each host once" '[llm]\nmode = proxy\ndecrypt = api.openai.com, api.openai.com=http://127.0.0.1:9\n'
+check decrypt_twice "decrypt_twice.ini:3: llm.decrypt: cannot read 'api.openai.com=http://127.0.0.1:9': .*each host once" '[llm]\nmode = proxy\ndecrypt = api.openai.com, api.openai.com=http://127.0.0.1:9\n'
+check decrypt_format "decrypt_format.ini:2: llm.decrypt: cannot read 'llm.corp': .*the format anthropic, openai or gemini" '[llm]\ndecrypt = default, llm.corp\n'
+check bad_prices "bad_prices.ini:2: llm.prices: cannot read the entry 'gpt-5\\*=cheap'" '[llm]\nprices = claude-*=3/15, gpt-5*=cheap\n'
+check bad_variables "bad_variables.ini:2: llm.variables: cannot read 'MY_URL:cobol'" '[llm]\nvariables = MY_URL:cobol\n'
 run_lg --config "$T/missing.ini" -- true 2>"$T/err"
 assert_rc 125 "$RC" "missing config file"
 grep -q "missing.ini: cannot open config" "$T/err" || fail "missing config message: $(cat "$T/err")"
