@@ -45,6 +45,7 @@
 #include "observer.h"
 #include "pathres.h"
 #include "session.h"
+#include "sources.h"
 #include "state.h"
 #include "store.h"
 #include "termtext.h"
@@ -401,7 +402,8 @@ struct loop {
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	uint64_t linger_until; /* a refused nested lgrun says why first */
 	atomic_uint_fast64_t grace_until;
-	int epfd, sfd, tfd, efd;
+	int epfd, sfd, efd;
+	struct lg_sources src; /* every fd and deadline but the loop's own */
 	pthread_t thread;
 	bool thread_started;
 	atomic_int readers; /* notify threads running, abandoned ones too */
@@ -414,7 +416,6 @@ struct loop {
 	bool main_exited, draining;
 	int status;
 	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
-	uint64_t armed; /* what the timerfd is set to */
 	int got_signal;
 };
 
@@ -618,66 +619,6 @@ static bool tree_alive(struct loop *l)
 	if (l->cg->ok && l->child.in_cgroup)
 		return lg_cgroup_populated(l->cg);
 	return lg_descendants(p, 1) > 0;
-}
-
-static void arm_timer(struct loop *l)
-{
-	struct itimerspec its = { 0 };
-	uint64_t next;
-
-	next = lg_session_next_deadline(l->s);
-
-	if (l->kill_at && (!next || l->kill_at < next))
-		next = l->kill_at;
-	if (l->procs_at && (!next || l->procs_at < next))
-		next = l->procs_at;
-	if (l->linger_until && (!next || l->linger_until < next))
-		next = l->linger_until;
-	if (l->bpf_at && (!next || l->bpf_at < next))
-		next = l->bpf_at;
-	{
-		uint64_t r = lg_control_next_deadline(l->ctl);
-
-		if (r && (!next || r < next))
-			next = r;
-	}
-	{
-		uint64_t o = lg_observer_next_deadline(l->obs);
-
-		if (o && (!next || o < next))
-			next = o;
-	}
-	{
-		uint64_t g = trip_grace(l);
-
-		/* only while a deferred kill waits (a deny never arms it) */
-		if (g && kill_pending(l) && (!next || g < next))
-			next = g;
-	}
-	if (l->thread_started) {
-		/* the watch on the notify thread's reads (watch_reader) */
-		struct lg_busy b;
-		uint64_t w = lg_notifier_busy(l->nt, &b) ?
-				     b.since_ms + READ_DEADLINE_MS :
-				     (lg_mono_ms() / 1000 + 1) * 1000;
-
-		if (!next || w < next)
-			next = w;
-	}
-	if (l->draining) {
-		uint64_t poll_at = lg_mono_ms() + 20;
-
-		if (!next || poll_at < next)
-			next = poll_at;
-	}
-	if (next == l->armed)
-		return;
-	l->armed = next;
-	if (next) {
-		its.it_value.tv_sec = (time_t)(next / 1000);
-		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
-	}
-	timerfd_settime(l->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 static void reap_children(struct loop *l)
@@ -1454,8 +1395,7 @@ static int event_loop(struct loop *l)
 			if (l->main_exited)
 				return 0;
 		}
-		watch_reader(l);
-		arm_timer(l);
+		lg_sources_arm(&l->src);
 		n = epoll_wait(l->epfd, evs, 8, -1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1463,53 +1403,285 @@ static int event_loop(struct loop *l)
 			lg_err("epoll_wait: %s", strerror(errno));
 			return -errno;
 		}
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-			uint64_t x;
-
-			if (fd == l->sfd) {
-				on_signal(l);
-			} else if (fd == l->out_r[0] || fd == l->out_r[1]) {
-				pass_output(l, fd == l->out_r[1]);
-			} else if (fd == STDIN_FILENO && l->tty_raw) {
-				relay_input(l);
-			} else if (lg_observer_handle(l->obs, fd)) {
-				/* kernel events */
-			} else if (l->store &&
-				   fd == lg_store_sub_fd(l->store)) {
-				store_message(l);
-			} else if (fd == l->proxy_fd && !l->proxy) {
-				load_proxy(l);
-			} else if (l->ctl &&
-				   lg_control_handle(l->ctl, l->epfd, fd)) {
-				/* a shim connection */
-			} else if (fd == l->efd) {
-				if (read(l->efd, &x, sizeof(x)) < 0) {
-					/* the flag is what matters */
-				}
-				if (l->obs && !lg_observer_attached(l->obs))
-					observer_ready(l);
-			} else if (fd == l->tfd) {
-				uint64_t next;
-
-				if (read(l->tfd, &x, sizeof(x)) < 0) {
-					/* spurious */
-				}
-				l->armed = 0;
-				if (l->procs_at && lg_mono_ms() >= l->procs_at)
-					count_processes(l);
-				next = lg_observer_next_deadline(l->obs);
-				if (next && lg_mono_ms() >= next)
-					lg_observer_tick(l->obs);
-				if (l->bpf_at && lg_mono_ms() >= l->bpf_at)
-					observer_auto(l);
-				lg_control_tick(l->ctl, l->epfd);
-				next = lg_session_next_deadline(l->s);
-				if (next && lg_mono_ms() >= next)
-					lg_session_tick(l->s);
-			}
-		}
+		for (int i = 0; i < n; i++)
+			if (!lg_sources_dispatch(&l->src, evs[i].data.fd))
+				lg_dbg("epoll: fd %d is no source's",
+				       evs[i].data.fd);
 	}
+}
+
+/*
+ * The sources of the main loop (sources.h), in the order a ready fd is
+ * offered to them. Signals: forwarded to the tree, or its end.
+ */
+static bool signals_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	if (fd != l->sfd)
+		return false;
+	on_signal(l);
+	return true;
+}
+
+static const struct lg_loop_source signals_source = { "signals", signals_handle,
+						      NULL, NULL, NULL };
+
+/* --watch-output: the command's output, and our terminal's keys to it */
+static bool output_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	if (fd == l->out_r[0] || fd == l->out_r[1]) {
+		pass_output(l, fd == l->out_r[1]);
+		return true;
+	}
+	if (fd == STDIN_FILENO && l->tty_raw) {
+		relay_input(l);
+		return true;
+	}
+	return false;
+}
+
+static const struct lg_loop_source output_source = { "output", output_handle,
+						     NULL, NULL, NULL };
+
+/* The eBPF observer: kernel events, its own timers, --bpf=auto's load. */
+static bool observer_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	return lg_observer_handle(l->obs, fd);
+}
+
+static uint64_t observer_deadline(void *ctx)
+{
+	struct loop *l = ctx;
+	uint64_t o = lg_observer_next_deadline(l->obs);
+
+	return l->bpf_at && (!o || l->bpf_at < o) ? l->bpf_at : o;
+}
+
+static void observer_tick(void *ctx, uint64_t now)
+{
+	struct loop *l = ctx;
+	uint64_t next = lg_observer_next_deadline(l->obs);
+
+	if (next && now >= next)
+		lg_observer_tick(l->obs);
+	if (l->bpf_at && now >= l->bpf_at)
+		observer_auto(l);
+}
+
+static void observer_free(void *ctx)
+{
+	struct loop *l = ctx;
+
+	lg_observer_free(l->obs);
+	l->obs = NULL;
+}
+
+static const struct lg_loop_source observer_source = {
+	"observer", observer_handle, observer_deadline, observer_tick,
+	observer_free
+};
+
+/* The store's kill channel: another supervisor of the session tripped. */
+static bool store_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	if (!l->store || fd != lg_store_sub_fd(l->store))
+		return false;
+	store_message(l);
+	return true;
+}
+
+static void store_free(void *ctx)
+{
+	struct loop *l = ctx;
+
+	lg_store_free(l->store);
+	l->store = NULL;
+}
+
+static const struct lg_loop_source store_source = { "store", store_handle, NULL,
+						    NULL, store_free };
+
+/* The LLM proxy's socket: its library is loaded on the first connection. */
+static bool proxy_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	if (fd != l->proxy_fd || l->proxy)
+		return false;
+	load_proxy(l);
+	return true;
+}
+
+static void proxy_free(void *ctx)
+{
+	struct loop *l = ctx;
+
+	if (l->proxy && l->proxy_stop)
+		l->proxy_stop(l->proxy);
+	else if (l->proxy_fd >= 0)
+		close(l->proxy_fd);
+	l->proxy = NULL;
+	l->proxy_fd = -1;
+}
+
+static const struct lg_loop_source proxy_source = { "proxy", proxy_handle, NULL,
+						    NULL, proxy_free };
+
+/* The control socket and the shims' rings, nested sessions' pidfds. */
+static bool control_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+
+	return l->ctl && lg_control_handle(l->ctl, l->epfd, fd);
+}
+
+static uint64_t control_deadline(void *ctx)
+{
+	struct loop *l = ctx;
+
+	return lg_control_next_deadline(l->ctl);
+}
+
+static void control_tick(void *ctx, uint64_t now)
+{
+	struct loop *l = ctx;
+
+	(void)now;
+	lg_control_tick(l->ctl, l->epfd);
+}
+
+static void control_free(void *ctx)
+{
+	struct loop *l = ctx;
+
+	lg_control_free(l->ctl);
+	l->ctl = NULL;
+}
+
+static const struct lg_loop_source control_source = {
+	"control", control_handle, control_deadline, control_tick, control_free
+};
+
+/* Woken by another thread: the observer loaded, the proxy answered. */
+static bool wake_handle(void *ctx, int fd)
+{
+	struct loop *l = ctx;
+	uint64_t x;
+
+	if (fd != l->efd)
+		return false;
+	if (read(l->efd, &x, sizeof(x)) < 0) {
+		/* the flag is what matters */
+	}
+	if (l->obs && !lg_observer_attached(l->obs))
+		observer_ready(l);
+	return true;
+}
+
+static const struct lg_loop_source wake_source = { "wake", wake_handle, NULL,
+						   NULL, NULL };
+
+/* The notify thread's reads, watched (watch_reader). */
+static uint64_t notify_deadline(void *ctx)
+{
+	struct loop *l = ctx;
+	struct lg_busy b;
+
+	if (!l->thread_started)
+		return 0;
+	return lg_notifier_busy(l->nt, &b) ? b.since_ms + READ_DEADLINE_MS :
+					     (lg_mono_ms() / 1000 + 1) * 1000;
+}
+
+static void notify_tick(void *ctx, uint64_t now)
+{
+	(void)now;
+	watch_reader(ctx);
+}
+
+static const struct lg_loop_source notify_source = { "notify", NULL,
+						     notify_deadline,
+						     notify_tick, NULL };
+
+/* The tree's process count (budget.max_processes). */
+static uint64_t procs_deadline(void *ctx)
+{
+	return ((struct loop *)ctx)->procs_at;
+}
+
+static void procs_tick(void *ctx, uint64_t now)
+{
+	(void)now;
+	count_processes(ctx);
+}
+
+static const struct lg_loop_source procs_source = { "processes", NULL,
+						    procs_deadline, procs_tick,
+						    NULL };
+
+/* The guard's time-based rules (budgets). */
+static uint64_t session_deadline(void *ctx)
+{
+	return lg_session_next_deadline(((struct loop *)ctx)->s);
+}
+
+static void session_tick(void *ctx, uint64_t now)
+{
+	struct loop *l = ctx;
+	uint64_t next = lg_session_next_deadline(l->s);
+
+	if (next && now >= next)
+		lg_session_tick(l->s);
+}
+
+static const struct lg_loop_source session_source = { "session", NULL,
+						      session_deadline,
+						      session_tick, NULL };
+
+/*
+ * The loop's own moments (event_loop acts on them when it wakes): a
+ * forwarded signal's or a drain's grace, a nested lgrun's linger, the
+ * grace of a kill decided on the proxy's path, the drain's poll.
+ */
+static uint64_t trip_deadline(void *ctx)
+{
+	struct loop *l = ctx;
+	uint64_t next = 0, t[4] = { l->kill_at, l->linger_until, 0, 0 };
+
+	/* only while a deferred kill waits (a deny never arms it) */
+	if (kill_pending(l))
+		t[2] = trip_grace(l);
+	if (l->draining)
+		t[3] = lg_mono_ms() + 20;
+	for (int i = 0; i < 4; i++)
+		if (t[i] && (!next || t[i] < next))
+			next = t[i];
+	return next;
+}
+
+static const struct lg_loop_source trip_source = { "trip", NULL, trip_deadline,
+						   NULL, NULL };
+
+static void add_sources(struct loop *l)
+{
+	lg_sources_add(&l->src, &signals_source, l);
+	lg_sources_add(&l->src, &output_source, l);
+	lg_sources_add(&l->src, &observer_source, l);
+	lg_sources_add(&l->src, &store_source, l);
+	lg_sources_add(&l->src, &proxy_source, l);
+	lg_sources_add(&l->src, &control_source, l);
+	lg_sources_add(&l->src, &wake_source, l);
+	lg_sources_add(&l->src, &notify_source, l);
+	lg_sources_add(&l->src, &procs_source, l);
+	lg_sources_add(&l->src, &session_source, l);
+	lg_sources_add(&l->src, &trip_source, l);
 }
 
 /* Through lg_log: names from the tree are escaped for the terminal. */
@@ -1553,7 +1725,8 @@ int main(int argc, char **argv)
 	bool readers_left = false, egress_left = false;
 	struct loop l = { .proxy_fd = -1,
 			  .out_r = { -1, -1 },
-			  .pty_master = -1 };
+			  .pty_master = -1,
+			  .src.tfd = -1 };
 	struct lg_cgroup cg;
 	struct lg_bpf filter = { 0 };
 	const char *id, *agent;
@@ -1781,10 +1954,11 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 	}
 	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	l.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	l.epfd = epoll_create1(EPOLL_CLOEXEC);
 	l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (l.sfd < 0 || l.tfd < 0 || l.epfd < 0 || l.efd < 0) {
+	errno = 0;
+	if (l.sfd < 0 || l.epfd < 0 || l.efd < 0 ||
+	    (errno = -lg_sources_init(&l.src, l.epfd)) != 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
 		{
 			rc = LG_EXIT_ERROR;
@@ -2145,8 +2319,7 @@ int main(int argc, char **argv)
 		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.efd, &ev);
 		ev.data.fd = l.sfd;
 		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.sfd, &ev);
-		ev.data.fd = l.tfd;
-		epoll_ctl(l.epfd, EPOLL_CTL_ADD, l.tfd, &ev);
+		add_sources(&l);
 	}
 	lg_info("session %s (agent %s): pid %d%s, %s%s", id, agent, l.child.pid,
 		cfg.observe ? ", observe mode" : "",
@@ -2292,14 +2465,13 @@ out:
 		l.tls->ca_free(l.ca);
 	if (env) /* an error between making it and the launch */
 		free_env(env, env_ours);
-	lg_observer_free(l.obs);
-	lg_store_free(l.store);
+	/* each source's finish; what was made before they were added: here */
+	lg_sources_finish(&l.src);
+	observer_free(&l);
+	store_free(&l);
 	lg_filter_free(&filter); /* a no-op once the launch took it */
-	if (l.proxy && l.proxy_stop)
-		l.proxy_stop(l.proxy);
-	else if (l.proxy_fd >= 0)
-		close(l.proxy_fd);
-	lg_control_free(l.ctl);
+	proxy_free(&l);
+	control_free(&l);
 	if (cg_made)
 		lg_cgroup_destroy(&cg);
 	if (!readers_left &&
