@@ -69,7 +69,9 @@ SYS_SRC := supervisor/log.c supervisor/sources.c supervisor/filter.c supervisor/
 	supervisor/control.c supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
 	supervisor/agentenv.c
-LGRUN_SRC := supervisor/lgrun.c
+LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
+	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
+	supervisor/run_loop.c
 LGCTL_SRC := supervisor/lgctl.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "run.h"
+
+/*
+ * The session CA for the egress proxy: liblgtls.so (OpenSSL) loaded now,
+ * the CA made in memory, its certificate and a bundle (the system's CAs
+ * with it) written to the run dir for the tree to trust. False, said why,
+ * when it cannot be: the proxy then tunnels without them.
+ */
+static bool make_ca(struct loop *l, const char *run_dir, const char *id)
+{
+	const char *sys = getenv("SSL_CERT_FILE");
+	char path[PATH_MAX], err[256];
+	void *h;
+	const struct lg_tls_ops *(*get)(void);
+	int r;
+
+	if (!libdir_file("liblgtls.so", path, sizeof(path)) ||
+	    !(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+		const char *e = dlerror();
+
+		lg_warn("egress proxy: no session CA: cannot load %s: %s", path,
+			e ? e : "not found");
+		return false;
+	}
+	get = (const struct lg_tls_ops *(*)(void))dlsym(h, "lg_tls_ops");
+	l->tls = get ? get() : NULL;
+	if (!l->tls) {
+		lg_warn("egress proxy: no session CA: %s lacks lg_tls_ops",
+			path);
+		return false;
+	}
+	l->ca = l->tls->ca_new(id, err, sizeof(err));
+	if (!l->ca) {
+		lg_warn("egress proxy: no session CA: %s", err);
+		return false;
+	}
+	if (!sys || access(sys, R_OK) < 0)
+		sys = l->tls->default_bundle();
+	snprintf(l->ca_path, sizeof(l->ca_path), "%s/%d.ca.pem", run_dir,
+		 getpid());
+	snprintf(l->bundle_path, sizeof(l->bundle_path), "%s/%d.bundle.pem",
+		 run_dir, getpid());
+	{
+		/*
+		 * The bundle replaces the trust of tools that read one of
+		 * these variables: it keeps every CA the user had named.
+		 */
+		const char *more[] = { getenv("REQUESTS_CA_BUNDLE"),
+				       getenv("CURL_CA_BUNDLE") };
+		const char *files[4] = { NULL };
+		size_t n = 0;
+
+		if (access(sys, R_OK) == 0)
+			files[n++] = sys;
+		for (size_t i = 0; i < 2; i++) {
+			bool dup = false;
+
+			for (size_t k = 0; k < n; k++)
+				dup |= more[i] &&
+				       strcmp(more[i], files[k]) == 0;
+			if (more[i] && *more[i] && !dup &&
+			    access(more[i], R_OK) == 0)
+				files[n++] = more[i];
+		}
+		r = l->tls->ca_write(l->ca, l->ca_path, l->bundle_path, files);
+	}
+	if (r < 0) {
+		lg_warn("egress proxy: no session CA: cannot write %s: %s",
+			l->ca_path, strerror(-r));
+		unlink(l->ca_path);
+		unlink(l->bundle_path);
+		l->ca_path[0] = l->bundle_path[0] = '\0';
+		l->tls->ca_free(l->ca);
+		l->ca = NULL;
+		return false;
+	}
+	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
+	return true;
+}
+
+static void *ca_job(void *arg)
+{
+	struct loop *l = arg;
+
+	mkdir(l->ca_run_dir, 0700);
+	make_ca(l, l->ca_run_dir, l->ca_id);
+	atomic_store(&l->ca_ready, l->ca != NULL);
+	return NULL;
+}
+
+/* The session CA: started on its thread (or made now), then waited for. */
+void ca_start(struct loop *l, const char *state_dir, const char *id)
+{
+	snprintf(l->ca_run_dir, sizeof(l->ca_run_dir), "%s/run", state_dir);
+	l->ca_id = id;
+	l->ca_started = pthread_create(&l->ca_thread, NULL, ca_job, l) == 0;
+}
+
+/* make: if its thread could not start, made now (not at an error's exit) */
+void ca_wait(struct loop *l, bool make)
+{
+	if (l->ca_started)
+		pthread_join(l->ca_thread, NULL);
+	else if (make && l->ca_id)
+		ca_job(l);
+	l->ca_started = false;
+	l->ca_id = NULL;
+}
+
+/* The egress proxy asks: is host:port one lgrun reads? */
+const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
+{
+	struct loop *l = ctx;
+
+	/* a connection may come before the CA is made: not decrypted */
+	if (!atomic_load(&l->ca_ready) || l->proxy_fd < 0 || port != 443)
+		return NULL;
+	for (size_t i = 0; i < l->ndecrypt; i++)
+		if (strcasecmp(l->decrypt[i].host, host) == 0)
+			return l->decrypt[i].route;
+	return NULL;
+}
+
+int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
+		const char *route, uint64_t *up, uint64_t *down,
+		const char **why)
+{
+	struct loop *l = ctx;
+	unsigned long long u = 0, d = 0;
+	int rc = l->tls->mitm(l->ca, fd, r->host, r->port, route, l->proxy_port,
+			      &u, &d, why);
+
+	*up += u;
+	*down += d;
+	return rc;
+}
+
+/* A settings file of the agent's that can take it around lgrun. */
+void agentenv_say(void *ctx, const char *file, const char *key)
+{
+	struct loop *l = ctx;
+	char msg[PATH_MAX + 300];
+
+	snprintf(
+		msg, sizeof(msg),
+		"%s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
+		file, key);
+	lg_session_warn(l->s, "llm", "agent_settings", 0, "", msg);
+}
+
+/* An egress proxy connection ended (its own thread). */
+void egress_flow(void *ctx, const struct lg_egress_flow *f)
+{
+	struct loop *l = ctx;
+
+	lg_session_egress(l->s, f);
+}

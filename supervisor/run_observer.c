@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+#include "run.h"
+
+void count_processes(struct loop *l)
+{
+	unsigned n = 0;
+
+	if (l->cg->ok && l->child.in_cgroup) {
+		char p[PATH_MAX + 32];
+		FILE *f;
+		int pid;
+
+		snprintf(p, sizeof(p), "%s/cgroup.procs", l->cg->path);
+		f = fopen(p, "re");
+		if (f) {
+			while (fscanf(f, "%d", &pid) == 1)
+				n++;
+			fclose(f);
+		}
+	} else {
+		static pid_t pids[8192];
+		int k = lg_descendants(pids,
+				       (int)(sizeof(pids) / sizeof(pids[0])));
+
+		n = k > 0 ? (unsigned)k : 0;
+	}
+	lg_session_processes(l->s, n);
+	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
+}
+
+/* The level of the session's leaf: lgrun's own cgroup's, plus one. */
+static unsigned cgroup_level(void)
+{
+	char line[PATH_MAX + 8];
+	unsigned level = 1;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		for (const char *p = line + 3; *p && *p != '\n'; p++)
+			if (*p == '/' && p[1] && p[1] != '\n')
+				level++;
+	}
+	if (f)
+		fclose(f);
+	return level;
+}
+
+static void obs_hello(void *ctx, pid_t pid, uint64_t sent_ns)
+{
+	lg_observer_hello(ctx, pid, sent_ns);
+}
+
+/* Before an agent call: bytes written since the last one are work. */
+static void obs_call(void *ctx)
+{
+	struct loop *l = ctx;
+
+	if (lg_observer_worked(l->obs)) {
+		lg_session_work(l->s);
+	}
+}
+
+static void obs_lineage(void *ctx, pid_t pid, char *out, size_t size)
+{
+	lg_observer_lineage(ctx, pid, out, size);
+}
+
+/* The observer loaded (or failed to): wire it in, or say why not. */
+void observer_ready(struct loop *l)
+{
+	char why[300];
+
+	if (!lg_observer_ready(l->obs, l->epfd, why, sizeof(why)))
+		return;
+	if (why[0]) {
+		char st[340];
+
+		snprintf(st, sizeof(st), "off: %s", why);
+		lg_session_bpf_state(l->s, st);
+		lg_info("the eBPF observer is off: %s", why);
+		return;
+	}
+	lg_session_bpf_state(l->s, "attached");
+	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
+	if (l->child.pid > 0)
+		lg_session_write_state(l->s, "running", -1, l->child.pid);
+	if (l->ctl) {
+		lg_control_on_hello(l->ctl, obs_hello, l->obs);
+		lg_control_on_call(l->ctl, obs_call, l);
+	}
+	if (!(l->cg->ok && l->child.in_cgroup) && l->child.pid > 0) {
+		/* no cgroup: the pid set, seeded with the tree as it is */
+		static pid_t pids[4096];
+		int n = lg_descendants(pids, 4096);
+
+		lg_observer_add_pid(l->obs, l->child.pid);
+		for (int i = 0; i < n; i++)
+			lg_observer_add_pid(l->obs, pids[i]);
+	}
+	lg_info("the eBPF observer is attached (%s)",
+		l->cg->ok && l->child.in_cgroup ? "the session's cgroup" :
+						  "the session's pids");
+}
+
+/* Loading BPF programs needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON. */
+bool may_load_bpf(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			eff = strtoull(line + 7, NULL, 16);
+	if (f)
+		fclose(f);
+	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
+}
+
+/* --bpf: on loads before the command starts, auto in the background. */
+int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
+		   char *why, size_t why_size)
+{
+	char lib[PATH_MAX + 32];
+	struct lg_observer_cfg oc = { 0 };
+	struct stat st;
+
+	if (!libdir_file("liblgbpf.so", lib, sizeof(lib))) {
+		snprintf(
+			why, why_size,
+			"lgrun was built without the eBPF observer (no %s: the kernel had no BTF at build time)",
+			lib);
+		return -ENOENT;
+	}
+	if (!may_load_bpf()) {
+		snprintf(
+			why, why_size,
+			"loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+		return -EPERM;
+	}
+	oc.lib = lib;
+	if (l->cg->ok && stat(l->cg->path, &st) == 0) {
+		oc.cgid = st.st_ino; /* a cgroup v2 directory's id */
+		oc.level = cgroup_level();
+	}
+	oc.ring_bytes = (size_t)cfg->bpf_ring_kb * 1024;
+	oc.verbose = lg_log_verbosity - LG_LOG_WARN;
+	oc.async = async;
+	oc.wake_fd = l->efd;
+	oc.proxy_port = l->proxy_port;
+	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
+	oc.sealed = cfg->sealed;
+	oc.s = l->s;
+	return lg_observer_start(&l->obs, &oc, why, why_size);
+}
+
+/* --bpf=auto, once the session has lasted BPF_AUTO_DELAY_MS. */
+void observer_auto(struct loop *l)
+{
+	char why[300], st[340];
+
+	l->bpf_at = 0;
+	if (l->main_exited)
+		return;
+	if (observer_start(l, l->cfg, true, why, sizeof(why)) < 0) {
+		snprintf(st, sizeof(st), "off: %s", why);
+		lg_info("the eBPF observer is off: %s", why);
+	} else {
+		snprintf(st, sizeof(st), "loading");
+	}
+	lg_session_bpf_state(l->s, st);
+}
+
+/* Once, before the session's last records: the last events, counters. */
+void observer_finish(struct loop *l)
+{
+	if (!l->obs || l->obs_finished)
+		return; /* the state says why (off, or ended before loading) */
+	l->obs_finished = true;
+	if (!lg_observer_attached(l->obs)) {
+		observer_ready(l); /* it may have finished just now */
+		if (!lg_observer_attached(l->obs)) {
+			lg_session_bpf_state(
+				l->s,
+				"off: the session ended before the observer had loaded");
+			return;
+		}
+	}
+	lg_observer_finish(l->obs);
+}
