@@ -71,7 +71,7 @@ SYS_SRC := supervisor/log.c supervisor/sources.c supervisor/filter.c supervisor/
 	supervisor/agentenv.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
-	supervisor/run_loop.c
+	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
 LGCTL_SRC := supervisor/lgctl.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))

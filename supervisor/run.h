@@ -158,7 +158,60 @@ struct loop {
 	int got_signal;
 };
 
+/* lgrun.c's command line. */
+struct opts {
+	const char *config, *profile, *agent, *session, *state_dir;
+	const char *timeout, *bpf;
+	bool observe, watch_output;
+	int verbose;
+	char **argv;
+};
+
+/* What main sets up, phase by phase, and tears down. */
+struct run {
+	struct opts o;
+	struct lg_config cfg;
+	struct lg_session_info info;
+	struct loop l;
+	struct lg_cgroup cg;
+	struct lg_bpf filter;
+	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
+	char metrics_path[PATH_MAX + 16], gen_id[96];
+	char flow_id[33];
+	char store_self[64], store_down[600];
+	char shim_path[PATH_MAX + 32], sock_path[PATH_MAX + 32];
+	struct lg_proxy_route routes[16];
+	size_t nroutes;
+	const char *id, *agent;
+	char **env; /* made, until the launch */
+	size_t env_ours;
+	bool cg_made;
+	bool readers_left, egress_left; /* threads that may still use them */
+};
+
+/* The phases of main (run_setup.c, run_launch.c): 0, or the exit status. */
+int configure(struct run *run);
+
+int check_blocked(struct run *run);
+
+int prepare(struct run *run);
+
+int setup_loop_fds(struct run *run);
+
+int setup_session(struct run *run);
+
+int start_proxies(struct run *run);
+
+int build_env(struct run *run);
+
+int launch_tree(struct run *run);
+
+int start_watching(struct run *run);
+
 /* Shared between the parts (see each file). */
+
+/* run_launch.c: an environment make_env made, ours from ours_from on. */
+void free_env(char **env, size_t ours_from);
 
 /* lgrun.c: a file next to lgrun's own (../lib/NAME). */
 bool libdir_file(const char *name, char *out, size_t size);

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+#include "run.h"
+
+static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Frees what make_env() added; the rest is environ's. */
+void free_env(char **env, size_t ours_from)
+{
+	if (!env)
+		return;
+	for (size_t i = ours_from; env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/*
+ * The command's environment: ours, with every variable in set ("KEY=value",
+ * NULL-terminated) replacing what was there. The strings in set are
+ * taken over (freed with the environment).
+ */
+static char **make_env(char **set, size_t *ours_from)
+{
+	extern char **environ;
+	size_t n = 0, k = 0, nset = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (set[nset])
+		nset++;
+	env = calloc(n + nset + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool skip = false;
+
+		for (size_t o = 0; o < nset && !skip; o++) {
+			size_t kl = strcspn(set[o], "=") + 1;
+
+			skip = strncmp(environ[i], set[o], kl) == 0;
+		}
+		if (!skip)
+			env[k++] = environ[i];
+	}
+	*ours_from = k;
+	for (size_t o = 0; o < nset; o++)
+		env[k++] = set[o];
+	return env;
+}
+
+/* Appends "KEY=value" to set (size max, NULL-terminated). */
+static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
+{
+	size_t n = 0;
+	char *v = NULL, *kv;
+	va_list ap;
+	int r;
+
+	while (set[n])
+		n++;
+	if (n + 1 >= max)
+		return -ENOSPC;
+	va_start(ap, fmt);
+	r = vasprintf(&v, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	r = asprintf(&kv, "%s=%s", key, v);
+	free(v);
+	if (r < 0)
+		return -ENOMEM;
+	set[n] = kv;
+	set[n + 1] = NULL;
+	return 0;
+}
+
+/*
+ * The LLM proxy's routes and socket, the egress proxy, the agent's own
+ * settings checked, the control socket.
+ */
+int start_proxies(struct run *run)
+{
+	if (run->cfg.llm_proxy) {
+		char perr[256];
+
+		const char *bad = NULL;
+		int nr, with_default = 0;
+
+		run->nroutes = lg_proxy_default_routes(run->routes, 16);
+		nr = lg_proxy_extra_routes(run->cfg.llm_variables, run->routes,
+					   run->nroutes, 16, &bad);
+		if (nr < 0) {
+			lg_err("llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13 more)",
+			       (int)strcspn(bad, ", \t"), bad);
+			return LG_EXIT_ERROR;
+		}
+		run->nroutes = (size_t)nr;
+		if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed)
+			with_default = lg_proxy_decrypt_routes(
+				run->cfg.llm_decrypt, run->routes,
+				&run->nroutes, 16, run->l.decrypt,
+				&run->l.ndecrypt, &bad);
+		if (with_default < 0) {
+			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
+			       "), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
+			       (int)strcspn(bad, ", \t"), bad);
+			return LG_EXIT_ERROR;
+		}
+		if (with_default > 0) {
+			/* a gateway of the user's is a model host too */
+			size_t nbase = run->nroutes - run->l.ndecrypt;
+
+			lg_proxy_decrypt_upstreams(run->routes, nbase,
+						   &run->nroutes, 16,
+						   run->l.decrypt,
+						   &run->l.ndecrypt);
+		}
+		run->l.proxy_fd = lg_proxy_listen(&run->l.proxy_port);
+		if (run->l.proxy_fd < 0) {
+			lg_warn("the LLM proxy is off: cannot listen on 127.0.0.1: %s",
+				strerror(-run->l.proxy_fd));
+		} else {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			/* served once the agent first connects (load_proxy) */
+			ev.data.fd = run->l.proxy_fd;
+			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.proxy_fd,
+				  &ev);
+			run->l.routes = run->routes;
+			run->l.nroutes = run->nroutes;
+			lg_info("LLM proxy on 127.0.0.1:%u", run->l.proxy_port);
+		}
+		(void)perr;
+	}
+	if (run->cfg.sealed && geteuid() != 0) {
+		lg_err("network.egress = proxy-only needs root (the tree gets a network namespace of its own): run lgrun as root, or set egress = open");
+		return LG_EXIT_ERROR;
+	}
+	if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed) {
+		int fd = lg_proxy_listen(&run->l.egress_port);
+		struct lg_egress_cfg ec = { .flow = egress_flow,
+					    .decrypt = egress_decrypt,
+					    .mitm = egress_mitm,
+					    .ctx = &run->l };
+
+		run->l.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
+		if (!run->l.egress) {
+			lg_err("llm.mode: cannot start the egress proxy on 127.0.0.1: %s",
+			       strerror(fd < 0 ? -fd : errno));
+			if (fd >= 0)
+				close(fd);
+			return LG_EXIT_ERROR;
+		}
+		lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
+			run->l.egress_port);
+		ca_wait(&run->l, true);
+	}
+	if (run->cfg.llm_proxy) {
+		char cwd[PATH_MAX];
+
+		lg_agentenv_check(getcwd(cwd, sizeof(cwd)) ? cwd : NULL,
+				  getenv("HOME"), agentenv_say, &run->l);
+	}
+	if (run->sock_path[0]) {
+		run->l.ctl = lg_control_new(run->sock_path, run->l.s, &run->cg,
+					    run->cfg.target_keys ?
+						    run->cfg.target_keys :
+						    LG_DEFAULT_TARGET_KEYS,
+					    run->cfg.url_targets);
+		if (run->l.ctl) {
+			struct epoll_event ev = { .events = EPOLLIN };
+
+			ev.data.fd = lg_control_listen_fd(run->l.ctl);
+			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The tree's environment: lgrun's variables, the shim, the routes, the
+ * proxies and the session CA.
+ */
+int build_env(struct run *run)
+{
+	{
+		char *set[40] = { NULL };
+		const char *preload = getenv("LD_PRELOAD");
+		const size_t max = sizeof(set) / sizeof(set[0]);
+		int e = 0;
+
+		e |= setvar(set, max, "LGRUN_SESSION", "%s", run->id);
+		e |= setvar(set, max, "LGRUN_AGENT", "%s", run->agent);
+		e |= setvar(set, max, "LGRUN_STATE_DIR", "%s", run->state_dir);
+		e |= setvar(set, max, "LGRUN_SUPERVISOR_PID", "%d", getpid());
+		e |= setvar(set, max, "LGRUN_FLOW", "%s", run->flow_id);
+		if (run->l.ctl)
+			e |= setvar(set, max, "LGRUN_SOCK", "%s",
+				    lg_control_path(run->l.ctl));
+		if (run->l.ctl && run->shim_path[0]) {
+			e |= setvar(set, max, "LGRUN_GATE_TOOLS", "%s",
+				    run->cfg.gate_tools ?
+					    run->cfg.gate_tools :
+					    LG_DEFAULT_GATE_TOOLS);
+			/* always set: a value from outside is not our config */
+			e |= setvar(set, max, "LGRUN_TOOL_ENDPOINTS", "%s",
+				    run->cfg.tool_endpoints ?
+					    run->cfg.tool_endpoints :
+					    "");
+			e |= setvar(set, max, "LGRUN_JUDGE_ALL", "%d",
+				    run->cfg.judge_all ? 1 : 0);
+			/* ours first, keeping what the user preloads */
+			e |= setvar(set, max, "LD_PRELOAD", "%s%s%s",
+				    run->shim_path,
+				    preload && *preload ? ":" : "",
+				    preload ? preload : "");
+		}
+		if (run->l.proxy_fd >= 0)
+			e |= setvar(set, max, "LGRUN_PROXY_PORT", "%u",
+				    run->l.proxy_port);
+		/* base URLs on our loopback: out of a sealed tree's reach */
+		for (size_t i = 0;
+		     run->l.proxy_fd >= 0 && !run->cfg.sealed &&
+		     run->cfg.llm_mode != LG_LLM_PROXY && i < run->nroutes;
+		     i++)
+			e |= setvar(set, max, run->routes[i].env,
+				    "http://127.0.0.1:%u/%s", run->l.proxy_port,
+				    run->routes[i].name);
+		if (run->l.egress) {
+			static const char *const vars[] = { "HTTP_PROXY",
+							    "HTTPS_PROXY",
+							    "http_proxy",
+							    "https_proxy" };
+
+			for (size_t i = 0; i < 4; i++)
+				e |= setvar(set, max, vars[i],
+					    "http://127.0.0.1:%u",
+					    run->l.egress_port);
+			/*
+			 * Set and empty, not unset: gemini-cli's .env files
+			 * fill only variables that are unset.
+			 */
+			e |= setvar(set, max, "NO_PROXY", "%s", "");
+			e |= setvar(set, max, "no_proxy", "%s", "");
+			if (run->l.ca) {
+				/*
+				 * Node and Codex add the CA to what they
+				 * trust; the others replace their store: the
+				 * system's with the CA appended.
+				 */
+				e |= setvar(set, max, "NODE_EXTRA_CA_CERTS",
+					    "%s", run->l.ca_path);
+				e |= setvar(set, max, "CODEX_CA_CERTIFICATE",
+					    "%s", run->l.ca_path);
+				e |= setvar(set, max, "SSL_CERT_FILE", "%s",
+					    run->l.bundle_path);
+				e |= setvar(set, max, "REQUESTS_CA_BUNDLE",
+					    "%s", run->l.bundle_path);
+				e |= setvar(set, max, "CURL_CA_BUNDLE", "%s",
+					    run->l.bundle_path);
+			}
+		}
+		run->env = e ? NULL : make_env(set, &run->env_ours);
+		if (!run->env)
+			for (size_t i = 0; set[i]; i++)
+				free(set[i]);
+	}
+	if (!run->env) {
+		lg_err("out of memory");
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * The tree, launched: the observer first with --bpf=on, the output's
+ * pipes or pseudo-terminal, lgrun's state protected, the network sealed.
+ */
+int launch_tree(struct run *run)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pty_slave = -1;
+	bool err_tty = false;
+	int r, exec_errno;
+
+	if (run->cfg.bpf_mode == LG_BPF_ON) {
+		char why[300];
+
+		if (observer_start(&run->l, &run->cfg, false, why,
+				   sizeof(why)) < 0) {
+			lg_err("--bpf=on: %s", why);
+			return LG_EXIT_ERROR;
+		}
+	}
+
+	if (run->cfg.watch_output) {
+		/* On a terminal the command still gets one: a pty we read. */
+		if (isatty(STDOUT_FILENO)) {
+			r = lg_pty_open(isatty(STDIN_FILENO) ? STDIN_FILENO :
+							       STDOUT_FILENO,
+					STDOUT_FILENO, &run->l.pty_master,
+					&pty_slave);
+			if (r < 0)
+				lg_warn("--watch-output: no pseudo-terminal (%s): the command's output goes through pipes",
+					strerror(-r));
+		}
+		if (pty_slave >= 0) {
+			/* a background lgrun leaves the keyboard alone */
+			run->l.relay_in = isatty(STDIN_FILENO) &&
+					  tcgetpgrp(STDIN_FILENO) == getpgrp();
+			err_tty = isatty(STDERR_FILENO);
+			lg_launch_set_pty(pty_slave, run->l.relay_in, err_tty);
+		}
+		if ((pty_slave < 0 && pipe2(outp, O_CLOEXEC) < 0) ||
+		    (!err_tty && pipe2(errp, O_CLOEXEC) < 0)) {
+			lg_err("--watch-output: cannot make pipes: %s",
+			       strerror(errno));
+			return LG_EXIT_ERROR;
+		}
+		lg_launch_set_stdio(outp[1], errp[1]);
+	}
+	{
+		/* lgrun's record, read-only for the tree where we can */
+		const char *keep[] = { run->state_dir, run->info.audit_path,
+				       run->info.metrics_path };
+
+		lg_launch_isolate(run->cfg.isolate);
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+			size_t n = strlen(run->state_dir);
+
+			if (i && keep[i] &&
+			    (strncmp(keep[i], run->state_dir, n) == 0 &&
+			     keep[i][n] == '/'))
+				continue; /* inside the state dir */
+			if (keep[i] && access(keep[i], F_OK) == 0)
+				lg_launch_protect(keep[i]);
+		}
+	}
+	if (run->cfg.sealed)
+		lg_launch_seal(run->l.egress_port);
+	r = lg_launch(&run->l.child, run->o.argv, run->env, &run->filter,
+		      &run->cg, &exec_errno);
+	if (r >= 0 && run->l.child.sealed_fd >= 0) {
+		lg_egress_listen_also(run->l.egress, run->l.child.sealed_fd);
+		lg_info("network: sealed, the egress proxy is the tree's only way out");
+	}
+	if (r >= 0 && run->cfg.isolate)
+		lg_info("the tree's view: %s; %s",
+			(run->l.child.isolated & LG_ISOLATED_STATE) ?
+				"lgrun's state is read-only in its mounts" :
+				"lgrun's state is guarded by the filter only",
+			(run->l.child.isolated & LG_ISOLATED_CGROUP) ?
+				"it cannot leave its cgroup" :
+				"a privileged process could leave its cgroup");
+	if (run->cfg.watch_output) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		for (int i = 0; i < 2; i++) {
+			if (i ? errp[1] >= 0 : outp[1] >= 0)
+				close(i ? errp[1] : outp[1]);
+		}
+		if (pty_slave >= 0)
+			close(pty_slave);
+		run->l.out_r[0] = pty_slave >= 0 ? run->l.pty_master : outp[0];
+		run->l.out_r[1] = errp[0];
+		for (int i = 0; i < 2; i++) {
+			if (run->l.out_r[i] < 0)
+				continue;
+			/* bigger pipes: fewer wake-ups for bulk output */
+			if (run->l.out_r[i] != run->l.pty_master)
+				fcntl(run->l.out_r[i], F_SETPIPE_SZ, 1 << 20);
+			fcntl(run->l.out_r[i], F_SETFL, O_NONBLOCK);
+			ev.data.fd = run->l.out_r[i];
+			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.out_r[i],
+				  &ev);
+		}
+		if (r >= 0 && run->l.relay_in &&
+		    lg_tty_raw(STDIN_FILENO, &run->l.saved_tty) == 0) {
+			run->l.tty_raw = true;
+			lg_log_crlf = isatty(STDERR_FILENO);
+			fcntl(run->l.pty_master, F_SETFL, O_NONBLOCK);
+			ev.data.fd = STDIN_FILENO;
+			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, STDIN_FILENO,
+				  &ev);
+		}
+	}
+	lg_filter_free(&run->filter);
+	free_env(run->env, run->env_ours);
+	run->env = NULL;
+	if (r < 0) {
+		lg_cgroup_destroy(&run->cg);
+		if (exec_errno) {
+			lg_err("cannot execute '%s': %s", run->o.argv[0],
+			       strerror(exec_errno));
+			return exec_errno == ENOENT ? LG_EXIT_NOTFOUND :
+						      LG_EXIT_NOEXEC;
+		}
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * The tree runs: the notify thread, the loop's sources, the observer, the
+ * store and the process budget wired in.
+ */
+int start_watching(struct run *run)
+{
+	run->l.nt = lg_notifier_new(run->l.child.notify_fd);
+	if (!run->l.nt) {
+		lg_err("out of memory");
+		kill(run->l.child.pid, SIGKILL);
+		return LG_EXIT_ERROR;
+	}
+	if (!lg_notifier_sync_wakeup(run->l.nt))
+		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
+	{
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.fd = run->l.efd;
+		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.efd, &ev);
+		ev.data.fd = run->l.sfd;
+		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.sfd, &ev);
+		add_sources(&run->l);
+	}
+	lg_info("session %s (agent %s): pid %d%s, %s%s", run->id, run->agent,
+		run->l.child.pid, run->cfg.observe ? ", observe mode" : "",
+		run->l.child.in_cgroup ? "cgroup " : "no cgroup",
+		run->l.child.in_cgroup ? run->cg.path : "");
+	if (run->l.obs) {
+		observer_ready(&run->l); /* --bpf=on: loaded before the start */
+	} else if (run->cfg.bpf_mode == LG_BPF_AUTO) {
+		/*
+		 * Loading takes some 10-20 ms of kernel work a short command
+		 * would wait for at its exit: a session that lasts loads it.
+		 */
+		if (may_load_bpf()) {
+			run->l.bpf_at = lg_mono_ms() + BPF_AUTO_DELAY_MS;
+			lg_session_bpf_state(
+				run->l.s,
+				"off: the session ended before the observer was loaded");
+		} else {
+			lg_session_bpf_state(
+				run->l.s,
+				"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+			lg_info("the eBPF observer is off: it needs root, or CAP_BPF and CAP_PERFMON");
+		}
+	} else {
+		lg_session_bpf_state(run->l.s, "off");
+	}
+	run->l.id = run->id;
+	if (run->l.store) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		lg_session_shared(run->l.s, lg_store_windows(run->l.store));
+		lg_store_on_state(run->l.store, store_state, &run->l);
+		if (run->cfg.store_fail)
+			lg_session_store_required(run->l.s, store_is_up,
+						  run->l.store);
+		ev.data.fd = lg_store_sub_fd(run->l.store);
+		if (ev.data.fd >= 0)
+			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	} else if (run->store_down[0]) {
+		char msg[700];
+
+		snprintf(
+			msg, sizeof(msg),
+			"the shared store is unavailable (%s): this session counts on this host alone (on_store_error = local)",
+			run->store_down);
+		lg_session_warn(run->l.s, "store", "store_unavailable", 0,
+				"lgrun", msg);
+	}
+	lg_session_write_state(run->l.s, "running", -1, run->l.child.pid);
+	lg_session_on_kill(run->l.s, kill_now, &run->l);
+	if (run->cfg.guard.budget.max_processes) {
+		run->l.procs_at = lg_mono_ms() + PROCS_TICK_MS;
+		if (run->cg.ok) {
+			char pm[PATH_MAX + 32], v[32];
+			FILE *f;
+
+			snprintf(pm, sizeof(pm), "%s/pids.max", run->cg.path);
+			f = fopen(pm, "we");
+			if (f) { /* the pids controller is on: the kernel enforces */
+				snprintf(v, sizeof(v), "%u\n",
+					 run->cfg.guard.budget.max_processes +
+						 1);
+				fputs(v, f);
+				fclose(f);
+			}
+		}
+	}
+	if (start_notify_thread(&run->l, run->l.nt) < 0) {
+		lg_err("cannot start the notify thread");
+		lg_tree_kill(&run->cg, KILL_WAIT_MS, &(const char *){ NULL });
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}

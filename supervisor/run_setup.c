@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+#include "run.h"
+
+/*
+ * The configuration: the file, the profile and the agent's section, then
+ * the command line over it; the state dir, the session's id.
+ */
+int configure(struct run *run)
+{
+	struct lg_error err;
+	int r;
+
+	run->agent = run->o.agent ? run->o.agent :
+				    lg_path_basename(run->o.argv[0]);
+	lg_config_init(&run->cfg);
+	if (lg_config_load(&run->cfg, run->o.config, run->o.profile, run->agent,
+			   &err) < 0 ||
+	    lg_config_finish(&run->cfg, &err) < 0) {
+		lg_err("%s", err.msg);
+		return LG_EXIT_ERROR;
+	}
+	if (run->cfg.llm_mode == LG_LLM_AUTO) {
+		/*
+		 * An agent CLI may ignore the base-URL variables (Codex does,
+		 * gemini-cli with a Google login does): it gets the egress
+		 * proxy too. Any other command pays nothing for it.
+		 */
+		const char *cli = run->cfg.llm_proxy ?
+					  lg_agentenv_is_agent(run->o.argv) :
+					  NULL;
+
+		run->cfg.llm_mode = cli ? LG_LLM_BOTH : LG_LLM_BASE_URL;
+		if (cli)
+			lg_info("llm.mode = auto: both (the command runs %s)",
+				cli);
+	}
+	if (run->o.observe)
+		run->cfg.observe = true;
+	if (run->o.watch_output)
+		run->cfg.watch_output = true;
+	if (run->o.bpf) {
+		int m = lg_bpf_mode_parse(run->o.bpf);
+
+		if (m < 0) {
+			lg_err("--bpf '%s' is not a mode: auto, on or off",
+			       run->o.bpf);
+			return LG_EXIT_ERROR;
+		}
+		run->cfg.bpf_mode = m;
+	}
+	if (run->o.timeout) {
+		unsigned long ms;
+
+		if (lg_parse_duration_ms(run->o.timeout, &ms) < 0 || !ms) {
+			lg_err("--timeout '%s' is not a duration (e.g. 90s, 10m, 1h)",
+			       run->o.timeout);
+			return LG_EXIT_ERROR;
+		}
+		run->cfg.guard.budget.timeout_ms = ms;
+	}
+
+	if (lg_state_dir_resolve(run->o.state_dir, &run->cfg, run->state_dir,
+				 sizeof(run->state_dir)) < 0) {
+		lg_err("no state directory: pass --state-dir DIR or set LGRUN_STATE_DIR");
+		return LG_EXIT_ERROR;
+	}
+	r = lg_state_prepare(run->state_dir);
+	if (r < 0) {
+		lg_err("cannot create the state directory %s: %s (pass --state-dir DIR to use another)",
+		       run->state_dir, strerror(-r));
+		return LG_EXIT_ERROR;
+	}
+	if (run->o.session) {
+		if (!lg_session_id_valid(run->o.session)) {
+			lg_err("session id '%s' is not valid: use 1-128 letters, digits and . _ : @ + -",
+			       run->o.session);
+			return LG_EXIT_ERROR;
+		}
+		run->id = run->o.session;
+	} else {
+		snprintf(run->gen_id, sizeof(run->gen_id), "%.40s-%lld-%d",
+			 lg_session_id_valid(run->agent) ? run->agent : "lg",
+			 (long long)(lg_real_ns() / 1000000000LL), getpid());
+		run->id = run->gen_id;
+	}
+	return 0;
+}
+
+/*
+ * A blocked session stays blocked: the store's marker (the truth when
+ * there is one) or the state dir's. The store is opened here.
+ */
+int check_blocked(struct run *run)
+{
+	int r;
+
+	if (run->cfg.store_redis) {
+		char why[600], host[128] = "?";
+		struct lg_store_cfg sc = { run->cfg.store_url,
+					   run->cfg.store_prefix,
+					   run->cfg.store_password_env,
+					   (unsigned)run->cfg.store_timeout_ms,
+					   run->id,
+					   run->store_self,
+					   run->cfg.store_fail };
+
+		gethostname(host, sizeof(host) - 1);
+		snprintf(run->store_self, sizeof(run->store_self), "%.40s:%d",
+			 host, getpid());
+		if (lg_store_open(&run->l.store, &sc, why, sizeof(why)) < 0) {
+			if (run->cfg.store_fail) {
+				lg_err("the shared store is unavailable: %s (set [store] on_store_error = local to run on this host's counts alone)",
+				       why);
+				return LG_EXIT_ERROR;
+			}
+			snprintf(run->store_down, sizeof(run->store_down), "%s",
+				 why);
+			lg_warn("the shared store is unavailable: %s; counting on this host alone (on_store_error = local)",
+				why);
+		}
+	}
+	{
+		char marker[4096], reason[256], summary[512], when[64];
+
+		/* With a store its marker is the truth: a reset elsewhere
+		 * clears this host's too. */
+		r = run->l.store ? lg_store_killed(run->l.store, marker,
+						   sizeof(marker)) :
+				   -1;
+		if (r == 0 && lg_state_killed(run->state_dir, run->id, summary,
+					      sizeof(summary)) > 0) {
+			lg_info("session '%s' was reset on another host: its marker here goes too",
+				run->id);
+			lg_state_reset(run->state_dir, run->id);
+		}
+		if (r < 0)
+			r = lg_state_killed(run->state_dir, run->id, marker,
+					    sizeof(marker));
+		if (r > 0) {
+			lg_json_field(marker, "summary", summary,
+				      sizeof(summary));
+			lg_json_field(marker, "reason", reason, sizeof(reason));
+			lg_json_field(marker, "time", when, sizeof(when));
+			fprintf(stderr,
+				"lgrun: session '%s' is blocked: session_killed_loop_guard (%s at %s)\n"
+				"lgrun: %s\n"
+				"lgrun: an operator must reset it before it can run again: lgctl reset %s\n",
+				run->id, reason[0] ? reason : "tripped",
+				when[0] ? when : "?",
+				summary[0] ? summary : "no summary recorded",
+				run->id);
+			return LG_EXIT_KILLED_SESSION;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The session's identity (paths, flow id) and the filter; the CA starts
+ * being made on its thread.
+ */
+int prepare(struct run *run)
+{
+	if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed)
+		ca_start(&run->l, run->state_dir, run->id);
+	snprintf(run->audit_path, sizeof(run->audit_path), "%s/audit.jsonl",
+		 run->state_dir);
+	snprintf(run->metrics_path, sizeof(run->metrics_path), "%s/lgrun.prom",
+		 run->state_dir);
+	{
+		unsigned char rnd[16];
+
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			lg_err("cannot make a flow id: %s", strerror(errno));
+			return LG_EXIT_ERROR;
+		}
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			snprintf(run->flow_id + 2 * i, 3, "%02x", rnd[i]);
+	}
+	run->info.id = run->id;
+	run->info.agent = run->agent;
+	run->info.flow = run->flow_id;
+	run->info.name = run->o.session ? run->o.session : run->agent;
+	run->info.state_dir = run->state_dir;
+	run->info.audit_path = run->cfg.audit_log ? run->cfg.audit_log :
+						    run->audit_path;
+	run->info.metrics_path = run->cfg.metrics_file ? run->cfg.metrics_file :
+							 run->metrics_path;
+
+	if (lg_filter_build(run->cfg.syscalls, &run->filter) < 0)
+		return LG_EXIT_ERROR;
+	return 0;
+}
+
+/*
+ * Signals and the loop's fds: what the main thread waits on.
+ */
+int setup_loop_fds(struct run *run)
+{
+	sigset_t mask;
+
+	lg_launch_raise_nofile();
+	/* Orphans of the tree come back to us, so nothing escapes the kill. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGWINCH);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	{
+		/*
+		 * Only the notify thread takes SIGUSR1 (it interrupts it). A
+		 * write to a peer that went (the egress proxy's TLS to a
+		 * killed agent) fails with EPIPE instead of killing lgrun:
+		 * SIGPIPE stays blocked in every thread (the tree gets a clean
+		 * mask, launch.c).
+		 */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigaddset(&usr1, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	}
+	run->l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	run->l.epfd = epoll_create1(EPOLL_CLOEXEC);
+	run->l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	errno = 0;
+	if (run->l.sfd < 0 || run->l.epfd < 0 || run->l.efd < 0 ||
+	    (errno = -lg_sources_init(&run->l.src, run->l.epfd)) != 0) {
+		lg_err("cannot set up the event loop: %s", strerror(errno));
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * The cgroup, the shim's library, the control socket's path, the session.
+ */
+int setup_session(struct run *run)
+{
+	char cgname[200];
+
+	snprintf(cgname, sizeof(cgname), "lgrun-%.128s-%d", run->id, getpid());
+	lg_cgroup_create(&run->cg, cgname);
+	run->cg_made = true;
+	if (!run->cg.ok)
+		lg_info("no cgroup for the session (%s); the tree is killed by walking descendants",
+			run->cg.why);
+	run->l.cg = &run->cg;
+	run->l.cfg = &run->cfg;
+
+	if (!run->cfg.shim)
+		lg_info("the shim is off ([shim] enabled = false)");
+	else if (!libdir_file("liblgshim.so", run->shim_path,
+			      sizeof(run->shim_path))) {
+		lg_info("no shim next to lgrun (%s): tool calls are not observed",
+			run->shim_path);
+		run->shim_path[0] = '\0';
+	}
+	{
+		/* the control socket: the shim's, and nested lgruns' */
+		char run_dir[PATH_MAX + 8];
+
+		snprintf(run_dir, sizeof(run_dir), "%s/run", run->state_dir);
+		mkdir(run_dir, 0700);
+		if (snprintf(run->sock_path, sizeof(run->sock_path),
+			     "%s/%d.sock", run_dir, getpid()) >= 100)
+			snprintf(run->sock_path, sizeof(run->sock_path),
+				 "/tmp/lgrun-%d-%d.sock", getuid(), getpid());
+	}
+	run->info.start_real_ns = lg_real_ns();
+	run->info.start_mono_ms = lg_mono_ms();
+	run->l.s = lg_session_new(&run->cfg, &run->info);
+	if (!run->l.s) {
+		lg_err("out of memory");
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}
