@@ -57,12 +57,14 @@ DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h 
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd $(BPFTOOL) \
 	redis-server
 
+# the model APIs: llm.c and one file each (llm_api.h)
+LLM_SRC := supervisor/llm.c $(sort $(wildcard supervisor/llm_*.c))
 # every detector is a file here (and a line of detectors.def)
 GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \
-	supervisor/canon.c supervisor/llm.c supervisor/proxy_routes.c $(GUARD_SRC)
+	supervisor/canon.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
@@ -88,7 +90,7 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 # The session CA and TLS for the egress proxy: OpenSSL, loaded only when
 # [llm] mode asks for the egress proxy (linked in, it costs every start).
 TLSLIB := $(B)/lib/liblgtls.so
-PROXY_SRC := supervisor/proxy.c supervisor/llm.c supervisor/canon.c supervisor/zbody.c \
+PROXY_SRC := supervisor/proxy.c $(LLM_SRC) supervisor/canon.c supervisor/zbody.c \
 	supervisor/wsframe.c \
 	preload/volatile.c \
 	supervisor/text.c
@@ -235,12 +237,12 @@ $(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h superviso
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_wire.c $(WIRE_SRC)
 
 # The model API parsers, which read what any upstream sends.
-$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c supervisor/llm.c supervisor/llm.h
+$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor/llm_api.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_llm.c \
-		supervisor/llm.c -ljansson
+		$(LLM_SRC) -ljansson
 
 # What lgrun writes from names it does not choose: JSON and terminal text.
 $(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
@@ -255,21 +257,21 @@ $(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
 
 # zstd request bodies (Codex), decoded and read by the parsers.
 $(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/zbody.c \
-		supervisor/zbody.h supervisor/llm.c supervisor/llm.h
+		supervisor/zbody.h $(LLM_SRC) supervisor/llm.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_zbody.c \
-		supervisor/zbody.c supervisor/llm.c -ljansson -lzstd
+		supervisor/zbody.c $(LLM_SRC) -ljansson -lzstd
 
 # Websocket frames (Codex), reassembled and read by the parsers.
 $(B)/fuzz/fuzz_ws: tests/fuzz/fuzz_ws.c supervisor/wsframe.c \
-		supervisor/wsframe.h supervisor/llm.c supervisor/llm.h
+		supervisor/wsframe.h $(LLM_SRC) supervisor/llm.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_ws.c \
-		supervisor/wsframe.c supervisor/llm.c -ljansson -lwslay
+		supervisor/wsframe.c $(LLM_SRC) -ljansson -lwslay
 
 fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text \
 		$(B)/fuzz/fuzz_zbody $(B)/fuzz/fuzz_ws

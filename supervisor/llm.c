@@ -14,25 +14,7 @@
 #include <string.h>
 
 #include "llm.h"
-
-/*
- * One SSE line, and the data of one event. The biggest event a provider
- * sends is OpenAI's response.completed, which repeats the whole response.
- */
-#define LLM_LINE_MAX (1u << 20)
-/* Tool arguments being streamed: all open calls of one stream together. */
-#define LLM_ARGS_MAX (1u << 20)
-/* A whole JSON body: a non-streamed response, Gemini's JSON array. */
-#define LLM_BODY_MAX (4u << 20)
-/* Tool calls streamed side by side (Chat interleaves parallel calls). */
-#define LLM_MAX_OPEN 64
-/* Buffers bigger than this are given back once they are empty again. */
-#define LLM_KEEP (64u << 10)
-
-struct buf {
-	char *p;
-	size_t n, cap;
-};
+#include "llm_api.h"
 
 /* Appends p[0..n) keeping a NUL after it; -ENOSPC when it would pass max. */
 static int buf_add(struct buf *b, const char *p, size_t n, size_t max)
@@ -108,18 +90,18 @@ static json_t *parse(const char *p, size_t n)
 	return v;
 }
 
-static const char *jstr(const json_t *o, const char *key)
+const char *llm_jstr(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
 }
 
-static bool jtrue(const json_t *o, const char *key)
+bool llm_jtrue(const json_t *o, const char *key)
 {
 	return json_is_true(json_object_get(o, key));
 }
 
 /* A token count: a non-negative number. */
-static bool jcount(const json_t *o, const char *key, uint64_t *out)
+bool llm_jcount(const json_t *o, const char *key, uint64_t *out)
 {
 	const json_t *v = json_object_get(o, key);
 
@@ -136,7 +118,7 @@ static bool jcount(const json_t *o, const char *key, uint64_t *out)
 }
 
 /* Compact JSON text of v (malloc'ed), "{}" when v is NULL. */
-static char *dump(const json_t *v)
+char *llm_dump(const json_t *v)
 {
 	if (!v)
 		return strdup("{}");
@@ -144,65 +126,27 @@ static char *dump(const json_t *v)
 }
 
 /* A JSON string holding raw[0..n), as JSON text. */
-static char *dump_string(const char *raw, size_t n)
+char *llm_dump_string(const char *raw, size_t n)
 {
 	json_t *v = json_stringn(raw, n);
 	char *out;
 
 	if (!v)
 		return strdup("\"\"");
-	out = dump(v);
+	out = llm_dump(v);
 	json_decref(v);
 	return out;
 }
 
 /* --- the stream ---------------------------------------------------------- */
 
-/* A tool call whose arguments are still streaming. */
-struct call {
-	bool open, broken;
-	long long index; /* Anthropic block index, Chat tool_calls index */
-	char *id, *name;
-	char *start; /* Anthropic: the input of content_block_start */
-	struct buf args;
-};
-
-enum mode { M_UNDECIDED, M_SSE, M_JSON };
-
-struct lg_llm_stream {
-	enum lg_llm_api api;
-	struct lg_llm_sink sink;
-	enum mode mode;
-	bool sse_hint, ended, turned;
-	unsigned errors;
-	/* before the mode is known: how much of a UTF-8 BOM was seen */
-	unsigned bom;
-	bool pre_blank;
-	/* SSE framing */
-	struct buf line, data;
-	bool cr, line_bad, data_bad, has_data;
-	char event[64];
-	/* one JSON document */
-	struct buf body;
-	bool body_bad;
-	/* tool calls being streamed */
-	struct call calls[LLM_MAX_OPEN];
-	size_t args_held;
-	long long last_index;
-	/* the turn */
-	char model[256], stop[64];
-	uint64_t in[3], out[2]; /* the parts each API reports, summed */
-	unsigned ncalls;
-	unsigned responses_open; /* Responses: function_call items added, not done */
-};
-
-static void set_str(char *dst, size_t size, const char *src)
+void llm_set_str(char *dst, size_t size, const char *src)
 {
 	if (src && *src)
 		snprintf(dst, size, "%s", src);
 }
 
-static void emit_text(struct lg_llm_stream *s, const json_t *v)
+void llm_emit_text(struct lg_llm_stream *s, const json_t *v)
 {
 	if (json_is_string(v) && json_string_length(v) && s->sink.text)
 		s->sink.text(s->sink.ctx, json_string_value(v),
@@ -210,8 +154,8 @@ static void emit_text(struct lg_llm_stream *s, const json_t *v)
 }
 
 /* input is malloc'ed and freed here; NULL (no memory) drops the call. */
-static void emit_call(struct lg_llm_stream *s, const char *id, const char *name,
-		      char *input)
+void llm_emit_call(struct lg_llm_stream *s, const char *id, const char *name,
+		   char *input)
 {
 	struct lg_llm_call c = { id ? id : "", name ? name : "", input };
 
@@ -225,7 +169,7 @@ static void emit_call(struct lg_llm_stream *s, const char *id, const char *name,
 	free(input);
 }
 
-static void report_turn(struct lg_llm_stream *s)
+void llm_report_turn(struct lg_llm_stream *s)
 {
 	struct lg_llm_turn t = { s->model, s->stop, 0, 0, s->ncalls };
 
@@ -246,7 +190,7 @@ static void report_turn(struct lg_llm_stream *s)
  * JSON is counted and passed on as a JSON string, so that the call is still
  * seen and two different calls do not look the same.
  */
-static char *args_text(struct lg_llm_stream *s, const char *raw, size_t n)
+char *llm_args_text(struct lg_llm_stream *s, const char *raw, size_t n)
 {
 	json_error_t e;
 	json_t *v;
@@ -257,7 +201,7 @@ static char *args_text(struct lg_llm_stream *s, const char *raw, size_t n)
 		return strdup("{}");
 	v = json_loadb(raw, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
 	if (v) {
-		out = dump(v);
+		out = llm_dump(v);
 		json_decref(v);
 		return out;
 	}
@@ -272,10 +216,10 @@ static char *args_text(struct lg_llm_stream *s, const char *raw, size_t n)
 		}
 	}
 	s->errors++;
-	return dump_string(raw, n);
+	return llm_dump_string(raw, n);
 }
 
-static struct call *call_find(struct lg_llm_stream *s, long long index)
+struct call *llm_call_find(struct lg_llm_stream *s, long long index)
 {
 	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
 		if (s->calls[i].open && s->calls[i].index == index)
@@ -283,7 +227,7 @@ static struct call *call_find(struct lg_llm_stream *s, long long index)
 	return NULL;
 }
 
-static struct call *call_find_id(struct lg_llm_stream *s, const char *id)
+struct call *llm_call_find_id(struct lg_llm_stream *s, const char *id)
 {
 	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
 		if (s->calls[i].open && s->calls[i].id &&
@@ -303,9 +247,9 @@ static void call_close(struct lg_llm_stream *s, struct call *c)
 }
 
 /* A new call at index (one already open there is counted and dropped). */
-static struct call *call_open(struct lg_llm_stream *s, long long index)
+struct call *llm_call_open(struct lg_llm_stream *s, long long index)
 {
-	struct call *c = call_find(s, index);
+	struct call *c = llm_call_find(s, index);
 
 	if (c) {
 		s->errors++;
@@ -324,14 +268,14 @@ static struct call *call_open(struct lg_llm_stream *s, long long index)
 	return NULL;
 }
 
-static void call_set(char **dst, const char *src)
+void llm_call_set(char **dst, const char *src)
 {
 	if (src && !*dst)
 		*dst = strdup(src);
 }
 
-static void call_args(struct lg_llm_stream *s, struct call *c, const char *p,
-		      size_t n)
+void llm_call_args(struct lg_llm_stream *s, struct call *c, const char *p,
+		   size_t n)
 {
 	if (c->broken || !n)
 		return;
@@ -348,7 +292,7 @@ static void call_args(struct lg_llm_stream *s, struct call *c, const char *p,
 }
 
 /* The call is complete: reports it (unless it was broken) and closes it. */
-static void call_finish(struct lg_llm_stream *s, struct call *c)
+void llm_call_finish(struct lg_llm_stream *s, struct call *c)
 {
 	const char *raw = c->args.p ? c->args.p : "";
 	size_t n = c->args.n;
@@ -359,14 +303,14 @@ static void call_finish(struct lg_llm_stream *s, struct call *c)
 		if (!n && c->start)
 			input = strdup(c->start);
 		else
-			input = args_text(s, raw, n);
-		emit_call(s, c->id, c->name, input);
+			input = llm_args_text(s, raw, n);
+		llm_emit_call(s, c->id, c->name, input);
 	}
 	call_close(s, c);
 }
 
 /* Finishes every open call, in index order. */
-static void calls_finish(struct lg_llm_stream *s)
+void llm_calls_finish(struct lg_llm_stream *s)
 {
 	for (;;) {
 		struct call *first = NULL;
@@ -377,12 +321,12 @@ static void calls_finish(struct lg_llm_stream *s)
 				first = &s->calls[i];
 		if (!first)
 			return;
-		call_finish(s, first);
+		llm_call_finish(s, first);
 	}
 }
 
 /* Drops open calls that never ended: their arguments may be cut. */
-static void calls_drop(struct lg_llm_stream *s)
+void llm_calls_drop(struct lg_llm_stream *s)
 {
 	for (size_t i = 0; i < LLM_MAX_OPEN; i++) {
 		if (s->calls[i].open) {
@@ -394,442 +338,44 @@ static void calls_drop(struct lg_llm_stream *s)
 
 /* --- Anthropic Messages -------------------------------------------------- */
 
-static void anthropic_usage(struct lg_llm_stream *s, const json_t *u)
-{
-	/* input_tokens excludes the cached prompt: all three are read */
-	jcount(u, "input_tokens", &s->in[0]);
-	jcount(u, "cache_creation_input_tokens", &s->in[1]);
-	jcount(u, "cache_read_input_tokens", &s->in[2]);
-	jcount(u, "output_tokens", &s->out[0]);
-}
-
-/* A whole message: the non-streamed body. */
-static void anthropic_message(struct lg_llm_stream *s, const json_t *m)
-{
-	const json_t *b;
-	size_t i;
-
-	set_str(s->model, sizeof(s->model), jstr(m, "model"));
-	json_array_foreach(json_object_get(m, "content"), i, b)
-	{
-		const char *type = jstr(b, "type");
-
-		if (!type)
-			continue;
-		if (strcmp(type, "text") == 0)
-			emit_text(s, json_object_get(b, "text"));
-		else if (strcmp(type, "tool_use") == 0)
-			emit_call(s, jstr(b, "id"), jstr(b, "name"),
-				  dump(json_object_get(b, "input")));
-	}
-	set_str(s->stop, sizeof(s->stop), jstr(m, "stop_reason"));
-	anthropic_usage(s, json_object_get(m, "usage"));
-}
-
-static void anthropic_event(struct lg_llm_stream *s, const json_t *ev,
-			    const char *name)
-{
-	const char *type = jstr(ev, "type");
-	const json_t *jidx = json_object_get(ev, "index");
-	long long idx = json_integer_value(jidx);
-	const json_t *b, *d;
-	struct call *c;
-
-	if (!type)
-		type = name;
-	if (!type) {
-		s->errors++;
-	} else if (strcmp(type, "message_start") == 0) {
-		b = json_object_get(ev, "message");
-		set_str(s->model, sizeof(s->model), jstr(b, "model"));
-		anthropic_usage(s, json_object_get(b, "usage"));
-	} else if (strcmp(type, "content_block_start") == 0) {
-		b = json_object_get(ev, "content_block");
-		type = jstr(b, "type");
-		if (!json_is_integer(jidx) || !type) {
-			s->errors++;
-		} else if (strcmp(type, "text") == 0) {
-			emit_text(s, json_object_get(b, "text"));
-		} else if (strcmp(type, "tool_use") == 0 &&
-			   (c = call_open(s, idx))) {
-			call_set(&c->id, jstr(b, "id"));
-			call_set(&c->name, jstr(b, "name"));
-			c->start = dump(json_object_get(b, "input"));
-		}
-	} else if (strcmp(type, "content_block_delta") == 0) {
-		d = json_object_get(ev, "delta");
-		type = jstr(d, "type");
-		if (!type) {
-			s->errors++;
-		} else if (strcmp(type, "text_delta") == 0) {
-			emit_text(s, json_object_get(d, "text"));
-		} else if (strcmp(type, "input_json_delta") == 0) {
-			b = json_object_get(d, "partial_json");
-			c = json_is_integer(jidx) ? call_find(s, idx) : NULL;
-			if (!c || !json_is_string(b))
-				s->errors++;
-			else
-				call_args(s, c, json_string_value(b),
-					  json_string_length(b));
-		}
-	} else if (strcmp(type, "content_block_stop") == 0) {
-		c = json_is_integer(jidx) ? call_find(s, idx) : NULL;
-		if (c)
-			call_finish(s, c);
-	} else if (strcmp(type, "message_delta") == 0) {
-		d = json_object_get(ev, "delta");
-		set_str(s->stop, sizeof(s->stop), jstr(d, "stop_reason"));
-		anthropic_usage(s, json_object_get(ev, "usage"));
-	} else if (strcmp(type, "message_stop") == 0) {
-		calls_drop(s);
-		report_turn(s);
-	} else if (strcmp(type, "error") == 0) {
-		set_str(s->stop, sizeof(s->stop), "error");
-	} else if (strcmp(type, "message") == 0) {
-		anthropic_message(s, ev);
-	}
-	/* ping, and event types added later, are ignored */
-}
-
 /* --- OpenAI Responses ---------------------------------------------------- */
-
-/* An output item; messages only when whole (streamed text comes as deltas) */
-static void responses_item(struct lg_llm_stream *s, const json_t *it,
-			   bool whole)
-{
-	const char *type = jstr(it, "type");
-	const json_t *v, *part;
-	size_t i;
-
-	if (!type)
-		return;
-	if (strcmp(type, "function_call") == 0) {
-		v = json_object_get(it, "arguments");
-		emit_call(s, jstr(it, "call_id"), jstr(it, "name"),
-			  json_is_string(v) ? args_text(s, json_string_value(v),
-							json_string_length(v)) :
-					      dump(v));
-	} else if (strcmp(type, "custom_tool_call") == 0) {
-		/* free-form input (Codex's apply_patch): a JSON string */
-		v = json_object_get(it, "input");
-		emit_call(s, jstr(it, "call_id"), jstr(it, "name"),
-			  json_is_string(v) ?
-				  dump_string(json_string_value(v),
-					      json_string_length(v)) :
-				  dump(v));
-	} else if (strcmp(type, "local_shell_call") == 0) {
-		emit_call(s, jstr(it, "call_id"), "local_shell",
-			  dump(json_object_get(it, "action")));
-	} else if (whole && strcmp(type, "message") == 0) {
-		json_array_foreach(json_object_get(it, "content"), i, part)
-		{
-			const char *pt = jstr(part, "type");
-
-			if (pt && strcmp(pt, "output_text") == 0)
-				emit_text(s, json_object_get(part, "text"));
-		}
-	}
-}
-
-/* The response object: whole (non-streamed), or in a final event. */
-static void responses_response(struct lg_llm_stream *s, const json_t *r,
-			       bool whole)
-{
-	const char *status = jstr(r, "status");
-	const json_t *u = json_object_get(r, "usage"), *it;
-	size_t i;
-
-	set_str(s->model, sizeof(s->model), jstr(r, "model"));
-	if (whole) {
-		json_array_foreach(json_object_get(r, "output"), i, it)
-		{
-			responses_item(s, it, true);
-		}
-	}
-	set_str(s->stop, sizeof(s->stop), status);
-	if (status && strcmp(status, "incomplete") == 0)
-		set_str(s->stop, sizeof(s->stop),
-			jstr(json_object_get(r, "incomplete_details"),
-			     "reason"));
-	jcount(u, "input_tokens", &s->in[0]);
-	jcount(u, "output_tokens", &s->out[0]);
-}
-
-static void responses_event(struct lg_llm_stream *s, const json_t *ev,
-			    const char *name)
-{
-	const char *type = jstr(ev, "type");
-	const json_t *r = json_object_get(ev, "response");
-
-	if (!type && json_is_object(json_object_get(ev, "error")))
-		type = "error"; /* an error body */
-	if (!type &&
-	    (json_object_get(ev, "output") || json_object_get(ev, "status")))
-		type = "response"; /* a whole response */
-	if (!type)
-		type = name;
-	if (!type) {
-		s->errors++;
-	} else if (strcmp(type, "response") == 0) {
-		responses_response(s, ev, true);
-	} else if (strcmp(type, "response.created") == 0 ||
-		   strcmp(type, "response.in_progress") == 0) {
-		set_str(s->model, sizeof(s->model), jstr(r, "model"));
-	} else if (strcmp(type, "response.output_item.added") == 0) {
-		const char *it = jstr(json_object_get(ev, "item"), "type");
-
-		if (it && strcmp(it, "function_call") == 0)
-			s->responses_open++;
-	} else if (strcmp(type, "response.output_item.done") == 0) {
-		const char *it = jstr(json_object_get(ev, "item"), "type");
-
-		if (it && strcmp(it, "function_call") == 0 && s->responses_open)
-			s->responses_open--;
-		responses_item(s, json_object_get(ev, "item"), false);
-	} else if (strcmp(type, "response.output_text.delta") == 0) {
-		emit_text(s, json_object_get(ev, "delta"));
-	} else if (strcmp(type, "response.completed") == 0 ||
-		   strcmp(type, "response.incomplete") == 0 ||
-		   strcmp(type, "response.failed") == 0) {
-		if (!json_is_object(r))
-			s->errors++;
-		responses_response(s, r, false);
-		report_turn(s);
-	} else if (strcmp(type, "error") == 0) {
-		set_str(s->stop, sizeof(s->stop), "error");
-	}
-	/*
-	 * function_call_arguments.delta/.done are not needed: output_item.done
-	 * carries the complete call.
-	 */
-}
 
 /* --- OpenAI Chat Completions --------------------------------------------- */
 
-/* The choice with index 0 (or the first when they carry no index). */
-static const json_t *chat_choice(const json_t *v)
-{
-	const json_t *choices = json_object_get(v, "choices"), *c;
-	size_t i;
-
-	json_array_foreach(choices, i, c)
-	{
-		const json_t *idx = json_object_get(c, "index");
-
-		if (!idx || (json_is_integer(idx) && !json_integer_value(idx)))
-			return c;
-	}
-	return NULL;
-}
-
-/* A tool call of a whole message (non-streamed). */
-static void chat_call(struct lg_llm_stream *s, const json_t *tc)
-{
-	const json_t *fn = json_object_get(tc, "function");
-	const json_t *cu = json_object_get(tc, "custom");
-	const json_t *a;
-
-	if (json_is_object(cu)) {
-		a = json_object_get(cu, "input");
-		emit_call(s, jstr(tc, "id"), jstr(cu, "name"),
-			  json_is_string(a) ?
-				  dump_string(json_string_value(a),
-					      json_string_length(a)) :
-				  dump(a));
-		return;
-	}
-	a = json_object_get(fn, "arguments");
-	emit_call(s, jstr(tc, "id"), jstr(fn, "name"),
-		  json_is_string(a) ? args_text(s, json_string_value(a),
-						json_string_length(a)) :
-				      dump(a));
-}
-
-/* Streamed pieces of tool calls: id and name come first, then arguments. */
-static void chat_call_delta(struct lg_llm_stream *s, const json_t *tc)
-{
-	const json_t *jidx = json_object_get(tc, "index");
-	const json_t *fn = json_object_get(tc, "function");
-	const json_t *a = json_object_get(fn, "arguments");
-	const char *id = jstr(tc, "id");
-	struct call *c = NULL;
-	long long idx;
-
-	if (json_is_integer(jidx)) {
-		idx = json_integer_value(jidx);
-		c = call_find(s, idx);
-		if (c && id && c->id && strcmp(c->id, id) != 0) {
-			/* a new call at a reused index: the old one is done */
-			call_finish(s, c);
-			c = NULL;
-		}
-		if (!c)
-			c = call_open(s, idx);
-	} else if (id) {
-		/* some servers leave out the index: the id tells calls apart */
-		c = call_find_id(s, id);
-		if (!c) {
-			idx = -1;
-			for (size_t i = 0; i < LLM_MAX_OPEN; i++)
-				if (s->calls[i].open && s->calls[i].index > idx)
-					idx = s->calls[i].index;
-			c = call_open(s, idx + 1);
-		}
-	} else {
-		c = call_find(s, s->last_index);
-		if (!c)
-			c = call_open(s, s->last_index);
-	}
-	if (!c)
-		return;
-	s->last_index = c->index;
-	call_set(&c->id, id);
-	call_set(&c->name, jstr(fn, "name"));
-	if (json_is_string(a))
-		call_args(s, c, json_string_value(a), json_string_length(a));
-}
-
-static void chat_chunk(struct lg_llm_stream *s, const json_t *v)
-{
-	const json_t *choice = chat_choice(v), *m, *tc;
-	const char *finish;
-	size_t i;
-
-	if (json_is_object(json_object_get(v, "error"))) {
-		set_str(s->stop, sizeof(s->stop), "error");
-		return;
-	}
-	if (!json_is_array(json_object_get(v, "choices"))) {
-		s->errors++;
-		return;
-	}
-	set_str(s->model, sizeof(s->model), jstr(v, "model"));
-	m = json_object_get(choice, "message");
-	if (json_is_object(m)) {
-		emit_text(s, json_object_get(m, "content"));
-		json_array_foreach(json_object_get(m, "tool_calls"), i, tc)
-			chat_call(s, tc);
-	}
-	m = json_object_get(choice, "delta");
-	if (json_is_object(m)) {
-		emit_text(s, json_object_get(m, "content"));
-		json_array_foreach(json_object_get(m, "tool_calls"), i, tc)
-			chat_call_delta(s, tc);
-	}
-	finish = jstr(choice, "finish_reason");
-	if (finish) {
-		set_str(s->stop, sizeof(s->stop), finish);
-		calls_finish(s);
-	}
-	m = json_object_get(v, "usage");
-	jcount(m, "prompt_tokens", &s->in[0]);
-	jcount(m, "completion_tokens", &s->out[0]);
-}
-
 /* --- Gemini -------------------------------------------------------------- */
-
-static const json_t *get2(const json_t *o, const char *camel, const char *snake)
-{
-	const json_t *v = json_object_get(o, camel);
-
-	return v ? v : json_object_get(o, snake);
-}
-
-static void gemini_chunk(struct lg_llm_stream *s, const json_t *v)
-{
-	const json_t *cands = json_object_get(v, "candidates"), *part, *fc;
-	const json_t *c0 = json_array_get(cands, 0);
-	const json_t *u = json_object_get(v, "usageMetadata");
-	const char *block;
-	size_t i;
-
-	if (!json_is_object(v)) {
-		s->errors++;
-		return;
-	}
-	if (json_is_object(json_object_get(v, "error"))) {
-		set_str(s->stop, sizeof(s->stop), "error");
-		return;
-	}
-	if (!cands && !u && !json_object_get(v, "promptFeedback") &&
-	    !json_object_get(v, "modelVersion")) {
-		s->errors++; /* not a GenerateContentResponse */
-		return;
-	}
-	set_str(s->model, sizeof(s->model), jstr(v, "modelVersion"));
-	json_array_foreach(json_object_get(json_object_get(c0, "content"),
-					   "parts"),
-			   i, part)
-	{
-		fc = get2(part, "functionCall", "function_call");
-		if (json_is_object(fc))
-			emit_call(s, jstr(fc, "id"), jstr(fc, "name"),
-				  dump(json_object_get(fc, "args")));
-		else if (!jtrue(part, "thought")) /* thinking is not said */
-			emit_text(s, json_object_get(part, "text"));
-	}
-	set_str(s->stop, sizeof(s->stop), jstr(c0, "finishReason"));
-	block = jstr(json_object_get(v, "promptFeedback"), "blockReason");
-	if (block && !json_array_size(cands))
-		set_str(s->stop, sizeof(s->stop), block);
-	/* each chunk has the counts so far; every part is what was read/said */
-	jcount(u, "promptTokenCount", &s->in[0]);
-	jcount(u, "toolUsePromptTokenCount", &s->in[1]);
-	jcount(u, "candidatesTokenCount", &s->out[0]);
-	jcount(u, "thoughtsTokenCount", &s->out[1]);
-}
 
 /* --- dispatch ------------------------------------------------------------ */
 
-/*
- * Code Assist (gemini-cli's Google login, cloudcode-pa.googleapis.com)
- * wraps Gemini: a request as {model, project, request: {contents, ...}},
- * each response as {response: {candidates, ...}, traceId}. The inner
- * object, or v itself when it is not wrapped.
- */
-static const json_t *code_assist(const json_t *v, const char *inner,
-				 const char *own)
+/* The model APIs, each its own file (llm_api.h). */
+const struct llm_api *llm_api(enum lg_llm_api api)
 {
-	const json_t *in = json_object_get(v, inner);
-
-	return json_is_object(in) && !json_object_get(v, own) ? in : v;
+	switch (api) {
+	case LG_LLM_ANTHROPIC:
+		return &llm_anthropic;
+	case LG_LLM_OPENAI_RESPONSES:
+		return &llm_responses;
+	case LG_LLM_OPENAI_CHAT:
+		return &llm_chat;
+	case LG_LLM_GEMINI:
+		return &llm_gemini;
+	default:
+		return NULL;
+	}
 }
 
+/* One event's (or one body's) JSON, to its API's handler. */
 static void handle_json(struct lg_llm_stream *s, const json_t *v,
 			const char *name)
 {
-	size_t i;
-	const json_t *el;
+	const struct llm_api *a = llm_api(s->api);
 
-	if (s->api == LG_LLM_GEMINI && json_is_array(v)) {
-		/* streamGenerateContent without alt=sse: an array of chunks */
-		json_array_foreach(v, i, el)
-		{
-			gemini_chunk(s,
-				     code_assist(el, "response", "candidates"));
-		}
+	if (!a)
 		return;
-	}
-	if (!json_is_object(v)) {
+	if (!json_is_object(v) && !(a->arrays && json_is_array(v))) {
 		s->errors++;
 		return;
 	}
-	switch (s->api) {
-	case LG_LLM_ANTHROPIC:
-		anthropic_event(s, v, name);
-		break;
-	case LG_LLM_OPENAI_RESPONSES:
-		responses_event(s, v, name);
-		break;
-	case LG_LLM_OPENAI_CHAT:
-		chat_chunk(s, v);
-		break;
-	case LG_LLM_GEMINI:
-		gemini_chunk(s, code_assist(v, "response", "candidates"));
-		break;
-	default:
-		break;
-	}
+	a->event(s, v, name);
 }
 
 static void handle_data(struct lg_llm_stream *s, const char *p, size_t n,
@@ -842,8 +388,8 @@ static void handle_data(struct lg_llm_stream *s, const char *p, size_t n,
 		return;
 	if (n == 6 && memcmp(p, "[DONE]", 6) == 0) {
 		/* OpenAI's end of stream (Chat; some compatible servers) */
-		calls_finish(s);
-		report_turn(s);
+		llm_calls_finish(s);
+		llm_report_turn(s);
 		return;
 	}
 	v = parse(p, n);
@@ -1066,10 +612,10 @@ void lg_llm_stream_end(struct lg_llm_stream *s)
 		buf_free(&s->body);
 	}
 	if (s->api == LG_LLM_OPENAI_CHAT)
-		calls_finish(s); /* no finish_reason: what came is all */
+		llm_calls_finish(s); /* no finish_reason: what came is all */
 	else
-		calls_drop(s);
-	report_turn(s);
+		llm_calls_drop(s);
+	llm_report_turn(s);
 }
 
 unsigned lg_llm_stream_errors(const struct lg_llm_stream *s)
@@ -1144,7 +690,7 @@ size_t lg_llm_path_model(const char *path, char *model, size_t size)
 }
 
 /* Text of a result's content: a string, or the text parts of an array. */
-static char *content_text(const json_t *c)
+char *llm_content_text(const json_t *c)
 {
 	struct buf b = { 0 };
 	const json_t *el;
@@ -1156,7 +702,7 @@ static char *content_text(const json_t *c)
 	if (json_is_string(c))
 		return strndup(json_string_value(c), json_string_length(c));
 	if (!json_is_array(c))
-		return dump(c);
+		return llm_dump(c);
 	json_array_foreach(c, i, el)
 	{
 		const json_t *t =
@@ -1175,14 +721,8 @@ static char *content_text(const json_t *c)
 	return b.p ? b.p : strdup("");
 }
 
-struct results {
-	void (*fn)(void *ctx, const struct lg_llm_result *r);
-	void *ctx;
-	int n;
-};
-
-static void result(struct results *rs, const char *id, const char *name,
-		   char *content, bool is_error)
+void llm_result(struct llm_results *rs, const char *id, const char *name,
+		char *content, bool is_error)
 {
 	struct lg_llm_result r = { id ? id : "", name ? name : "", content,
 				   is_error };
@@ -1195,64 +735,19 @@ static void result(struct results *rs, const char *id, const char *name,
 	free(content);
 }
 
-static bool has_type(const json_t *array, const char *type)
+bool llm_has_type(const json_t *array, const char *type)
 {
 	const json_t *el;
 	size_t i;
 
 	json_array_foreach(array, i, el)
 	{
-		const char *t = jstr(el, "type");
+		const char *t = llm_jstr(el, "type");
 
 		if (t && strcmp(t, type) == 0)
 			return true;
 	}
 	return false;
-}
-
-/* Does a message (item) of the request carry a tool call of the model? */
-static bool makes_calls(enum lg_llm_api api, const json_t *m)
-{
-	const char *type = jstr(m, "type"), *role = jstr(m, "role");
-	const json_t *parts = json_object_get(m, "parts"), *p;
-	size_t i;
-
-	switch (api) {
-	case LG_LLM_ANTHROPIC:
-		return role && strcmp(role, "assistant") == 0 &&
-		       has_type(json_object_get(m, "content"), "tool_use");
-	case LG_LLM_OPENAI_CHAT:
-		return role && strcmp(role, "assistant") == 0 &&
-		       json_array_size(json_object_get(m, "tool_calls"));
-	case LG_LLM_OPENAI_RESPONSES:
-		return type && (strcmp(type, "function_call") == 0 ||
-				strcmp(type, "custom_tool_call") == 0 ||
-				strcmp(type, "local_shell_call") == 0);
-	case LG_LLM_GEMINI:
-		json_array_foreach(parts, i, p)
-		{
-			if (json_is_object(
-				    get2(p, "functionCall", "function_call")))
-				return true;
-		}
-		return false;
-	default:
-		return false;
-	}
-}
-
-/*
- * Is a Responses input item part of the model's turn (what it said or
- * called, and what the tools answered)? A user, system or developer
- * message is not.
- */
-static bool responses_in_turn(const json_t *it)
-{
-	const char *type = jstr(it, "type"), *role = jstr(it, "role");
-
-	if (role)
-		return strcmp(role, "assistant") == 0;
-	return type && strcmp(type, "message") != 0;
 }
 
 /*
@@ -1262,79 +757,26 @@ static bool responses_in_turn(const json_t *it)
  * calls). 0 when the request holds no call (Responses continuing with
  * previous_response_id: only results).
  */
-static size_t last_turn_start(enum lg_llm_api api, const json_t *msgs)
+static size_t last_turn_start(const struct llm_api *a, const json_t *msgs)
 {
 	size_t k = json_array_size(msgs);
 
-	while (k > 0 && !makes_calls(api, json_array_get(msgs, k - 1)))
+	while (k > 0 && !a->makes_calls(json_array_get(msgs, k - 1)))
 		k--;
-	if (!k || api != LG_LLM_OPENAI_RESPONSES)
+	if (!k || !a->in_turn)
 		return k; /* just after the message that made the calls */
 	k--;
-	while (k > 0 && responses_in_turn(json_array_get(msgs, k - 1)))
+	while (k > 0 && a->in_turn(json_array_get(msgs, k - 1)))
 		k--;
 	return k;
-}
-
-static void anthropic_results(struct results *rs, const json_t *m)
-{
-	const json_t *b;
-	size_t i;
-
-	json_array_foreach(json_object_get(m, "content"), i, b)
-	{
-		const char *type = jstr(b, "type");
-
-		if (type && strcmp(type, "tool_result") == 0)
-			result(rs, jstr(b, "tool_use_id"), "",
-			       content_text(json_object_get(b, "content")),
-			       jtrue(b, "is_error"));
-	}
-}
-
-static void responses_results(struct results *rs, const json_t *it)
-{
-	const char *type = jstr(it, "type");
-
-	if (type && (strcmp(type, "function_call_output") == 0 ||
-		     strcmp(type, "custom_tool_call_output") == 0 ||
-		     strcmp(type, "local_shell_call_output") == 0))
-		result(rs, jstr(it, "call_id"), "",
-		       content_text(json_object_get(it, "output")), false);
-}
-
-static void chat_results(struct results *rs, const json_t *m)
-{
-	const char *role = jstr(m, "role");
-
-	if (role && strcmp(role, "tool") == 0)
-		result(rs, jstr(m, "tool_call_id"), "",
-		       content_text(json_object_get(m, "content")), false);
-}
-
-static void gemini_results(struct results *rs, const json_t *c)
-{
-	const json_t *p, *fr, *resp;
-	size_t i;
-
-	json_array_foreach(json_object_get(c, "parts"), i, p)
-	{
-		fr = get2(p, "functionResponse", "function_response");
-		if (!json_is_object(fr))
-			continue;
-		resp = json_object_get(fr, "response");
-		/* the documented convention: "output" or "error" */
-		result(rs, jstr(fr, "id"), jstr(fr, "name"),
-		       resp ? dump(resp) : strdup("{}"),
-		       json_object_get(resp, "error") != NULL);
-	}
 }
 
 static int request_results(enum lg_llm_api api, const char *body, size_t n,
 			   void (*fn)(void *ctx, const struct lg_llm_result *r),
 			   void *ctx, char *model, size_t model_size, bool last)
 {
-	struct results rs = { fn, ctx, 0 };
+	struct llm_results rs = { fn, ctx, 0 };
+	const struct llm_api *a;
 	const json_t *msgs = NULL, *m;
 	size_t i, from;
 	json_t *root;
@@ -1345,42 +787,23 @@ static int request_results(enum lg_llm_api api, const char *body, size_t n,
 	root = body ? parse(body, n) : NULL;
 	if (!json_is_object(root))
 		goto out;
-	if (model && model_size && jstr(root, "model"))
-		snprintf(model, model_size, "%s", jstr(root, "model"));
-	switch (api) {
-	case LG_LLM_ANTHROPIC:
-	case LG_LLM_OPENAI_CHAT:
-		msgs = json_object_get(root, "messages");
-		break;
-	case LG_LLM_OPENAI_RESPONSES:
-		msgs = json_object_get(root, "input");
-		if (!msgs || json_is_string(msgs)) {
-			r = 0;
-			goto out;
-		}
-		break;
-	case LG_LLM_GEMINI:
-		msgs = json_object_get(code_assist(root, "request", "contents"),
-				       "contents");
-		break;
-	default:
+	if (model && model_size && llm_jstr(root, "model"))
+		snprintf(model, model_size, "%s", llm_jstr(root, "model"));
+	a = llm_api(api);
+	if (!a)
+		goto out;
+	msgs = a->messages(root);
+	if (!msgs) {
+		r = 0; /* none to read (Responses' input as a string) */
 		goto out;
 	}
 	if (!json_is_array(msgs))
 		goto out;
-	from = last ? last_turn_start(api, msgs) : 0;
+	from = last ? last_turn_start(a, msgs) : 0;
 	json_array_foreach(msgs, i, m)
 	{
-		if (i < from)
-			continue;
-		if (api == LG_LLM_ANTHROPIC)
-			anthropic_results(&rs, m);
-		else if (api == LG_LLM_OPENAI_RESPONSES)
-			responses_results(&rs, m);
-		else if (api == LG_LLM_OPENAI_CHAT)
-			chat_results(&rs, m);
-		else
-			gemini_results(&rs, m);
+		if (i >= from)
+			a->results(&rs, m);
 	}
 	r = rs.n;
 out:
@@ -1414,7 +837,7 @@ bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
 	if (api == LG_LLM_UNKNOWN || !body)
 		return false;
 	root = parse(body, n);
-	r = jtrue(root, "stream");
+	r = llm_jtrue(root, "stream");
 	json_decref(root);
 	return r;
 }
@@ -1443,23 +866,8 @@ int lg_llm_error_body(enum lg_llm_api api, const char *message, char *out,
 	}
 	if (!msg)
 		return -ENOMEM;
-	switch (api) {
-	case LG_LLM_ANTHROPIC:
-		root = json_pack("{s:s, s:{s:s, s:o}}", "type", "error",
-				 "error", "type", "invalid_request_error",
-				 "message", msg);
-		break;
-	case LG_LLM_GEMINI:
-		root = json_pack("{s:{s:i, s:o, s:s}}", "error", "code", 400,
-				 "message", msg, "status",
-				 "FAILED_PRECONDITION");
-		break;
-	default:
-		root = json_pack("{s:{s:o, s:s, s:n, s:s}}", "error", "message",
-				 msg, "type", "invalid_request_error", "param",
-				 "code", "lgrun_session_stopped");
-		break;
-	}
+	/* an API lgrun cannot name gets OpenAI's shape, the most common */
+	root = (llm_api(api) ? llm_api(api) : &llm_chat)->error_body(msg);
 	if (!root)
 		return -ENOMEM;
 	n = json_dumpb(root, NULL, 0, JSON_COMPACT);
@@ -1490,6 +898,7 @@ int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
 			      char *out, size_t size)
 {
 	json_t *err = json_object(), *ev = json_object();
+	const struct llm_api *a;
 	char *text = NULL;
 	int n = -ENOMEM;
 
@@ -1497,42 +906,15 @@ int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
 		goto done;
 	json_object_set_new(err, "message",
 			    json_string(message ? message : ""));
-	switch (api) {
-	case LG_LLM_ANTHROPIC:
-		json_object_set_new(err, "type",
-				    json_string("invalid_request_error"));
-		json_object_set_new(ev, "type", json_string("error"));
-		json_object_set(ev, "error", err);
-		break;
-	case LG_LLM_OPENAI_RESPONSES:
-		json_object_set_new(ev, "type", json_string("error"));
-		json_object_set_new(ev, "code",
-				    json_string("lgrun_session_stopped"));
-		json_object_set_new(ev, "message",
-				    json_string(message ? message : ""));
-		break;
-	case LG_LLM_GEMINI:
-		json_object_set_new(err, "code", json_integer(400));
-		json_object_set_new(err, "status",
-				    json_string("FAILED_PRECONDITION"));
-		json_object_set(ev, "error", err);
-		break;
-	default:
-		json_object_set_new(err, "type",
-				    json_string("invalid_request_error"));
-		json_object_set_new(err, "code",
-				    json_string("lgrun_session_stopped"));
-		json_object_set(ev, "error", err);
-		break;
-	}
+	a = llm_api(api) ? llm_api(api) : &llm_chat;
+	a->error_event(ev, err, message ? message : "");
 	text = json_dumps(ev, JSON_COMPACT);
 	if (!text)
 		goto done;
-	n = snprintf(out, size, "%sdata: %s\n\n",
-		     api == LG_LLM_ANTHROPIC	    ? "event: error\n" :
-		     api == LG_LLM_OPENAI_RESPONSES ? "event: error\n" :
-						      "",
-		     text);
+	n = snprintf(out, size, "%s%s%sdata: %s\n\n",
+		     a->error_event_name ? "event: " : "",
+		     a->error_event_name ? a->error_event_name : "",
+		     a->error_event_name ? "\n" : "", text);
 	if (n < 0 || (size_t)n >= size)
 		n = -ENOSPC;
 done:
