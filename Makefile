@@ -68,6 +68,7 @@ PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c superviso
 SYS_SRC := supervisor/log.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
+	supervisor/session_fs.c supervisor/session_record.c \
 	supervisor/control.c supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
 	supervisor/agentenv.c

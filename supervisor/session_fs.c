@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+#include "session_int.h"
+
+/*
+ * A nested lgrun writes its records into the same state directory by
+ * rename: the same executable as this one (by inode, not by name) may.
+ */
+static bool our_binary(pid_t pid)
+{
+	static dev_t dev;
+	static ino_t ino;
+	char p[64];
+	struct stat st;
+
+	if (!ino) {
+		if (stat("/proc/self/exe", &st) < 0)
+			return false;
+		dev = st.st_dev;
+		ino = st.st_ino;
+	}
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	return stat(p, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
+}
+void sess_read_exe(pid_t pid, char *out, size_t size)
+{
+	char p[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		snprintf(out, size, "?");
+		return;
+	}
+	buf[n] = '\0';
+	lg_path_strip_deleted(buf);
+	snprintf(out, size, "%s", lg_path_basename(buf));
+}
+/*
+ * The program doing an op. fresh: read it now (what counts must name the
+ * program as it is); else a process seen before keeps the name read then
+ * (one readlink per process on the hot path, not one per op; a process
+ * that execs after its first op is named after its first program).
+ */
+static void exe_of(struct lg_session *s, pid_t pid, bool fresh, char *out,
+		   size_t size)
+{
+	const size_t n = sizeof(s->exes) / sizeof(s->exes[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		if (s->exes[i].pid != pid)
+			continue;
+		if (fresh)
+			sess_read_exe(pid, s->exes[i].exe,
+				      sizeof(s->exes[i].exe));
+		snprintf(out, size, "%s", s->exes[i].exe);
+		return;
+	}
+	sess_read_exe(pid, out, size);
+	s->exes[s->exes_next % n].pid = pid;
+	snprintf(s->exes[s->exes_next % n].exe,
+		 sizeof(s->exes[s->exes_next % n].exe), "%s", out);
+	s->exes_next++;
+}
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+	return h;
+}
+/*
+ * A ring as large as any realistic volumetric window's entries: a path
+ * forgotten here could again pass for an overwrite.
+ */
+static void lost_by_git_add(struct lg_session *s, const char *path)
+{
+	s->lost_by_git[(s->lost_head + s->nlost) % LOST_BY_GIT] =
+		path_hash(path);
+	if (s->nlost == LOST_BY_GIT)
+		s->lost_head = (s->lost_head + 1) % LOST_BY_GIT;
+	else
+		s->nlost++;
+}
+bool sess_lost_by_git(const struct lg_session *s, const char *path)
+{
+	uint64_t h = path_hash(path);
+
+	for (size_t i = 0; i < s->nlost; i++)
+		if (s->lost_by_git[i] == h)
+			return true;
+	return false;
+}
+static int64_t ns(struct statx_timestamp t)
+{
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+bool sess_restored(void *ctx, const char *target, enum lg_op op,
+		   const struct lg_target_id *id)
+{
+	const struct lg_session *s = ctx;
+	bool trunc = op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC;
+	struct statx st;
+	bool same;
+
+	if (op == LG_OP_UNLINK && s && sess_lost_by_git(s, target))
+		return false;
+	if (statx(AT_FDCWD, target, trunc ? 0 : AT_SYMLINK_NOFOLLOW,
+		  STATX_INO | STATX_SIZE | STATX_BTIME | STATX_CTIME |
+			  STATX_MTIME,
+		  &st) != 0)
+		return false;
+	if (trunc && st.stx_size == 0)
+		return false;
+	same = id->ino && st.stx_ino == id->ino &&
+	       makedev(st.stx_dev_major, st.stx_dev_minor) == id->dev &&
+	       ns((st.stx_mask & STATX_BTIME) ? st.stx_btime : st.stx_ctime) ==
+		       id->birth_ns;
+	if (!same)
+		return true; /* another file at the path: an overwrite */
+	if (trunc && ns(st.stx_mtime) != id->mtime_ns)
+		return true; /* truncated, then written again */
+	/*
+	 * The same file, as it was: either the op has not run yet (a
+	 * parallel rm, allowed, waits in the kernel) and it counts, or it
+	 * ran and failed (EACCES, EBUSY, EISDIR) and lost nothing. The
+	 * thread that asked has finished it if it is asking again now;
+	 * another thread's op has surely run after PENDING_MS.
+	 */
+	return id->tid == s->feeding_tid ||
+	       lg_mono_ms() - id->at_ms > PENDING_MS;
+}
+bool sess_under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n && strncmp(path, dir, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+static bool protected_path(const struct lg_session *s, const char *path)
+{
+	return sess_under(path, s->info.state_dir) ||
+	       strcmp(path, s->info.audit_path) == 0 ||
+	       (s->info.metrics_path &&
+		strcmp(path, s->info.metrics_path) == 0);
+}
+static struct lg_inode_key inode_key(const struct lg_facts *f)
+{
+	return (struct lg_inode_key){ f->dev, f->ino,
+				      f->has_btime ? f->btime_ns : 0 };
+}
+/* What lgrun saw happen to the inode, into its facts. */
+static void lineage_facts(const struct lg_session *s, struct lg_facts *f)
+{
+	struct lg_inode_key k = inode_key(f);
+	unsigned fl;
+
+	if (!f->exists || !f->ino)
+		return;
+	fl = lg_lineage_get(s->content, &k);
+	f->inherited = fl & LG_INODE_INHERITED;
+	f->rewritten = fl & LG_INODE_REWRITTEN;
+}
+/*
+ * The source of a move to another filesystem is removed after the copy: is
+ * its copy at the destination, the same type, size and modification time
+ * (mv, cp -a and shutil.move keep it)? Then nothing is lost, and the copy
+ * carries the pre-existing status on, so deleting it there counts.
+ */
+static bool moved_copy(struct lg_session *s, const char *path,
+		       const struct lg_facts *f, uint64_t now_ms)
+{
+	char to[PATH_MAX + 1];
+	struct statx st;
+	int64_t mtime;
+
+	if (lg_lineage_moved_to(s->content, path, now_ms, MOVE_MAX_AGE_MS, to,
+				sizeof(to)) != 1)
+		return false;
+	if (statx(AT_FDCWD, to, AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_SIZE | STATX_MTIME | STATX_INO |
+			  STATX_BTIME,
+		  &st) < 0)
+		return false;
+	mtime = (int64_t)st.stx_mtime.tv_sec * 1000000000LL +
+		st.stx_mtime.tv_nsec;
+	if (f->is_dir ?
+		    !S_ISDIR(st.stx_mode) :
+		    (S_ISDIR(st.stx_mode) || (int64_t)st.stx_size != f->size ||
+		     mtime != f->mtime_ns))
+		return false;
+	if (!f->is_dir && lg_facts_preexisting(f, s->info.start_real_ns)) {
+		struct lg_inode_key k = {
+			makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino,
+			(st.stx_mask & STATX_BTIME) ?
+				(int64_t)st.stx_btime.tv_sec * 1000000000LL +
+					st.stx_btime.tv_nsec :
+				0
+		};
+
+		lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
+				LG_INODE_REWRITTEN);
+	}
+	lg_dbg("%s was moved to %s", path, to);
+	return true;
+}
+int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
+		      const char *dst, const struct lg_facts *fs,
+		      const struct lg_facts *fd, unsigned flags, bool cross_fs)
+{
+	HOLD(s);
+	struct lg_facts d = *fd;
+	char exe[64] = "";
+
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	s->st.renames++;
+	if (((protected_path(s, src) && fs->exists) ||
+	     protected_path(s, dst)) &&
+	    !our_binary(pid)) {
+		/* Moving the record away, or something over it. */
+		sess_read_exe(pid, exe, sizeof(exe));
+		lg_warn("refused rename %s -> %s by %s[%d]: lgrun's state is protected",
+			src, dst, exe, pid);
+		sess_remember(s, lg_mono_ms(), pid, LG_OP_RENAME,
+			      LG_CLASS_DESTROY, LG_DENY, exe,
+			      protected_path(s, src) ? src : dst);
+		s->st.denied++;
+		return s->cfg->deny_errno;
+	}
+	if (!fs->exists)
+		return 0; /* it fails */
+	if (cross_fs) {
+		/* EXDEV: mv and the like copy, then remove the source. */
+		lg_lineage_move(s->content, src, dst, lg_mono_ms());
+		lg_dbg("rename %s -> %s crosses filesystems", src, dst);
+		return 0;
+	}
+	if (fs->is_dir || (flags & RENAME_EXCHANGE))
+		return 0;
+	struct lg_facts f = *fs;
+	struct lg_inode_key k = inode_key(fs);
+	bool src_pre, succeeds = false;
+
+	lineage_facts(s, &f);
+	lineage_facts(s, &d);
+	src_pre = lg_facts_preexisting(&f, s->info.start_real_ns);
+	/*
+	 * A new file takes the place of pre-existing content (sed -i, perl
+	 * -i, a save by rename), there or at a path it was renamed away from
+	 * (sed -i.bak): it carries that content's status on.
+	 */
+	if (d.exists && !d.is_dir && !(flags & RENAME_NOREPLACE))
+		succeeds = lg_facts_preexisting(&d, s->info.start_real_ns);
+	else if (!d.exists)
+		succeeds = lg_lineage_refill(s->content, dst);
+	if (succeeds && !src_pre &&
+	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
+			    LG_INODE_REWRITTEN) == 0)
+		lg_dbg("rename %s -> %s: pre-existing content carried on", src,
+		       dst);
+	/*
+	 * The replaced file may live on under another name (perl -i.orig
+	 * links the original to its backup first): an earlier version of
+	 * dst.
+	 */
+	if (succeeds && d.nlink > 1) {
+		struct lg_inode_key dk = inode_key(&d);
+
+		if (lg_lineage_mark(s->content, &dk, LG_INODE_MOVED_AWAY, 0) ==
+		    0)
+			lg_lineage_set_origin(s->content, &dk, dst);
+	}
+	/* Pre-existing content leaves its path: remember where it was. */
+	if (src_pre &&
+	    lg_lineage_mark(s->content, &k, LG_INODE_MOVED_AWAY, 0) == 0) {
+		lg_lineage_set_origin(s->content, &k, src);
+		lg_lineage_vacate(s->content, src);
+	}
+	return 0;
+}
+/*
+ * An earlier version renamed away from its path (sed -i.bak, perl -i.orig,
+ * an editor's backup) whose path holds content again: removing it leaves
+ * the successor. Renamed away with nothing at its path (a trash folder):
+ * its removal loses the data.
+ */
+static bool superseded(const struct lg_session *s, const struct lg_facts *f)
+{
+	struct lg_inode_key k = inode_key(f);
+	const char *origin;
+	struct stat st;
+
+	if (!(lg_lineage_get(s->content, &k) & LG_INODE_MOVED_AWAY))
+		return false;
+	origin = lg_lineage_origin(s->content, &k);
+	if (!origin || lstat(origin, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0)
+		return false;
+	return st.st_ino != f->ino || st.st_dev != f->dev;
+}
+int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		      const char *path, const struct lg_facts *facts)
+{
+	HOLD(s);
+	struct lg_facts f = *facts;
+	int err;
+
+	if (s->blocked) /* a trip while the target was read */
+		return s->cfg->deny_errno;
+	lineage_facts(s, &f);
+	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
+	    moved_copy(s, path, &f, lg_mono_ms()))
+		f.moved = true;
+	if (op == LG_OP_UNLINK && f.exists && f.ino)
+		f.superseded = superseded(s, &f);
+	err = sess_decide(s, pid, op, path, &f);
+	/* From now on the file holds what the session writes into it. */
+	if (!err && f.exists && f.ino &&
+	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {
+		struct lg_inode_key k = inode_key(&f);
+
+		lg_lineage_mark(s->content, &k, LG_INODE_REWRITTEN,
+				LG_INODE_INHERITED);
+	}
+	return err;
+}
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		const char *path, const struct lg_facts *f)
+{
+	const struct lg_config *c = s->cfg;
+	struct lg_guard_env env = { lg_mono_ms(), sess_restored, s, s->shared,
+				    NULL };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = op,
+			       .pid = pid,
+			       .target = path,
+			       .id = { f->dev, f->ino,
+				       f->has_btime ? f->btime_ns : f->ctime_ns,
+				       f->mtime_ns, pid, env.now_ms } };
+	struct lg_findings out;
+	enum lg_verdict v;
+	char exe[64] = "";
+	const char *scoped = NULL; /* exe, when it is the program it names */
+
+	s->st.attempts++;
+	s->st.ev_seccomp++;
+	if (protected_path(s, path) && f->exists) {
+		/* The agent must not erase its own record or lift its block. */
+		sess_read_exe(pid, exe, sizeof(exe));
+		lg_warn("refused %s %s by %s[%d]: lgrun's state is protected",
+			lg_op_name(op), path, exe, pid);
+		sess_remember(s, env.now_ms, pid, op, LG_CLASS_DESTROY, LG_DENY,
+			      exe, path);
+		s->st.denied++;
+		return c->deny_errno;
+	}
+	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
+			     s->info.start_real_ns);
+	/*
+	 * The program is read only when a scoped rule could apply (git in
+	 * .git) or a removal that would count may be git's (recoverable, or
+	 * not to be taken for an overwrite), when something is to be
+	 * reported, or with -vv: it costs a readlink on the hot path.
+	 */
+	if (ev.cls == LG_CLASS_DESTROY &&
+	    lg_classify_needs_program(c->ignore, c->n_ignore, op, f, path)) {
+		sess_read_exe(pid, exe, sizeof(exe));
+		ev.exe = exe;
+		scoped = lg_programs_is(s->programs, exe, pid) ? exe : NULL;
+		ev.cls = lg_classify(op, f, path, scoped, c->ignore,
+				     c->n_ignore, s->info.start_real_ns);
+	} else if (lg_log_verbosity >= LG_LOG_DEBUG) {
+		sess_read_exe(pid, exe, sizeof(exe));
+		ev.exe = exe;
+	}
+	if (ev.cls == LG_CLASS_DESTROY && s->store_up &&
+	    !s->store_up(s->store_ctx))
+		return sess_store_gate(s, pid, exe); /* not counted: refused */
+	if (ev.cls == LG_CLASS_DESTROY)
+		s->st.counted++;
+	else if (ev.cls == LG_CLASS_RECOVERABLE)
+		s->st.recoverable++;
+	else if (ev.cls == LG_CLASS_MOVED)
+		s->st.moved++;
+	if (lg_classify_lost_by_git(op, ev.cls, path, scoped))
+		lost_by_git_add(s, path);
+	s->feeding_tid = pid;
+	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	s->feeding_tid = 0;
+	if (!exe[0]) /* the target waits: still there */
+		exe_of(s, pid, v != LG_ALLOW || ev.cls == LG_CLASS_DESTROY, exe,
+		       sizeof(exe));
+	sess_remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
+	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
+	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
+	if (v == LG_ALLOW)
+		return ev.cls == LG_CLASS_DESTROY ?
+			       sess_store_gate(s, pid, exe) :
+			       0;
+	return sess_act(s, &out, op, pid, exe, path);
+}
+int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
+		    const char *tool, const char *target)
+{
+	HOLD(s);
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SHIM,
+			       .op = LG_OP_TOOL_DELETE,
+			       .cls = LG_CLASS_DESTROY,
+			       .pid = pid,
+			       .exe = exe,
+			       .target = target,
+			       .tool = tool };
+	struct lg_findings out;
+	enum lg_verdict v;
+
+	s->st.attempts++;
+	s->st.ev_shim++;
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	if (s->store_up && !s->store_up(s->store_ctx))
+		return sess_store_gate(s, pid, exe); /* not counted: refused */
+	s->st.counted++;
+	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	sess_remember(s, env.now_ms, pid, LG_OP_TOOL_DELETE, ev.cls, v, exe,
+		      target);
+	lg_dbg("tool %s on %s by %s[%d]: %s", tool, target, exe, pid,
+	       lg_verdict_name(v));
+	return v == LG_ALLOW ?
+		       sess_store_gate(s, pid, exe) :
+		       sess_act(s, &out, LG_OP_TOOL_DELETE, pid, exe, target);
+}
+int lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
+			  int err)
+{
+	HOLD(s);
+	char exe[64];
+
+	s->st.unreadable++;
+	s->st.denied++;
+	exe_of(s, pid, true, exe, sizeof(exe));
+	lg_warn("refused %s by %s[%d]: cannot read its arguments (%s)",
+		lg_op_name(op), exe, pid, strerror(err));
+	sess_remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, exe,
+		      "(unreadable)");
+	return s->cfg->deny_errno;
+}
