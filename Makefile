@@ -65,7 +65,7 @@ PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c superviso
 	supervisor/gitodb.c \
 	supervisor/classify.c supervisor/config.c supervisor/text.c supervisor/lineage.c \
 	supervisor/canon.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
-SYS_SRC := supervisor/log.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
+SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/session_fs.c supervisor/session_record.c \

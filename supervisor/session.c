@@ -168,22 +168,6 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
 	s->on_kill_ctx = ctx;
 }
 
-uint64_t lg_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-int64_t lg_real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 struct lg_session *lg_session_new(const struct lg_config *cfg,
 				  const struct lg_session_info *info)
 {

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "classify.h"
+#include "clock.h"
 #include "config.h"
 #include "guard/guard.h"
 
@@ -253,7 +254,5 @@ struct lg_egress_flow;
  */
 void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f);
 
-uint64_t lg_mono_ms(void);
-int64_t lg_real_ns(void);
 
 #endif
