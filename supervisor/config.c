@@ -699,15 +699,14 @@ static int check_llm_value(enum ktype t, const char *value, char *msg,
 	}
 }
 
-/* Parses value for k; applies it to c only when apply is set. */
-static int set_value(struct lg_config *c, const struct key *k,
-		     const char *value, bool apply, char *msg, size_t msgsz)
+/* Numbers, durations, booleans, amounts. */
+static int set_number(struct lg_config *c, const struct key *k,
+		      const char *value, bool apply, char *msg, size_t msgsz)
 {
 	char *base = (char *)c;
 	unsigned long ul;
 	char *end;
 	bool b;
-	int e;
 
 	switch (k->type) {
 	case K_BOOL:
@@ -758,6 +757,81 @@ static int set_value(struct lg_config *c, const struct key *k,
 				*(uint64_t *)(base + k->off) = ul;
 		}
 		return 0;
+	case K_POW2:
+		errno = 0;
+		ul = isdigit((unsigned char)value[0]) ?
+			     strtoul(value, &end, 10) :
+			     0;
+		if (!ul || errno || *end || (ul & (ul - 1)) || ul < k->min ||
+		    ul > k->max) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a power of two from %lu to %lu",
+				k->section, k->name, value, k->min, k->max);
+			return -EINVAL;
+		}
+		if (apply)
+			*(unsigned *)(base + k->off) = (unsigned)ul;
+		return 0;
+	case K_FRACTION: {
+		double d;
+
+		errno = 0;
+		d = strtod(value, &end);
+		if (end == value || *end || errno || d < 0 || d >= 1) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+				k->section, k->name, value);
+			return -ERANGE;
+		}
+		if (apply)
+			*(double *)(base + k->off) = d;
+		return 0;
+	}
+	case K_MONEY: {
+		double d;
+
+		errno = 0;
+		d = strtod(value[0] == '$' ? value + 1 : value, &end);
+		if (end == value || *end || errno || d < 0 || d > 1e9) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)",
+				k->section, k->name, value);
+			return -ERANGE;
+		}
+		if (apply)
+			*(double *)(base + k->off) = d;
+		return 0;
+	}
+	default:
+		break;
+	}
+	return -EINVAL;
+bad_bool:
+	snprintf(msg, msgsz, "%s.%s: '%s' is not a boolean (true or false)",
+		 k->section, k->name, value);
+	return -EINVAL;
+bad_number:
+	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
+		 k->name, value);
+	return -EINVAL;
+out_of_range:
+	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu to %lu)",
+		 k->section, k->name, value, k->min, k->max);
+	return -ERANGE;
+}
+
+/* One word of a set (an action, a mode), an errno, the store's URL. */
+static int set_word(struct lg_config *c, const struct key *k, const char *value,
+		    bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+	int e;
+
+	(void)c;
+	switch (k->type) {
 	case K_BPF_MODE: {
 		int m = lg_bpf_mode_parse(value);
 
@@ -838,22 +912,6 @@ static int set_value(struct lg_config *c, const struct key *k,
 		*p = strdup(value);
 		return *p ? 0 : -ENOMEM;
 	}
-	case K_POW2:
-		errno = 0;
-		ul = isdigit((unsigned char)value[0]) ?
-			     strtoul(value, &end, 10) :
-			     0;
-		if (!ul || errno || *end || (ul & (ul - 1)) || ul < k->min ||
-		    ul > k->max) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a power of two from %lu to %lu",
-				k->section, k->name, value, k->min, k->max);
-			return -EINVAL;
-		}
-		if (apply)
-			*(unsigned *)(base + k->off) = (unsigned)ul;
-		return 0;
 	case K_ACTION: {
 		enum lg_verdict v;
 
@@ -879,38 +937,19 @@ static int set_value(struct lg_config *c, const struct key *k,
 		if (apply)
 			*(int *)(base + k->off) = e;
 		return 0;
-	case K_FRACTION: {
-		double d;
-
-		errno = 0;
-		d = strtod(value, &end);
-		if (end == value || *end || errno || d < 0 || d >= 1) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
-				k->section, k->name, value);
-			return -ERANGE;
-		}
-		if (apply)
-			*(double *)(base + k->off) = d;
-		return 0;
+	default:
+		break;
 	}
-	case K_MONEY: {
-		double d;
+	return -EINVAL;
+}
 
-		errno = 0;
-		d = strtod(value[0] == '$' ? value + 1 : value, &end);
-		if (end == value || *end || errno || d < 0 || d > 1e9) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)",
-				k->section, k->name, value);
-			return -ERANGE;
-		}
-		if (apply)
-			*(double *)(base + k->off) = d;
-		return 0;
-	}
+/* Strings and lists: globs, syscalls, sizes, keys, [llm] tables. */
+static int set_list(struct lg_config *c, const struct key *k, const char *value,
+		    bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+
+	switch (k->type) {
 	case K_ENDPOINTS:
 	case K_IGNORE_KEYS: {
 		char bad[128];
@@ -1026,20 +1065,39 @@ static int set_value(struct lg_config *c, const struct key *k,
 		prog[n] = '\0';
 		return apply ? add_ignore(c, prog, glob) : 0;
 	}
+	default:
+		break;
 	}
 	return -EINVAL;
-bad_bool:
-	snprintf(msg, msgsz, "%s.%s: '%s' is not a boolean (true or false)",
-		 k->section, k->name, value);
-	return -EINVAL;
-bad_number:
-	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
-		 k->name, value);
-	return -EINVAL;
-out_of_range:
-	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu to %lu)",
-		 k->section, k->name, value, k->min, k->max);
-	return -ERANGE;
+}
+
+/* Parses value for k; applies it to c only when apply is set. */
+static int set_value(struct lg_config *c, const struct key *k,
+		     const char *value, bool apply, char *msg, size_t msgsz)
+{
+	switch (k->type) {
+	case K_BOOL:
+	case K_UINT:
+	case K_ULONG:
+	case K_U64:
+	case K_DURATION:
+	case K_DURATION_U64:
+	case K_POW2:
+	case K_FRACTION:
+	case K_MONEY:
+		return set_number(c, k, value, apply, msg, msgsz);
+	case K_BPF_MODE:
+	case K_LLM_MODE:
+	case K_EGRESS:
+	case K_STORE_BACKEND:
+	case K_STORE_ERROR:
+	case K_STORE_URL:
+	case K_ACTION:
+	case K_ERRNO:
+		return set_word(c, k, value, apply, msg, msgsz);
+	default:
+		return set_list(c, k, value, apply, msg, msgsz);
+	}
 }
 
 static int fail(struct parse *p, const char *fmt, const char *a, const char *b)

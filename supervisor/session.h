@@ -254,5 +254,4 @@ struct lg_egress_flow;
  */
 void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f);
 
-
 #endif
