@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: MIT
+#include "shim_int.h"
+
+/* The ids of the last MCP tools/call requests: their results are masked. */
+#define CALL_IDS 16
+static uint64_t call_ids[CALL_IDS];
+static atomic_uint call_id_next;
+
+static unsigned char tls_seen[FD_TRACK]; /* TLS reported on this fd */
+static uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK]; /* FIFO pairing */
+
+/*
+ * An HTTP request waiting for its response, per connection: the call and
+ * its result go to the supervisor as one frame, one wake-up per call.
+ */
+#define HTTP_TRACK 1024
+static struct {
+	uint32_t used; /* == gen: in use (a fork makes every entry stale) */
+	uint64_t args;
+	bool decision; /* a declared tool endpoint's call */
+	bool mcp; /* an MCP tools/call in the body: its result is JSON-RPC */
+	char tool[96];
+	char pv[64];
+} http_req[HTTP_TRACK];
+/* A response whose headers came without its body: the next read has it. */
+static struct {
+	uint32_t k;
+	uint16_t status;
+	uint32_t waiting; /* == gen */
+} http_body[FD_TRACK];
+
+/* --- descriptors: keep our socket ours --------------------------------- */
+
+static void forget_fd(int fd)
+{
+	if (fd >= 0 && fd < FD_TRACK) {
+		fd_kind[fd] = 0;
+		http_sent[fd] = http_seen[fd] = 0;
+		http_body[fd].waiting = 0;
+		tls_seen[fd] = 0;
+	}
+	if (fd >= 0 && fd < HTTP_TRACK)
+		http_req[fd].used = 0;
+}
+
+LG_EXPORT int close(int fd)
+{
+	int e, r;
+
+	ensure();
+	/* Closing our socket (close_fds loops) just means reconnecting later. */
+	if (fd >= 0 && fd == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(fd);
+	r = real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+	e = errno;
+	errno = e;
+	return r;
+}
+
+LG_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	int c = atomic_load(&conn_fd);
+
+	ensure();
+	if (c >= 0 && (unsigned)c >= lo && (unsigned)c <= hi &&
+	    !(flags & CLOSE_RANGE_CLOEXEC))
+		atomic_store(&conn_fd, -1);
+	for (unsigned fd = lo; fd <= hi && fd < FD_TRACK; fd++)
+		forget_fd((int)fd);
+	if (real.close_range)
+		return real.close_range(lo, hi, flags);
+	return (int)syscall(SYS_close_range, lo, hi, flags);
+}
+
+LG_EXPORT int dup2(int a, int b)
+{
+	ensure();
+	if (b == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(b);
+	return real.dup2 ? real.dup2(a, b) : (int)syscall(SYS_dup2, a, b);
+}
+
+LG_EXPORT int dup3(int a, int b, int f)
+{
+	ensure();
+	if (b == atomic_load(&conn_fd))
+		atomic_store(&conn_fd, -1);
+	forget_fd(b);
+	return real.dup3 ? real.dup3(a, b, f) : (int)syscall(SYS_dup3, a, b, f);
+}
+
+/* --- tool traffic -------------------------------------------------------- */
+
+/* Sockets and pipes carry tool traffic; files and ttys never do. */
+static bool channel(int fd)
+{
+	struct stat st;
+	unsigned char k;
+
+	if (fd < 0)
+		return false;
+	if (fd < FD_TRACK && (k = fd_kind[fd]))
+		return k == 1;
+	if (fstat(fd, &st) < 0)
+		return false;
+	k = (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode)) ? 1 : 2;
+	/*
+	 * The agent's model traffic to lgrun's own LLM proxy is seen there,
+	 * in full: reporting it here too would count every turn twice.
+	 */
+	if (k == 1 && proxy_port && S_ISSOCK(st.st_mode)) {
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+
+		if (getpeername(fd, (struct sockaddr *)&a, &al) == 0 &&
+		    a.sin_family == AF_INET &&
+		    ntohs(a.sin_port) == proxy_port &&
+		    ntohl(a.sin_addr.s_addr) == INADDR_LOOPBACK)
+			k = 2;
+	}
+	if (fd < FD_TRACK)
+		fd_kind[fd] = k;
+	return k == 1;
+}
+
+static void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s,
+		     size_t max)
+{
+	lg_wire_put(w, tag, s.p, s.n < max ? s.n : max);
+}
+
+/* A2A (agent-to-agent) JSON-RPC methods that hand work to another agent. */
+static bool a2a_method(struct lg_span m)
+{
+	static const char *const names[] = { "message/send", "message/stream",
+					     "tasks/send",
+					     "tasks/sendSubscribe" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (m.n == strlen(names[i]) && memcmp(m.p, names[i], m.n) == 0)
+			return true;
+	return false;
+}
+
+/* Copies at most max bytes of s into dst (size > max), NUL-terminated. */
+static size_t span_copy(char *dst, size_t size, struct lg_span s, size_t max)
+{
+	size_t n = s.n < max ? s.n : max;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s.p, n);
+	dst[n] = '\0';
+	return n;
+}
+
+/*
+ * A cheap look before parsing: every HTTP body passes here, and only
+ * A2A's JSON-RPC methods contain these (bounded like the recogniser).
+ */
+static bool maybe_body_call(const char *p, size_t n)
+{
+	/*
+	 * message/send, message/stream, tasks/send, tasks/sendSubscribe; and
+	 * MCP's tools/call
+	 */
+	const char *e;
+
+	if (n > 4096)
+		n = 4096;
+	e = p + n;
+	/* memchr is vectorised; memmem of a 2-byte needle is not */
+	while (p < e && (p = memchr(p, '/', (size_t)(e - p)))) {
+		if (++p < e && (*p == 's' || *p == 'c'))
+			return true;
+	}
+	return false;
+}
+
+/* The peer's address ("127.0.0.1", "::1", "unix") and port. */
+static void peer_of(int fd, char *host, size_t size, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	*port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &a->sin_addr, host, (socklen_t)size);
+			*port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &a->sin6_addr, host,
+				  (socklen_t)size);
+			*port = ntohs(a->sin6_port);
+		} else if (ss.ss_family == AF_UNIX) {
+			snprintf(host, size, "unix");
+		}
+	}
+}
+
+/* "127.0.0.1:9000/agent": the peer of fd and the request's path. */
+static void a2a_endpoint(int fd, const char *path, size_t path_n, char *out,
+			 size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port;
+
+	peer_of(fd, host, sizeof(host), &port);
+	snprintf(out, size, "%s:%u%.*s", host, port,
+		 (int)(path_n < 200 ? path_n : 200), path);
+}
+
+/* An A2A call waits for the supervisor: it is a call of the flow. */
+static int a2a_gate(uint64_t chan, struct lg_span method, const char *endpoint)
+{
+	struct lg_wire_buf w;
+	char tool[64];
+
+	snprintf(tool, sizeof(tool), "a2a %.*s", (int)method.n, method.p);
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_u64(&w, LG_T_CHAN, chan);
+	lg_wire_put_str(&w, LG_T_TOOL, tool);
+	lg_wire_put_str(&w, LG_T_CALL_TO, endpoint);
+	return gate(&w);
+}
+
+/*
+ * MCP over HTTP (the streamable HTTP transport): a tools/call in a request
+ * body is an agent's tool call like one on a pipe, and waits the same way.
+ * Its result is the JSON-RPC response in the HTTP response's body.
+ */
+static int mcp_http_gate(int fd, uint32_t k, const struct lg_jrpc *jr)
+{
+	struct lg_wire_buf w;
+
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen)
+		http_req[fd].mcp = true;
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+	if (lg_recog_name_in(jr->name.p, jr->name.n, gate_tools))
+		lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+	lg_wire_put_u32(&w, LG_T_DECISION, 1);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	put_span(&w, LG_T_TOOL, jr->name, 128);
+	put_span(&w, LG_T_ARGS, jr->args, LG_WIRE_MAX / 2);
+	return gate(&w);
+}
+
+/*
+ * A JSON-RPC request in the body of HTTP request k on fd (path: its
+ * target): an A2A call or an MCP tools/call waits for the supervisor.
+ * True, and *refuse set, when it was one.
+ */
+static bool body_call(int fd, uint32_t k, const char *p, size_t n,
+		      const char *path, size_t path_n, int *refuse)
+{
+	struct lg_jrpc jr;
+	char ep[300];
+
+	if (!maybe_body_call(p, n) || !lg_recog_jsonrpc(p, n, &jr) ||
+	    !jr.request)
+		return false;
+	if (a2a_method(jr.method)) {
+		a2a_endpoint(fd, path, path_n, ep, sizeof(ep));
+		*refuse = a2a_gate(((uint64_t)fd << 32) | k, jr.method, ep);
+		return true;
+	}
+	if (!jr.name.n)
+		return false;
+	*refuse = mcp_http_gate(fd, k, &jr);
+	return true;
+}
+
+/*
+ * The body of an HTTP request whose headers went first (a write of its
+ * own, or writev's second part) that is an A2A call or an MCP tools/call.
+ */
+static bool later_body(int fd, const char *p, size_t n, int *refuse)
+{
+	const char *path;
+
+	if (fd < 0 || fd >= HTTP_TRACK || http_req[fd].used != gen ||
+	    !http_sent[fd])
+		return false;
+	path = strchr(http_req[fd].tool, ' ');
+	path = path ? path + 1 : "";
+	return body_call(fd, http_sent[fd] - 1, p, n, path, strlen(path),
+			 refuse);
+}
+
+/* Is this HTTP request a call of a declared tool endpoint? */
+static bool declared(int fd, const struct lg_http_req *hq)
+{
+	char host[INET6_ADDRSTRLEN] = "";
+	unsigned port = 0;
+
+	if (judge_all)
+		return true;
+	if (!tool_endpoints)
+		return false;
+	if (endpoints_peer)
+		peer_of(fd, host, sizeof(host), &port);
+	return lg_recog_endpoint_in(tool_endpoints, hq->host, host, port,
+				    hq->target);
+}
+
+/*
+ * An outgoing message. Returns 0 to let it go, or the errno the program
+ * should see (the supervisor refused it).
+ */
+static int outgoing(int fd, const char *p, size_t n)
+{
+	struct lg_http_req hq;
+	struct lg_jrpc jr;
+	struct lg_wire_buf w;
+	char tool[160];
+	int r;
+
+	if (!channel(fd))
+		return 0;
+	if (lg_recog_tls(p, n)) {
+		/* Opaque, but never "nothing": once per connection. */
+		if (fd < FD_TRACK && !tls_seen[fd]) {
+			tls_seen[fd] = 1;
+			lg_wire_start(&w, LG_W_TOOL_CALL, 0);
+			lg_wire_put_u32(&w, LG_T_PROTO, LG_P_TLS);
+			lg_wire_put_str(&w, LG_T_TOOL, "tls");
+			emit(&w);
+		}
+		return 0;
+	}
+	if (lg_recog_http_request(p, n, &hq)) {
+		/* an HTTP DELETE is a tool delete on a declared endpoint only */
+		bool decision = declared(fd, &hq);
+		bool del = decision && hq.method.n == 6 &&
+			   memcmp(hq.method.p, "DELETE", 6) == 0;
+		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
+		uint64_t args = lg_wire_hash(0, hq.body.p, hq.body.n);
+
+		{ /* "METHOD /target" without printf: every call passes here */
+			size_t m = span_copy(tool, sizeof(tool), hq.method, 16);
+
+			tool[m++] = ' ';
+			span_copy(tool + m, sizeof(tool) - m, hq.target, 80);
+		}
+		atomic_fetch_add(&outstanding, 1);
+		if (fd < HTTP_TRACK) {
+			http_req[fd].used = gen;
+			http_req[fd].args = args;
+			http_req[fd].decision = decision;
+			http_req[fd].mcp = false;
+			memcpy(http_req[fd].tool, tool,
+			       sizeof(http_req[fd].tool) < sizeof(tool) ?
+				       sizeof(http_req[fd].tool) :
+				       sizeof(tool));
+			http_req[fd].tool[sizeof(http_req[fd].tool) - 1] = '\0';
+			span_copy(http_req[fd].pv, sizeof(http_req[fd].pv),
+				  hq.body, 63);
+		}
+		if (!del && body_call(fd, k, hq.body.p, hq.body.n, hq.target.p,
+				      hq.target.n, &r))
+			return r;
+		if (!del && fd < HTTP_TRACK)
+			return 0; /* reported with its response */
+		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+		if (del)
+			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+		if (decision)
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
+		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+		lg_wire_put_str(&w, LG_T_TOOL, tool);
+		put_span(&w, LG_T_TARGET, hq.target, 1024);
+		put_span(&w, LG_T_ARGS, hq.body, 4096);
+		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, args);
+		if (del)
+			return gate(&w);
+		emit(&w);
+		return 0;
+	}
+	if (later_body(fd, p, n, &r))
+		return r;
+	if (lg_recog_jsonrpc(p, n, &jr) && jr.request) {
+		bool call = jr.name.n > 0;
+		bool destructive =
+			call &&
+			lg_recog_name_in(jr.name.p, jr.name.n, gate_tools);
+
+		if (!call && jr.id.n == 0)
+			return 0; /* a notification: nothing comes back */
+		/*
+		 * Every tools/call waits for the supervisor: it has then seen
+		 * the results before it, so a call after a tripping result
+		 * never leaves. Only destructive ones count as deletes.
+		 */
+		lg_wire_start(&w, call ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+		if (destructive)
+			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+		/* other methods (LSP, health checks) are a program's routine */
+		if (call || judge_all) {
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
+			call_ids[atomic_fetch_add(&call_id_next, 1) % CALL_IDS] =
+				lg_wire_hash(0, jr.id.p, jr.id.n);
+		}
+		lg_wire_put_u64(&w, LG_T_CHAN,
+				lg_wire_hash(0, jr.id.p, jr.id.n));
+		if (call)
+			put_span(&w, LG_T_TOOL, jr.name, 128);
+		else
+			put_span(&w, LG_T_TOOL, jr.method, 128);
+		put_span(&w, LG_T_ARGS, jr.args, LG_WIRE_MAX / 2);
+		atomic_fetch_add(&outstanding, 1);
+		if (call)
+			return gate(&w);
+		emit(&w);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * A result's digest for the repeat detector. An agent's tool call gets its
+ * volatile parts (pids, clocks, temp names) masked first, hashed in blocks
+ * of a fixed size so that only the masked text decides the digest.
+ */
+struct vhash {
+	uint64_t h;
+	size_t n;
+	char b[256];
+};
+
+static void vhash_add(void *ctx, const char *s, size_t k)
+{
+	struct vhash *v = ctx;
+
+	while (k) {
+		size_t m = sizeof(v->b) - v->n < k ? sizeof(v->b) - v->n : k;
+
+		memcpy(v->b + v->n, s, m);
+		v->n += m;
+		s += m;
+		k -= m;
+		if (v->n == sizeof(v->b)) {
+			v->h = lg_wire_hash(v->h, v->b, v->n);
+			v->n = 0;
+		}
+	}
+}
+
+static uint64_t result_digest(uint64_t seed, struct lg_span body, bool decision)
+{
+	struct vhash v = { seed, 0, { 0 } };
+
+	if (!decision)
+		return lg_wire_hash(seed, body.p, body.n);
+	lg_volatile_scan(body.p, body.n, vhash_add, &v);
+	return lg_wire_hash(v.h, v.b, v.n);
+}
+
+static bool is_call_id(uint64_t id)
+{
+	for (unsigned i = 0; i < CALL_IDS; i++)
+		if (call_ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The JSON-RPC response in an HTTP body: plain JSON, or an SSE event
+ * ("event: message", "data: {...}"), maybe behind a chunk-size line.
+ */
+static bool body_jsonrpc(struct lg_span body, struct lg_jrpc *jr)
+{
+	const char *p = body.p, *e = body.p + body.n, *d;
+	size_t i;
+
+	for (i = 0; i < 10 && p + i < e && isxdigit((unsigned char)p[i]); i++)
+		;
+	if (i && p + i + 1 < e && p[i] == '\r' && p[i + 1] == '\n')
+		p += i + 2; /* a chunk's size */
+	if (p < e && *p != '{' &&
+	    (d = memmem(p, (size_t)(e - p), "data:", 5)) != NULL)
+		p = d + 5;
+	while (p < e && *p == ' ')
+		p++;
+	return lg_recog_jsonrpc(p, (size_t)(e - p), jr) && !jr->request;
+}
+
+/* The result of an MCP tools/call over HTTP, paired by its channel. */
+static void mcp_http_result(int fd, uint32_t k, unsigned status,
+			    struct lg_span body)
+{
+	struct lg_wire_buf w;
+	struct lg_jrpc jr;
+	bool ok = body_jsonrpc(body, &jr);
+	struct lg_span res = ok ? jr.result : body;
+
+	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u32(&w, LG_T_STATUS, ok ? (jr.error ? 1 : 0) : status);
+	lg_wire_put_u64(&w, LG_T_DIGEST, result_digest(0, res, true));
+	put_span(&w, LG_T_PREVIEW, res, 160);
+	http_req[fd].used = 0;
+	atomic_fetch_sub(&outstanding, 1);
+	emit(&w);
+}
+
+static void http_result(int fd, uint32_t k, unsigned status,
+			struct lg_span body)
+{
+	struct lg_wire_buf w;
+	uint64_t h = lg_wire_hash(0, &status, sizeof(status));
+
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen &&
+	    http_req[fd].mcp) {
+		mcp_http_result(fd, k, status, body);
+		return;
+	}
+	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u32(&w, LG_T_STATUS, status);
+	/* The status is part of the result: 200 "x" is not 500 "x". */
+	lg_wire_put_u64(&w, LG_T_DIGEST,
+			result_digest(h, body,
+				      fd >= 0 && fd < HTTP_TRACK &&
+					      http_req[fd].used == gen &&
+					      http_req[fd].decision));
+	put_span(&w, LG_T_PREVIEW, body, 160);
+	/* The call itself travels with its result (one frame, one wake-up). */
+	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen) {
+		http_req[fd].used = 0;
+		lg_wire_put_str(&w, LG_T_TOOL, http_req[fd].tool);
+		lg_wire_put_str(&w, LG_T_ARGS, http_req[fd].pv);
+		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, http_req[fd].args);
+		if (http_req[fd].decision)
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
+	}
+	atomic_fetch_sub(&outstanding, 1);
+	emit(&w);
+}
+
+static void incoming(int fd, const char *p, ssize_t got)
+{
+	struct lg_http_resp hr;
+	struct lg_jrpc jr;
+	struct lg_wire_buf w;
+	size_t n;
+
+	if (got <= 0 || atomic_load(&outstanding) <= 0)
+		return;
+	n = (size_t)got;
+	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting == gen) {
+		struct lg_span body = { p, n };
+
+		http_body[fd].waiting = 0;
+		http_result(fd, http_body[fd].k, http_body[fd].status, body);
+		return;
+	}
+	if (!lg_recog_maybe(p, n) || !channel(fd))
+		return;
+	if (lg_recog_http_response(p, n, &hr)) {
+		uint32_t k = fd < FD_TRACK ? http_seen[fd]++ : 0;
+
+		/* Headers alone (buffered readers): the body comes next. */
+		if (hr.body.n == 0 && fd < FD_TRACK && hr.status != 204 &&
+		    hr.status != 304) {
+			http_body[fd].k = k;
+			http_body[fd].status = (uint16_t)hr.status;
+			http_body[fd].waiting = gen;
+			return;
+		}
+		http_result(fd, k, hr.status, hr.body);
+		return;
+	}
+	if (lg_recog_jsonrpc(p, n, &jr) && !jr.request && jr.id.n) {
+		lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+		lg_wire_put_u64(&w, LG_T_CHAN,
+				lg_wire_hash(0, jr.id.p, jr.id.n));
+		lg_wire_put_u32(&w, LG_T_STATUS, jr.error ? 1 : 0);
+		lg_wire_put_u64(&w, LG_T_DIGEST,
+				result_digest(0, jr.result,
+					      is_call_id(lg_wire_hash(
+						      0, jr.id.p, jr.id.n))));
+		put_span(&w, LG_T_PREVIEW, jr.result, 160);
+		atomic_fetch_sub(&outstanding, 1);
+		emit(&w);
+	}
+}
+
+/* The hooks: check, then do the real thing, errno untouched. */
+/*
+ * The hooks: a first-byte test decides before anything else (most writes
+ * are not tool traffic), then the real call, whose errno is left as is.
+ */
+#define OUT_HOOK(name, params, buf, len, call)                         \
+	LG_EXPORT ssize_t name params                                  \
+	{                                                              \
+		if (len >= 4 && lg_recog_maybe(buf, len) && enter()) { \
+			int refuse = outgoing(fd, buf, len);           \
+			leave();                                       \
+			if (refuse) {                                  \
+				errno = ECONNRESET;                    \
+				return -1;                             \
+			}                                              \
+		}                                                      \
+		return real.call;                                      \
+	}
+
+OUT_HOOK(write, (int fd, const void *b, size_t n), (const char *)b, n,
+	 write(fd, b, n))
+OUT_HOOK(send, (int fd, const void *b, size_t n, int f), (const char *)b, n,
+	 send(fd, b, n, f))
+OUT_HOOK(sendto,
+	 (int fd, const void *b, size_t n, int f, const struct sockaddr *a,
+	  socklen_t al),
+	 (const char *)b, n, sendto(fd, b, n, f, a, al))
+
+/* HTTP headers in the first part, the body in the second (Node). */
+static int outgoing_iov(int fd, const struct iovec *iov, int cnt)
+{
+	int refuse = outgoing(fd, iov[0].iov_base, iov[0].iov_len);
+
+	if (!refuse && cnt > 1 && iov[1].iov_len >= 4 &&
+	    lg_recog_maybe(iov[1].iov_base, iov[1].iov_len))
+		later_body(fd, iov[1].iov_base, iov[1].iov_len, &refuse);
+	return refuse;
+}
+
+LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	if (cnt > 0 && iov[0].iov_len >= 4 &&
+	    lg_recog_maybe(iov[0].iov_base, iov[0].iov_len) && enter()) {
+		int refuse = outgoing_iov(fd, iov, cnt);
+
+		leave();
+		if (refuse) {
+			errno = ECONNRESET;
+			return -1;
+		}
+	}
+	return real.writev(fd, iov, cnt);
+}
+
+LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
+{
+	if (m && m->msg_iovlen > 0 && m->msg_iov[0].iov_len >= 4 &&
+	    lg_recog_maybe(m->msg_iov[0].iov_base, m->msg_iov[0].iov_len) &&
+	    enter()) {
+		int refuse = outgoing_iov(fd, m->msg_iov, (int)m->msg_iovlen);
+
+		leave();
+		if (refuse) {
+			errno = ECONNRESET;
+			return -1;
+		}
+	}
+	return real.sendmsg(fd, m, f);
+}
+
+#define IN_HOOK(name, params, call)                                            \
+	LG_EXPORT ssize_t name params                                          \
+	{                                                                      \
+		ssize_t r;                                                     \
+                                                                               \
+		ensure();                                                      \
+		r = real.call;                                                 \
+		/* Only while a call waits for its result: rare. */            \
+		if (r > 0 &&                                                   \
+		    atomic_load_explicit(&outstanding, memory_order_relaxed) > \
+			    0 &&                                               \
+		    enter()) {                                                 \
+			int e = errno;                                         \
+                                                                               \
+			incoming(fd, (const char *)b, r);                      \
+			leave();                                               \
+			errno = e;                                             \
+		}                                                              \
+		return r;                                                      \
+	}
+
+IN_HOOK(read, (int fd, void *b, size_t n), read(fd, b, n))
+IN_HOOK(recv, (int fd, void *b, size_t n, int f), recv(fd, b, n, f))
+IN_HOOK(recvfrom,
+	(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al),
+	recvfrom(fd, b, n, f, a, al))
+
+/* Vectored reads: the first buffer holds the start of the message. */
+static void incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
+{
+	if (r > 0 && cnt > 0 &&
+	    atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 &&
+	    enter()) {
+		int e = errno;
+		size_t n = (size_t)r < iov[0].iov_len ? (size_t)r :
+							iov[0].iov_len;
+
+		incoming(fd, iov[0].iov_base, (ssize_t)n);
+		leave();
+		errno = e;
+	}
+}
+
+LG_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t r;
+
+	ensure();
+	r = real.readv(fd, iov, cnt);
+	incoming_iov(fd, iov, cnt, r);
+	return r;
+}
+
+LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
+{
+	ssize_t r;
+
+	ensure();
+	r = real.recvmsg(fd, m, f);
+	if (m)
+		incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r);
+	return r;
+}
