@@ -91,7 +91,8 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 # The session CA and TLS for the egress proxy: OpenSSL, loaded only when
 # [llm] mode asks for the egress proxy (linked in, it costs every start).
 TLSLIB := $(B)/lib/liblgtls.so
-PROXY_SRC := supervisor/proxy.c $(LLM_SRC) supervisor/canon.c supervisor/zbody.c \
+PROXY_SRC := supervisor/proxy.c supervisor/proxy_events.c supervisor/proxy_upstream.c \
+	supervisor/proxy_ws.c $(LLM_SRC) supervisor/canon.c supervisor/zbody.c \
 	supervisor/wsframe.c \
 	preload/volatile.c \
 	supervisor/text.c
