@@ -69,7 +69,8 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/session_fs.c supervisor/session_record.c \
-	supervisor/control.c supervisor/nested.c \
+	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
+	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
 	supervisor/agentenv.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+#include "control_int.h"
+
+/* The newest live nested session of pid, or NULL. */
+static struct nested *nested_of(struct lg_control *c, pid_t pid)
+{
+	struct nested *best = NULL;
+
+	for (int i = 0; i < MAX_NESTED; i++)
+		if (c->nested[i].used && c->nested[i].pid == pid &&
+		    (!best || c->nested[i].seq > best->seq))
+			best = &c->nested[i];
+	return best;
+}
+
+/*
+ * The session pid runs in: the nearest nested session among pid and its
+ * ancestors, else the top session. Decided here from the process tree,
+ * not from anything the agent says.
+ */
+static const char *caller_of(struct lg_control *c, pid_t pid)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; depth < 4096 && pid > 1 && pid != self; depth++) {
+		struct nested *n = nested_of(c, pid);
+		pid_t ppid;
+		char state;
+
+		if (n)
+			return n->name;
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
+			break;
+		pid = ppid;
+	}
+	return lg_session_name(c->s);
+}
+
+/* The flow id a frame carries, if it is this session's; else "". */
+static const char *our_flow(struct lg_control *c, const struct lg_wire_msg *m,
+			    pid_t pid)
+{
+	if (*m->flow && strcmp(m->flow, lg_session_flow(c->s)) != 0) {
+		lg_warn("pid %d gave a correlation id that is not this session's flow: treated as none",
+			pid);
+		return "";
+	}
+	return m->flow;
+}
+
+/* A nested lgrun asks to start as a child session. */
+void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
+		  const struct lg_wire_msg *m)
+{
+	char why[LG_SUMMARY_MAX + 64], caller[NAME];
+	struct nested *n = NULL;
+	int err, pidfd;
+
+	snprintf(caller, sizeof(caller), "%s", caller_of(c, k->pid));
+	c->st.enters++;
+	if (c->on_call)
+		c->on_call(c->on_call_ctx);
+	/* a refusal's kill waits until the nested lgrun has said why */
+	lg_session_defer_kill(c->s, true);
+	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "lgrun",
+			      our_flow(c, m, k->pid), caller, m->name, why,
+			      sizeof(why));
+	lg_session_defer_kill(c->s, false);
+	if (err) {
+		c->st.enter_refused++;
+		k->refused = true;
+		c->lingering++;
+		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, why);
+		return;
+	}
+	for (int i = 0; i < MAX_NESTED && !n; i++)
+		if (!c->nested[i].used)
+			n = &c->nested[i];
+	pidfd = (int)syscall(SYS_pidfd_open, k->pid, 0);
+	if (!n || pidfd < 0) {
+		/* allowed, but its return cannot be seen: say so once */
+		lg_warn("cannot follow nested session '%s' (pid %d): %s",
+			m->name, k->pid,
+			n ? strerror(errno) : "too many at once");
+		if (pidfd >= 0)
+			close(pidfd);
+	} else {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		n->used = true;
+		n->pid = k->pid;
+		n->pidfd = pidfd;
+		n->seq = ++c->nested_seq;
+		snprintf(n->name, sizeof(n->name), "%s", m->name);
+		snprintf(n->caller, sizeof(n->caller), "%s", caller);
+		ev.data.fd = pidfd;
+		epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev);
+	}
+	ctl_send_verdict(k->fd, m->seq, 0, NULL);
+}
+
+/* A nested session's process ended: it and any it exec'd into return. */
+bool ctl_on_pidfd(struct lg_control *c, int epfd, int fd)
+{
+	struct nested *n = NULL, *last;
+	pid_t pid;
+
+	for (int i = 0; i < MAX_NESTED && !n; i++)
+		if (c->nested[i].used && c->nested[i].pidfd == fd)
+			n = &c->nested[i];
+	if (!n)
+		return false;
+	pid = n->pid;
+	while ((last = nested_of(c, pid))) {
+		lg_session_return(c->s, lg_session_flow(c->s), last->name,
+				  last->caller);
+		epoll_ctl(epfd, EPOLL_CTL_DEL, last->pidfd, NULL);
+		close(last->pidfd);
+		last->used = false;
+	}
+	return true;
+}
+
+/* An A2A request held by the shim: a call to the endpoint. */
+int ctl_on_a2a(struct lg_control *c, struct conn *k,
+	       const struct lg_wire_msg *m)
+{
+	char why[LG_SUMMARY_MAX + 64], to[NAME + 8];
+	struct a2a *a = NULL;
+	const char *from = caller_of(c, k->pid);
+	int err;
+
+	snprintf(to, sizeof(to), "a2a:%s", m->call_to);
+	c->st.a2a_calls++;
+	if (c->on_call)
+		c->on_call(c->on_call_ctx);
+	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "?",
+			      lg_session_flow(c->s), from, to, why,
+			      sizeof(why));
+	if (err) {
+		lg_warn("%s", why[0] ? why : "an A2A call was refused");
+		return err;
+	}
+	for (int i = 0; i < MAX_A2A && !a; i++)
+		if (!k->a2a[i].used)
+			a = &k->a2a[i];
+	if (!a)
+		a = &k->a2a[m->chan % MAX_A2A];
+	a->used = true;
+	a->chan = m->chan;
+	snprintf(a->from, sizeof(a->from), "%s", from);
+	snprintf(a->to, sizeof(a->to), "%s", to);
+	return 0;
+}
+
+/* The response to an A2A call: the return. */
+bool ctl_a2a_done(struct lg_control *c, struct conn *k, uint64_t chan)
+{
+	for (int i = 0; i < MAX_A2A; i++) {
+		struct a2a *a = &k->a2a[i];
+
+		if (a->used && a->chan == chan) {
+			lg_session_return(c->s, lg_session_flow(c->s), a->to,
+					  a->from);
+			a->used = false;
+			return true;
+		}
+	}
+	return false;
+}

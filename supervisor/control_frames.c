@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "control_int.h"
+
+static struct pending *find_call(struct conn *k, uint64_t chan, bool take)
+{
+	for (unsigned i = 0; i < MAX_PENDING; i++) {
+		if (k->calls[i].used && k->calls[i].chan == chan) {
+			if (take)
+				k->calls[i].used = false;
+			return &k->calls[i];
+		}
+	}
+	return NULL;
+}
+
+static void remember_call(struct conn *k, const struct lg_wire_msg *m)
+{
+	struct pending *p = NULL;
+
+	for (unsigned i = 0; i < MAX_PENDING && !p; i++)
+		if (!k->calls[i].used)
+			p = &k->calls[i];
+	if (!p) { /* full: the oldest-placed slot goes */
+		p = &k->calls[k->next++ % MAX_PENDING];
+	}
+	p->used = true;
+	p->chan = m->chan;
+	p->proto = m->proto;
+	p->decision = m->decision == 1;
+	snprintf(p->tool, sizeof(p->tool), "%s", m->tool);
+	snprintf(p->args, sizeof(p->args), "%.*s",
+		 (int)(m->args_len < ARGS_KEEP - 1 ? m->args_len :
+						     ARGS_KEEP - 1),
+		 m->args ? (const char *)m->args : "");
+}
+
+/*
+ * The target of a destructive call: the first configured key its JSON
+ * arguments hold ("asset_id=fact_sales"), else the URL path (HTTP), else
+ * the tool's name.
+ */
+static const char *gate_target(struct lg_control *c,
+			       const struct lg_wire_msg *m, char *buf,
+			       size_t size)
+{
+	if (m->args_len && lg_canon_target((const char *)m->args, m->args_len,
+					   c->target_keys, buf, size) > 0)
+		return buf;
+	if (m->proto == LG_P_HTTP && c->url_targets &&
+	    lg_url_target(m->target, c->url_targets, buf, size) > 0)
+		return buf;
+	return m->target[0] ? m->target : m->tool;
+}
+
+void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
+		  const struct lg_wire_msg *m)
+{
+	const char *exe = k->exe[0] ? k->exe : "?";
+
+	switch (m->type) {
+	case LG_W_HELLO:
+		snprintf(k->exe, sizeof(k->exe), "%s",
+			 lg_path_basename(m->exe));
+		k->hello = true;
+		k->hello_ns = m->time_ns;
+		if (c->on_hello)
+			c->on_hello(c->on_hello_ctx, k->pid, m->time_ns);
+		break;
+	case LG_W_OP_RESULT:
+		c->st.op_results++;
+		lg_session_op_result(c->s, k->pid, exe, (enum lg_op)m->op,
+				     m->path, (int)m->result);
+		break;
+	case LG_W_TOOL_CALL:
+		if (m->proto == LG_P_TLS) { /* opaque: counted, not paired */
+			c->st.tls++;
+			break;
+		}
+		c->st.tool_calls++;
+		remember_call(k, m);
+		break;
+	case LG_W_GATE: {
+		char target[512];
+		int err;
+
+		c->st.gates++;
+		if (*m->call_to) {
+			ctl_send_verdict(k->fd, m->seq,
+					 (uint32_t)ctl_on_a2a(c, k, m), NULL);
+			break;
+		}
+		/* HTTP results carry their call; JSON-RPC ones are paired. */
+		if (m->proto != LG_P_HTTP)
+			remember_call(k, m);
+		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE)
+			err = lg_session_gate(c->s, k->pid, exe, m->tool,
+					      gate_target(c, m, target,
+							  sizeof(target)));
+		else /* any call waits, so none leaves a blocked session */
+			err = lg_session_refusal(c->s);
+		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
+		break;
+	}
+	case LG_W_TOOL_RESULT: {
+		char digest[LG_DIGEST_HEX], canon[ARGS_KEEP + 256];
+		char args_pv[160], result_pv[160];
+		const char *tool, *args, *raw;
+		struct pending *p = NULL;
+		bool decision;
+
+		if (ctl_a2a_done(c, k, m->chan))
+			break; /* a return, not a tool's work */
+		if (LG_WIRE_HAS(m, LG_T_TOOL)) {
+			/* A whole call in one frame: args by digest (HTTP). */
+			tool = m->tool;
+			decision = m->decision == 1;
+			lg_digest_hex(m->args_digest, canon);
+			args = canon;
+			raw = m->args ? (const char *)m->args : "";
+			snprintf(result_pv, sizeof(result_pv), "%.*s",
+				 (int)(m->args_len < 100 ? m->args_len : 100),
+				 raw);
+			lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
+		} else {
+			p = find_call(k, m->chan, true);
+			if (!p)
+				break;
+			tool = p->tool;
+			decision = p->decision;
+			/* Same arguments however the agent spelled them. */
+			args = lg_canon_call(tool, p->args, strlen(p->args),
+					     lg_session_ignore_keys(c->s),
+					     canon, sizeof(canon)) >= 0 ?
+				       canon :
+				       p->args;
+			lg_preview(args, args_pv, sizeof(args_pv), 80);
+		}
+		lg_digest_hex(m->digest, digest);
+		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
+		if (decision) /* a process is one stream of calls */
+			lg_session_tool_done(c->s, k->pid, exe, tool, args,
+					     digest, args_pv, result_pv,
+					     (uint64_t)k->pid);
+		else
+			lg_session_observed(c->s, k->pid, exe, m->proto, tool,
+					    args_pv, result_pv);
+		break;
+	}
+	case LG_W_DROPS:
+		c->st.dropped += m->count;
+		break;
+	case LG_W_ENTER:
+		ctl_on_enter(c, epfd, k, m);
+		break;
+	default:
+		break;
+	}
+}
