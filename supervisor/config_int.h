@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* Inside the configuration: config.c (loading) and config_keys.c (the keys). */
+#ifndef LG_CONFIG_INT_H
+#define LG_CONFIG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+
+enum ktype {
+	K_BOOL,
+	K_UINT,
+	K_ULONG,
+	K_U64,
+	K_DURATION,
+	K_DURATION_U64,
+	K_ACTION,
+	K_ERRNO,
+	K_FRACTION,
+	K_MONEY,
+	K_STRING,
+	K_SYSCALLS,
+	K_SIZES,
+	K_IGNORE_PATH,
+	K_IGNORE_PROGRAM,
+	K_BPF_MODE,
+	K_POW2, /* unsigned, a power of two from min to max */
+	K_STORE_BACKEND,
+	K_STORE_ERROR,
+	K_STORE_URL,
+	K_ENDPOINTS, /* [shim] tool_endpoints */
+	K_IGNORE_KEYS, /* [repeat] ignore_keys */
+	K_LLM_MODE, /* [llm] mode */
+	K_PRICES, /* [llm] prices */
+	K_LLM_VARIABLES, /* [llm] variables */
+	K_LLM_DECRYPT, /* [llm] decrypt */
+	K_EGRESS, /* [network] egress */
+};
+
+struct key {
+	const char *section, *name;
+	enum ktype type;
+	size_t off;
+	unsigned long min, max;
+};
+
+extern const struct key lg_config_keys[];
+extern const size_t lg_config_nkeys;
+
+/* Parses value for k; applies it to c only when apply is set. */
+int lg_config_set_value(struct lg_config *c, const struct key *k,
+			const char *value, bool apply, char *msg, size_t msgsz);
+/* An [ignore] rule (program NULL: any program). */
+int lg_config_add_ignore(struct lg_config *c, const char *program,
+			 const char *glob);
+
+#endif
