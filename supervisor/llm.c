@@ -17,7 +17,7 @@
 #include "llm_api.h"
 
 /* Appends p[0..n) keeping a NUL after it; -ENOSPC when it would pass max. */
-static int buf_add(struct buf *b, const char *p, size_t n, size_t max)
+int llm_buf_add(struct buf *b, const char *p, size_t n, size_t max)
 {
 	size_t cap;
 	char *q;
@@ -54,7 +54,7 @@ static void buf_clear(struct buf *b)
 	}
 }
 
-static void buf_free(struct buf *b)
+void llm_buf_free(struct buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
@@ -78,7 +78,7 @@ static void trim(const char **p, size_t *n)
 }
 
 /* A JSON document; numbers too big for 64 bits are read as reals. */
-static json_t *parse(const char *p, size_t n)
+json_t *llm_parse(const char *p, size_t n)
 {
 	const size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL;
 	json_error_t e;
@@ -242,7 +242,7 @@ static void call_close(struct lg_llm_stream *s, struct call *c)
 	free(c->id);
 	free(c->name);
 	free(c->start);
-	buf_free(&c->args);
+	llm_buf_free(&c->args);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -280,12 +280,12 @@ void llm_call_args(struct lg_llm_stream *s, struct call *c, const char *p,
 	if (c->broken || !n)
 		return;
 	if (n > LLM_ARGS_MAX - s->args_held ||
-	    buf_add(&c->args, p, n, LLM_ARGS_MAX) < 0) {
+	    llm_buf_add(&c->args, p, n, LLM_ARGS_MAX) < 0) {
 		/* cannot know the arguments: the call is dropped at its end */
 		s->errors++;
 		c->broken = true;
 		s->args_held -= c->args.n;
-		buf_free(&c->args);
+		llm_buf_free(&c->args);
 		return;
 	}
 	s->args_held += n;
@@ -392,7 +392,7 @@ static void handle_data(struct lg_llm_stream *s, const char *p, size_t n,
 		llm_report_turn(s);
 		return;
 	}
-	v = parse(p, n);
+	v = llm_parse(p, n);
 	if (!v) {
 		s->errors++;
 		return;
@@ -439,8 +439,8 @@ static void sse_line(struct lg_llm_stream *s, const char *l, size_t n)
 	if (k == 4 && memcmp(l, "data", 4) == 0) {
 		if (s->data_bad)
 			return;
-		if (buf_add(&s->data, val, vn, LLM_LINE_MAX) < 0 ||
-		    buf_add(&s->data, "\n", 1, LLM_LINE_MAX) < 0) {
+		if (llm_buf_add(&s->data, val, vn, LLM_LINE_MAX) < 0 ||
+		    llm_buf_add(&s->data, "\n", 1, LLM_LINE_MAX) < 0) {
 			s->errors++;
 			s->data_bad = true;
 			buf_clear(&s->data);
@@ -475,7 +475,7 @@ static void sse_keep(struct lg_llm_stream *s, const char *p, size_t n)
 {
 	if (s->line_bad)
 		return;
-	if (buf_add(&s->line, p, n, LLM_LINE_MAX) < 0) {
+	if (llm_buf_add(&s->line, p, n, LLM_LINE_MAX) < 0) {
 		s->errors++;
 		s->line_bad = true;
 		buf_clear(&s->line);
@@ -536,10 +536,11 @@ static void feed_mode(struct lg_llm_stream *s, const char *p, size_t n)
 {
 	if (s->mode == M_SSE) {
 		sse_feed(s, p, n);
-	} else if (!s->body_bad && buf_add(&s->body, p, n, LLM_BODY_MAX) < 0) {
+	} else if (!s->body_bad &&
+		   llm_buf_add(&s->body, p, n, LLM_BODY_MAX) < 0) {
 		s->errors++;
 		s->body_bad = true;
-		buf_free(&s->body);
+		llm_buf_free(&s->body);
 	}
 }
 
@@ -600,16 +601,16 @@ void lg_llm_stream_end(struct lg_llm_stream *s)
 		/* the spec drops an event the stream did not finish */
 		if (s->line.n || s->line_bad || s->has_data)
 			s->errors++;
-		buf_free(&s->line);
-		buf_free(&s->data);
+		llm_buf_free(&s->line);
+		llm_buf_free(&s->data);
 	} else if (!s->body_bad) {
-		v = parse(s->body.p ? s->body.p : "", s->body.n);
+		v = llm_parse(s->body.p ? s->body.p : "", s->body.n);
 		if (v)
 			handle_json(s, v, NULL);
 		else
 			s->errors++;
 		json_decref(v);
-		buf_free(&s->body);
+		llm_buf_free(&s->body);
 	}
 	if (s->api == LG_LLM_OPENAI_CHAT)
 		llm_calls_finish(s); /* no finish_reason: what came is all */
@@ -630,296 +631,10 @@ void lg_llm_stream_free(struct lg_llm_stream *s)
 	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
 		if (s->calls[i].open)
 			call_close(s, &s->calls[i]);
-	buf_free(&s->line);
-	buf_free(&s->data);
-	buf_free(&s->body);
+	llm_buf_free(&s->line);
+	llm_buf_free(&s->data);
+	llm_buf_free(&s->body);
 	free(s);
 }
 
 /* --- requests ------------------------------------------------------------ */
-
-enum lg_llm_api lg_llm_api_of(const char *route, const char *path)
-{
-	static const struct {
-		const char *suffix;
-		enum lg_llm_api api;
-	} map[] = {
-		{ "/messages", LG_LLM_ANTHROPIC },
-		{ "/responses", LG_LLM_OPENAI_RESPONSES },
-		{ "/chat/completions", LG_LLM_OPENAI_CHAT },
-		{ ":generateContent", LG_LLM_GEMINI },
-		{ ":streamGenerateContent", LG_LLM_GEMINI },
-	};
-	size_t n;
-
-	if (!route || !path ||
-	    (strcmp(route, "anthropic") != 0 && strcmp(route, "openai") != 0 &&
-	     strcmp(route, "gemini") != 0))
-		return LG_LLM_UNKNOWN;
-	n = strcspn(path, "?#");
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t k = strlen(map[i].suffix);
-
-		if (n >= k && memcmp(path + n - k, map[i].suffix, k) == 0)
-			return map[i].api;
-	}
-	return LG_LLM_UNKNOWN;
-}
-
-size_t lg_llm_path_model(const char *path, char *model, size_t size)
-{
-	const char *m = NULL, *q;
-	size_t n, end;
-
-	if (size)
-		model[0] = '\0';
-	if (!path)
-		return 0;
-	end = strcspn(path, "?#");
-	for (q = path; (q = strstr(q, "/models/")) && (size_t)(q - path) < end;
-	     q++)
-		m = q + 8;
-	if (!m)
-		return 0;
-	n = strcspn(m, ":/?#");
-	if (!size || n >= size)
-		return 0;
-	memcpy(model, m, n);
-	model[n] = '\0';
-	return n;
-}
-
-/* Text of a result's content: a string, or the text parts of an array. */
-char *llm_content_text(const json_t *c)
-{
-	struct buf b = { 0 };
-	const json_t *el;
-	bool first = true;
-	size_t i;
-
-	if (!c || json_is_null(c))
-		return strdup("");
-	if (json_is_string(c))
-		return strndup(json_string_value(c), json_string_length(c));
-	if (!json_is_array(c))
-		return llm_dump(c);
-	json_array_foreach(c, i, el)
-	{
-		const json_t *t =
-			json_is_string(el) ? el : json_object_get(el, "text");
-
-		if (!json_is_string(t))
-			continue; /* images, documents */
-		if ((!first && buf_add(&b, "\n", 1, SIZE_MAX / 2) < 0) ||
-		    buf_add(&b, json_string_value(t), json_string_length(t),
-			    SIZE_MAX / 2) < 0) {
-			buf_free(&b);
-			return NULL;
-		}
-		first = false;
-	}
-	return b.p ? b.p : strdup("");
-}
-
-void llm_result(struct llm_results *rs, const char *id, const char *name,
-		char *content, bool is_error)
-{
-	struct lg_llm_result r = { id ? id : "", name ? name : "", content,
-				   is_error };
-
-	if (!content)
-		return;
-	rs->n++;
-	if (rs->fn)
-		rs->fn(rs->ctx, &r);
-	free(content);
-}
-
-bool llm_has_type(const json_t *array, const char *type)
-{
-	const json_t *el;
-	size_t i;
-
-	json_array_foreach(array, i, el)
-	{
-		const char *t = llm_jstr(el, "type");
-
-		if (t && strcmp(t, type) == 0)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Where the results answering the last model turn start: after the last
- * message that made tool calls (Responses: the start of the run of model
- * items around the last call, whose outputs may be interleaved with
- * calls). 0 when the request holds no call (Responses continuing with
- * previous_response_id: only results).
- */
-static size_t last_turn_start(const struct llm_api *a, const json_t *msgs)
-{
-	size_t k = json_array_size(msgs);
-
-	while (k > 0 && !a->makes_calls(json_array_get(msgs, k - 1)))
-		k--;
-	if (!k || !a->in_turn)
-		return k; /* just after the message that made the calls */
-	k--;
-	while (k > 0 && a->in_turn(json_array_get(msgs, k - 1)))
-		k--;
-	return k;
-}
-
-static int request_results(enum lg_llm_api api, const char *body, size_t n,
-			   void (*fn)(void *ctx, const struct lg_llm_result *r),
-			   void *ctx, char *model, size_t model_size, bool last)
-{
-	struct llm_results rs = { fn, ctx, 0 };
-	const struct llm_api *a;
-	const json_t *msgs = NULL, *m;
-	size_t i, from;
-	json_t *root;
-	int r = -EINVAL;
-
-	if (model && model_size)
-		model[0] = '\0';
-	root = body ? parse(body, n) : NULL;
-	if (!json_is_object(root))
-		goto out;
-	if (model && model_size && llm_jstr(root, "model"))
-		snprintf(model, model_size, "%s", llm_jstr(root, "model"));
-	a = llm_api(api);
-	if (!a)
-		goto out;
-	msgs = a->messages(root);
-	if (!msgs) {
-		r = 0; /* none to read (Responses' input as a string) */
-		goto out;
-	}
-	if (!json_is_array(msgs))
-		goto out;
-	from = last ? last_turn_start(a, msgs) : 0;
-	json_array_foreach(msgs, i, m)
-	{
-		if (i >= from)
-			a->results(&rs, m);
-	}
-	r = rs.n;
-out:
-	json_decref(root);
-	return r;
-}
-
-int lg_llm_request_results(enum lg_llm_api api, const char *body, size_t n,
-			   void (*fn)(void *ctx, const struct lg_llm_result *r),
-			   void *ctx, char *model, size_t model_size)
-{
-	return request_results(api, body, n, fn, ctx, model, model_size, false);
-}
-
-int lg_llm_request_last_results(enum lg_llm_api api, const char *body, size_t n,
-				void (*fn)(void *ctx,
-					   const struct lg_llm_result *r),
-				void *ctx, char *model, size_t model_size)
-{
-	return request_results(api, body, n, fn, ctx, model, model_size, true);
-}
-
-bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
-			    const char *body, size_t n)
-{
-	json_t *root;
-	bool r;
-
-	if (api == LG_LLM_GEMINI)
-		return path && strstr(path, ":streamGenerateContent");
-	if (api == LG_LLM_UNKNOWN || !body)
-		return false;
-	root = parse(body, n);
-	r = llm_jtrue(root, "stream");
-	json_decref(root);
-	return r;
-}
-
-/* --- error bodies -------------------------------------------------------- */
-
-int lg_llm_error_body(enum lg_llm_api api, const char *message, char *out,
-		      size_t size, int *status)
-{
-	json_t *root, *msg;
-	size_t n;
-	int r;
-
-	if (status)
-		*status = 400; /* SDKs retry 408, 409, 429 and 5xx: not this */
-	msg = json_string(message ? message : "");
-	if (!msg && message) {
-		/* not UTF-8: keep the ASCII, mark the rest */
-		char *copy = strdup(message);
-
-		for (char *c = copy; c && *c; c++)
-			if ((unsigned char)*c >= 0x80)
-				*c = '?';
-		msg = copy ? json_string(copy) : NULL;
-		free(copy);
-	}
-	if (!msg)
-		return -ENOMEM;
-	/* an API lgrun cannot name gets OpenAI's shape, the most common */
-	root = (llm_api(api) ? llm_api(api) : &llm_chat)->error_body(msg);
-	if (!root)
-		return -ENOMEM;
-	n = json_dumpb(root, NULL, 0, JSON_COMPACT);
-	if (!n) {
-		r = -ENOMEM;
-	} else if (!out || n >= size || n > INT_MAX) {
-		r = -ENOSPC;
-	} else {
-		json_dumpb(root, out, size, JSON_COMPACT);
-		out[n] = '\0';
-		r = (int)n;
-	}
-	json_decref(root);
-	return r;
-}
-
-bool lg_llm_stream_call_open(const struct lg_llm_stream *s)
-{
-	if (s->responses_open)
-		return true;
-	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
-		if (s->calls[i].open)
-			return true;
-	return false;
-}
-
-int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
-			      char *out, size_t size)
-{
-	json_t *err = json_object(), *ev = json_object();
-	const struct llm_api *a;
-	char *text = NULL;
-	int n = -ENOMEM;
-
-	if (!err || !ev)
-		goto done;
-	json_object_set_new(err, "message",
-			    json_string(message ? message : ""));
-	a = llm_api(api) ? llm_api(api) : &llm_chat;
-	a->error_event(ev, err, message ? message : "");
-	text = json_dumps(ev, JSON_COMPACT);
-	if (!text)
-		goto done;
-	n = snprintf(out, size, "%s%s%sdata: %s\n\n",
-		     a->error_event_name ? "event: " : "",
-		     a->error_event_name ? a->error_event_name : "",
-		     a->error_event_name ? "\n" : "", text);
-	if (n < 0 || (size_t)n >= size)
-		n = -ENOSPC;
-done:
-	free(text);
-	json_decref(err);
-	json_decref(ev);
-	return n;
-}

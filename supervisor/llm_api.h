@@ -102,6 +102,9 @@ char *llm_content_text(const json_t *c);
 void llm_result(struct llm_results *rs, const char *id, const char *name,
 		char *content, bool is_error);
 bool llm_has_type(const json_t *array, const char *type);
+int llm_buf_add(struct buf *b, const char *p, size_t n, size_t max);
+void llm_buf_free(struct buf *b);
+json_t *llm_parse(const char *p, size_t n);
 
 /* What one model API is, for the stream and for the requests. */
 struct llm_api {
