@@ -62,7 +62,7 @@ LLM_SRC := supervisor/llm.c $(sort $(wildcard supervisor/llm_*.c))
 # every detector is a file here (and a line of detectors.def)
 GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
-	supervisor/gitodb.c \
+	supervisor/gitodb.c supervisor/gitodb_hash.c \
 	supervisor/classify.c supervisor/config.c supervisor/config_keys.c supervisor/config_values.c supervisor/text.c supervisor/lineage.c \
 	supervisor/canon.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
