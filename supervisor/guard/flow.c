@@ -278,6 +278,102 @@ static enum lg_verdict reject(struct lg_flow *d, enum lg_flow_rule rule,
 	return d->cfg.action;
 }
 
+/*
+ * Supervisors of one session on several hosts: the rate and the total are
+ * the session's (one round trip for both); -1 each when there is no store
+ * or it does not answer.
+ */
+static void shared_counts(struct lg_flow *d,
+			  const struct lg_shared_windows *env_shared,
+			  long *rate, long *total)
+{
+	const struct lg_flow_cfg *c = &d->cfg;
+
+	if (!env_shared || !env_shared->add2 || !(c->max_rate || c->max_calls))
+		return;
+	{
+		char m1[48], m2[48];
+		const char *self = env_shared->self ? env_shared->self : "";
+		long n[2];
+
+		snprintf(m1, sizeof(m1), "%.30s:r%llu", self,
+			 (unsigned long long)++d->seq);
+		snprintf(m2, sizeof(m2), "%.30s:c%llu", self,
+			 (unsigned long long)d->seq);
+		if (env_shared->add2(
+			    env_shared->ctx, c->max_rate ? "flow:rate" : NULL,
+			    m1, c->rate_window_ms,
+			    c->max_calls ? "flow:calls" : NULL, m2,
+			    c->max_duration_ms ? c->max_duration_ms : 86400000,
+			    n) == 0) {
+			*rate = n[0];
+			*total = n[1];
+			if ((c->max_rate && *rate > (long)c->max_rate) ||
+			    (c->max_calls && *total > (long)c->max_calls)) {
+				const char *one[1];
+
+				/* a refused call is not recorded */
+				one[0] = m1;
+				env_shared->forget(env_shared->ctx, "flow:rate",
+						   one, 1, c->rate_window_ms);
+				one[0] = m2;
+				env_shared->forget(env_shared->ctx,
+						   "flow:calls", one, 1,
+						   c->max_duration_ms ?
+							   c->max_duration_ms :
+							   86400000);
+			}
+		}
+	}
+}
+
+/* An allowed call: recorded in its flow (and the no-work run counted). */
+static enum lg_verdict record_call(struct lg_flow *d, struct fl_flow *f,
+				   const struct lg_event *ev, uint64_t now,
+				   struct lg_findings *out)
+{
+	const struct lg_flow_cfg *c = &d->cfg;
+	char detail[96];
+	enum lg_verdict v = LG_ALLOW;
+
+	if (f->calls && !f->work && c->no_work_gap_ms &&
+	    now - f->last_call_ms <= c->no_work_gap_ms)
+		f->idle_run++;
+	else
+		f->idle_run = 1;
+	if (c->no_work_calls && f->idle_run == c->no_work_calls) {
+		d->st.rejected[LG_FLOW_R_NO_WORK]++;
+		duration_text(c->no_work_gap_ms, detail, sizeof(detail));
+		lg_findings_add(
+			out, c->no_work_action, "flow",
+			lg_flow_rule_reason(LG_FLOW_R_NO_WORK),
+			"rapid calls with no work: %u calls in a row, each within %s of the last, with no tool call or file write between them (latest %s -> %s)",
+			f->idle_run, detail, ev->from, ev->to);
+		v = c->no_work_action;
+	}
+	/* the caller is a new entry of the raw chain only if control was
+	 * elsewhere (a delegation running beside another) */
+	step(f, ev->from,
+	     !f->nchain || !same(f->chain[(f->nchain - 1) % LG_FLOW_CHAIN_KEEP],
+				 ev->from));
+	step(f, ev->to, true);
+	add_name(f, ev->from);
+	add_name(f, ev->to);
+	f->calls++;
+	if (c->max_rate) {
+		f->times[f->head] = now;
+		f->head = (f->head + 1) % c->max_rate;
+		if (f->ntimes < c->max_rate)
+			f->ntimes++;
+	}
+	f->work = false;
+	f->last_call_ms = now;
+	d->st.calls++;
+	if (f->depth > d->st.longest)
+		d->st.longest = f->depth;
+	return v;
+}
+
 static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 			    uint64_t now,
 			    const struct lg_shared_windows *env_shared,
@@ -288,7 +384,6 @@ static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 	struct fl_flow *f;
 	char detail[96], chain[LG_SUMMARY_MAX / 2];
 	unsigned depth, names;
-	enum lg_verdict v = LG_ALLOW;
 
 	if (!ev->flow || !*ev->flow) {
 		snprintf(detail, sizeof(detail), "%s -> %s", ev->from, ev->to);
@@ -331,46 +426,7 @@ static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 			      "flow involves too many sessions (%s)", detail,
 			      chain);
 	}
-	/*
-	 * Supervisors of one session on several hosts: the rate and the total
-	 * are the session's (one round trip for both). The chain itself is a
-	 * process tree's and stays here.
-	 */
-	if (env_shared && env_shared->add2 && (c->max_rate || c->max_calls)) {
-		char m1[48], m2[48];
-		const char *self = env_shared->self ? env_shared->self : "";
-		long n[2];
-
-		snprintf(m1, sizeof(m1), "%.30s:r%llu", self,
-			 (unsigned long long)++d->seq);
-		snprintf(m2, sizeof(m2), "%.30s:c%llu", self,
-			 (unsigned long long)d->seq);
-		if (env_shared->add2(
-			    env_shared->ctx, c->max_rate ? "flow:rate" : NULL,
-			    m1, c->rate_window_ms,
-			    c->max_calls ? "flow:calls" : NULL, m2,
-			    c->max_duration_ms ? c->max_duration_ms : 86400000,
-			    n) == 0) {
-			shared_rate = n[0];
-			shared_total = n[1];
-			if ((c->max_rate && shared_rate > (long)c->max_rate) ||
-			    (c->max_calls &&
-			     shared_total > (long)c->max_calls)) {
-				const char *one[1];
-
-				/* a refused call is not recorded */
-				one[0] = m1;
-				env_shared->forget(env_shared->ctx, "flow:rate",
-						   one, 1, c->rate_window_ms);
-				one[0] = m2;
-				env_shared->forget(env_shared->ctx,
-						   "flow:calls", one, 1,
-						   c->max_duration_ms ?
-							   c->max_duration_ms :
-							   86400000);
-			}
-		}
-	}
+	shared_counts(d, env_shared, &shared_rate, &shared_total);
 	if (c->max_rate &&
 	    (shared_rate >= 0 ? shared_rate > (long)c->max_rate :
 				calls_in_window(d, f, now) > c->max_rate)) {
@@ -398,43 +454,7 @@ static enum lg_verdict call(struct lg_flow *d, const struct lg_event *ev,
 			      "total call limit exceeded (%s)", detail, chain);
 	}
 
-	/* Allowed: record it. */
-	if (f->calls && !f->work && c->no_work_gap_ms &&
-	    now - f->last_call_ms <= c->no_work_gap_ms)
-		f->idle_run++;
-	else
-		f->idle_run = 1;
-	if (c->no_work_calls && f->idle_run == c->no_work_calls) {
-		d->st.rejected[LG_FLOW_R_NO_WORK]++;
-		duration_text(c->no_work_gap_ms, detail, sizeof(detail));
-		lg_findings_add(
-			out, c->no_work_action, "flow",
-			lg_flow_rule_reason(LG_FLOW_R_NO_WORK),
-			"rapid calls with no work: %u calls in a row, each within %s of the last, with no tool call or file write between them (latest %s -> %s)",
-			f->idle_run, detail, ev->from, ev->to);
-		v = c->no_work_action;
-	}
-	/* the caller is a new entry of the raw chain only if control was
-	 * elsewhere (a delegation running beside another) */
-	step(f, ev->from,
-	     !f->nchain || !same(f->chain[(f->nchain - 1) % LG_FLOW_CHAIN_KEEP],
-				 ev->from));
-	step(f, ev->to, true);
-	add_name(f, ev->from);
-	add_name(f, ev->to);
-	f->calls++;
-	if (c->max_rate) {
-		f->times[f->head] = now;
-		f->head = (f->head + 1) % c->max_rate;
-		if (f->ntimes < c->max_rate)
-			f->ntimes++;
-	}
-	f->work = false;
-	f->last_call_ms = now;
-	d->st.calls++;
-	if (f->depth > d->st.longest)
-		d->st.longest = f->depth;
-	return v;
+	return record_call(d, f, ev, now, out);
 }
 
 enum lg_verdict lg_flow_feed(struct lg_flow *d, const struct lg_event *ev,
