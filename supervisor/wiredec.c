@@ -38,6 +38,113 @@ static const char *get_str(const unsigned char *p, size_t len, char *scratch,
 	return s;
 }
 
+/* One field of a frame into m: 0, or -errno when it is malformed. */
+static int decode_field(struct lg_wire_msg *m, uint8_t tag,
+			const unsigned char *v, uint16_t len, char *scratch,
+			size_t *used, size_t scratch_size)
+{
+	switch (tag) {
+	case LG_T_PID:
+		return get_u32(v, len, &m->pid);
+	case LG_T_PPID:
+		return get_u32(v, len, &m->ppid);
+	case LG_T_OP:
+		return get_u32(v, len, &m->op);
+	case LG_T_RESULT:
+		return get_u32(v, len, &m->result);
+	case LG_T_PROTO:
+		return get_u32(v, len, &m->proto);
+	case LG_T_STATUS:
+		return get_u32(v, len, &m->status);
+	case LG_T_VERDICT:
+		return get_u32(v, len, &m->verdict);
+	case LG_T_DECISION:
+		return get_u32(v, len, &m->decision);
+	case LG_T_CHAN:
+		return get_u64(v, len, &m->chan);
+	case LG_T_DIGEST:
+		return get_u64(v, len, &m->digest);
+	case LG_T_COUNT:
+		return get_u64(v, len, &m->count);
+	case LG_T_ARGS_DIGEST:
+		return get_u64(v, len, &m->args_digest);
+	case LG_T_TIME:
+		return get_u64(v, len, &m->time_ns);
+	case LG_T_ARGS:
+		m->args = v;
+		m->args_len = len;
+		return 0;
+	case LG_T_EXE:
+	case LG_T_PATH:
+	case LG_T_TOOL:
+	case LG_T_TARGET:
+	case LG_T_FLOW:
+	case LG_T_NAME:
+	case LG_T_CALL_TO:
+	case LG_T_PREVIEW: {
+		const char *s = get_str(v, len, scratch, used, scratch_size);
+
+		if (!s)
+			return -EMSGSIZE;
+		if (tag == LG_T_EXE)
+			m->exe = s;
+		else if (tag == LG_T_PATH)
+			m->path = s;
+		else if (tag == LG_T_TOOL)
+			m->tool = s;
+		else if (tag == LG_T_TARGET)
+			m->target = s;
+		else if (tag == LG_T_FLOW)
+			m->flow = s;
+		else if (tag == LG_T_NAME)
+			m->name = s;
+		else if (tag == LG_T_CALL_TO)
+			m->call_to = s;
+		else
+			m->preview = s;
+		return 0;
+	}
+	default:
+		return -EBADMSG; /* unknown in this version */
+	}
+}
+
+/* What each type cannot do without: 0, or -EBADMSG. */
+static int check_required(const struct lg_wire_msg *m)
+{
+	switch (m->type) {
+	case LG_W_HELLO:
+		if (!LG_WIRE_HAS(m, LG_T_PID))
+			return -EBADMSG;
+		break;
+	case LG_W_OP_RESULT:
+		if (!LG_WIRE_HAS(m, LG_T_OP) || !LG_WIRE_HAS(m, LG_T_PATH) ||
+		    !LG_WIRE_HAS(m, LG_T_RESULT))
+			return -EBADMSG;
+		break;
+	case LG_W_TOOL_CALL:
+	case LG_W_GATE:
+		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_TOOL))
+			return -EBADMSG;
+		break;
+	case LG_W_TOOL_RESULT:
+		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_CHAN))
+			return -EBADMSG;
+		break;
+	case LG_W_DROPS:
+		if (!LG_WIRE_HAS(m, LG_T_COUNT))
+			return -EBADMSG;
+		break;
+	case LG_W_ENTER: /* a missing flow is the session's to refuse */
+		if (!LG_WIRE_HAS(m, LG_T_NAME) || !*m->name)
+			return -EBADMSG;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		   char *scratch, size_t scratch_size)
 {
@@ -76,119 +183,12 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 		v = b + 3;
 		if ((size_t)(end - v) < len)
 			return -EBADMSG;
-		switch (tag) {
-		case LG_T_PID:
-			r = get_u32(v, len, &m->pid);
-			break;
-		case LG_T_PPID:
-			r = get_u32(v, len, &m->ppid);
-			break;
-		case LG_T_OP:
-			r = get_u32(v, len, &m->op);
-			break;
-		case LG_T_RESULT:
-			r = get_u32(v, len, &m->result);
-			break;
-		case LG_T_PROTO:
-			r = get_u32(v, len, &m->proto);
-			break;
-		case LG_T_STATUS:
-			r = get_u32(v, len, &m->status);
-			break;
-		case LG_T_VERDICT:
-			r = get_u32(v, len, &m->verdict);
-			break;
-		case LG_T_DECISION:
-			r = get_u32(v, len, &m->decision);
-			break;
-		case LG_T_CHAN:
-			r = get_u64(v, len, &m->chan);
-			break;
-		case LG_T_DIGEST:
-			r = get_u64(v, len, &m->digest);
-			break;
-		case LG_T_COUNT:
-			r = get_u64(v, len, &m->count);
-			break;
-		case LG_T_ARGS_DIGEST:
-			r = get_u64(v, len, &m->args_digest);
-			break;
-		case LG_T_TIME:
-			r = get_u64(v, len, &m->time_ns);
-			break;
-		case LG_T_ARGS:
-			m->args = v;
-			m->args_len = len;
-			break;
-		case LG_T_EXE:
-		case LG_T_PATH:
-		case LG_T_TOOL:
-		case LG_T_TARGET:
-		case LG_T_FLOW:
-		case LG_T_NAME:
-		case LG_T_CALL_TO:
-		case LG_T_PREVIEW: {
-			const char *s =
-				get_str(v, len, scratch, &used, scratch_size);
-
-			if (!s)
-				return -EMSGSIZE;
-			if (tag == LG_T_EXE)
-				m->exe = s;
-			else if (tag == LG_T_PATH)
-				m->path = s;
-			else if (tag == LG_T_TOOL)
-				m->tool = s;
-			else if (tag == LG_T_TARGET)
-				m->target = s;
-			else if (tag == LG_T_FLOW)
-				m->flow = s;
-			else if (tag == LG_T_NAME)
-				m->name = s;
-			else if (tag == LG_T_CALL_TO)
-				m->call_to = s;
-			else
-				m->preview = s;
-			break;
-		}
-		default:
-			return -EBADMSG; /* unknown in this version */
-		}
+		r = decode_field(m, tag, v, len, scratch, &used, scratch_size);
 		if (r < 0)
 			return r;
 		m->present |= 1u << tag;
 		b = v + len;
 	}
 	/* What each type cannot do without. */
-	switch (m->type) {
-	case LG_W_HELLO:
-		if (!LG_WIRE_HAS(m, LG_T_PID))
-			return -EBADMSG;
-		break;
-	case LG_W_OP_RESULT:
-		if (!LG_WIRE_HAS(m, LG_T_OP) || !LG_WIRE_HAS(m, LG_T_PATH) ||
-		    !LG_WIRE_HAS(m, LG_T_RESULT))
-			return -EBADMSG;
-		break;
-	case LG_W_TOOL_CALL:
-	case LG_W_GATE:
-		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_TOOL))
-			return -EBADMSG;
-		break;
-	case LG_W_TOOL_RESULT:
-		if (!LG_WIRE_HAS(m, LG_T_PROTO) || !LG_WIRE_HAS(m, LG_T_CHAN))
-			return -EBADMSG;
-		break;
-	case LG_W_DROPS:
-		if (!LG_WIRE_HAS(m, LG_T_COUNT))
-			return -EBADMSG;
-		break;
-	case LG_W_ENTER: /* a missing flow is the session's to refuse */
-		if (!LG_WIRE_HAS(m, LG_T_NAME) || !*m->name)
-			return -EBADMSG;
-		break;
-	default:
-		break;
-	}
-	return 0;
+	return check_required(m);
 }
