@@ -90,11 +90,11 @@ now_us() {
 }
 
 # ---------------------------------------------------------------- scratch
-WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV= REDIS_SRV= EGRESS_NS=
+WORK= STATE= MOUNTED= BASE_CG= KILL_CG= BG_PIDS=() HTTP_SRV= PROXY_SRV= REDIS_SRV= EGRESS_NS= KILL_PID=
 cleanup() {
 	local p
 	trap - EXIT INT TERM HUP
-	for p in "${BG_PIDS[@]}" $HTTP_SRV $PROXY_SRV $REDIS_SRV; do
+	for p in "${BG_PIDS[@]}" $HTTP_SRV $PROXY_SRV $REDIS_SRV $KILL_PID; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
@@ -415,7 +415,7 @@ kill_base() {
 		"$BASE_CG" "$ROOT/bench/spawn_tree.sh" "$KILL_NSUB" "$KILL_NPER" "$KDIR/ready" \
 		>/dev/null 2>&1 &
 	pid=$!
-	BG_PIDS=("$pid")
+	KILL_PID=$pid # its own: the servers in BG_PIDS live on
 	for ((i = 0; i < 6000; i++)); do
 		[ -e "$KDIR/ready" ] && break
 		kill -0 "$pid" 2>/dev/null || break
@@ -425,7 +425,7 @@ kill_base() {
 		ms=$("$BENCHBIN/cgkill" "$BASE_CG" poll) || ms=
 	fi
 	wait "$pid" 2>/dev/null
-	BG_PIDS=()
+	KILL_PID=
 	rmdir "$BASE_CG" 2>/dev/null
 	KILL_CG=
 	[ -n "${ms:-}" ] || { SKIP[kill]="the baseline tree did not start or cgroup.kill failed"; return; }
