@@ -178,10 +178,16 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
 
-$(B)/bin/lgctl: $(call obj,$(LGCTL_SRC)) $(SYS_OBJ) $(PURE_OBJ)
+# lgctl reads the config, the state dir, the audit and the store: it links
+# those (and what the config layer checks values with), never the guard,
+# the session or the supervisor's threads.
+LGCTL_DEPS := audit config config_keys config_values log state termtext store \
+	clock text proxy_routes canon glob classify guard/verdict
+$(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
+		preload/recog.c)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -linih -ljansson -lhiredis -lm
 
 $(B)/obj/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
