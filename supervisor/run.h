@@ -222,8 +222,6 @@ bool stop_notify_thread(struct loop *l);
 
 void watch_reader(struct loop *l);
 
-bool kill_pending(struct loop *l);
-
 uint64_t trip_grace(struct loop *l);
 
 bool tree_alive(struct loop *l);

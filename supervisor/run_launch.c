@@ -84,8 +84,6 @@ static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
 int start_proxies(struct run *run)
 {
 	if (run->cfg.llm_proxy) {
-		char perr[256];
-
 		const char *bad = NULL;
 		int nr, with_default = 0;
 
@@ -93,7 +91,8 @@ int start_proxies(struct run *run)
 		nr = lg_proxy_extra_routes(run->cfg.llm_variables, run->routes,
 					   run->nroutes, 16, &bad);
 		if (nr < 0) {
-			lg_err("llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13 more)",
+			/* each entry was read with the config: the table is full */
+			lg_err("llm.variables: no room for '%.*s': the base-URL variables and the decrypted hosts share 16 routes",
 			       (int)strcspn(bad, ", \t"), bad);
 			return LG_EXIT_ERROR;
 		}
@@ -104,8 +103,7 @@ int start_proxies(struct run *run)
 				&run->nroutes, 16, run->l.decrypt,
 				&run->l.ndecrypt, &bad);
 		if (with_default < 0) {
-			lg_err("llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
-			       "), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
+			lg_err("llm.decrypt: no room for '%.*s': at most 8 hosts, and the base-URL variables and the decrypted hosts share 16 routes",
 			       (int)strcspn(bad, ", \t"), bad);
 			return LG_EXIT_ERROR;
 		}
@@ -133,7 +131,6 @@ int start_proxies(struct run *run)
 			run->l.nroutes = run->nroutes;
 			lg_info("LLM proxy on 127.0.0.1:%u", run->l.proxy_port);
 		}
-		(void)perr;
 	}
 	if (run->cfg.sealed && geteuid() != 0) {
 		lg_err("network.egress = proxy-only needs root (the tree gets a network namespace of its own): run lgrun as root, or set egress = open");

@@ -96,7 +96,7 @@ int event_loop(struct loop *l)
 	for (;;) {
 		int n;
 
-		if (kill_pending(l)) {
+		if (lg_session_kill_pending(l->s)) {
 			uint64_t g = trip_grace(l);
 			uint64_t now = lg_mono_ms();
 			bool linger = l->ctl && lg_control_lingering(l->ctl);
@@ -392,7 +392,7 @@ static uint64_t trip_deadline(void *ctx)
 	uint64_t next = 0, t[4] = { l->kill_at, l->linger_until, 0, 0 };
 
 	/* only while a deferred kill waits (a deny never arms it) */
-	if (kill_pending(l))
+	if (lg_session_kill_pending(l->s))
 		t[2] = trip_grace(l);
 	if (l->draining)
 		t[3] = lg_mono_ms() + 20;

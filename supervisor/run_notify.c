@@ -170,14 +170,6 @@ void watch_reader(struct loop *l)
 	}
 }
 
-bool kill_pending(struct loop *l)
-{
-	bool p;
-
-	p = lg_session_kill_pending(l->s);
-	return p;
-}
-
 /*
  * Until when the tree waits for the agent to hear why (0: it does not): a
  * grace from the proxy's answer (wake_main), or, before that answer is

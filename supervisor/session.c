@@ -242,18 +242,6 @@ void lg_session_free(struct lg_session *s)
 	free(s);
 }
 
-bool lg_session_blocked(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->blocked;
-}
-
-int lg_session_deny_errno(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->cfg->deny_errno;
-}
-
 bool lg_session_kill_pending(const struct lg_session *s)
 {
 	HOLD(s);

@@ -81,10 +81,6 @@ bool lg_session_model_blocked(const struct lg_session *s);
 void lg_session_stop_message(const struct lg_session *s, char *out,
 			     size_t size);
 
-/* After a trip every destructive attempt is refused. */
-bool lg_session_blocked(const struct lg_session *s);
-int lg_session_deny_errno(const struct lg_session *s);
-
 /*
  * 0 while the session runs, else the errno that refuses whatever the tree
  * tries (it is blocked), in one look.
