@@ -48,11 +48,43 @@ static const char *our_flow(struct lg_control *c, const struct lg_wire_msg *m,
 	return m->flow;
 }
 
+/*
+ * A call of the session's flow (from and to: session names), fed to the
+ * session: 0, or the errno to refuse it with and v->why.
+ */
+static int flow_call(struct lg_control *c, pid_t pid, const char *exe,
+		     const char *flow, const char *from, const char *to,
+		     struct lg_session_verdict *v)
+{
+	struct lg_event ev = { .kind = LG_EV_CALL,
+			       .source = LG_SRC_SHIM,
+			       .pid = pid,
+			       .exe = exe,
+			       .flow = flow,
+			       .from = from,
+			       .to = to };
+
+	return lg_session_feed(c->s, &ev, v);
+}
+
+/* ... and its end: control goes back from `from` to `to`. */
+static void flow_return(struct lg_control *c, const char *from, const char *to)
+{
+	struct lg_event ev = { .kind = LG_EV_RETURN,
+			       .source = LG_SRC_SHIM,
+			       .flow = lg_session_flow(c->s),
+			       .from = from,
+			       .to = to };
+
+	lg_session_feed(c->s, &ev, NULL);
+}
+
 /* A nested lgrun asks to start as a child session. */
 void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 		  const struct lg_wire_msg *m)
 {
-	char why[LG_SUMMARY_MAX + 64], caller[NAME];
+	struct lg_session_verdict v;
+	char caller[NAME];
 	struct nested *n = NULL;
 	int err, pidfd;
 
@@ -62,15 +94,14 @@ void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 		c->on_call(c->on_call_ctx);
 	/* a refusal's kill waits until the nested lgrun has said why */
 	lg_session_defer_kill(c->s, true);
-	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "lgrun",
-			      our_flow(c, m, k->pid), caller, m->name, why,
-			      sizeof(why));
+	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "lgrun",
+			our_flow(c, m, k->pid), caller, m->name, &v);
 	lg_session_defer_kill(c->s, false);
 	if (err) {
 		c->st.enter_refused++;
 		k->refused = true;
 		c->lingering++;
-		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, why);
+		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, v.why);
 		return;
 	}
 	for (int i = 0; i < MAX_NESTED && !n; i++)
@@ -112,8 +143,7 @@ bool ctl_on_pidfd(struct lg_control *c, int epfd, int fd)
 		return false;
 	pid = n->pid;
 	while ((last = nested_of(c, pid))) {
-		lg_session_return(c->s, lg_session_flow(c->s), last->name,
-				  last->caller);
+		flow_return(c, last->name, last->caller);
 		epoll_ctl(epfd, EPOLL_CTL_DEL, last->pidfd, NULL);
 		close(last->pidfd);
 		last->used = false;
@@ -125,7 +155,8 @@ bool ctl_on_pidfd(struct lg_control *c, int epfd, int fd)
 int ctl_on_a2a(struct lg_control *c, struct conn *k,
 	       const struct lg_wire_msg *m)
 {
-	char why[LG_SUMMARY_MAX + 64], to[NAME + 8];
+	struct lg_session_verdict v;
+	char to[NAME + 8];
 	struct a2a *a = NULL;
 	const char *from = caller_of(c, k->pid);
 	int err;
@@ -134,11 +165,10 @@ int ctl_on_a2a(struct lg_control *c, struct conn *k,
 	c->st.a2a_calls++;
 	if (c->on_call)
 		c->on_call(c->on_call_ctx);
-	err = lg_session_call(c->s, k->pid, k->exe[0] ? k->exe : "?",
-			      lg_session_flow(c->s), from, to, why,
-			      sizeof(why));
+	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "?",
+			lg_session_flow(c->s), from, to, &v);
 	if (err) {
-		lg_warn("%s", why[0] ? why : "an A2A call was refused");
+		lg_warn("%s", v.why[0] ? v.why : "an A2A call was refused");
 		return err;
 	}
 	for (int i = 0; i < MAX_A2A && !a; i++)
@@ -160,8 +190,7 @@ bool ctl_a2a_done(struct lg_control *c, struct conn *k, uint64_t chan)
 		struct a2a *a = &k->a2a[i];
 
 		if (a->used && a->chan == chan) {
-			lg_session_return(c->s, lg_session_flow(c->s), a->to,
-					  a->from);
+			flow_return(c, a->to, a->from);
 			a->used = false;
 			return true;
 		}

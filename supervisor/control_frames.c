@@ -68,8 +68,15 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		break;
 	case LG_W_OP_RESULT:
 		c->st.op_results++;
-		lg_session_op_result(c->s, k->pid, exe, (enum lg_op)m->op,
-				     m->path, (int)m->result);
+		lg_session_feed(c->s,
+				&(struct lg_event){ .kind = LG_EV_OP_RESULT,
+						    .source = LG_SRC_SHIM,
+						    .op = (enum lg_op)m->op,
+						    .pid = k->pid,
+						    .exe = exe,
+						    .target = m->path,
+						    .result = (int)m->result },
+				NULL);
 		break;
 	case LG_W_TOOL_CALL:
 		if (m->proto == LG_P_TLS) { /* opaque: counted, not paired */
@@ -92,11 +99,19 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		/* HTTP results carry their call; JSON-RPC ones are paired. */
 		if (m->proto != LG_P_HTTP)
 			remember_call(k, m);
-		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE)
-			err = lg_session_gate(c->s, k->pid, exe, m->tool,
-					      gate_target(c, m, target,
-							  sizeof(target)));
-		else /* any call waits, so none leaves a blocked session */
+		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE) {
+			struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+					       .source = LG_SRC_SHIM,
+					       .op = LG_OP_TOOL_DELETE,
+					       .pid = k->pid,
+					       .exe = exe,
+					       .target = gate_target(
+						       c, m, target,
+						       sizeof(target)),
+					       .tool = m->tool };
+
+			err = lg_session_feed(c->s, &ev, NULL);
+		} else /* any call waits, so none leaves a blocked session */
 			err = lg_session_refusal(c->s);
 		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 		break;
@@ -137,13 +152,23 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		}
 		lg_digest_hex(m->digest, digest);
 		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
-		if (decision) /* a process is one stream of calls */
-			lg_session_tool_done(c->s, k->pid, exe, tool, args,
-					     digest, args_pv, result_pv,
-					     (uint64_t)k->pid);
-		else
-			lg_session_observed(c->s, k->pid, exe, m->proto, tool,
-					    args_pv, result_pv);
+		/* a process is one stream of calls */
+		lg_session_feed(
+			c->s,
+			&(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
+							       LG_EV_OBSERVED,
+					    .source = LG_SRC_SHIM,
+					    .pid = k->pid,
+					    .exe = exe,
+					    .target = tool,
+					    .tool = tool,
+					    .args = args,
+					    .result_digest = digest,
+					    .args_preview = args_pv,
+					    .result_preview = result_pv,
+					    .stream = (uint64_t)k->pid,
+					    .proto = m->proto },
+			NULL);
 		break;
 	}
 	case LG_W_DROPS:

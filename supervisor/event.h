@@ -7,6 +7,7 @@
 #ifndef LG_EVENT_H
 #define LG_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -21,6 +22,14 @@ enum lg_event_kind {
 	LG_EV_CALL, /* agent to agent: a nested session starts, an A2A call */
 	LG_EV_RETURN, /* ... and ends: control goes back to the caller */
 	LG_EV_WORK, /* the session wrote something (bpf counters) */
+	/* Kinds the session reads and keeps from the guard (no rule counts them): */
+	LG_EV_RENAME, /* a rename, target to dst (seccomp) */
+	/* a destructive attempt whose arguments could not be read: result is the errno */
+	LG_EV_UNREADABLE,
+	/* a call of a program an agent runs, not an agent's decision (shim) */
+	LG_EV_OBSERVED,
+	LG_EV_EGRESS, /* a connection through the egress proxy ended */
+	LG_EV_KINDS
 };
 
 enum lg_source {
@@ -90,6 +99,9 @@ struct lg_target_id {
 	uint64_t at_ms;
 };
 
+struct lg_facts;
+struct lg_egress_flow;
+
 struct lg_event {
 	enum lg_event_kind kind;
 	enum lg_source source;
@@ -125,6 +137,23 @@ struct lg_event {
 	 * or "" on an agent's call is refused.
 	 */
 	const char *flow, *from, *to;
+	/*
+	 * What only the session reads. LG_EV_DESTRUCTIVE of a file and
+	 * LG_EV_RENAME: what the edge read of the target (classify.h); the
+	 * session classifies it (cls, id).
+	 */
+	const struct lg_facts *facts;
+	/*
+	 * LG_EV_RENAME: its destination, resolved; flags are renameat2's;
+	 * cross_fs when target and dst's directory are on different mounts
+	 * (EXDEV: a copy follows).
+	 */
+	const char *dst;
+	const struct lg_facts *dst_facts;
+	unsigned rename_flags;
+	bool cross_fs;
+	unsigned proto; /* LG_EV_OBSERVED: enum lg_wire_proto */
+	const struct lg_egress_flow *egress; /* LG_EV_EGRESS */
 };
 
 const char *lg_op_name(enum lg_op op);

@@ -554,6 +554,18 @@ static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
 	return st.stx_mnt_id;
 }
 
+/* What the target's arguments could not be read for: refused. */
+static int unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err)
+{
+	struct lg_event ev = { .kind = LG_EV_UNREADABLE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = op,
+			       .pid = pid,
+			       .result = err };
+
+	return lg_session_feed(s, &ev, NULL);
+}
+
 /*
  * A rename is never counted: it runs, unless it would move or replace
  * lgrun's own state. What the session learns from it is where
@@ -582,7 +594,7 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	if (!valid)
 		return 0;
 	if (r < 0) {
-		err = lg_session_unreadable(s, pid, a->op, -r);
+		err = unreadable(s, pid, a->op, -r);
 		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
@@ -593,8 +605,20 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	md = ms ? mount_of(&wd, &fd) : 0;
 	lg_where_done(&ws);
 	lg_where_done(&wd);
-	err = lg_session_rename(s, pid, ws.path, wd.path, &fs, &fd, a->rflags,
-				ms && md && ms != md);
+	{
+		struct lg_event ev = { .kind = LG_EV_RENAME,
+				       .source = LG_SRC_SECCOMP,
+				       .op = LG_OP_RENAME,
+				       .pid = pid,
+				       .target = ws.path,
+				       .facts = &fs,
+				       .dst = wd.path,
+				       .dst_facts = &fd,
+				       .rename_flags = a->rflags,
+				       .cross_fs = ms && md && ms != md };
+
+		err = lg_session_feed(s, &ev, NULL);
+	}
 	return respond(n, n->req->id, err);
 }
 
@@ -626,7 +650,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		return 0; /* the target is gone, or it was answered for */
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */
-		err = lg_session_unreadable(s, (pid_t)n->req->pid, a.op, -r);
+		err = unreadable(s, (pid_t)n->req->pid, a.op, -r);
 		if (kernel_refusal(r))
 			return respond(n, n->req->id, -r);
 		return respond(n, n->req->id, err);
@@ -637,6 +661,15 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		f.git_recoverable = git_recoverable;
 		f.git_ctx = n->odb;
 	}
-	err = lg_session_decide(s, (pid_t)n->req->pid, a.op, path, &f);
+	{
+		struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+				       .source = LG_SRC_SECCOMP,
+				       .op = a.op,
+				       .pid = (pid_t)n->req->pid,
+				       .target = path,
+				       .facts = &f };
+
+		err = lg_session_feed(s, &ev, NULL);
+	}
 	return respond(n, n->req->id, err);
 }

@@ -490,8 +490,15 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 	if (seen)
 		return; /* the shim reported it itself */
 	if (pe->type == LGB_OP) {
-		lg_session_bpf_result(o->cfg.s, pe->pid, exe, lg_op_of(pe->op),
-				      pe->what, pe->err);
+		struct lg_event ev = { .kind = LG_EV_OP_RESULT,
+				       .source = LG_SRC_BPF,
+				       .op = lg_op_of(pe->op),
+				       .pid = pe->pid,
+				       .exe = exe,
+				       .target = pe->what,
+				       .result = pe->err };
+
+		lg_session_feed(o->cfg.s, &ev, NULL);
 	}
 	if (blind_spot && p && !p->warned) {
 		char msg[512];

@@ -22,6 +22,8 @@
 #define LG_PROXY_EXPORT __attribute__((visibility("default")))
 
 struct lg_session;
+struct lg_session_verdict;
+struct lg_event;
 struct lg_proxy;
 
 struct lg_proxy_route {
@@ -94,15 +96,9 @@ int lg_proxy_listen(uint16_t *port);
  */
 struct lg_proxy_ops {
 	void (*defer_kill)(struct lg_session *s, bool defer);
-	void (*tool_done)(struct lg_session *s, pid_t pid, const char *exe,
-			  const char *tool, const char *args,
-			  const char *digest, const char *args_preview,
-			  const char *result_preview, uint64_t stream);
-	void (*llm_turn)(struct lg_session *s, const char *model,
-			 const char *stop_reason, uint64_t in_tokens,
-			 uint64_t out_tokens, unsigned tool_calls,
-			 const char *text);
-	void (*llm_text)(struct lg_session *s, const char *p, size_t n);
+	/* lg_session_feed: tool calls, turns and text */
+	int (*feed)(struct lg_session *s, const struct lg_event *ev,
+		    struct lg_session_verdict *v);
 	bool (*model_blocked)(const struct lg_session *s);
 	void (*stop_message)(const struct lg_session *s, char *out,
 			     size_t size);

@@ -35,6 +35,31 @@ static struct call *find_call(struct lg_proxy *p, const char *id,
 	return best;
 }
 
+/* To the session; a kill waits until the agent has heard why. */
+static void feed(struct lg_proxy *p, const struct lg_event *ev)
+{
+	ops.defer_kill(p->s, true);
+	ops.feed(p->s, ev, NULL);
+	ops.defer_kill(p->s, false);
+}
+
+/* A tool call of the model's, with its result's digest ("": none yet). */
+static void feed_call(struct lg_proxy *p, const char *name, const char *args,
+		      const char *digest, const char *apv, const char *rpv,
+		      uint64_t conv)
+{
+	feed(p, &(struct lg_event){ .kind = LG_EV_TOOL_DONE,
+				    .source = LG_SRC_PROXY,
+				    .exe = "model",
+				    .target = name,
+				    .tool = name,
+				    .args = args,
+				    .result_digest = digest,
+				    .args_preview = apv,
+				    .result_preview = rpv,
+				    .stream = conv });
+}
+
 void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 {
 	struct req *r = ctx;
@@ -67,10 +92,7 @@ void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 					   c->input;
 
 		lg_preview(args, apv, sizeof(apv), 80);
-		ops.defer_kill(p->s, true);
-		ops.tool_done(p->s, 0, "model", c->name, args, "", apv, "",
-			      r->conv);
-		ops.defer_kill(p->s, false);
+		feed_call(p, c->name, args, "", apv, "", r->conv);
 		if (ops.model_blocked(p->s))
 			r->withheld = true;
 	}
@@ -85,9 +107,10 @@ void on_text(void *ctx, const char *delta, size_t n)
 	memcpy(r->text + r->text_len, delta, n < room ? n : room);
 	r->text_len += n < room ? n : room;
 	r->text[r->text_len] = '\0';
-	ops.defer_kill(r->p->s, true);
-	ops.llm_text(r->p->s, delta, n);
-	ops.defer_kill(r->p->s, false);
+	feed(r->p, &(struct lg_event){ .kind = LG_EV_TEXT,
+				       .source = LG_SRC_PROXY,
+				       .text = delta,
+				       .text_len = n });
 }
 
 void on_turn(void *ctx, const struct lg_llm_turn *t)
@@ -95,10 +118,14 @@ void on_turn(void *ctx, const struct lg_llm_turn *t)
 	struct req *r = ctx;
 	bool stopped;
 
-	ops.defer_kill(r->p->s, true);
-	ops.llm_turn(r->p->s, t->model, t->stop_reason, t->input_tokens,
-		     t->output_tokens, t->tool_calls, r->text);
-	ops.defer_kill(r->p->s, false);
+	feed(r->p, &(struct lg_event){ .kind = LG_EV_TURN,
+				       .source = LG_SRC_PROXY,
+				       .target = t->model,
+				       .tokens_in = t->input_tokens,
+				       .tokens_out = t->output_tokens,
+				       .turn_tool_calls = t->tool_calls,
+				       .stop_reason = t->stop_reason,
+				       .turn_text = r->text });
 	stopped = ops.model_blocked(r->p->s);
 	/*
 	 * A budget ran out with this turn: the agent hears it on its next
@@ -139,12 +166,8 @@ void on_result(void *ctx, const struct lg_llm_result *res)
 		lg_preview(args, apv, sizeof(apv), 80);
 		lg_preview(res->content, rpv, sizeof(rpv), 80);
 		/* The agent must hear why before the tree goes. */
-		if (!ops.judge_calls(p->s)) {
-			ops.defer_kill(p->s, true);
-			ops.tool_done(p->s, 0, "model", c->name, args, digest,
-				      apv, rpv, r->conv);
-			ops.defer_kill(p->s, false);
-		}
+		if (!ops.judge_calls(p->s))
+			feed_call(p, c->name, args, digest, apv, rpv, r->conv);
 		c->used = false;
 		free(c->input);
 		c->input = NULL;

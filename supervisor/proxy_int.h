@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "canon.h"
+#include "event.h"
 #include "llm.h"
 #include "log.h"
 #include "proxy.h"

@@ -154,5 +154,11 @@ void egress_flow(void *ctx, const struct lg_egress_flow *f)
 {
 	struct loop *l = ctx;
 
-	lg_session_egress(l->s, f);
+	struct lg_event ev = { .kind = LG_EV_EGRESS,
+			       .source = LG_SRC_PROXY,
+			       .pid = f->pid,
+			       .target = f->host,
+			       .egress = f };
+
+	lg_session_feed(l->s, &ev, NULL);
 }

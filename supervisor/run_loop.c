@@ -9,8 +9,7 @@
 void load_proxy(struct loop *l)
 {
 	static const struct lg_proxy_ops ops = {
-		lg_session_defer_kill,	  lg_session_tool_done,
-		lg_session_llm_turn,	  lg_session_llm_text,
+		lg_session_defer_kill,	  lg_session_feed,
 		lg_session_model_blocked, lg_session_stop_message,
 		lg_session_judge_calls,	  lg_session_ignore_keys,
 	};
@@ -374,7 +373,10 @@ static void session_tick(void *ctx, uint64_t now)
 	uint64_t next = lg_session_next_deadline(l->s);
 
 	if (next && now >= next)
-		lg_session_tick(l->s);
+		lg_session_feed(l->s,
+				&(struct lg_event){ .kind = LG_EV_TICK,
+						    .source = LG_SRC_TIMER },
+				NULL);
 }
 
 static const struct lg_loop_source session_source = { "session", NULL,

@@ -24,7 +24,11 @@ void count_processes(struct loop *l)
 
 		n = k > 0 ? (unsigned)k : 0;
 	}
-	lg_session_processes(l->s, n);
+	lg_session_feed(l->s,
+			&(struct lg_event){ .kind = LG_EV_PROCESSES,
+					    .source = LG_SRC_TIMER,
+					    .processes = n },
+			NULL);
 	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
 }
 
@@ -57,9 +61,11 @@ static void obs_call(void *ctx)
 {
 	struct loop *l = ctx;
 
-	if (lg_observer_worked(l->obs)) {
-		lg_session_work(l->s);
-	}
+	if (lg_observer_worked(l->obs))
+		lg_session_feed(l->s,
+				&(struct lg_event){ .kind = LG_EV_WORK,
+						    .source = LG_SRC_BPF },
+				NULL);
 }
 
 static void obs_lineage(void *ctx, pid_t pid, char *out, size_t size)

@@ -18,7 +18,12 @@ static void output_line(void *ctx, const char *line, size_t n)
 {
 	struct loop *l = ctx;
 
-	lg_session_output_text(l->s, line, n);
+	struct lg_event ev = { .kind = LG_EV_TEXT,
+			       .source = LG_SRC_OUTPUT,
+			       .text = line,
+			       .text_len = n };
+
+	lg_session_feed(l->s, &ev, NULL);
 }
 
 /*

@@ -49,19 +49,6 @@ const char *lg_session_ignore_keys(const struct lg_session *s)
 					    LG_DEFAULT_IGNORE_KEYS;
 }
 
-void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
-			 unsigned proto, const char *tool,
-			 const char *args_preview, const char *result_preview)
-{
-	HOLD(s);
-	if (proto == LG_P_HTTP)
-		s->st.observed_http++;
-	else
-		s->st.observed_jsonrpc++;
-	lg_dbg("observed %s(%s) -> %s by %s[%d]", tool, args_preview,
-	       result_preview, exe, pid);
-}
-
 bool lg_session_model_blocked(const struct lg_session *s)
 {
 	HOLD(s);
@@ -72,75 +59,6 @@ void lg_session_defer_kill(struct lg_session *s, bool defer)
 {
 	(void)s;
 	defer_here = defer;
-}
-
-void lg_session_llm_turn(struct lg_session *s, const char *model,
-			 const char *stop_reason, uint64_t in_tokens,
-			 uint64_t out_tokens, unsigned tool_calls,
-			 const char *text)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_TURN,
-			       .source = LG_SRC_PROXY,
-			       .exe = "model",
-			       .target = model && *model ? model : "model",
-			       .tokens_in = in_tokens,
-			       .tokens_out = out_tokens,
-			       .turn_tool_calls = tool_calls,
-			       .stop_reason = stop_reason ? stop_reason : "",
-			       .turn_text = text ? text : "" };
-	struct lg_findings out;
-	double pin = 0, pout = 0;
-
-	/* Priced here, at the edge: the guard only adds up dollars. */
-	if (lg_price_lookup(s->cfg->llm_prices, model, &pin, &pout, NULL) > 0)
-		ev.cost =
-			((double)in_tokens * pin + (double)out_tokens * pout) /
-			1e6;
-	else if (s->cfg->guard.budget.max_cost > 0 && !s->unpriced_warned) {
-		char msg[300];
-
-		s->unpriced_warned = true;
-		snprintf(
-			msg, sizeof(msg),
-			"warning: model '%s' has no price in [llm] prices: its turns do not count toward budget.max_cost",
-			model && *model ? model : "?");
-		lg_warn("%s", msg + 9);
-		lg_session_audit_simple(s, "warn", msg);
-	}
-	s->st.cost += ev.cost;
-	s->st.turns++;
-	s->st.ev_proxy++;
-	s->st.tokens_in += in_tokens;
-	s->st.tokens_out += out_tokens;
-	if (stop_reason && (strcmp(stop_reason, "max_tokens") == 0 ||
-			    strcmp(stop_reason, "length") == 0 ||
-			    strcmp(stop_reason, "MAX_TOKENS") == 0 ||
-			    strcmp(stop_reason, "max_output_tokens") == 0))
-		s->st.max_tokens_stops++;
-	lg_dbg("model turn (%s): %s, %llu in, %llu out, %u tool call(s)",
-	       model && *model ? model : "?", stop_reason ? stop_reason : "?",
-	       (unsigned long long)in_tokens, (unsigned long long)out_tokens,
-	       tool_calls);
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, 0, "model", ev.target);
-}
-
-void lg_session_llm_text(struct lg_session *s, const char *p, size_t n)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_TEXT,
-			       .source = LG_SRC_PROXY,
-			       .exe = "model",
-			       .target = "model text",
-			       .text = p,
-			       .text_len = n };
-	struct lg_findings out;
-
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, 0, "model", "model text");
 }
 
 void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
@@ -436,7 +354,8 @@ static void proc_lineage(pid_t pid, char *out, size_t size)
 }
 
 int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
-	     pid_t pid, const char *exe, const char *target)
+	     pid_t pid, const char *exe, const char *target,
+	     struct lg_session_verdict *v)
 {
 	int err = 0;
 
@@ -468,6 +387,8 @@ int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
 			continue;
 		}
 		err = s->cfg->deny_errno;
+		if (v && !v->why[0])
+			snprintf(v->why, sizeof(v->why), "%s", f->summary);
 		if (f->action == LG_DENY) {
 			if (op == LG_OP_NONE) { /* model or tool-call path */
 				s->model_blocked = true;
@@ -517,197 +438,218 @@ const char *lg_session_name(const struct lg_session *s)
 	return s->info.name ? s->info.name : "";
 }
 
-int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
-		    const char *flow, const char *from, const char *to,
-		    char *why, size_t why_size)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_CALL,
-			       .source = LG_SRC_SHIM,
-			       .op = LG_OP_AGENT_CALL,
-			       .pid = pid,
-			       .exe = exe,
-			       .target = to,
-			       .flow = flow,
-			       .from = from,
-			       .to = to };
-	struct lg_findings out;
-	enum lg_verdict v;
-	int err;
-
-	if (why_size)
-		why[0] = '\0';
-	s->st.ev_shim++;
-	if (s->blocked) {
-		lg_session_stop_message(s, why, why_size);
-		return s->cfg->deny_errno;
-	}
-	v = lg_guard_feed(s->guard, &ev, &env, &out);
-	{
-		char arrow[2 * LG_FLOW_NAME_MAX + 16];
-
-		snprintf(arrow, sizeof(arrow), "%s -> %s", from, to);
-		sess_remember(s, env.now_ms, pid, LG_OP_AGENT_CALL,
-			      LG_CLASS_DESTROY, v, exe, arrow);
-	}
-	lg_info("agent call %s -> %s (%s[%d]): %s", from, to, exe, pid,
-		lg_verdict_name(v));
-	if (v == LG_ALLOW)
-		return 0;
-	err = sess_act(s, &out, LG_OP_AGENT_CALL, pid, exe, to);
-	for (size_t i = 0; err && i < out.n; i++)
-		if (out.f[i].action >= LG_DENY) {
-			snprintf(why, why_size, "%s", out.f[i].summary);
-			break;
-		}
-	return err;
-}
-
-void lg_session_work(struct lg_session *s)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_WORK, .source = LG_SRC_BPF };
-	struct lg_findings out;
-
-	lg_guard_feed(s->guard, &ev, &env, &out);
-}
-
-void lg_session_return(struct lg_session *s, const char *flow, const char *from,
-		       const char *to)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_RETURN,
-			       .source = LG_SRC_SHIM,
-			       .flow = flow,
-			       .from = from,
-			       .to = to };
-	struct lg_findings out;
-
-	lg_dbg("agent return %s -> %s", from, to);
-	lg_guard_feed(s->guard, &ev, &env, &out);
-}
-
-static void op_result(struct lg_session *s, enum lg_source src, pid_t pid,
-		      const char *exe, enum lg_op op, const char *path,
-		      int result)
-{
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_OP_RESULT,
-			       .source = src,
-			       .op = op,
-			       .pid = pid,
-			       .exe = exe,
-			       .target = path,
-			       .result = result };
-	struct lg_findings out;
-
-	if (src == LG_SRC_SHIM)
-		s->st.ev_shim++;
-	else
-		s->st.ev_bpf++;
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, op, pid, exe, path);
-}
-
-void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
-			  enum lg_op op, const char *path, int result)
-{
-	HOLD(s);
-	op_result(s, LG_SRC_SHIM, pid, exe, op, path, result);
-}
-
-void lg_session_bpf_result(struct lg_session *s, pid_t pid, const char *exe,
-			   enum lg_op op, const char *path, int result)
-{
-	HOLD(s);
-	op_result(s, LG_SRC_BPF, pid, exe, op, path, result);
-}
-
-void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
-			  const char *tool, const char *args,
-			  const char *digest, const char *args_preview,
-			  const char *result_preview, uint64_t stream)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	/* pid 0: the call came through the LLM proxy, not a process */
-	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
-			       .source = pid ? LG_SRC_SHIM : LG_SRC_PROXY,
-			       .pid = pid,
-			       .exe = exe,
-			       .target = tool,
-			       .tool = tool,
-			       .args = args,
-			       .result_digest = digest,
-			       .args_preview = args_preview,
-			       .result_preview = result_preview,
-			       .stream = stream };
-	struct lg_findings out;
-
-	s->st.tool_calls++;
-	if (pid)
-		s->st.ev_shim++;
-	else
-		s->st.ev_proxy++;
-	lg_dbg("tool %s(%s) -> %s by %s[%d]", tool, args_preview,
-	       result_preview, exe, pid);
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, pid, exe, tool);
-}
-
 int lg_session_refusal(const struct lg_session *s)
 {
 	HOLD(s);
 	return s->blocked ? s->cfg->deny_errno : 0;
 }
 
-void lg_session_output_text(struct lg_session *s, const char *p, size_t n)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_TEXT,
-			       .source = LG_SRC_OUTPUT,
-			       .target = "terminal output",
-			       .text = p,
-			       .text_len = n };
-	struct lg_findings out;
-
-	if (s->out_guard &&
-	    lg_guard_feed(s->out_guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, 0, NULL, "terminal output");
-}
-
-void lg_session_processes(struct lg_session *s, unsigned n)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_PROCESSES,
-			       .source = LG_SRC_TIMER,
-			       .target = "process tree",
-			       .processes = n };
-	struct lg_findings out;
-
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, 0, NULL, NULL);
-}
-
-void lg_session_tick(struct lg_session *s)
-{
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), sess_restored, s, s->shared,
-				    NULL };
-	struct lg_event ev = { .kind = LG_EV_TICK, .source = LG_SRC_TIMER };
-	struct lg_findings out;
-
-	if (lg_guard_feed(s->guard, &ev, &env, &out) != LG_ALLOW)
-		sess_act(s, &out, LG_OP_NONE, 0, NULL, NULL);
-}
-
 uint64_t lg_session_next_deadline(const struct lg_session *s)
 {
 	HOLD(s);
 	return lg_guard_next_deadline(s->guard);
+}
+
+/*
+ * The guard g's findings on ev, acted on (sess_act): the errno for the
+ * operation, or 0. restored: the guard may ask whether a target removed
+ * earlier has come back (destructive attempts and ticks).
+ */
+int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
+	       bool restored, struct lg_session_verdict *v)
+{
+	struct lg_guard_env env = { lg_mono_ms(),
+				    restored ? sess_restored : NULL, s,
+				    s->shared, NULL };
+	struct lg_findings out;
+
+	v->verdict = lg_guard_feed(g, ev, &env, &out);
+	if (v->verdict == LG_ALLOW)
+		return 0;
+	return sess_act(s, &out, ev->op, ev->pid, ev->exe, ev->target, v);
+}
+
+/* Priced here, at the edge: the guard only adds up dollars. */
+static void price_turn(struct lg_session *s, const char *model,
+		       struct lg_event *ev)
+{
+	double pin = 0, pout = 0;
+	char msg[300];
+
+	if (lg_price_lookup(s->cfg->llm_prices, model, &pin, &pout, NULL) > 0) {
+		ev->cost = ((double)ev->tokens_in * pin +
+			    (double)ev->tokens_out * pout) /
+			   1e6;
+		return;
+	}
+	if (s->cfg->guard.budget.max_cost <= 0 || s->unpriced_warned)
+		return;
+	s->unpriced_warned = true;
+	snprintf(
+		msg, sizeof(msg),
+		"warning: model '%s' has no price in [llm] prices: its turns do not count toward budget.max_cost",
+		*model ? model : "?");
+	lg_warn("%s", msg + 9);
+	lg_session_audit_simple(s, "warn", msg);
+}
+
+static int on_turn(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	const char *model = ev->target ? ev->target : "";
+	const char *stop = ev->stop_reason ? ev->stop_reason : "";
+
+	price_turn(s, model, ev);
+	ev->target = *model ? model : "model";
+	ev->exe = "model";
+	ev->stop_reason = stop;
+	if (!ev->turn_text)
+		ev->turn_text = "";
+	s->st.cost += ev->cost;
+	s->st.turns++;
+	s->st.tokens_in += ev->tokens_in;
+	s->st.tokens_out += ev->tokens_out;
+	if (strcmp(stop, "max_tokens") == 0 || strcmp(stop, "length") == 0 ||
+	    strcmp(stop, "MAX_TOKENS") == 0 ||
+	    strcmp(stop, "max_output_tokens") == 0)
+		s->st.max_tokens_stops++;
+	lg_dbg("model turn (%s): %s, %llu in, %llu out, %u tool call(s)",
+	       *model ? model : "?", *stop ? stop : "?",
+	       (unsigned long long)ev->tokens_in,
+	       (unsigned long long)ev->tokens_out, ev->turn_tool_calls);
+	return sess_judge(s, s->guard, ev, false, v);
+}
+
+/* The model's streamed text, or the terminal's (its own repeat state). */
+static int on_text(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	if (ev->source == LG_SRC_OUTPUT) {
+		ev->target = "terminal output";
+		return s->out_guard ?
+			       sess_judge(s, s->out_guard, ev, false, v) :
+			       0;
+	}
+	ev->exe = "model";
+	ev->target = "model text";
+	return sess_judge(s, s->guard, ev, false, v);
+}
+
+static int on_tool_done(struct lg_session *s, struct lg_event *ev,
+			struct lg_session_verdict *v)
+{
+	s->st.tool_calls++;
+	if (!ev->target)
+		ev->target = ev->tool;
+	lg_dbg("tool %s(%s) -> %s by %s[%d]", ev->tool, ev->args_preview,
+	       ev->result_preview, ev->exe, ev->pid);
+	return sess_judge(s, s->guard, ev, false, v);
+}
+
+static int on_observed(struct lg_session *s, struct lg_event *ev,
+		       struct lg_session_verdict *v)
+{
+	(void)v;
+	if (ev->proto == LG_P_HTTP)
+		s->st.observed_http++;
+	else
+		s->st.observed_jsonrpc++;
+	lg_dbg("observed %s(%s) -> %s by %s[%d]", ev->tool, ev->args_preview,
+	       ev->result_preview, ev->exe, ev->pid);
+	return 0;
+}
+
+static int on_call(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	char arrow[2 * LG_FLOW_NAME_MAX + 16];
+	int err;
+
+	ev->op = LG_OP_AGENT_CALL;
+	ev->target = ev->to;
+	if (s->blocked) {
+		lg_session_stop_message(s, v->why, sizeof(v->why));
+		return s->cfg->deny_errno;
+	}
+	err = sess_judge(s, s->guard, ev, false, v);
+	snprintf(arrow, sizeof(arrow), "%s -> %s", ev->from, ev->to);
+	sess_remember(s, lg_mono_ms(), ev->pid, LG_OP_AGENT_CALL,
+		      LG_CLASS_DESTROY, v->verdict, ev->exe, arrow);
+	lg_info("agent call %s -> %s (%s[%d]): %s", ev->from, ev->to, ev->exe,
+		ev->pid, lg_verdict_name(v->verdict));
+	return err;
+}
+
+static int on_return(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v)
+{
+	lg_dbg("agent return %s -> %s", ev->from, ev->to);
+	return sess_judge(s, s->guard, ev, false, v);
+}
+
+/* Fed for their bookkeeping: no rule acts on them. */
+static int on_quiet(struct lg_session *s, struct lg_event *ev,
+		    struct lg_session_verdict *v)
+{
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
+	struct lg_findings out;
+
+	v->verdict = lg_guard_feed(s->guard, ev, &env, &out);
+	return 0;
+}
+
+static int on_judged(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v)
+{
+	if (ev->kind == LG_EV_PROCESSES)
+		ev->target = "process tree";
+	return sess_judge(s, s->guard, ev, ev->kind == LG_EV_TICK, v);
+}
+
+/* What each kind of event does to the session, and which guard sees it. */
+static int (*const on_event[LG_EV_KINDS])(struct lg_session *s,
+					  struct lg_event *ev,
+					  struct lg_session_verdict *v) = {
+	[LG_EV_DESTRUCTIVE] = sess_on_destructive,
+	[LG_EV_TICK] = on_judged,
+	[LG_EV_OP_RESULT] = on_judged,
+	[LG_EV_TOOL_DONE] = on_tool_done,
+	[LG_EV_TURN] = on_turn,
+	[LG_EV_TEXT] = on_text,
+	[LG_EV_PROCESSES] = on_judged,
+	[LG_EV_CALL] = on_call,
+	[LG_EV_RETURN] = on_return,
+	[LG_EV_WORK] = on_quiet,
+	[LG_EV_RENAME] = sess_on_rename,
+	[LG_EV_UNREADABLE] = sess_on_unreadable,
+	[LG_EV_OBSERVED] = on_observed,
+	[LG_EV_EGRESS] = sess_on_egress,
+};
+
+int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
+		    struct lg_session_verdict *v)
+{
+	HOLD(s);
+	struct lg_session_verdict mine;
+	struct lg_event e = *ev; /* the session completes it */
+
+	if (!v)
+		v = &mine;
+	v->verdict = LG_ALLOW;
+	v->why[0] = '\0';
+	if ((unsigned)e.kind >= LG_EV_KINDS || !on_event[e.kind])
+		return v->err = 0;
+	/* events by source: not text deltas, counters, connections, timers */
+	if (e.kind == LG_EV_TEXT || e.kind == LG_EV_WORK ||
+	    e.kind == LG_EV_EGRESS)
+		;
+	else if (e.source == LG_SRC_SECCOMP)
+		s->st.ev_seccomp++;
+	else if (e.source == LG_SRC_SHIM)
+		s->st.ev_shim++;
+	else if (e.source == LG_SRC_PROXY)
+		s->st.ev_proxy++;
+	else if (e.source == LG_SRC_BPF)
+		s->st.ev_bpf++;
+	return v->err = on_event[e.kind](s, &e, v);
 }

@@ -47,18 +47,6 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
  */
 void lg_session_defer_kill(struct lg_session *s, bool defer);
 
-/*
- * A model turn seen by the proxy: counted for the session record and fed
- * to the guard (turn and token budgets, the greeting detector). text is
- * the turn's text, possibly cut.
- */
-void lg_session_llm_turn(struct lg_session *s, const char *model,
-			 const char *stop_reason, uint64_t in_tokens,
-			 uint64_t out_tokens, unsigned tool_calls,
-			 const char *text);
-/* Streamed model text, a delta at a time (the output repeat detector). */
-void lg_session_llm_text(struct lg_session *s, const char *p, size_t n);
-
 /* Repeat judges calls without their results (repeat.include_result off). */
 bool lg_session_judge_calls(const struct lg_session *s);
 
@@ -66,13 +54,43 @@ bool lg_session_judge_calls(const struct lg_session *s);
 const char *lg_session_ignore_keys(const struct lg_session *s);
 
 /*
- * A call the shim saw that is not an agent's decision (a health check, a
- * test suite's request, a language server's method): counted and shown at
- * -vv, fed to no rule. proto: enum lg_wire_proto.
+ * What the session made of an event: the guard's verdict (LG_ALLOW when
+ * no rule was asked), and for the operation the errno to refuse it with
+ * (0: let it go) and a refusal's user-facing reason.
  */
-void lg_session_observed(struct lg_session *s, pid_t pid, const char *exe,
-			 unsigned proto, const char *tool,
-			 const char *args_preview, const char *result_preview);
+struct lg_session_verdict {
+	enum lg_verdict verdict;
+	int err;
+	char why[LG_SUMMARY_MAX + 32];
+};
+
+/*
+ * The one way in for every source: the event it saw (event.h says what
+ * each kind carries). The session takes its lock, does its bookkeeping,
+ * feeds the guard and applies the findings (audit, deny, kill). Returns
+ * v->err; v may be NULL.
+ *  - LG_EV_DESTRUCTIVE: a file's (facts set: the session classifies it;
+ *    refused while the session is blocked, a trip while it was read) or a
+ *    tool-level delete held back by the shim (op LG_OP_TOOL_DELETE,
+ *    always counted).
+ *  - LG_EV_RENAME: never counted; refused when it would move or replace
+ *    lgrun's state. LG_EV_UNREADABLE: always refused.
+ *  - LG_EV_CALL: an agent-to-agent call of the session's flow (a nested
+ *    lgrun starting: from its session, to its name; an A2A request: to
+ *    the endpoint). LG_EV_RETURN: control goes back.
+ *  - LG_EV_TURN: target is the model's name (may be ""); priced here.
+ *  - LG_EV_TEXT: the model's (LG_SRC_PROXY) or the terminal's
+ *    (LG_SRC_OUTPUT, --watch-output) text.
+ *  - LG_EV_TOOL_DONE: pid 0 when it came through the LLM proxy.
+ *  - LG_EV_OBSERVED, LG_EV_EGRESS, LG_EV_WORK: counted, judged by no rule
+ *    (the first connection to a host:port is audited).
+ *  - LG_EV_PROCESSES, LG_EV_TICK: the timers' (budget.max_processes, the
+ *    time-based rules: see lg_session_next_deadline()).
+ */
+int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
+		    struct lg_session_verdict *v);
+const char *lg_session_flow(const struct lg_session *s);
+const char *lg_session_name(const struct lg_session *s);
 
 /* A kill, or a deny decided on the model's path: refuse model calls. */
 bool lg_session_model_blocked(const struct lg_session *s);
@@ -87,72 +105,7 @@ void lg_session_stop_message(const struct lg_session *s, char *out,
  */
 int lg_session_refusal(const struct lg_session *s);
 
-/*
- * A destructive attempt with its facts: 0 to let it run, else an errno
- * (the session's refusal when it is blocked, a trip while it was read).
- */
-int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
-		      const char *path, const struct lg_facts *f);
-/*
- * A rename (never counted), src and dst resolved, their facts not
- * following a final symlink; flags are renameat2's, cross_fs when src and
- * dst's directory are on different mounts (EXDEV: a copy follows). 0 to let
- * it run, else an errno (it would move or replace lgrun's state).
- */
-int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
-		      const char *dst, const struct lg_facts *fs,
-		      const struct lg_facts *fd, unsigned flags, bool cross_fs);
-/*
- * A destructive tool call held back by the shim (an HTTP DELETE, a
- * delete_* tool): tool-level deletes always count. 0 to let it go, else
- * the errno to refuse it with.
- */
-int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
-		    const char *tool, const char *target);
-/*
- * An agent-to-agent call of the session's flow: a nested lgrun starting
- * (from: the session it runs in, to: its name), an A2A request (to: the
- * endpoint). 0 to let it go, else the errno to refuse it with; why gets
- * the user-facing reason of a refusal.
- */
-int lg_session_call(struct lg_session *s, pid_t pid, const char *exe,
-		    const char *flow, const char *from, const char *to,
-		    char *why, size_t why_size);
-/* The session did work nobody reported otherwise (bytes written). */
-void lg_session_work(struct lg_session *s);
-/* Its end: control goes back from `from` to `to`. */
-void lg_session_return(struct lg_session *s, const char *flow, const char *from,
-		       const char *to);
-const char *lg_session_flow(const struct lg_session *s);
-const char *lg_session_name(const struct lg_session *s);
-
-/* A file operation's outcome, from the shim: result is 0 or an errno. */
-void lg_session_op_result(struct lg_session *s, pid_t pid, const char *exe,
-			  enum lg_op op, const char *path, int result);
-/* The same, seen by the eBPF observer (a process without the shim). */
-void lg_session_bpf_result(struct lg_session *s, pid_t pid, const char *exe,
-			   enum lg_op op, const char *path, int result);
-/*
- * A tool call matched with its result. args is the canonical JSON of the
- * arguments; digest identifies the result.
- */
-void lg_session_tool_done(struct lg_session *s, pid_t pid, const char *exe,
-			  const char *tool, const char *args,
-			  const char *digest, const char *args_preview,
-			  const char *result_preview, uint64_t stream);
-
-/*
- * The target's arguments could not be read: the attempt is refused with
- * the errno returned.
- */
-int lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
-			  int err);
-/* Cleaned lines of the command's output (--watch-output). */
-void lg_session_output_text(struct lg_session *s, const char *p, size_t n);
-/* The tree's process count now (budget.max_processes). */
-void lg_session_processes(struct lg_session *s, unsigned n);
-/* Time-based rules; call when lg_session_next_deadline() is reached. */
-void lg_session_tick(struct lg_session *s);
+/* When the guard's time-based rules want an LG_EV_TICK (0: never). */
 uint64_t lg_session_next_deadline(const struct lg_session *s);
 
 /* Set once the guard decided to kill (never in observe mode). */
@@ -242,12 +195,5 @@ struct lg_session_stats {
 	double cost; /* USD, from [llm] prices */
 };
 void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
-
-struct lg_egress_flow;
-/*
- * A connection through the egress proxy ended: counted; its first one to a
- * host:port is audited (host, port, program: never a URL or a header).
- */
-void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f);
 
 #endif

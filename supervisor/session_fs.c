@@ -207,12 +207,14 @@ static bool moved_copy(struct lg_session *s, const char *path,
 	lg_dbg("%s was moved to %s", path, to);
 	return true;
 }
-int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
-		      const char *dst, const struct lg_facts *fs,
-		      const struct lg_facts *fd, unsigned flags, bool cross_fs)
+int sess_on_rename(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
 {
-	HOLD(s);
-	struct lg_facts d = *fd;
+	const char *src = ev->target, *dst = ev->dst;
+	const struct lg_facts *fs = ev->facts;
+	struct lg_facts d = *ev->dst_facts;
+	unsigned flags = ev->rename_flags;
+	pid_t pid = ev->pid;
 	char exe[64] = "";
 
 	if (s->blocked)
@@ -229,11 +231,12 @@ int lg_session_rename(struct lg_session *s, pid_t pid, const char *src,
 			      LG_CLASS_DESTROY, LG_DENY, exe,
 			      protected_path(s, src) ? src : dst);
 		s->st.denied++;
+		v->verdict = LG_DENY;
 		return s->cfg->deny_errno;
 	}
 	if (!fs->exists)
 		return 0; /* it fails */
-	if (cross_fs) {
+	if (ev->cross_fs) {
 		/* EXDEV: mv and the like copy, then remove the source. */
 		lg_lineage_move(s->content, src, dst, lg_mono_ms());
 		lg_dbg("rename %s -> %s crosses filesystems", src, dst);
@@ -302,11 +305,14 @@ static bool superseded(const struct lg_session *s, const struct lg_facts *f)
 		return false;
 	return st.st_ino != f->ino || st.st_dev != f->dev;
 }
-int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
-		      const char *path, const struct lg_facts *facts)
+/* A file's: the facts the edge read, classified here. */
+static int on_file(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
 {
-	HOLD(s);
-	struct lg_facts f = *facts;
+	const char *path = ev->target;
+	struct lg_facts f = *ev->facts;
+	enum lg_op op = ev->op;
+	pid_t pid = ev->pid;
 	int err;
 
 	if (s->blocked) /* a trip while the target was read */
@@ -317,7 +323,7 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		f.moved = true;
 	if (op == LG_OP_UNLINK && f.exists && f.ino)
 		f.superseded = superseded(s, &f);
-	err = sess_decide(s, pid, op, path, &f);
+	err = sess_decide(s, pid, op, path, &f, v);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&
 	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {
@@ -329,7 +335,8 @@ int lg_session_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	return err;
 }
 int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
-		const char *path, const struct lg_facts *f)
+		const char *path, const struct lg_facts *f,
+		struct lg_session_verdict *v)
 {
 	const struct lg_config *c = s->cfg;
 	struct lg_guard_env env = { lg_mono_ms(), sess_restored, s, s->shared,
@@ -343,12 +350,10 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 				       f->has_btime ? f->btime_ns : f->ctime_ns,
 				       f->mtime_ns, pid, env.now_ms } };
 	struct lg_findings out;
-	enum lg_verdict v;
 	char exe[64] = "";
 	const char *scoped = NULL; /* exe, when it is the program it names */
 
 	s->st.attempts++;
-	s->st.ev_seccomp++;
 	if (protected_path(s, path) && f->exists) {
 		/* The agent must not erase its own record or lift its block. */
 		sess_read_exe(pid, exe, sizeof(exe));
@@ -357,6 +362,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		sess_remember(s, env.now_ms, pid, op, LG_CLASS_DESTROY, LG_DENY,
 			      exe, path);
 		s->st.denied++;
+		v->verdict = LG_DENY;
 		return c->deny_errno;
 	}
 	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
@@ -390,64 +396,72 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	if (lg_classify_lost_by_git(op, ev.cls, path, scoped))
 		lost_by_git_add(s, path);
 	s->feeding_tid = pid;
-	v = lg_guard_feed(s->guard, &ev, &env, &out);
+	v->verdict = lg_guard_feed(s->guard, &ev, &env, &out);
 	s->feeding_tid = 0;
 	if (!exe[0]) /* the target waits: still there */
-		exe_of(s, pid, v != LG_ALLOW || ev.cls == LG_CLASS_DESTROY, exe,
-		       sizeof(exe));
-	sess_remember(s, env.now_ms, pid, op, ev.cls, v, exe, path);
+		exe_of(s, pid,
+		       v->verdict != LG_ALLOW || ev.cls == LG_CLASS_DESTROY,
+		       exe, sizeof(exe));
+	sess_remember(s, env.now_ms, pid, op, ev.cls, v->verdict, exe, path);
 	lg_dbg("%s %s (%s) by %s[%d]: %s", lg_op_name(op), path,
-	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v));
-	if (v == LG_ALLOW)
+	       lg_class_name(ev.cls), exe, pid, lg_verdict_name(v->verdict));
+	if (v->verdict == LG_ALLOW)
 		return ev.cls == LG_CLASS_DESTROY ?
 			       sess_store_gate(s, pid, exe) :
 			       0;
-	return sess_act(s, &out, op, pid, exe, path);
+	return sess_act(s, &out, op, pid, exe, path, v);
 }
-int lg_session_gate(struct lg_session *s, pid_t pid, const char *exe,
-		    const char *tool, const char *target)
+/* A tool-level delete held back by the shim: always counted. */
+static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
+			  struct lg_session_verdict *v)
 {
-	HOLD(s);
-	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
-	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
-			       .source = LG_SRC_SHIM,
-			       .op = LG_OP_TOOL_DELETE,
-			       .cls = LG_CLASS_DESTROY,
-			       .pid = pid,
-			       .exe = exe,
-			       .target = target,
-			       .tool = tool };
-	struct lg_findings out;
-	enum lg_verdict v;
-
 	s->st.attempts++;
-	s->st.ev_shim++;
 	if (s->blocked)
 		return s->cfg->deny_errno;
 	if (s->store_up && !s->store_up(s->store_ctx))
-		return sess_store_gate(s, pid, exe); /* not counted: refused */
+		/* not counted: refused */
+		return sess_store_gate(s, ev->pid, ev->exe);
+	ev->cls = LG_CLASS_DESTROY;
 	s->st.counted++;
-	v = lg_guard_feed(s->guard, &ev, &env, &out);
-	sess_remember(s, env.now_ms, pid, LG_OP_TOOL_DELETE, ev.cls, v, exe,
-		      target);
-	lg_dbg("tool %s on %s by %s[%d]: %s", tool, target, exe, pid,
-	       lg_verdict_name(v));
-	return v == LG_ALLOW ?
-		       sess_store_gate(s, pid, exe) :
-		       sess_act(s, &out, LG_OP_TOOL_DELETE, pid, exe, target);
+	{
+		struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared,
+					    NULL };
+		struct lg_findings out;
+
+		v->verdict = lg_guard_feed(s->guard, ev, &env, &out);
+		sess_remember(s, env.now_ms, ev->pid, LG_OP_TOOL_DELETE,
+			      ev->cls, v->verdict, ev->exe, ev->target);
+		lg_dbg("tool %s on %s by %s[%d]: %s", ev->tool, ev->target,
+		       ev->exe, ev->pid, lg_verdict_name(v->verdict));
+		if (v->verdict != LG_ALLOW)
+			return sess_act(s, &out, LG_OP_TOOL_DELETE, ev->pid,
+					ev->exe, ev->target, v);
+	}
+	return sess_store_gate(s, ev->pid, ev->exe);
 }
-int lg_session_unreadable(struct lg_session *s, pid_t pid, enum lg_op op,
-			  int err)
+
+int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
+			struct lg_session_verdict *v)
 {
-	HOLD(s);
+	if (ev->op == LG_OP_TOOL_DELETE)
+		return on_tool_delete(s, ev, v);
+	if (!ev->facts || !ev->target)
+		return s->cfg->deny_errno; /* a source's bug: never let it go */
+	return on_file(s, ev, v);
+}
+
+int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
+		       struct lg_session_verdict *v)
+{
 	char exe[64];
 
 	s->st.unreadable++;
 	s->st.denied++;
-	exe_of(s, pid, true, exe, sizeof(exe));
+	v->verdict = LG_DENY;
+	exe_of(s, ev->pid, true, exe, sizeof(exe));
 	lg_warn("refused %s by %s[%d]: cannot read its arguments (%s)",
-		lg_op_name(op), exe, pid, strerror(err));
-	sess_remember(s, lg_mono_ms(), pid, op, LG_CLASS_MISSING, LG_DENY, exe,
-		      "(unreadable)");
+		lg_op_name(ev->op), exe, ev->pid, strerror(ev->result));
+	sess_remember(s, lg_mono_ms(), ev->pid, ev->op, LG_CLASS_MISSING,
+		      LG_DENY, exe, "(unreadable)");
 	return s->cfg->deny_errno;
 }

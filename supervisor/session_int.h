@@ -183,11 +183,26 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 int sess_store_gate(struct lg_session *s, pid_t pid, const char *exe);
 
 int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
-	     pid_t pid, const char *exe, const char *target);
+	     pid_t pid, const char *exe, const char *target,
+	     struct lg_session_verdict *v);
+
+int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
+	       bool restored, struct lg_session_verdict *v);
+
+/* The handlers of lg_session_feed() that live with what they use. */
+int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
+			struct lg_session_verdict *v);
+int sess_on_rename(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v);
+int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
+		       struct lg_session_verdict *v);
+int sess_on_egress(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v);
 
 bool sess_under(const char *path, const char *dir);
 
 int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
-		const char *path, const struct lg_facts *f);
+		const char *path, const struct lg_facts *f,
+		struct lg_session_verdict *v);
 
 #endif

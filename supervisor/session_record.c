@@ -51,10 +51,15 @@ void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
 }
-void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
+int sess_on_egress(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
 {
-	HOLD(s);
+	const struct lg_egress_flow *f = ev->egress;
 	struct egress_host *h = NULL;
+
+	(void)v;
+	if (!f)
+		return 0;
 
 	s->egress_conns++;
 	s->egress_up += f->up;
@@ -71,12 +76,12 @@ void lg_session_egress(struct lg_session *s, const struct lg_egress_flow *f)
 	}
 	if (s->n_egress >= MAX_EGRESS_HOSTS) {
 		s->egress_hosts_dropped++;
-		return;
+		return 0;
 	}
 	if (!s->egress) {
 		s->egress = calloc(MAX_EGRESS_HOSTS, sizeof(*s->egress));
 		if (!s->egress)
-			return;
+			return 0;
 	}
 	h = &s->egress[s->n_egress++];
 	snprintf(h->host, sizeof(h->host), "%s", f->host);
@@ -116,6 +121,7 @@ warn:
 		lg_warn("egress proxy: a decrypted connection to %s failed: %s (a client with a CA store of its own cannot trust lgrun's session CA; [llm] mode = base_url leaves its TLS alone)",
 			f->host, f->error);
 	}
+	return 0;
 }
 /*
  * An agent CLI that ran without one model turn through lgrun: if it did
