@@ -118,6 +118,27 @@ int lg_config_load_string(struct lg_config *c, const char *text,
 /* Appends the shipped ignore rules when default_ignores is on. */
 int lg_config_finish(struct lg_config *c, struct lg_error *err);
 
+/*
+ * lgrun's command line, in one table with the file's keys: an option is
+ * lgrun's own (section NULL: the file to read, the session's name, ...)
+ * or sets a config key over the file, read by that key's parser (the same
+ * values, the same checks). lgrun's --help and getopt's list are made from
+ * it. Ends with a NULL name.
+ */
+struct lg_option {
+	const char *name; /* --name */
+	int short_name; /* -x, or 0 */
+	const char *arg; /* its value's name in the help; NULL: a flag */
+	const char *section, *key; /* the key it sets, or NULL */
+	const char *flag_value; /* a flag's value for that key */
+	const char *help; /* a '\n' starts an indented line */
+};
+extern const struct lg_option lg_options[];
+
+/* Sets o's key to arg (a flag: its value); err says --name and why. */
+int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
+			 const char *arg, struct lg_error *err);
+
 /* The shipped ignore rules, NULL-terminated pairs of program, glob. */
 extern const char *const lg_default_ignores[][2];
 

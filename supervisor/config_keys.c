@@ -189,3 +189,57 @@ const struct key lg_config_keys[] = {
 #undef OFF
 const size_t lg_config_nkeys =
 	sizeof(lg_config_keys) / sizeof(lg_config_keys[0]);
+
+const struct lg_option lg_options[] = {
+	{ "config", 'c', "FILE", NULL, NULL, NULL,
+	  "config file (default: $LGRUN_CONFIG, else " LG_SYSCONFDIR
+	  "/lgrun.ini)" },
+	{ "profile", 'p', "NAME", NULL, NULL, NULL,
+	  "apply a profile (e.g. ci, bulk-cleanup)" },
+	{ "agent", 'a', "NAME", NULL, NULL, NULL,
+	  "agent name: picks [agent NAME] overrides (default: COMMAND's name)" },
+	{ "session", 's', "ID", NULL, NULL, NULL,
+	  "session id; a killed session refuses to start until reset" },
+	/* over $LGRUN_STATE_DIR, which is over guard.state_dir */
+	{ "state-dir", 'd', "DIR", NULL, NULL, NULL,
+	  "killed markers, audit log, metrics (default: $LGRUN_STATE_DIR,\n"
+	  "else guard.state_dir, else /var/lib/lgrun as root, else\n"
+	  "$XDG_STATE_HOME/lgrun)" },
+	{ "timeout", 't', "DUR", "budget", "timeout", NULL,
+	  "wall-clock budget, e.g. 90s, 10m; 0: none" },
+	{ "observe", 'n', NULL, "guard", "observe", "true",
+	  "dry run: never deny or kill, audit what would have tripped" },
+	{ "watch-output", 0, NULL, "output", "watch", "true",
+	  "pass stdout/stderr through lgrun to watch for repeated output" },
+	{ "bpf", 0, "MODE", "bpf", "mode", NULL,
+	  "the eBPF observer: auto (default: if it can load), on, off" },
+	{ "verbose", 'v', NULL, NULL, NULL, NULL,
+	  "more output (-vv: every destructive attempt)" },
+	{ "help", 'h', NULL, NULL, NULL, NULL, "this help" },
+	{ "version", 'V', NULL, NULL, NULL, NULL, "version" },
+	{ NULL, 0, NULL, NULL, NULL, NULL, NULL },
+};
+
+int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
+			 const char *arg, struct lg_error *err)
+{
+	const char *value = o->arg ? arg : o->flag_value;
+	char msg[768];
+	int r;
+
+	for (size_t i = 0; o->section && i < lg_config_nkeys; i++) {
+		const struct key *k = &lg_config_keys[i];
+
+		if (strcmp(k->section, o->section) || strcmp(k->name, o->key))
+			continue;
+		r = lg_config_set_value(c, k, value ? value : "", true, msg,
+					sizeof(msg));
+		if (r < 0)
+			snprintf(err->msg, sizeof(err->msg), "--%s: %s",
+				 o->name, r == -ENOMEM ? "out of memory" : msg);
+		return r;
+	}
+	snprintf(err->msg, sizeof(err->msg), "--%s sets no config key",
+		 o->name);
+	return -EINVAL;
+}

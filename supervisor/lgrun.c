@@ -8,105 +8,135 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: lgrun [OPTIONS] -- COMMAND [ARGS...]\n"
-		"Run COMMAND (an AI agent, or anything it drives) under the loop guard:\n"
-		"destructive file syscalls of the whole process tree are checked, and a\n"
-		"destructive loop is refused, the tree killed, the trip audited.\n"
-		"\n"
-		"  -c, --config FILE     config file (default: $LGRUN_CONFIG, else %s/lgrun.ini)\n"
-		"  -p, --profile NAME    apply a profile (e.g. ci, bulk-cleanup)\n"
-		"  -a, --agent NAME      agent name: picks [agent NAME] overrides (default: COMMAND's name)\n"
-		"  -s, --session ID      session id; a killed session refuses to start until reset\n"
-		"  -d, --state-dir DIR   killed markers, audit log, metrics (default: $LGRUN_STATE_DIR,\n"
-		"                        else /var/lib/lgrun as root, else $XDG_STATE_HOME/lgrun)\n"
-		"  -t, --timeout DUR     wall-clock budget, e.g. 90s, 10m (budget.timeout)\n"
-		"  -n, --observe         dry run: never deny or kill, audit what would have tripped\n"
-		"      --watch-output    pass stdout/stderr through lgrun to watch for repeated output\n"
-		"      --bpf MODE        the eBPF observer: auto (default: if it can load), on, off\n"
-		"  -v, --verbose         more output (-vv: every destructive attempt)\n"
-		"  -h, --help            this help\n"
-		"  -V, --version         version\n"
-		"\n"
-		"Exit status: the command's (128+N if killed by signal N); 86 the guard tripped;\n"
-		"87 the session is blocked (lgctl reset ID); 88 the guard tripped but the block\n"
-		"could not be written; 125 lgrun's own error; 126 command not executable;\n"
-		"127 command not found.\n",
-		LG_SYSCONFDIR);
+	fputs("Usage: lgrun [OPTIONS] -- COMMAND [ARGS...]\n"
+	      "Run COMMAND (an AI agent, or anything it drives) under the loop guard:\n"
+	      "destructive file syscalls of the whole process tree are checked, and a\n"
+	      "destructive loop is refused, the tree killed, the trip audited.\n"
+	      "\n",
+	      f);
+	for (const struct lg_option *o = lg_options; o->name; o++) {
+		char head[64];
+		int n = snprintf(head, sizeof(head), "  %c%c%c --%s%s%s",
+				 o->short_name ? '-' : ' ',
+				 o->short_name ? o->short_name : ' ',
+				 o->short_name ? ',' : ' ', o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+
+		const char *last = strrchr(o->help, '\n');
+		size_t col = 24 + strlen(last ? last + 1 : o->help);
+
+		fprintf(f, "%s%*s", head, n < 24 ? 24 - n : 1, "");
+		for (const char *p = o->help; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n')
+				fprintf(f, "%24s", "");
+		}
+		if (o->section) /* what it sets, in the config file's words */
+			fprintf(f, "%s(%s.%s)",
+				col + strlen(o->section) + strlen(o->key) + 4 >
+						80 ?
+					"\n                        " :
+					" ",
+				o->section, o->key);
+		fputc('\n', f);
+	}
+	fputs("\n"
+	      "Exit status: the command's (128+N if killed by signal N); 86 the guard tripped;\n"
+	      "87 the session is blocked (lgctl reset ID); 88 the guard tripped but the block\n"
+	      "could not be written; 125 lgrun's own error; 126 command not executable;\n"
+	      "127 command not found.\n",
+	      f);
+}
+
+/* lgrun's own options; the others set config keys, over the file. */
+static void own_option(struct opts *o, const struct lg_option *opt,
+		       const char *arg)
+{
+	switch (opt->short_name) {
+	case 'c':
+		o->config = arg;
+		break;
+	case 'p':
+		o->profile = arg;
+		break;
+	case 'a':
+		o->agent = arg;
+		break;
+	case 's':
+		o->session = arg;
+		break;
+	case 'd':
+		o->state_dir = arg;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("lgrun %s\n", LG_VERSION);
+		exit(0);
+	}
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "agent", required_argument, NULL, 'a' },
-		{ "session", required_argument, NULL, 's' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "observe", no_argument, NULL, 'n' },
-		{ "watch-output", no_argument, NULL, 'W' },
-		{ "bpf", required_argument, NULL, 'B' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	enum { NOPT = 32, BY_INDEX = 256 };
+	struct option lo[NOPT + 1];
+	char shorts[2 * NOPT + 2] = "+";
+	size_t n = 0, ns = 1;
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	memset(lo, 0, sizeof(lo));
+	for (const struct lg_option *opt = lg_options; opt->name && n < NOPT;
+	     opt++, n++) {
+		lo[n] = (struct option){ opt->name,
+					 opt->arg ? required_argument :
+						    no_argument,
+					 NULL, BY_INDEX + (int)n };
+		if (opt->short_name) {
+			shorts[ns++] = (char)opt->short_name;
+			if (opt->arg)
+				shorts[ns++] = ':';
+		}
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:p:a:s:d:t:nvhV", lo, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'p':
-			o->profile = optarg;
-			break;
-		case 'a':
-			o->agent = optarg;
-			break;
-		case 's':
-			o->session = optarg;
-			break;
-		case 'd':
-			o->state_dir = optarg;
-			break;
-		case 't':
-			o->timeout = optarg;
-			break;
-		case 'n':
-			o->observe = true;
-			break;
-		case 'W':
-			o->watch_output = true;
-			break;
-		case 'B':
-			o->bpf = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("lgrun %s\n", LG_VERSION);
-			exit(0);
-		default:
-			if (optopt)
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct lg_option *opt = NULL;
+
+		if (c >= BY_INDEX)
+			opt = &lg_options[c - BY_INDEX];
+		for (size_t i = 0; i < n && !opt && c != '?'; i++)
+			if (lg_options[i].short_name == c)
+				opt = &lg_options[i];
+		if (!opt) {
+			const char *needs = NULL;
+
+			for (size_t i = 0; optopt && i < n; i++)
+				if (lg_options[i].short_name == optopt)
+					needs = lg_options[i].arg;
+			if (optopt >= BY_INDEX &&
+			    !lg_options[optopt - BY_INDEX].arg)
+				lg_err("option '--%s' takes no value; see lgrun --help",
+				       lg_options[optopt - BY_INDEX].name);
+			else if (optopt && optopt < BY_INDEX)
 				lg_err("option '-%c' %s; see lgrun --help",
 				       optopt,
-				       strchr("cpasdt", optopt) ?
-					       "needs a value" :
-					       "is unknown");
+				       needs ? "needs a value" : "is unknown");
 			else
-				lg_err("unknown option '%s'; see lgrun --help",
+				lg_err("%s option '%s'; see lgrun --help",
+				       optopt ? "a value is missing after" :
+						"unknown",
 				       argv[optind - 1]);
 			return -1;
 		}
+		if (!opt->section)
+			own_option(o, opt, optarg);
+		else if (o->nsets < sizeof(o->sets) / sizeof(o->sets[0]))
+			o->sets[o->nsets++] =
+				(struct opt_set){ opt, optarg ? optarg : "" };
 	}
 	if (optind >= argc) {
 		lg_err("no command given: lgrun [OPTIONS] -- COMMAND [ARGS...]");
@@ -144,9 +174,12 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 	char why[1024];
 	int r;
 
-	if (o->timeout || o->observe || o->watch_output || o->config ||
-	    o->profile || o->state_dir)
-		lg_warn("inside a session: --timeout, --observe, --watch-output, --config, --profile and --state-dir of a nested lgrun are ignored; the enclosing session's settings apply");
+	if (o->nsets || o->config || o->profile || o->state_dir)
+		lg_warn("inside a session: --%s of a nested lgrun is ignored (so are the config file, the profile, the state dir and the other options that set config keys); the enclosing session's settings apply",
+			o->nsets   ? o->sets[0].opt->name :
+			o->config  ? "config" :
+			o->profile ? "profile" :
+				     "state-dir");
 	r = lg_nested_enter(sock, flow, name, why, sizeof(why));
 	if (r < 0) {
 		lg_err("inside a session, but its supervisor (%s) cannot be asked: %s; not starting '%s'",

@@ -161,8 +161,12 @@ struct loop {
 /* lgrun.c's command line. */
 struct opts {
 	const char *config, *profile, *agent, *session, *state_dir;
-	const char *timeout, *bpf;
-	bool observe, watch_output;
+	/* options that set config keys (lg_options), applied over the file */
+	struct opt_set {
+		const struct lg_option *opt;
+		const char *arg;
+	} sets[32];
+	size_t nsets;
 	int verbose;
 	char **argv;
 };

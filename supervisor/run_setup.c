@@ -14,8 +14,18 @@ int configure(struct run *run)
 				    lg_path_basename(run->o.argv[0]);
 	lg_config_init(&run->cfg);
 	if (lg_config_load(&run->cfg, run->o.config, run->o.profile, run->agent,
-			   &err) < 0 ||
-	    lg_config_finish(&run->cfg, &err) < 0) {
+			   &err) < 0) {
+		lg_err("%s", err.msg);
+		return LG_EXIT_ERROR;
+	}
+	/* the command line over the file, each by its key's parser */
+	for (size_t i = 0; i < run->o.nsets; i++)
+		if (lg_config_set_option(&run->cfg, run->o.sets[i].opt,
+					 run->o.sets[i].arg, &err) < 0) {
+			lg_err("%s", err.msg);
+			return LG_EXIT_ERROR;
+		}
+	if (lg_config_finish(&run->cfg, &err) < 0) {
 		lg_err("%s", err.msg);
 		return LG_EXIT_ERROR;
 	}
@@ -33,30 +43,6 @@ int configure(struct run *run)
 		if (cli)
 			lg_info("llm.mode = auto: both (the command runs %s)",
 				cli);
-	}
-	if (run->o.observe)
-		run->cfg.observe = true;
-	if (run->o.watch_output)
-		run->cfg.watch_output = true;
-	if (run->o.bpf) {
-		int m = lg_bpf_mode_parse(run->o.bpf);
-
-		if (m < 0) {
-			lg_err("--bpf '%s' is not a mode: auto, on or off",
-			       run->o.bpf);
-			return LG_EXIT_ERROR;
-		}
-		run->cfg.bpf_mode = m;
-	}
-	if (run->o.timeout) {
-		unsigned long ms;
-
-		if (lg_parse_duration_ms(run->o.timeout, &ms) < 0 || !ms) {
-			lg_err("--timeout '%s' is not a duration (e.g. 90s, 10m, 1h)",
-			       run->o.timeout);
-			return LG_EXIT_ERROR;
-		}
-		run->cfg.guard.budget.timeout_ms = ms;
 	}
 
 	if (lg_state_dir_resolve(run->o.state_dir, &run->cfg, run->state_dir,

@@ -95,7 +95,7 @@ assert_rc 0 "$RC" "auto"
 grep -q '"reason":"write_failures"' "$STATE/audit.jsonl" || fail "auto: the failures were not seen"
 run_lg --bpf=sometimes -- true 2>"$T/err"
 assert_rc 125 "$RC" "a bad --bpf"
-grep -q "is not a mode: auto, on or off" "$T/err" || fail "no message for a bad mode"
+grep -q -- "--bpf: bpf.mode: 'sometimes' is not a mode (auto, on or off)" "$T/err" || fail "no message for a bad mode: $(cat "$T/err")"
 
 # 6. As an ordinary user: auto goes on without it, on says why it cannot.
 if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$LGRUN" 2>/dev/null; then

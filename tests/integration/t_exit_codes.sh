@@ -20,6 +20,17 @@ run_lg --bogus -- true 2>/dev/null
 assert_rc 125 "$RC" "unknown option"
 "$LGRUN" --version | grep -q '^lgrun ' || fail "--version"
 "$LGRUN" --help | grep -q -- '--observe' || fail "--help"
+# Options that set config keys are read by those keys' parsers.
+run_lg --timeout 5x -- true 2>"$T/err"
+assert_rc 125 "$RC" "a bad --timeout"
+grep -q -- "--timeout: budget.timeout: '5x' is not a duration" "$T/err" || fail "bad --timeout: $(cat "$T/err")"
+run_lg --observe=yes -- true 2>"$T/err"
+assert_rc 125 "$RC" "a value for a flag"
+grep -q -- "option '--observe' takes no value" "$T/err" || fail "--observe=yes: $(cat "$T/err")"
+run_lg -t 2>"$T/err"
+assert_rc 125 "$RC" "-t without a value"
+grep -q -- "option '-t' needs a value" "$T/err" || fail "-t: $(cat "$T/err")"
+"$LGRUN" --help | grep -q '(budget.timeout)' || fail "--help does not name --timeout's key"
 
 # SIGTERM to lgrun is forwarded to the tree.
 "$LGRUN" --state-dir "$STATE" -- bash -c 'trap "echo got-term; exit 7" TERM; sleep 30 & wait' >"$T/out" &

@@ -1060,6 +1060,60 @@ static void test_parse_duration(void **state)
 	}
 }
 
+static const struct lg_option *option(const char *name)
+{
+	for (const struct lg_option *o = lg_options; o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	fail_msg("no option --%s", name);
+	return NULL;
+}
+
+/*
+ * The command line and the file share one table: an option that sets a
+ * key is read by that key's parser, with the option named in the error.
+ */
+static void test_options(void **state)
+{
+	struct lg_config *c = *state;
+	struct lg_error err;
+
+	for (const struct lg_option *o = lg_options; o->name; o++) {
+		err.msg[0] = '\0';
+		if (!o->section) {
+			assert_int_equal(lg_config_set_option(c, o, "x", &err),
+					 -EINVAL);
+			assert_non_null(strstr(err.msg, "sets no config key"));
+			continue;
+		}
+		/* each names a key of the file's: a bad value is that key's error */
+		if (o->arg) {
+			assert_true(lg_config_set_option(c, o, "no such value",
+							 &err) < 0);
+			assert_null(strstr(err.msg, "sets no config key"));
+			assert_int_equal(strncmp(err.msg, "--", 2), 0);
+			assert_non_null(strstr(err.msg, o->key));
+		} else {
+			assert_int_equal(lg_config_set_option(c, o, NULL, &err),
+					 0);
+		}
+	}
+	assert_true(c->observe);
+	assert_true(c->watch_output);
+	assert_int_equal(
+		lg_config_set_option(c, option("timeout"), "90s", &err), 0);
+	assert_int_equal(c->guard.budget.timeout_ms, 90000);
+	assert_int_equal(lg_config_set_option(c, option("timeout"), "5x", &err),
+			 -EINVAL);
+	assert_string_equal(
+		err.msg,
+		"--timeout: budget.timeout: '5x' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)");
+	assert_int_equal(c->guard.budget.timeout_ms, 90000);
+	assert_int_equal(lg_config_set_option(c, option("bpf"), "off", &err),
+			 0);
+	assert_int_equal(c->bpf_mode, LG_BPF_OFF);
+}
+
 static void test_parse_errno(void **state)
 {
 	static const struct {
@@ -1259,6 +1313,7 @@ int main(void)
 		T(test_finish_alone),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_errno),
+		T(test_options),
 		TT(test_load_file_with_profile_file),
 		TT(test_load_file_errors),
 	};
