@@ -266,20 +266,15 @@ static int connect_supervisor(void)
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	lg_wire_start(&w, LG_W_HELLO, 0);
-	lg_wire_put_u32(&w, LG_T_PID, (uint32_t)getpid());
-	lg_wire_put_u32(&w, LG_T_PPID, (uint32_t)getppid());
-	lg_wire_put_str(&w, LG_T_EXE, exe);
 	{
 		/* which image said hello: one exec'd after this did not */
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		lg_wire_put_u64(&w, LG_T_TIME,
-				(uint64_t)ts.tv_sec * 1000000000ULL +
-					(uint64_t)ts.tv_nsec);
+		lg_wire_hello(&w, (uint32_t)getpid(), (uint32_t)getppid(), exe,
+			      (uint64_t)ts.tv_sec * 1000000000ULL +
+				      (uint64_t)ts.tv_nsec);
 	}
-	lg_wire_finish(&w);
 	if (send_hello(fd, &w) < 0) {
 		syscall(SYS_close, fd);
 		return -1;

@@ -225,6 +225,24 @@ static inline size_t lg_wire_finish(struct lg_wire_buf *w)
 }
 
 /*
+ * The first frame of every connection, the shim's and a nested lgrun's:
+ * who speaks (pid, ppid, the program's path) and, from the shim, when its
+ * image said hello (CLOCK_MONOTONIC ns; 0: not sent). Returns its size.
+ */
+static inline size_t lg_wire_hello(struct lg_wire_buf *w, uint32_t pid,
+				   uint32_t ppid, const char *exe,
+				   uint64_t sent_ns)
+{
+	lg_wire_start(w, LG_W_HELLO, 0);
+	lg_wire_put_u32(w, LG_T_PID, pid);
+	lg_wire_put_u32(w, LG_T_PPID, ppid);
+	lg_wire_put_str(w, LG_T_EXE, exe);
+	if (sent_ns)
+		lg_wire_put_u64(w, LG_T_TIME, sent_ns);
+	return lg_wire_finish(w);
+}
+
+/*
  * The body digest: 8 bytes per step (the shim hashes whole request and
  * response bodies on the agent's hot path), byte-wise for the tail. For
  * telling equal bodies from different ones, not against an adversary.

@@ -176,11 +176,7 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	lg_wire_start(&w, LG_W_HELLO, 0);
-	lg_wire_put_u32(&w, LG_T_PID, (uint32_t)getpid());
-	lg_wire_put_u32(&w, LG_T_PPID, (uint32_t)getppid());
-	lg_wire_put_str(&w, LG_T_EXE, exe);
-	lg_wire_finish(&w);
+	lg_wire_hello(&w, (uint32_t)getpid(), (uint32_t)getppid(), exe, 0);
 	if (send(fd, w.b, w.n, MSG_NOSIGNAL) < 0)
 		goto fail;
 	lg_wire_start(&w, LG_W_ENTER, 1);

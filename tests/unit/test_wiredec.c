@@ -141,6 +141,28 @@ static void test_required_fields(void **state)
 	assert_int_equal(m.pid, 77);
 }
 
+/* The one hello builder, as the shim and a nested lgrun send it. */
+static void test_hello(void **state)
+{
+	struct lg_wire_buf w;
+	struct lg_wire_msg m;
+	size_t n;
+
+	(void)state;
+	n = lg_wire_hello(&w, 4242, 17, "/usr/bin/python3.11", 123456789ULL);
+	assert_int_equal(n, w.n);
+	assert_int_equal(decode(&w, &m), 0);
+	assert_int_equal(m.type, LG_W_HELLO);
+	assert_int_equal(m.pid, 4242);
+	assert_int_equal(m.ppid, 17);
+	assert_string_equal(m.exe, "/usr/bin/python3.11");
+	assert_int_equal(m.time_ns, 123456789ULL);
+	lg_wire_hello(&w, 4243, 1, "/usr/bin/lgrun", 0); /* no time: none */
+	assert_int_equal(decode(&w, &m), 0);
+	assert_int_equal(m.pid, 4243);
+	assert_false(LG_WIRE_HAS(&m, LG_T_TIME));
+}
+
 /* A nested lgrun's registration; an A2A gate. */
 static void test_enter_and_call_to(void **state)
 {
@@ -188,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_by_builder),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_required_fields),
+		cmocka_unit_test(test_hello),
 		cmocka_unit_test(test_enter_and_call_to),
 	};
 
