@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cleanup.h"
 #include "filter.h"
 #include "launch.h"
 #include "log.h"
@@ -130,34 +131,31 @@ static int seal(void)
 				 .sin_port = htons(seal_port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct ifreq ifr;
-	int s, fd;
 
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
-	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {
-		int e = -errno;
+	{
+		LG_AUTOCLOSE int s =
+			socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-		close(s);
-		return e;
+		if (s < 0)
+			return -errno;
+		memset(&ifr, 0, sizeof(ifr));
+		strcpy(ifr.ifr_name, "lo");
+		if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+			return -errno;
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			return -errno;
 	}
-	close(s);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	LG_AUTOCLOSE int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(fd, 128) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
+	    listen(fd, 128) < 0)
+		return -errno;
+	return lg_steal_fd(&fd);
 }
 
 void lg_launch_isolate(bool on)
@@ -331,6 +329,7 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	int sv[2], r, e;
 	char tag = 0;
 	ssize_t n;
+	LG_AUTOCLOSE int ours = -1; /* our end of the hand-off */
 
 	memset(c, 0, sizeof(*c));
 	c->notify_fd = -1;
@@ -343,24 +342,22 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	cgroup_mnt = cg && cg->ok && cg->mnt[0] ? cg->mnt : NULL;
 	cgroup_leaf = cg && cg->ok ? cg->path : NULL;
 	c->pid = spawn(cg, &c->in_cgroup);
-	if (c->pid < 0) {
-		r = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		return r;
-	}
 	if (c->pid == 0) {
 		close(sv[0]);
 		child(sv[1], parent, argv, envp, filter, c->in_cgroup);
 	}
+	r = -errno;
+	ours = sv[0];
 	close(sv[1]);
+	if (c->pid < 0)
+		return r;
 	if (pty_slave < 0)
 		setpgid(c->pid, c->pid); /* both sides: no race with exec */
 
-	r = recv_fd(sv[0], &c->notify_fd, &tag);
+	r = recv_fd(ours, &c->notify_fd, &tag);
 	if (r < 0 || tag != 'F') {
 		/* The child could not set up; it sent an errno after 'E'. */
-		if (tag == 'E' && read(sv[0], &e, sizeof(e)) == sizeof(e))
+		if (tag == 'E' && read(ours, &e, sizeof(e)) == sizeof(e))
 			r = -e;
 		else if (r >= 0)
 			r = -EPROTO;
@@ -369,18 +366,16 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		       r == -EINVAL || r == -EACCES ?
 			       " (the kernel needs CONFIG_SECCOMP_FILTER and user notification, Linux 5.5 or later)" :
 			       "");
-		close(sv[0]);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		return r;
 	}
-	if (read(sv[0], &c->isolated, sizeof(c->isolated)) !=
+	if (read(ours, &c->isolated, sizeof(c->isolated)) !=
 	    sizeof(c->isolated))
 		c->isolated = 0;
 	if (seal_port &&
-	    (recv_fd(sv[0], &c->sealed_fd, &tag) < 0 || tag != 'F')) {
+	    (recv_fd(ours, &c->sealed_fd, &tag) < 0 || tag != 'F')) {
 		lg_err("cannot seal the network: the tree's listener did not come");
-		close(sv[0]);
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, NULL, 0);
 		return -EPROTO;
@@ -399,16 +394,12 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		sigaction(SIGTTOU, &old, NULL);
 	}
 
-	if (write(sv[0], "G", 1) != 1) {
-		r = -errno;
-		close(sv[0]);
-		return r;
-	}
+	if (write(ours, "G", 1) != 1)
+		return -errno;
 	/* EOF: exec succeeded (close-on-exec). An int: exec's errno. */
 	do
-		n = read(sv[0], &e, sizeof(e));
+		n = read(ours, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
-	close(sv[0]);
 	if (n == sizeof(e)) {
 		*exec_errno = e;
 		waitpid(c->pid, NULL, 0);

@@ -300,9 +300,11 @@ static int finish(struct run *run, int rc)
 	return rc;
 }
 
-/* Everything main made, released in every case. */
-static void teardown(struct run *run)
+/* Everything main made, released in every case (main's cleanup). */
+static void teardown(struct run **made)
 {
+	struct run *run = *made;
+
 	ca_wait(&run->l, false); /* an error while it was being made */
 	restore_terminal(&run->l);
 	run->egress_left |=
@@ -354,15 +356,16 @@ int main(int argc, char **argv)
 			return run_nested(&run->o, sock, flow);
 	}
 
-	if ((rc = configure(run)) || (rc = check_blocked(run)) ||
-	    (rc = prepare(run)) || (rc = setup_loop_fds(run)) ||
-	    (rc = setup_session(run)) || (rc = start_proxies(run)) ||
-	    (rc = build_env(run)) || (rc = launch_tree(run)) ||
-	    (rc = start_watching(run))) {
-		teardown(run);
-		return rc;
+	{
+		/* from here on, everything made is released on the way out */
+		struct run *made __attribute__((cleanup(teardown))) = run;
+
+		if ((rc = configure(made)) || (rc = check_blocked(made)) ||
+		    (rc = prepare(made)) || (rc = setup_loop_fds(made)) ||
+		    (rc = setup_session(made)) || (rc = start_proxies(made)) ||
+		    (rc = build_env(made)) || (rc = launch_tree(made)) ||
+		    (rc = start_watching(made)))
+			return rc;
+		return finish(made, event_loop(&made->l));
 	}
-	rc = finish(run, event_loop(&run->l));
-	teardown(run);
-	return rc;
 }

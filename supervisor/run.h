@@ -36,6 +36,7 @@
 #include "audit.h"
 #include "agentenv.h"
 #include "cgroup.h"
+#include "cleanup.h"
 #include "egress.h"
 #include "tls.h"
 #include "config.h"

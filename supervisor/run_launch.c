@@ -55,7 +55,8 @@ static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
 static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
 {
 	size_t n = 0;
-	char *v = NULL, *kv;
+	LG_AUTOFREE char *v = NULL;
+	char *kv;
 	va_list ap;
 	int r;
 
@@ -69,7 +70,6 @@ static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
 	if (r < 0)
 		return -ENOMEM;
 	r = asprintf(&kv, "%s=%s", key, v);
-	free(v);
 	if (r < 0)
 		return -ENOMEM;
 	set[n] = kv;
@@ -137,7 +137,7 @@ int start_proxies(struct run *run)
 		return LG_EXIT_ERROR;
 	}
 	if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed) {
-		int fd = lg_proxy_listen(&run->l.egress_port);
+		LG_AUTOCLOSE int fd = lg_proxy_listen(&run->l.egress_port);
 		struct lg_egress_cfg ec = { .flow = egress_flow,
 					    .decrypt = egress_decrypt,
 					    .mitm = egress_mitm,
@@ -147,10 +147,9 @@ int start_proxies(struct run *run)
 		if (!run->l.egress) {
 			lg_err("llm.mode: cannot start the egress proxy on 127.0.0.1: %s",
 			       strerror(fd < 0 ? -fd : errno));
-			if (fd >= 0)
-				close(fd);
 			return LG_EXIT_ERROR;
 		}
+		lg_steal_fd(&fd); /* the egress proxy's now */
 		lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
 			run->l.egress_port);
 		ca_wait(&run->l, true);
@@ -272,14 +271,107 @@ int build_env(struct run *run)
 	return 0;
 }
 
+/* The command's ends of its output (--watch-output), made before it starts. */
+struct output_ends {
+	int out[2], err[2], pty_slave;
+};
+
+static void output_ends_close(struct output_ends *e)
+{
+	lg_closep(&e->out[1]);
+	lg_closep(&e->err[1]);
+	lg_closep(&e->pty_slave);
+}
+
+/*
+ * --watch-output: on a terminal the command still gets one (a pty we
+ * read), else pipes. 0, or an exit status.
+ */
+static int output_ends(struct run *run, struct output_ends *e)
+{
+	bool err_tty = false;
+	int r;
+
+	if (isatty(STDOUT_FILENO)) {
+		r = lg_pty_open(
+			isatty(STDIN_FILENO) ? STDIN_FILENO : STDOUT_FILENO,
+			STDOUT_FILENO, &run->l.pty_master, &e->pty_slave);
+		if (r < 0)
+			lg_warn("--watch-output: no pseudo-terminal (%s): the command's output goes through pipes",
+				strerror(-r));
+	}
+	if (e->pty_slave >= 0) {
+		/* a background lgrun leaves the keyboard alone */
+		run->l.relay_in = isatty(STDIN_FILENO) &&
+				  tcgetpgrp(STDIN_FILENO) == getpgrp();
+		err_tty = isatty(STDERR_FILENO);
+		lg_launch_set_pty(e->pty_slave, run->l.relay_in, err_tty);
+	}
+	if ((e->pty_slave < 0 && pipe2(e->out, O_CLOEXEC) < 0) ||
+	    (!err_tty && pipe2(e->err, O_CLOEXEC) < 0)) {
+		lg_err("--watch-output: cannot make pipes: %s",
+		       strerror(errno));
+		return LG_EXIT_ERROR;
+	}
+	lg_launch_set_stdio(e->out[1], e->err[1]);
+	return 0;
+}
+
+/* lgrun's record, read-only for the tree where we can. */
+static void protect_state(struct run *run)
+{
+	const char *keep[] = { run->state_dir, run->info.audit_path,
+			       run->info.metrics_path };
+	size_t n = strlen(run->state_dir);
+
+	lg_launch_isolate(run->cfg.isolate);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		if (i && keep[i] &&
+		    (strncmp(keep[i], run->state_dir, n) == 0 &&
+		     keep[i][n] == '/'))
+			continue; /* inside the state dir */
+		if (keep[i] && access(keep[i], F_OK) == 0)
+			lg_launch_protect(keep[i]);
+	}
+}
+
+/* Our ends of the command's output into the loop; the keyboard relayed. */
+static void watch_output(struct run *run, const struct output_ends *e,
+			 bool started)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	run->l.out_r[0] = e->pty_slave >= 0 ? run->l.pty_master : e->out[0];
+	run->l.out_r[1] = e->err[0];
+	for (int i = 0; i < 2; i++) {
+		if (run->l.out_r[i] < 0)
+			continue;
+		/* bigger pipes: fewer wake-ups for bulk output */
+		if (run->l.out_r[i] != run->l.pty_master)
+			fcntl(run->l.out_r[i], F_SETPIPE_SZ, 1 << 20);
+		fcntl(run->l.out_r[i], F_SETFL, O_NONBLOCK);
+		ev.data.fd = run->l.out_r[i];
+		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.out_r[i], &ev);
+	}
+	if (started && run->l.relay_in &&
+	    lg_tty_raw(STDIN_FILENO, &run->l.saved_tty) == 0) {
+		run->l.tty_raw = true;
+		lg_log_crlf = isatty(STDERR_FILENO);
+		fcntl(run->l.pty_master, F_SETFL, O_NONBLOCK);
+		ev.data.fd = STDIN_FILENO;
+		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev);
+	}
+}
+
 /*
  * The tree, launched: the observer first with --bpf=on, the output's
  * pipes or pseudo-terminal, lgrun's state protected, the network sealed.
  */
 int launch_tree(struct run *run)
 {
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pty_slave = -1;
-	bool err_tty = false;
+	/* the command's ends: closed here once it has them, in every case */
+	struct output_ends ends __attribute__((
+		cleanup(output_ends_close))) = { { -1, -1 }, { -1, -1 }, -1 };
 	int r, exec_errno;
 
 	if (run->cfg.bpf_mode == LG_BPF_ON) {
@@ -291,50 +383,16 @@ int launch_tree(struct run *run)
 			return LG_EXIT_ERROR;
 		}
 	}
-
 	if (run->cfg.watch_output) {
-		/* On a terminal the command still gets one: a pty we read. */
-		if (isatty(STDOUT_FILENO)) {
-			r = lg_pty_open(isatty(STDIN_FILENO) ? STDIN_FILENO :
-							       STDOUT_FILENO,
-					STDOUT_FILENO, &run->l.pty_master,
-					&pty_slave);
-			if (r < 0)
-				lg_warn("--watch-output: no pseudo-terminal (%s): the command's output goes through pipes",
-					strerror(-r));
-		}
-		if (pty_slave >= 0) {
-			/* a background lgrun leaves the keyboard alone */
-			run->l.relay_in = isatty(STDIN_FILENO) &&
-					  tcgetpgrp(STDIN_FILENO) == getpgrp();
-			err_tty = isatty(STDERR_FILENO);
-			lg_launch_set_pty(pty_slave, run->l.relay_in, err_tty);
-		}
-		if ((pty_slave < 0 && pipe2(outp, O_CLOEXEC) < 0) ||
-		    (!err_tty && pipe2(errp, O_CLOEXEC) < 0)) {
-			lg_err("--watch-output: cannot make pipes: %s",
-			       strerror(errno));
-			return LG_EXIT_ERROR;
-		}
-		lg_launch_set_stdio(outp[1], errp[1]);
-	}
-	{
-		/* lgrun's record, read-only for the tree where we can */
-		const char *keep[] = { run->state_dir, run->info.audit_path,
-				       run->info.metrics_path };
-
-		lg_launch_isolate(run->cfg.isolate);
-		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
-			size_t n = strlen(run->state_dir);
-
-			if (i && keep[i] &&
-			    (strncmp(keep[i], run->state_dir, n) == 0 &&
-			     keep[i][n] == '/'))
-				continue; /* inside the state dir */
-			if (keep[i] && access(keep[i], F_OK) == 0)
-				lg_launch_protect(keep[i]);
+		r = output_ends(run, &ends);
+		if (r) {
+			/* ours too: nobody reads them */
+			lg_closep(&ends.out[0]);
+			lg_closep(&ends.err[0]);
+			return r;
 		}
 	}
+	protect_state(run);
 	if (run->cfg.sealed)
 		lg_launch_seal(run->l.egress_port);
 	r = lg_launch(&run->l.child, run->o.argv, run->env, &run->filter,
@@ -351,38 +409,8 @@ int launch_tree(struct run *run)
 			(run->l.child.isolated & LG_ISOLATED_CGROUP) ?
 				"it cannot leave its cgroup" :
 				"a privileged process could leave its cgroup");
-	if (run->cfg.watch_output) {
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		for (int i = 0; i < 2; i++) {
-			if (i ? errp[1] >= 0 : outp[1] >= 0)
-				close(i ? errp[1] : outp[1]);
-		}
-		if (pty_slave >= 0)
-			close(pty_slave);
-		run->l.out_r[0] = pty_slave >= 0 ? run->l.pty_master : outp[0];
-		run->l.out_r[1] = errp[0];
-		for (int i = 0; i < 2; i++) {
-			if (run->l.out_r[i] < 0)
-				continue;
-			/* bigger pipes: fewer wake-ups for bulk output */
-			if (run->l.out_r[i] != run->l.pty_master)
-				fcntl(run->l.out_r[i], F_SETPIPE_SZ, 1 << 20);
-			fcntl(run->l.out_r[i], F_SETFL, O_NONBLOCK);
-			ev.data.fd = run->l.out_r[i];
-			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.out_r[i],
-				  &ev);
-		}
-		if (r >= 0 && run->l.relay_in &&
-		    lg_tty_raw(STDIN_FILENO, &run->l.saved_tty) == 0) {
-			run->l.tty_raw = true;
-			lg_log_crlf = isatty(STDERR_FILENO);
-			fcntl(run->l.pty_master, F_SETFL, O_NONBLOCK);
-			ev.data.fd = STDIN_FILENO;
-			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, STDIN_FILENO,
-				  &ev);
-		}
-	}
+	if (run->cfg.watch_output)
+		watch_output(run, &ends, r >= 0);
 	lg_filter_free(&run->filter);
 	free_env(run->env, run->env_ours);
 	run->env = NULL;
@@ -474,18 +502,16 @@ int start_watching(struct run *run)
 	if (run->cfg.guard.budget.max_processes) {
 		run->l.procs_at = lg_mono_ms() + PROCS_TICK_MS;
 		if (run->cg.ok) {
-			char pm[PATH_MAX + 32], v[32];
-			FILE *f;
+			char pm[PATH_MAX + 32];
 
 			snprintf(pm, sizeof(pm), "%s/pids.max", run->cg.path);
-			f = fopen(pm, "we");
-			if (f) { /* the pids controller is on: the kernel enforces */
-				snprintf(v, sizeof(v), "%u\n",
-					 run->cfg.guard.budget.max_processes +
-						 1);
-				fputs(v, f);
-				fclose(f);
-			}
+			LG_AUTOFCLOSE FILE *f = fopen(pm, "we");
+
+			/* the pids controller is on: the kernel enforces */
+			if (f)
+				fprintf(f, "%u\n",
+					run->cfg.guard.budget.max_processes +
+						1);
 		}
 	}
 	if (start_notify_thread(&run->l, run->l.nt) < 0) {

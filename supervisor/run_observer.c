@@ -7,16 +7,13 @@ void count_processes(struct loop *l)
 
 	if (l->cg->ok && l->child.in_cgroup) {
 		char p[PATH_MAX + 32];
-		FILE *f;
 		int pid;
 
 		snprintf(p, sizeof(p), "%s/cgroup.procs", l->cg->path);
-		f = fopen(p, "re");
-		if (f) {
-			while (fscanf(f, "%d", &pid) == 1)
-				n++;
-			fclose(f);
-		}
+		LG_AUTOFCLOSE FILE *f = fopen(p, "re");
+
+		while (f && fscanf(f, "%d", &pid) == 1)
+			n++;
 	} else {
 		static pid_t pids[8192];
 		int k = lg_descendants(pids,
@@ -37,7 +34,7 @@ static unsigned cgroup_level(void)
 {
 	char line[PATH_MAX + 8];
 	unsigned level = 1;
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/cgroup", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
 		if (strncmp(line, "0::", 3) != 0)
@@ -46,8 +43,6 @@ static unsigned cgroup_level(void)
 			if (*p == '/' && p[1] && p[1] != '\n')
 				level++;
 	}
-	if (f)
-		fclose(f);
 	return level;
 }
 
@@ -115,13 +110,11 @@ bool may_load_bpf(void)
 {
 	char line[256];
 	unsigned long long eff = 0;
-	FILE *f = fopen("/proc/self/status", "re");
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/status", "re");
 
 	while (f && fgets(line, sizeof(line), f))
 		if (strncmp(line, "CapEff:", 7) == 0)
 			eff = strtoull(line + 7, NULL, 16);
-	if (f)
-		fclose(f);
 	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
 }
 

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lgrun's one cleanup idiom for fds and allocations that a function owns
+ * until it returns (as crun, bubblewrap and systemd do): the variable is
+ * declared with LG_AUTOCLOSE / LG_AUTOFREE / LG_AUTOFCLOSE and released on
+ * every return; what is handed on leaves with lg_steal_fd / lg_steal_ptr.
+ *
+ *	LG_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
+ *
+ *	if (fd < 0)
+ *		return -errno;
+ *	if (fstat(fd, &st) < 0)
+ *		return -errno;		// closed here
+ *	c->fd = lg_steal_fd(&fd);	// kept: not closed
+ *	return 0;
+ *
+ * errno survives the release, so `return -errno` after a failed call
+ * between them still says why.
+ */
+#ifndef LG_CLEANUP_H
+#define LG_CLEANUP_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static inline void lg_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int e = errno;
+
+		close(*fd);
+		errno = e;
+	}
+}
+
+static inline void lg_freep(void *p)
+{
+	int e = errno;
+
+	free(*(void **)p);
+	errno = e;
+}
+
+static inline void lg_fclosep(FILE **f)
+{
+	if (*f) {
+		int e = errno;
+
+		fclose(*f);
+		errno = e;
+	}
+}
+
+#define LG_AUTOCLOSE __attribute__((cleanup(lg_closep)))
+#define LG_AUTOFREE __attribute__((cleanup(lg_freep)))
+#define LG_AUTOFCLOSE __attribute__((cleanup(lg_fclosep)))
+
+/* The fd, no longer the variable's to close. */
+static inline int lg_steal_fd(int *fd)
+{
+	int r = *fd;
+
+	*fd = -1;
+	return r;
+}
+
+/* The pointer, no longer the variable's to free. */
+#define lg_steal_ptr(pp)                      \
+	({                                    \
+		__typeof__(*(pp)) p_ = *(pp); \
+		*(pp) = NULL;                 \
+		p_;                           \
+	})
+
+#endif
