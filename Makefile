@@ -59,11 +59,13 @@ DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl 
 
 # the model APIs: llm.c and one file each (llm_api.h)
 LLM_SRC := supervisor/llm.c $(sort $(wildcard supervisor/llm_*.c))
+# the configuration: loading, the keys and options, the values, the parsers
+CONFIG_SRC := supervisor/config.c $(sort $(wildcard supervisor/config_*.c))
 # every detector is a file here (and a line of detectors.def)
 GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c supervisor/gitodb_hash.c \
-	supervisor/classify.c supervisor/config.c supervisor/config_keys.c supervisor/config_values.c supervisor/text.c supervisor/lineage.c \
+	supervisor/classify.c $(CONFIG_SRC) supervisor/text.c supervisor/lineage.c \
 	supervisor/canon.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
@@ -181,7 +183,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store: it links
 # those (and what the config layer checks values with), never the guard,
 # the session or the supervisor's threads.
-LGCTL_DEPS := audit config config_keys config_values log state termtext store \
+LGCTL_DEPS := audit $(patsubst supervisor/%.c,%,$(CONFIG_SRC)) log state termtext store \
 	clock text proxy_routes canon glob classify guard/verdict
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		preload/recog.c)

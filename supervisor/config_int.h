@@ -51,6 +51,17 @@ extern const size_t lg_config_nkeys;
 /* Parses value for k; applies it to c only when apply is set. */
 int lg_config_set_value(struct lg_config *c, const struct key *k,
 			const char *value, bool apply, char *msg, size_t msgsz);
+/* config_parse.c: 0, or -EINVAL (bad: the item that is not a name). */
+int lg_parse_bool(const char *s, bool *out);
+int lg_parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz);
+/*
+ * "50, 80, 120": 1 to LG_OUTPUT_REPEAT_MAX_SIZES whole numbers from min to
+ * max, kept ascending without duplicates, the rest of out zeroed. On error
+ * bad holds the offending item and the return says what is wrong.
+ */
+int lg_parse_sizes(const char *s, unsigned out[LG_OUTPUT_REPEAT_MAX_SIZES],
+		   unsigned long min, unsigned long max, char *bad,
+		   size_t badsz);
 /* An [ignore] rule (program NULL: any program). */
 int lg_config_add_ignore(struct lg_config *c, const char *program,
 			 const char *glob);

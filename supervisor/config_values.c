@@ -20,263 +20,6 @@
 #include "../preload/recog.h"
 #include "config_int.h"
 
-int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
-		       char *path, size_t psz, int *db, char *why, size_t wsz)
-{
-	const char *p;
-
-	*port = 6379;
-	*db = 0;
-	host[0] = path[0] = '\0';
-	if (strncmp(url, "unix:", 5) == 0) {
-		const char *q;
-
-		p = url + 5;
-		while (p[0] == '/' && p[1] == '/')
-			p++; /* unix:///run/x.sock */
-		q = strchr(p, '?');
-		snprintf(path, psz, "%.*s", (int)(q ? q - p : (long)strlen(p)),
-			 p);
-		if (q && strncmp(q, "?db=", 4) == 0)
-			*db = atoi(q + 4);
-		if (path[0] != '/') {
-			snprintf(
-				why, wsz,
-				"store.url '%s': a unix URL needs an absolute path (unix:/run/redis.sock)",
-				url);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (strncmp(url, "redis://", 8) != 0) {
-		snprintf(
-			why, wsz,
-			"store.url '%s' is not redis://HOST:PORT/DB or unix:/PATH",
-			url);
-		return -EINVAL;
-	}
-	p = url + 8;
-	if (strchr(p, '@')) {
-		snprintf(
-			why, wsz,
-			"store.url must not carry a password: put it in the environment variable named by store.password_env");
-		return -EINVAL;
-	}
-	{
-		size_t n = strcspn(p, ":/");
-
-		if (!n || n >= hsz) {
-			snprintf(why, wsz, "store.url '%s' has no host", url);
-			return -EINVAL;
-		}
-		snprintf(host, hsz, "%.*s", (int)n, p);
-		p += n;
-	}
-	if (*p == ':') {
-		char *end;
-		long v = strtol(p + 1, &end, 10);
-
-		if (end == p + 1 || v < 1 || v > 65535) {
-			snprintf(why, wsz, "store.url '%s' has a bad port",
-				 url);
-			return -EINVAL;
-		}
-		*port = (int)v;
-		p = end;
-	}
-	if (*p == '/' && p[1]) {
-		char *end;
-		long v = strtol(p + 1, &end, 10);
-
-		if (end == p + 1 || *end || v < 0 || v > 1000) {
-			snprintf(why, wsz,
-				 "store.url '%s' has a bad database number",
-				 url);
-			return -EINVAL;
-		}
-		*db = (int)v;
-	} else if (*p && strcmp(p, "/") != 0) {
-		snprintf(why, wsz, "store.url '%s': unexpected '%s'", url, p);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int lg_bpf_mode_parse(const char *s)
-{
-	if (strcmp(s, "auto") == 0)
-		return LG_BPF_AUTO;
-	if (strcmp(s, "on") == 0)
-		return LG_BPF_ON;
-	if (strcmp(s, "off") == 0)
-		return LG_BPF_OFF;
-	return -EINVAL;
-}
-
-int lg_parse_duration_ms(const char *s, unsigned long *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
-		return -EINVAL;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		v *= 1000;
-	else if (strcmp(end, "ms") == 0)
-		;
-	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		v *= 60000;
-	else if (strcmp(end, "h") == 0)
-		v *= 3600000;
-	else
-		return -EINVAL;
-	if (v > (double)ULONG_MAX / 2)
-		return -ERANGE;
-	*out = (unsigned long)(v + 0.5);
-	return 0;
-}
-
-static const struct {
-	const char *name;
-	int value;
-} errnos[] = {
-	{ "EPERM", EPERM },   { "EACCES", EACCES }, { "EROFS", EROFS },
-	{ "EBUSY", EBUSY },   { "EIO", EIO },	    { "ENOSPC", ENOSPC },
-	{ "ENOENT", ENOENT }, { "EAGAIN", EAGAIN },
-};
-
-int lg_parse_errno(const char *s, int *out)
-{
-	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
-		if (strcmp(s, errnos[i].name) == 0) {
-			*out = errnos[i].value;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *lg_errno_name(int e)
-{
-	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-		if (errnos[i].value == e)
-			return errnos[i].name;
-	return "E?";
-}
-
-static int parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "true", "yes", "on", "1" };
-	static const char *const no[] = { "false", "no", "off", "0" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (strcmp(s, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcmp(s, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static const struct {
-	const char *name;
-	unsigned bit;
-} syscall_names[] = {
-	{ "unlink", LG_SC_UNLINK },	  { "unlinkat", LG_SC_UNLINKAT },
-	{ "rmdir", LG_SC_RMDIR },	  { "truncate", LG_SC_TRUNCATE },
-	{ "ftruncate", LG_SC_FTRUNCATE }, { "open_trunc", LG_SC_OPEN_TRUNC },
-	{ "rename", LG_SC_RENAME },
-};
-
-static int parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz)
-{
-	unsigned mask = 0;
-
-	while (*s) {
-		size_t n;
-		size_t i;
-
-		while (*s == ',' || isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			break;
-		n = strcspn(s, ", \t");
-		for (i = 0;
-		     i < sizeof(syscall_names) / sizeof(syscall_names[0]);
-		     i++) {
-			if (strlen(syscall_names[i].name) == n &&
-			    strncmp(s, syscall_names[i].name, n) == 0)
-				break;
-		}
-		if (i == sizeof(syscall_names) / sizeof(syscall_names[0])) {
-			snprintf(bad, badsz, "%.*s", (int)n, s);
-			return -EINVAL;
-		}
-		mask |= syscall_names[i].bit;
-		s += n;
-	}
-	*out = mask;
-	return 0;
-}
-
-/*
- * "50, 80, 120": 1 to LG_OUTPUT_REPEAT_MAX_SIZES whole numbers from min to
- * max, kept ascending without duplicates, the rest of out zeroed. On error
- * bad holds the offending item and the return says what is wrong.
- */
-static int parse_sizes(const char *s, unsigned out[LG_OUTPUT_REPEAT_MAX_SIZES],
-		       unsigned long min, unsigned long max, char *bad,
-		       size_t badsz)
-{
-	unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES] = { 0 };
-	size_t n = 0;
-
-	while (*s) {
-		unsigned long ul;
-		size_t len, i;
-		char *end;
-
-		while (*s == ',' || isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			break;
-		len = strcspn(s, ", \t");
-		snprintf(bad, badsz, "%.*s", (int)len, s);
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		errno = 0;
-		ul = strtoul(s, &end, 10);
-		if (errno || end != s + len)
-			return -EINVAL;
-		if (ul < min || ul > max)
-			return -ERANGE;
-		s += len;
-		for (i = 0; i < n && v[i] < ul; i++)
-			;
-		if (i < n && v[i] == ul)
-			continue;
-		if (n == LG_OUTPUT_REPEAT_MAX_SIZES)
-			return -E2BIG;
-		memmove(v + i + 1, v + i, (n - i) * sizeof(v[0]));
-		v[i] = (unsigned)ul;
-		n++;
-	}
-	if (!n) {
-		bad[0] = '\0';
-		return -ENODATA;
-	}
-	memcpy(out, v, sizeof(v));
-	return 0;
-}
-
 int lg_config_add_ignore(struct lg_config *c, const char *program,
 			 const char *glob)
 {
@@ -339,6 +82,60 @@ static int check_llm_value(enum ktype t, const char *value, char *msg,
 }
 
 /* Numbers, durations, booleans, amounts. */
+/* A duration in ms (K_DURATION, K_DURATION_U64), from min to max. */
+static int set_duration(struct lg_config *c, const struct key *k,
+			const char *value, bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+	unsigned long ul;
+
+	if (lg_parse_duration_ms(value, &ul) < 0) {
+		snprintf(
+			msg, msgsz,
+			"%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
+			k->section, k->name, value);
+		return -EINVAL;
+	}
+	if (ul < k->min || ul > k->max) {
+		snprintf(msg, msgsz,
+			 "%s.%s: %s is out of range (%lums to %lums)",
+			 k->section, k->name, value, k->min, k->max);
+		return -ERANGE;
+	}
+	if (apply) {
+		if (k->type == K_DURATION)
+			*(unsigned long *)(base + k->off) = ul;
+		else
+			*(uint64_t *)(base + k->off) = ul;
+	}
+	return 0;
+}
+
+/* A fraction (K_FRACTION) or an amount of dollars (K_MONEY). */
+static int set_real(struct lg_config *c, const struct key *k, const char *value,
+		    bool apply, char *msg, size_t msgsz)
+{
+	bool money = k->type == K_MONEY;
+	const char *num = money && value[0] == '$' ? value + 1 : value;
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(num, &end);
+	if (end == num || *end || errno || d < 0 ||
+	    (money ? d > 1e9 : d >= 1)) {
+		snprintf(
+			msg, msgsz,
+			money ? "%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)" :
+				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+			k->section, k->name, value);
+		return -ERANGE;
+	}
+	if (apply)
+		*(double *)((char *)c + k->off) = d;
+	return 0;
+}
+
 static int set_number(struct lg_config *c, const struct key *k,
 		      const char *value, bool apply, char *msg, size_t msgsz)
 {
@@ -349,7 +146,7 @@ static int set_number(struct lg_config *c, const struct key *k,
 
 	switch (k->type) {
 	case K_BOOL:
-		if (parse_bool(value, &b) < 0)
+		if (lg_parse_bool(value, &b) < 0)
 			goto bad_bool;
 		if (apply)
 			*(bool *)(base + k->off) = b;
@@ -374,28 +171,6 @@ static int set_number(struct lg_config *c, const struct key *k,
 				*(unsigned long *)(base + k->off) = ul;
 		}
 		return 0;
-	case K_DURATION:
-	case K_DURATION_U64:
-		if (lg_parse_duration_ms(value, &ul) < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (ul < k->min || ul > k->max) {
-			snprintf(msg, msgsz,
-				 "%s.%s: %s is out of range (%lums to %lums)",
-				 k->section, k->name, value, k->min, k->max);
-			return -ERANGE;
-		}
-		if (apply) {
-			if (k->type == K_DURATION)
-				*(unsigned long *)(base + k->off) = ul;
-			else
-				*(uint64_t *)(base + k->off) = ul;
-		}
-		return 0;
 	case K_POW2:
 		errno = 0;
 		ul = isdigit((unsigned char)value[0]) ?
@@ -412,38 +187,6 @@ static int set_number(struct lg_config *c, const struct key *k,
 		if (apply)
 			*(unsigned *)(base + k->off) = (unsigned)ul;
 		return 0;
-	case K_FRACTION: {
-		double d;
-
-		errno = 0;
-		d = strtod(value, &end);
-		if (end == value || *end || errno || d < 0 || d >= 1) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
-				k->section, k->name, value);
-			return -ERANGE;
-		}
-		if (apply)
-			*(double *)(base + k->off) = d;
-		return 0;
-	}
-	case K_MONEY: {
-		double d;
-
-		errno = 0;
-		d = strtod(value[0] == '$' ? value + 1 : value, &end);
-		if (end == value || *end || errno || d < 0 || d > 1e9) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)",
-				k->section, k->name, value);
-			return -ERANGE;
-		}
-		if (apply)
-			*(double *)(base + k->off) = d;
-		return 0;
-	}
 	default:
 		break;
 	}
@@ -583,6 +326,102 @@ static int set_word(struct lg_config *c, const struct key *k, const char *value,
 }
 
 /* Strings and lists: globs, syscalls, sizes, keys, [llm] tables. */
+/* A set of names (K_SYSCALLS) or of sizes (K_SIZES). */
+static int set_set(struct lg_config *c, const struct key *k, const char *value,
+		   bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+
+	(void)base;
+	switch (k->type) {
+	case K_SYSCALLS: {
+		char bad[64];
+		unsigned mask;
+
+		if (lg_parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
+				k->section, k->name, bad);
+			return -EINVAL;
+		}
+		if (apply)
+			*(unsigned *)(base + k->off) = mask;
+		return 0;
+	}
+	case K_SIZES: {
+		unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES];
+		char bad[64];
+
+		switch (lg_parse_sizes(value, v, k->min, k->max, bad,
+				       sizeof(bad))) {
+		case 0:
+			break;
+		case -ERANGE:
+			snprintf(msg, msgsz,
+				 "%s.%s: %s is out of range (%lu to %lu)",
+				 k->section, k->name, bad, k->min, k->max);
+			return -ERANGE;
+		case -E2BIG:
+			snprintf(msg, msgsz, "%s.%s: more than %d sizes",
+				 k->section, k->name,
+				 LG_OUTPUT_REPEAT_MAX_SIZES);
+			return -EINVAL;
+		default:
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a list of whole numbers (e.g. 50, 80, 120)",
+				k->section, k->name, bad[0] ? bad : value);
+			return -EINVAL;
+		}
+		if (apply)
+			memcpy(base + k->off, v, sizeof(v));
+		return 0;
+	}
+	default:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* An [ignore] rule: a glob, or a program and its glob. */
+static int set_ignore(struct lg_config *c, const struct key *k,
+		      const char *value, bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+
+	(void)base;
+	switch (k->type) {
+	case K_IGNORE_PATH:
+		if (!*value) {
+			snprintf(msg, msgsz, "ignore.path: empty glob");
+			return -EINVAL;
+		}
+		return apply ? lg_config_add_ignore(c, NULL, value) : 0;
+	case K_IGNORE_PROGRAM: {
+		char prog[256];
+		size_t n = strcspn(value, " \t");
+		const char *glob = value + n;
+
+		while (*glob == ' ' || *glob == '\t')
+			glob++;
+		if (!n || n >= sizeof(prog) || !*glob) {
+			snprintf(
+				msg, msgsz,
+				"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
+				value);
+			return -EINVAL;
+		}
+		memcpy(prog, value, n);
+		prog[n] = '\0';
+		return apply ? lg_config_add_ignore(c, prog, glob) : 0;
+	}
+	default:
+		break;
+	}
+	return -EINVAL;
+}
+
 static int set_list(struct lg_config *c, const struct key *k, const char *value,
 		    bool apply, char *msg, size_t msgsz)
 {
@@ -636,74 +475,6 @@ static int set_list(struct lg_config *c, const struct key *k, const char *value,
 		*p = s;
 		return 0;
 	}
-	case K_SYSCALLS: {
-		char bad[64];
-		unsigned mask;
-
-		if (parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
-				k->section, k->name, bad);
-			return -EINVAL;
-		}
-		if (apply)
-			*(unsigned *)(base + k->off) = mask;
-		return 0;
-	}
-	case K_SIZES: {
-		unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES];
-		char bad[64];
-
-		switch (parse_sizes(value, v, k->min, k->max, bad,
-				    sizeof(bad))) {
-		case 0:
-			break;
-		case -ERANGE:
-			snprintf(msg, msgsz,
-				 "%s.%s: %s is out of range (%lu to %lu)",
-				 k->section, k->name, bad, k->min, k->max);
-			return -ERANGE;
-		case -E2BIG:
-			snprintf(msg, msgsz, "%s.%s: more than %d sizes",
-				 k->section, k->name,
-				 LG_OUTPUT_REPEAT_MAX_SIZES);
-			return -EINVAL;
-		default:
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a list of whole numbers (e.g. 50, 80, 120)",
-				k->section, k->name, bad[0] ? bad : value);
-			return -EINVAL;
-		}
-		if (apply)
-			memcpy(base + k->off, v, sizeof(v));
-		return 0;
-	}
-	case K_IGNORE_PATH:
-		if (!*value) {
-			snprintf(msg, msgsz, "ignore.path: empty glob");
-			return -EINVAL;
-		}
-		return apply ? lg_config_add_ignore(c, NULL, value) : 0;
-	case K_IGNORE_PROGRAM: {
-		char prog[256];
-		size_t n = strcspn(value, " \t");
-		const char *glob = value + n;
-
-		while (*glob == ' ' || *glob == '\t')
-			glob++;
-		if (!n || n >= sizeof(prog) || !*glob) {
-			snprintf(
-				msg, msgsz,
-				"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
-				value);
-			return -EINVAL;
-		}
-		memcpy(prog, value, n);
-		prog[n] = '\0';
-		return apply ? lg_config_add_ignore(c, prog, glob) : 0;
-	}
 	default:
 		break;
 	}
@@ -719,12 +490,20 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 	case K_UINT:
 	case K_ULONG:
 	case K_U64:
+	case K_POW2:
+		return set_number(c, k, value, apply, msg, msgsz);
 	case K_DURATION:
 	case K_DURATION_U64:
-	case K_POW2:
+		return set_duration(c, k, value, apply, msg, msgsz);
 	case K_FRACTION:
 	case K_MONEY:
-		return set_number(c, k, value, apply, msg, msgsz);
+		return set_real(c, k, value, apply, msg, msgsz);
+	case K_SYSCALLS:
+	case K_SIZES:
+		return set_set(c, k, value, apply, msg, msgsz);
+	case K_IGNORE_PATH:
+	case K_IGNORE_PROGRAM:
+		return set_ignore(c, k, value, apply, msg, msgsz);
 	case K_BPF_MODE:
 	case K_LLM_MODE:
 	case K_EGRESS:

@@ -52,6 +52,94 @@ static const char *gate_target(struct lg_control *c,
 	return m->target[0] ? m->target : m->tool;
 }
 
+/* A call held back until the session answers: a delete, an A2A call. */
+static void on_gate(struct lg_control *c, struct conn *k,
+		    const struct lg_wire_msg *m, const char *exe)
+{
+	char target[512];
+	int err;
+
+	c->st.gates++;
+	if (*m->call_to) {
+		ctl_send_verdict(k->fd, m->seq, (uint32_t)ctl_on_a2a(c, k, m),
+				 NULL);
+		return;
+	}
+	/* HTTP results carry their call; JSON-RPC ones are paired. */
+	if (m->proto != LG_P_HTTP)
+		remember_call(k, m);
+	if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE) {
+		struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+				       .source = LG_SRC_SHIM,
+				       .op = LG_OP_TOOL_DELETE,
+				       .pid = k->pid,
+				       .exe = exe,
+				       .target = gate_target(c, m, target,
+							     sizeof(target)),
+				       .tool = m->tool };
+
+		err = lg_session_feed(c->s, &ev, NULL);
+	} else /* any call waits, so none leaves a blocked session */
+		err = lg_session_refusal(c->s);
+	ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
+}
+
+/* A tool's result, matched with its call: a decision, or observed. */
+static void on_tool_result(struct lg_control *c, struct conn *k,
+			   const struct lg_wire_msg *m, const char *exe)
+{
+	char digest[LG_DIGEST_HEX], canon[ARGS_KEEP + 256];
+	char args_pv[160], result_pv[160];
+	const char *tool, *args, *raw;
+	struct pending *p = NULL;
+	bool decision;
+
+	if (ctl_a2a_done(c, k, m->chan))
+		return; /* a return, not a tool's work */
+	if (LG_WIRE_HAS(m, LG_T_TOOL)) {
+		/* A whole call in one frame: args by digest (HTTP). */
+		tool = m->tool;
+		decision = m->decision == 1;
+		lg_digest_hex(m->args_digest, canon);
+		args = canon;
+		raw = m->args ? (const char *)m->args : "";
+		snprintf(result_pv, sizeof(result_pv), "%.*s",
+			 (int)(m->args_len < 100 ? m->args_len : 100), raw);
+		lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
+	} else {
+		p = find_call(k, m->chan, true);
+		if (!p)
+			return;
+		tool = p->tool;
+		decision = p->decision;
+		/* Same arguments however the agent spelled them. */
+		args = lg_canon_call(tool, p->args, strlen(p->args),
+				     lg_session_ignore_keys(c->s), canon,
+				     sizeof(canon)) >= 0 ?
+			       canon :
+			       p->args;
+		lg_preview(args, args_pv, sizeof(args_pv), 80);
+	}
+	lg_digest_hex(m->digest, digest);
+	lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
+	/* a process is one stream of calls */
+	lg_session_feed(c->s,
+			&(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
+							       LG_EV_OBSERVED,
+					    .source = LG_SRC_SHIM,
+					    .pid = k->pid,
+					    .exe = exe,
+					    .target = tool,
+					    .tool = tool,
+					    .args = args,
+					    .result_digest = digest,
+					    .args_preview = args_pv,
+					    .result_preview = result_pv,
+					    .stream = (uint64_t)k->pid,
+					    .proto = m->proto },
+			NULL);
+}
+
 void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		  const struct lg_wire_msg *m)
 {
@@ -86,91 +174,12 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		c->st.tool_calls++;
 		remember_call(k, m);
 		break;
-	case LG_W_GATE: {
-		char target[512];
-		int err;
-
-		c->st.gates++;
-		if (*m->call_to) {
-			ctl_send_verdict(k->fd, m->seq,
-					 (uint32_t)ctl_on_a2a(c, k, m), NULL);
-			break;
-		}
-		/* HTTP results carry their call; JSON-RPC ones are paired. */
-		if (m->proto != LG_P_HTTP)
-			remember_call(k, m);
-		if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE) {
-			struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
-					       .source = LG_SRC_SHIM,
-					       .op = LG_OP_TOOL_DELETE,
-					       .pid = k->pid,
-					       .exe = exe,
-					       .target = gate_target(
-						       c, m, target,
-						       sizeof(target)),
-					       .tool = m->tool };
-
-			err = lg_session_feed(c->s, &ev, NULL);
-		} else /* any call waits, so none leaves a blocked session */
-			err = lg_session_refusal(c->s);
-		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
+	case LG_W_GATE:
+		on_gate(c, k, m, exe);
 		break;
-	}
-	case LG_W_TOOL_RESULT: {
-		char digest[LG_DIGEST_HEX], canon[ARGS_KEEP + 256];
-		char args_pv[160], result_pv[160];
-		const char *tool, *args, *raw;
-		struct pending *p = NULL;
-		bool decision;
-
-		if (ctl_a2a_done(c, k, m->chan))
-			break; /* a return, not a tool's work */
-		if (LG_WIRE_HAS(m, LG_T_TOOL)) {
-			/* A whole call in one frame: args by digest (HTTP). */
-			tool = m->tool;
-			decision = m->decision == 1;
-			lg_digest_hex(m->args_digest, canon);
-			args = canon;
-			raw = m->args ? (const char *)m->args : "";
-			snprintf(result_pv, sizeof(result_pv), "%.*s",
-				 (int)(m->args_len < 100 ? m->args_len : 100),
-				 raw);
-			lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
-		} else {
-			p = find_call(k, m->chan, true);
-			if (!p)
-				break;
-			tool = p->tool;
-			decision = p->decision;
-			/* Same arguments however the agent spelled them. */
-			args = lg_canon_call(tool, p->args, strlen(p->args),
-					     lg_session_ignore_keys(c->s),
-					     canon, sizeof(canon)) >= 0 ?
-				       canon :
-				       p->args;
-			lg_preview(args, args_pv, sizeof(args_pv), 80);
-		}
-		lg_digest_hex(m->digest, digest);
-		lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
-		/* a process is one stream of calls */
-		lg_session_feed(
-			c->s,
-			&(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
-							       LG_EV_OBSERVED,
-					    .source = LG_SRC_SHIM,
-					    .pid = k->pid,
-					    .exe = exe,
-					    .target = tool,
-					    .tool = tool,
-					    .args = args,
-					    .result_digest = digest,
-					    .args_preview = args_pv,
-					    .result_preview = result_pv,
-					    .stream = (uint64_t)k->pid,
-					    .proto = m->proto },
-			NULL);
+	case LG_W_TOOL_RESULT:
+		on_tool_result(c, k, m, exe);
 		break;
-	}
 	case LG_W_DROPS:
 		c->st.dropped += m->count;
 		break;
