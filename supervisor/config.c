@@ -20,50 +20,24 @@
 #define LG_SYSCONFDIR "/etc/lgrun"
 #endif
 
+/*
+ * The defaults are the key table's (config_keys.c), read by each key's
+ * parser as a file's value would be: one place says what a key is and
+ * what it is by default.
+ */
 void lg_config_init(struct lg_config *c)
 {
+	char msg[256];
+
 	memset(c, 0, sizeof(*c));
-	c->guard.volumetric = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
-	c->guard.same_target = (struct lg_detector_cfg){ 3, 60000, LG_KILL };
-	c->guard.budget =
-		(struct lg_budget_cfg){ .reserve = 0.2, .action = LG_KILL };
-	c->guard.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
-	c->guard.failures = (struct lg_failures_cfg){ 4, LG_WARN };
-	/* Warn: a row of dashes or a progress bar repeats too. */
-	c->guard.output_repeat = (struct lg_output_repeat_cfg){
-		.enabled = true,
-		.window = 200,
-		.threshold = 3,
-		.sizes = { 50, 80, 120 },
-		.action = LG_WARN,
-	};
-	c->guard.greeting = (struct lg_greeting_cfg){ true, LG_WARN };
-	c->guard.flow = (struct lg_flow_cfg){
-		.enabled = true,
-		.max_depth = 5,
-		.max_sessions = 10,
-		.max_duration_ms = 300000,
-		.max_rate = 20,
-		.rate_window_ms = 60000,
-		.max_calls = 100,
-		.action = LG_KILL,
-		.no_work_calls = 5,
-		.no_work_gap_ms = 10000,
-		.no_work_action = LG_WARN,
-	};
-	c->syscalls = LG_SC_DEFAULT;
-	c->deny_errno = EPERM;
-	c->kill_grace_ms = 2000;
-	c->kill_leftovers = true;
-	c->isolate = true;
-	c->default_ignores = true;
-	c->shim = true;
-	c->llm_proxy = true;
-	c->llm_mode = LG_LLM_AUTO;
-	c->bpf_mode = LG_BPF_AUTO;
-	c->bpf_ring_kb = 256;
-	c->store_timeout_ms = 200;
-	c->store_fail = true;
+	for (size_t i = 0; i < lg_config_nkeys; i++) {
+		const struct key *k = &lg_config_keys[i];
+
+		/* a default that does not parse is a bug the unit tests catch */
+		if (k->def && lg_config_set_value(c, k, k->def, true, msg,
+						  sizeof(msg)) < 0)
+			abort();
+	}
 }
 
 void lg_config_free(struct lg_config *c)
@@ -71,25 +45,15 @@ void lg_config_free(struct lg_config *c)
 	for (size_t i = 0; i < c->n_ignore; i++)
 		lg_ignore_rule_free(&c->ignore[i]);
 	free(c->ignore);
-	free(c->state_dir);
-	free(c->audit_log);
-	free(c->metrics_file);
-	free(c->gate_tools);
-	free(c->target_keys);
-	free(c->url_targets);
-	free(c->tool_endpoints);
-	free(c->repeat_ignore_keys);
-	free(c->llm_prices);
-	free(c->llm_variables);
-	free(c->llm_decrypt);
-	free(c->store_url);
-	free(c->store_prefix);
-	free(c->store_password_env);
+	for (size_t i = 0; i < lg_config_nkeys; i++)
+		if (lg_key_is_string(lg_config_keys[i].type))
+			free(*(char **)((char *)c + lg_config_keys[i].off));
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);
 	memset(c, 0, sizeof(*c));
 }
+
 int lg_config_finish(struct lg_config *c, struct lg_error *err)
 {
 	if (c->store_redis && !c->store_url) {

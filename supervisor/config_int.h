@@ -43,7 +43,17 @@ struct key {
 	enum ktype type;
 	size_t off;
 	unsigned long min, max;
+	/* the default as the file would spell it (lg_config_init); NULL: 0 */
+	const char *def;
 };
+
+/* Kinds kept as a string the config owns (freed by lg_config_free). */
+static inline bool lg_key_is_string(enum ktype t)
+{
+	return t == K_STRING || t == K_STORE_URL || t == K_ENDPOINTS ||
+	       t == K_IGNORE_KEYS || t == K_PRICES || t == K_LLM_VARIABLES ||
+	       t == K_LLM_DECRYPT;
+}
 
 extern const struct key lg_config_keys[];
 extern const size_t lg_config_nkeys;

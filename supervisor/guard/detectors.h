@@ -27,9 +27,9 @@ struct lg_detector {
 
 /*
  * Defines lg_detector_NAME from the typed lg_NAME_new(cfg), lg_NAME_free
- * and lg_NAME_feed (which the unit tests call), its section FIELD.
+ * and lg_NAME_feed (which the unit tests call); its section is NAME.
  */
-#define LG_DETECTOR_DEFINE(NAME, FIELD)                                        \
+#define LG_DETECTOR_DEFINE(NAME)                                               \
 	static void *NAME##_new_any(const void *cfg, uint64_t start_ms)        \
 	{                                                                      \
 		(void)start_ms;                                                \
@@ -47,12 +47,13 @@ struct lg_detector {
 		return lg_##NAME##_feed(d, ev, env, out);                      \
 	}                                                                      \
 	const struct lg_detector lg_detector_##NAME = {                        \
-		#NAME,		 offsetof(struct lg_guard_cfg, FIELD),         \
+		#NAME,		 offsetof(struct lg_guard_cfg, NAME),          \
 		NAME##_new_any,	 NAME##_free_any,                              \
 		NAME##_feed_any, NULL,                                         \
 	}
 
-#define LG_DETECTOR(NAME) extern const struct lg_detector lg_detector_##NAME;
+#define LG_DETECTOR(NAME, CFG) \
+	extern const struct lg_detector lg_detector_##NAME;
 #include "detectors.def"
 #undef LG_DETECTOR
 

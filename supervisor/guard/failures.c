@@ -231,4 +231,4 @@ enum lg_verdict lg_failures_feed(struct lg_failures *d,
 	return d->cfg.action;
 }
 
-LG_DETECTOR_DEFINE(failures, failures);
+LG_DETECTOR_DEFINE(failures);

@@ -523,4 +523,4 @@ size_t lg_flow_stack(const struct lg_flow *d, const char *id, char *out,
 	return f ? f->depth : 0;
 }
 
-LG_DETECTOR_DEFINE(flow, flow);
+LG_DETECTOR_DEFINE(flow);

@@ -279,4 +279,4 @@ enum lg_verdict lg_greeting_feed(struct lg_greeting *d,
 	return d->cfg.action;
 }
 
-LG_DETECTOR_DEFINE(greeting, greeting);
+LG_DETECTOR_DEFINE(greeting);

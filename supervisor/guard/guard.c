@@ -7,7 +7,7 @@
 #include "detectors.h"
 
 static const struct lg_detector *const detectors[] = {
-#define LG_DETECTOR(NAME) &lg_detector_##NAME,
+#define LG_DETECTOR(NAME, CFG) &lg_detector_##NAME,
 #include "detectors.def"
 #undef LG_DETECTOR
 };

@@ -98,16 +98,14 @@ struct lg_flow_cfg {
 	enum lg_verdict no_work_action;
 };
 
-/* All-zero means off for every detector. New members go at the end. */
+/*
+ * Each detector's section, named after it (detectors.def). All-zero means
+ * off for every detector.
+ */
 struct lg_guard_cfg {
-	struct lg_detector_cfg volumetric;
-	struct lg_detector_cfg same_target;
-	struct lg_budget_cfg budget;
-	struct lg_repeat_cfg repeat;
-	struct lg_failures_cfg failures;
-	struct lg_output_repeat_cfg output_repeat;
-	struct lg_greeting_cfg greeting;
-	struct lg_flow_cfg flow;
+#define LG_DETECTOR(NAME, CFG) CFG NAME;
+#include "detectors.def"
+#undef LG_DETECTOR
 };
 
 /*

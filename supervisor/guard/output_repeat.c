@@ -397,4 +397,4 @@ enum lg_verdict lg_output_repeat_feed(struct lg_output_repeat *d,
 	return LG_ALLOW;
 }
 
-LG_DETECTOR_DEFINE(output_repeat, output_repeat);
+LG_DETECTOR_DEFINE(output_repeat);

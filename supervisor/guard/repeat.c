@@ -156,4 +156,4 @@ enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
 	return d->cfg.action;
 }
 
-LG_DETECTOR_DEFINE(repeat, repeat);
+LG_DETECTOR_DEFINE(repeat);

@@ -231,4 +231,4 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	return LG_ALLOW;
 }
 
-LG_DETECTOR_DEFINE(same_target, same_target);
+LG_DETECTOR_DEFINE(same_target);

@@ -217,4 +217,4 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	return LG_ALLOW;
 }
 
-LG_DETECTOR_DEFINE(volumetric, volumetric);
+LG_DETECTOR_DEFINE(volumetric);

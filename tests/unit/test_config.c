@@ -103,6 +103,29 @@ static void test_defaults(void **state)
 	assert_null(c->state_dir);
 	assert_null(c->audit_log);
 	assert_null(c->metrics_file);
+	/* the rest of the key table's defaults */
+	assert_true(c->isolate);
+	assert_true(c->shim);
+	assert_true(c->llm_proxy);
+	assert_int_equal(c->llm_mode, LG_LLM_AUTO);
+	assert_int_equal(c->bpf_mode, LG_BPF_AUTO);
+	assert_int_equal(c->bpf_ring_kb, 256);
+	assert_int_equal(c->store_timeout_ms, 200);
+	assert_true(c->store_fail);
+	assert_false(c->store_redis);
+	assert_null(c->store_url);
+	assert_true(c->guard.flow.enabled);
+	assert_int_equal(c->guard.flow.max_depth, 5);
+	assert_int_equal(c->guard.flow.max_sessions, 10);
+	assert_int_equal(c->guard.flow.max_duration_ms, 300000);
+	assert_int_equal(c->guard.flow.max_rate, 20);
+	assert_int_equal(c->guard.flow.rate_window_ms, 60000);
+	assert_int_equal(c->guard.flow.max_calls, 100);
+	assert_int_equal(c->guard.flow.action, LG_KILL);
+	assert_int_equal(c->guard.flow.no_work_calls, 5);
+	assert_int_equal(c->guard.flow.no_work_gap_ms, 10000);
+	assert_int_equal(c->guard.flow.no_work_action, LG_WARN);
+	assert_false(c->guard.flow.allow_self_calls);
 }
 
 /* An empty file, or one with only comments, changes nothing. */
