@@ -66,7 +66,7 @@ GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
 PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
 	supervisor/gitodb.c supervisor/gitodb_hash.c \
 	supervisor/classify.c $(CONFIG_SRC) supervisor/text.c supervisor/lineage.c \
-	supervisor/canon.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
+	supervisor/canon.c supervisor/egress_head.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
 SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
@@ -258,13 +258,12 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor
 # What lgrun writes from names it does not choose: JSON and terminal text.
 $(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
 		supervisor/termtext.c supervisor/audit.h supervisor/termtext.h \
-		supervisor/egress.c supervisor/egress.h
+		supervisor/egress_head.c supervisor/egress.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
-		supervisor/audit.c supervisor/termtext.c supervisor/egress.c \
-		-lpthread
+		supervisor/audit.c supervisor/termtext.c supervisor/egress_head.c
 
 # zstd request bodies (Codex), decoded and read by the parsers.
 $(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/zbody.c \

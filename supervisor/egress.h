@@ -36,6 +36,9 @@ struct lg_egress_req {
 	bool upgrade; /* Connection: upgrade (a websocket): kept open */
 };
 
+/* n bytes at p are the header name or token lit, in any case. */
+bool lg_egress_token_eq(const char *p, size_t n, const char *lit);
+
 /*
  * Parses the request head in buf[0..n), which ends with the blank line.
  * 0, or -EINVAL with why (a short reason for the 400 answer).
