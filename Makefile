@@ -74,11 +74,11 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
-	supervisor/agentenv.c
+	supervisor/agentenv.c supervisor/quarantine.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
-LGCTL_SRC := supervisor/lgctl.c
+LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_restore.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c

@@ -78,6 +78,9 @@ struct lg_config {
 	char *store_url, *store_prefix, *store_password_env;
 	unsigned long store_timeout_ms;
 	bool store_fail; /* on_store_error = fail (else local) */
+	/* [quarantine]: pre-existing data is kept before it is removed */
+	bool quarantine;
+	bool quarantine_deny; /* on_full = deny: refuse what cannot be kept */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

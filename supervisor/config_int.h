@@ -36,6 +36,7 @@ enum ktype {
 	K_LLM_VARIABLES, /* [llm] variables */
 	K_LLM_DECRYPT, /* [llm] decrypt */
 	K_EGRESS, /* [network] egress */
+	K_ON_FULL, /* [quarantine] on_full: allow or deny */
 };
 
 struct key {

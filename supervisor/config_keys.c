@@ -199,6 +199,9 @@ const struct key lg_config_keys[] = {
 	{ "shim", "judge_all", K_BOOL, OFF(judge_all), 0, 0, NULL },
 	{ "repeat", "ignore_keys", K_IGNORE_KEYS, OFF(repeat_ignore_keys), 0, 0,
 	  NULL },
+	{ "quarantine", "enabled", K_BOOL, OFF(quarantine), 0, 0, "true" },
+	{ "quarantine", "on_full", K_ON_FULL, OFF(quarantine_deny), 0, 0,
+	  "allow" },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0, NULL },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0, NULL },
 };

@@ -246,6 +246,15 @@ static int set_word(struct lg_config *c, const struct key *k, const char *value,
 			*(int *)(base + k->off) = m;
 		return 0;
 	}
+	case K_ON_FULL:
+		if (strcmp(value, "allow") && strcmp(value, "deny")) {
+			snprintf(msg, msgsz, "%s.%s: '%s' is not allow or deny",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) = strcmp(value, "deny") == 0;
+		return 0;
 	case K_EGRESS:
 		if (strcmp(value, "open") && strcmp(value, "proxy-only")) {
 			snprintf(msg, msgsz,
@@ -507,6 +516,7 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 	case K_BPF_MODE:
 	case K_LLM_MODE:
 	case K_EGRESS:
+	case K_ON_FULL:
 	case K_STORE_BACKEND:
 	case K_STORE_ERROR:
 	case K_STORE_URL:

@@ -12,6 +12,7 @@
 
 #include "audit.h"
 #include "config.h"
+#include "lgctl.h"
 #include "log.h"
 #include "session.h"
 #include "state.h"
@@ -24,6 +25,8 @@ static void usage(FILE *f)
 		"Usage: lgctl [--state-dir DIR] [--config FILE] COMMAND\n"
 		"  status [ID]   list sessions and their state (or one session)\n"
 		"  reset ID      unblock a session killed by the guard\n"
+		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
+		"                put back what the session removed (its quarantine)\n"
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
@@ -327,6 +330,8 @@ int main(int argc, char **argv)
 		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "restore") == 0)
+		rc = lgctl_restore(dir, argc - optind, argv + optind);
 	else {
 		usage(stderr);
 		rc = 2;

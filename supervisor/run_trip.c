@@ -123,6 +123,21 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 		       l->escaped ?
 			       " (some had left its cgroup: killed by pid)" :
 			       "");
+	{
+		unsigned files, dirs;
+		uint64_t bytes;
+
+		if (lg_session_kept(l->s, &files, &dirs, &bytes) &&
+		    files + dirs) {
+			char size[32];
+
+			lg_human_bytes(bytes, size, sizeof(size));
+			lg_err("what it removed before the trip is kept: %u file(s), %s%s; put it back with: lgctl restore %s",
+			       files, size,
+			       dirs ? " and the directories' metadata" : "",
+			       id);
+		}
+	}
 	if (l->audit_err)
 		lg_err("the audit record could NOT be written to %s (%s)",
 		       audit, strerror(-l->audit_err));

@@ -105,9 +105,13 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	}
 	s->guard = lg_guard_new(&cfg->guard, info->start_mono_ms);
 	s->content = lg_lineage_new(0);
-	if (!s->guard || !s->content) {
+	if (cfg->quarantine && info->state_dir)
+		s->quarantine = lg_quarantine_new(info->state_dir, info->id);
+	if (!s->guard || !s->content ||
+	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);
 		lg_lineage_free(s->content);
+		lg_quarantine_free(s->quarantine);
 		free(s);
 		return NULL;
 	}
@@ -155,6 +159,7 @@ void lg_session_free(struct lg_session *s)
 	lg_guard_free(s->out_guard);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
+	lg_quarantine_free(s->quarantine);
 	free(s->egress);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -636,6 +641,7 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	if (!v)
 		v = &mine;
 	v->verdict = LG_ALLOW;
+	v->cls = LG_CLASS_MISSING; /* not a file's: nothing of it is lost */
 	v->why[0] = '\0';
 	if ((unsigned)e.kind >= LG_EV_KINDS || !on_event[e.kind])
 		return v->err = 0;
@@ -652,4 +658,12 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	else if (e.source == LG_SRC_BPF)
 		s->st.ev_bpf++;
 	return v->err = on_event[e.kind](s, &e, v);
+}
+
+bool lg_session_kept(const struct lg_session *s, unsigned *files,
+		     unsigned *dirs, uint64_t *bytes)
+{
+	HOLD(s);
+	lg_quarantine_totals(s->quarantine, files, dirs, bytes);
+	return s->quarantine != NULL;
 }

@@ -60,6 +60,7 @@ const char *lg_session_ignore_keys(const struct lg_session *s);
  */
 struct lg_session_verdict {
 	enum lg_verdict verdict;
+	enum lg_class cls; /* a destructive file operation's class */
 	int err;
 	char why[LG_SUMMARY_MAX + 32];
 };
@@ -181,6 +182,13 @@ void lg_session_lineage_fn(struct lg_session *s,
 void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
 			   uint64_t refused, uint64_t malformed,
 			   uint64_t dropped, uint64_t gates, uint64_t tls);
+
+/*
+ * What the quarantine holds of this session: files (kept_bytes of them)
+ * and directories. false: the quarantine is off.
+ */
+bool lg_session_kept(const struct lg_session *s, unsigned *files,
+		     unsigned *dirs, uint64_t *bytes);
 
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;

@@ -143,6 +143,7 @@ bool sess_under(const char *path, const char *dir)
 static bool protected_path(const struct lg_session *s, const char *path)
 {
 	return sess_under(path, s->info.state_dir) ||
+	       lg_quarantine_path(path) ||
 	       strcmp(path, s->info.audit_path) == 0 ||
 	       (s->info.metrics_path &&
 		strcmp(path, s->info.metrics_path) == 0);
@@ -305,6 +306,41 @@ static bool superseded(const struct lg_session *s, const struct lg_facts *f)
 		return false;
 	return st.st_ino != f->ino || st.st_dev != f->dev;
 }
+/*
+ * Pre-existing data about to be removed, let through: kept first (a hard
+ * link of a file, a directory's metadata). What cannot be kept is let go
+ * with a warning, or refused with on_full = deny.
+ */
+static int keep(struct lg_session *s, const struct lg_event *ev,
+		const struct lg_facts *f)
+{
+	char exe[64] = "", msg[LG_SUMMARY_MAX];
+	struct lg_quarantine_who who = { ev->op, ev->pid, NULL, f->dev,
+					 f->ino };
+	int r;
+
+	if (!f->exists || (ev->op == LG_OP_UNLINK) == f->is_dir ||
+	    f->nonempty_dir)
+		return 0; /* it fails */
+	exe_of(s, ev->pid, false, exe, sizeof(exe));
+	who.exe = exe;
+	r = ev->op == LG_OP_RMDIR ?
+		    lg_quarantine_dir(s->quarantine, ev->target, &who) :
+		    lg_quarantine_link(s->quarantine, ev->target, &who);
+	if (!r)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s of %s could not be kept in the quarantine (%s)%s",
+		 lg_op_name(ev->op), ev->target, strerror(-r),
+		 s->cfg->quarantine_deny ? ": refused (on_full = deny)" :
+					   ": let through (on_full = allow)");
+	lg_session_warn(s, "quarantine", "not_kept", ev->pid, exe, msg);
+	if (!s->cfg->quarantine_deny)
+		return 0;
+	s->st.denied++;
+	return s->cfg->deny_errno;
+}
+
 /* A file's: the facts the edge read, classified here. */
 static int on_file(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
@@ -324,6 +360,9 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if (op == LG_OP_UNLINK && f.exists && f.ino)
 		f.superseded = superseded(s, &f);
 	err = sess_decide(s, pid, op, path, &f, v);
+	if (!err && v->cls == LG_CLASS_DESTROY && s->quarantine &&
+	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
+		err = keep(s, ev, &f);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&
 	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {
@@ -367,6 +406,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	}
 	ev.cls = lg_classify(op, f, path, NULL, c->ignore, c->n_ignore,
 			     s->info.start_real_ns);
+	v->cls = ev.cls;
 	/*
 	 * The program is read only when a scoped rule could apply (git in
 	 * .git) or a removal that would count may be git's (recoverable, or
@@ -380,6 +420,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		scoped = lg_programs_is(s->programs, exe, pid) ? exe : NULL;
 		ev.cls = lg_classify(op, f, path, scoped, c->ignore,
 				     c->n_ignore, s->info.start_real_ns);
+		v->cls = ev.cls;
 	} else if (lg_log_verbosity >= LG_LOG_DEBUG) {
 		sess_read_exe(pid, exe, sizeof(exe));
 		ev.exe = exe;

@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "pathres.h"
 #include "programs.h"
+#include "quarantine.h"
 #include "egress.h"
 #include "session.h"
 #include "state.h"
@@ -103,6 +104,7 @@ struct lg_session {
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
+	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	/* the egress proxy's flows, by host:port (the first ones) */
 	struct egress_host {
 		char host[LG_EGRESS_HOST_MAX];

@@ -347,6 +347,15 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 					    lin[0] ? lin : s->trip_lineage);
 		}
 	}
+	if (s->quarantine) {
+		unsigned files, dirs;
+		uint64_t bytes;
+
+		lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
+		lg_json_int(&j, "kept_files", files);
+		lg_json_int(&j, "kept_dirs", dirs);
+		lg_json_int(&j, "kept_bytes", (long long)bytes);
+	}
 	lg_json_str(&j, "kill_method", method);
 	lg_json_num(&j, "kill_ms", kill_ms);
 	lg_json_int(&j, "survivors", survivors);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "text.h"
@@ -167,4 +168,22 @@ bad:
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void lg_human_bytes(uint64_t n, char *out, size_t size)
+{
+	static const char *const unit[] = { "KB", "MB", "GB", "TB", "PB" };
+	double v = (double)n;
+	size_t u = 0;
+
+	if (n < 1000) {
+		snprintf(out, size, "%llu B", (unsigned long long)n);
+		return;
+	}
+	v /= 1000;
+	while (v >= 999.95 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(out, size, "%.1f %s", v, unit[u]);
 }

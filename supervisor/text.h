@@ -56,4 +56,7 @@ size_t lg_utf8_seq_len(const unsigned char *p);
 int lg_price_lookup(const char *table, const char *model, double *in,
 		    double *out, const char **bad);
 
+/* "512 B", "3.1 KB", "3.1 MB", "1.2 GB" (powers of 1000). */
+void lg_human_bytes(uint64_t n, char *out, size_t size);
+
 #endif

@@ -250,9 +250,29 @@ static void test_price_lookup(void **state)
 			 -EINVAL);
 }
 
+static void test_human_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	lg_human_bytes(0, b, sizeof(b));
+	assert_string_equal(b, "0 B");
+	lg_human_bytes(999, b, sizeof(b));
+	assert_string_equal(b, "999 B");
+	lg_human_bytes(1000, b, sizeof(b));
+	assert_string_equal(b, "1.0 KB");
+	lg_human_bytes(3100000, b, sizeof(b));
+	assert_string_equal(b, "3.1 MB");
+	lg_human_bytes(999999, b, sizeof(b));
+	assert_string_equal(b, "1.0 MB");
+	lg_human_bytes(1234567890123ULL, b, sizeof(b));
+	assert_string_equal(b, "1.2 TB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_human_bytes),
 		cmocka_unit_test(test_digest_vectors),
 		cmocka_unit_test(test_digest_incremental),
 		cmocka_unit_test(test_digest_hex),

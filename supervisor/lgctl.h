@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* lgctl's commands that live in files of their own. */
+#ifndef LG_LGCTL_H
+#define LG_LGCTL_H
+
+/* lgctl restore SESSION [OPTIONS] [PATH...]; argv[0] is "restore". */
+int lgctl_restore(const char *dir, int argc, char **argv);
+
+#endif

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "cleanup.h"
+#include "clock.h"
+#include "log.h"
+#include "quarantine.h"
+
+#define MAX_ROOTS 16
+
+/* A folder of this session on one mount (in lgrun's view). */
+struct root {
+	uint64_t mnt_id;
+	char path[PATH_MAX];
+	int err; /* it could not be made: -errno, said once */
+};
+
+struct lg_quarantine {
+	char state_dir[PATH_MAX], session[200];
+	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
+	struct root roots[MAX_ROOTS];
+	size_t nroots;
+	unsigned seq, files, dirs;
+	uint64_t bytes;
+};
+
+struct lg_quarantine *lg_quarantine_new(const char *state_dir,
+					const char *session)
+{
+	struct lg_quarantine *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	snprintf(q->state_dir, sizeof(q->state_dir), "%s", state_dir);
+	snprintf(q->session, sizeof(q->session), "%s", session);
+	q->index_fd = -1;
+	return q;
+}
+
+void lg_quarantine_free(struct lg_quarantine *q)
+{
+	if (!q)
+		return;
+	lg_closep(&q->index_fd);
+	free(q);
+}
+
+bool lg_quarantine_path(const char *path)
+{
+	const char *p = strstr(path, "/" LG_QUARANTINE_DIR);
+
+	for (; p; p = strstr(p + 1, "/" LG_QUARANTINE_DIR)) {
+		char end = p[1 + sizeof(LG_QUARANTINE_DIR) - 1];
+
+		if (end == '/' || end == '\0')
+			return true;
+	}
+	return false;
+}
+
+static uint64_t mount_of(const char *path)
+{
+	struct statx st;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &st) < 0 ||
+	    !(st.stx_mask & STATX_MNT_ID))
+		return 0;
+	return st.stx_mnt_id;
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* Where mount mnt_id is mounted, in lgrun's view. */
+static int mount_top(uint64_t mnt_id, char *out, size_t size)
+{
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[PATH_MAX * 2];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long id;
+		char mnt[PATH_MAX];
+
+		if (sscanf(line, "%llu %*u %*s %*s %4095s", &id, mnt) != 2 ||
+		    id != mnt_id)
+			continue;
+		unescape(mnt);
+		snprintf(out, size, "%s", mnt);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int mkdir_0700(const char *path)
+{
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
+ * This session's folder on the mount that holds path: under the state dir
+ * when it is that mount, else .lgrun-quarantine at the mount's top.
+ */
+static struct root *root_for(struct lg_quarantine *q, const char *path)
+{
+	char dir[PATH_MAX], top[PATH_MAX];
+	uint64_t mnt;
+	struct root *r;
+	int e;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mnt = mount_of(dir[0] ? dir : "/");
+	if (!mnt)
+		return NULL;
+	for (size_t i = 0; i < q->nroots; i++)
+		if (q->roots[i].mnt_id == mnt)
+			return &q->roots[i];
+	if (q->nroots == MAX_ROOTS)
+		return NULL;
+	r = &q->roots[q->nroots++];
+	r->mnt_id = mnt;
+	snprintf(top, sizeof(top), "%s/quarantine", q->state_dir);
+	if (mount_of(q->state_dir) == mnt) {
+		e = mkdir_0700(top);
+	} else {
+		e = mount_top(mnt, top, sizeof(top));
+		if (!e) {
+			size_t n = strlen(top);
+
+			snprintf(top + n, sizeof(top) - n, "%s%s",
+				 top[n - 1] == '/' ? "" : "/",
+				 LG_QUARANTINE_DIR);
+			e = mkdir_0700(top);
+		}
+	}
+	if ((size_t)snprintf(r->path, sizeof(r->path), "%s/%s", top,
+			     q->session) >= sizeof(r->path))
+		e = e ? e : -ENAMETOOLONG;
+	if (!e)
+		e = mkdir_0700(r->path);
+	r->err = e;
+	if (e)
+		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
+			dir[0] ? dir : "/", strerror(-e));
+	return r;
+}
+
+static int index_open(struct lg_quarantine *q)
+{
+	char p[PATH_MAX + 256];
+
+	if (q->index_fd >= 0)
+		return 0;
+	snprintf(p, sizeof(p), "%s/quarantine", q->state_dir);
+	if (mkdir_0700(p) < 0)
+		return -errno;
+	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", q->state_dir,
+		 q->session);
+	q->index_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	return q->index_fd < 0 ? -errno : 0;
+}
+
+static int64_t ns(struct statx_timestamp t)
+{
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* One line of the index: the entry, its inode's facts, who and when. */
+static int index_add(struct lg_quarantine *q, const char *kind,
+		     const char *path, const char *kept, const struct statx *st,
+		     const struct lg_quarantine_who *who)
+{
+	struct lg_json j = { 0 };
+	char t[40];
+	const char *line;
+	int r = 0;
+
+	if (index_open(q) < 0)
+		return -EIO;
+	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_json_begin(&j);
+	lg_json_int(&j, "n", q->seq);
+	lg_json_str(&j, "time", t);
+	lg_json_int(&j, "time_ns", lg_real_ns());
+	lg_json_str(&j, "session", q->session);
+	lg_json_str(&j, "kind", kind);
+	lg_json_str(&j, "op", lg_op_name(who->op));
+	lg_json_str(&j, "path", path);
+	if (kept)
+		lg_json_str(&j, "kept", kept);
+	lg_json_int(&j, "mode", st->stx_mode);
+	lg_json_int(&j, "uid", st->stx_uid);
+	lg_json_int(&j, "gid", st->stx_gid);
+	lg_json_int(&j, "size", (long long)st->stx_size);
+	lg_json_int(&j, "ino", (long long)st->stx_ino);
+	lg_json_int(&j, "atime_ns", ns(st->stx_atime));
+	lg_json_int(&j, "mtime_ns", ns(st->stx_mtime));
+	lg_json_int(&j, "pid", who->pid);
+	lg_json_str(&j, "exe", who->exe ? who->exe : "");
+	line = lg_json_end(&j);
+	if (!line || dprintf(q->index_fd, "%s\n", line) < 0)
+		r = -EIO;
+	lg_json_free(&j);
+	return r;
+}
+
+static bool same_inode(const struct statx *st,
+		       const struct lg_quarantine_who *who)
+{
+	return st->stx_ino == who->ino &&
+	       makedev(st->stx_dev_major, st->stx_dev_minor) == who->dev;
+}
+
+int lg_quarantine_link(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who)
+{
+	struct root *r;
+	char kept[PATH_MAX + 32];
+	struct statx st;
+	int e;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	r = root_for(q, path);
+	if (!r)
+		return -EXDEV;
+	if (r->err)
+		return r->err;
+	snprintf(kept, sizeof(kept), "%s/%u", r->path, q->seq + 1);
+	/*
+	 * Linked by its path in lgrun's view (the tree's mounts may be
+	 * copies of lgrun's, which a link cannot cross), then checked to be
+	 * the inode the tree is about to remove.
+	 */
+	if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0)
+		return -errno;
+	if (statx(AT_FDCWD, kept, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) <
+		    0 ||
+	    !same_inode(&st, who)) {
+		unlink(kept);
+		return -ESTALE;
+	}
+	q->seq++;
+	e = index_add(q, "file", path, kept, &st, who);
+	if (e) {
+		unlink(kept);
+		q->seq--;
+		return e;
+	}
+	q->files++;
+	q->bytes += st.stx_size;
+	return 0;
+}
+
+int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
+		      const struct lg_quarantine_who *who)
+{
+	struct statx st;
+	int e;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) <
+	    0)
+		return -errno;
+	if (!same_inode(&st, who))
+		return -ESTALE;
+	q->seq++;
+	e = index_add(q, "dir", path, NULL, &st, who);
+	if (e) {
+		q->seq--;
+		return e;
+	}
+	q->dirs++;
+	return 0;
+}
+
+void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
+			  unsigned *dirs, uint64_t *bytes)
+{
+	*files = q ? q->files : 0;
+	*dirs = q ? q->dirs : 0;
+	*bytes = q ? q->bytes : 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quarantine: what a session is about to destroy of pre-existing data,
+ * kept before the operation is let through, so `lgctl restore` can put it
+ * back. A removed file is kept by a hard link into a folder on the same
+ * mount (one syscall, no copy); a removed directory by its metadata.
+ *
+ * Where: <state_dir>/quarantine/<session>/ when the target is on the state
+ * dir's mount, else <mount top>/.lgrun-quarantine/<session>/, folders made
+ * 0700. The index of a session is one JSON line per entry in
+ * <state_dir>/quarantine/<session>.jsonl (what, where it was, its inode's
+ * facts, who and when), read by lgctl.
+ */
+#ifndef LG_QUARANTINE_H
+#define LG_QUARANTINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "event.h"
+
+#define LG_QUARANTINE_DIR ".lgrun-quarantine"
+
+struct lg_quarantine;
+
+/* NULL when out of memory; the folders are made at the first entry. */
+struct lg_quarantine *lg_quarantine_new(const char *state_dir,
+					const char *session);
+void lg_quarantine_free(struct lg_quarantine *q);
+
+/* What is about to go, and who removes it: for the index. */
+struct lg_quarantine_who {
+	enum lg_op op;
+	pid_t pid;
+	const char *exe;
+	uint64_t dev, ino; /* the inode the tree's view showed (makedev) */
+};
+
+/*
+ * Keeps the file at path (absolute, in lgrun's view) before it is
+ * removed: a hard link, checked to be who->ino. 0, or -errno: EXDEV when
+ * no folder can be made on its mount, ESTALE when path is not that inode
+ * in lgrun's view, or why the link failed.
+ */
+int lg_quarantine_link(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who);
+
+/* Keeps a directory's metadata (mode, owner, times) before rmdir. */
+int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
+		      const struct lg_quarantine_who *who);
+
+/* What is held so far (files and directories, bytes of the files). */
+void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
+			  unsigned *dirs, uint64_t *bytes);
+
+/* A path lgrun keeps the quarantine under (protected from the tree). */
+bool lg_quarantine_path(const char *path);
+
+#endif

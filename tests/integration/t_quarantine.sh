@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Undo: what a session removed of pre-existing data before its trip is kept
+# (a hard link, or a directory's metadata) and `lgctl restore` puts it back
+# byte for byte with its mode and times, never over what exists again; a
+# dry run changes nothing; the tree cannot reach the quarantine; a second
+# filesystem gets its own folder; on_full decides what cannot be kept.
+source "$(dirname "$0")/lib.sh"
+need_root "mounts a tmpfs"
+
+D=$T/tree
+mkdir -p "$D/sub"
+head -c 70000 /dev/urandom >"$D/a.bin"
+printf 'second\n' >"$D/b.txt"
+printf 'third\n' >"$D/c.txt"
+printf 'in sub\n' >"$D/sub/s.txt"
+chmod 640 "$D/a.bin"
+chmod 600 "$D/b.txt"
+chmod 750 "$D/sub"
+touch -d '2021-03-04 05:06:07.123456789' "$D/a.bin" "$D/b.txt"
+cp -a "$D" "$T/orig"
+sleep 0.05
+
+# 1. The loop trips at #3; #1 and #2 are kept and the operator is told.
+run_lg --session undo1 -- bash -c 'for f in a.bin b.txt c.txt sub/s.txt; do rm "$0/$f"; done' "$D" 2>"$T/err"
+assert_rc 86 "$RC" "the delete loop"
+[ ! -e "$D/a.bin" ] && [ ! -e "$D/b.txt" ] || fail "#1 and #2 should be gone"
+[ -e "$D/c.txt" ] || fail "#3 was removed"
+grep -q "kept: 2 file(s), 70.0 KB; put it back with: lgctl restore undo1" "$T/err" ||
+	fail "the trip does not say what is kept: $(cat "$T/err")"
+grep '"event":"trip"' "$STATE/audit.jsonl" | grep -q '"kept_files":2' || fail "the trip record does not count what is kept"
+[ "$(stat -c %a "$STATE/quarantine/undo1")" = 700 ] || fail "the quarantine folder is not 0700"
+
+# 2. A dry run changes nothing and says what it would do.
+"$LGCTL" --state-dir "$STATE" restore undo1 --dry-run >"$T/dry" || fail "dry run: $(cat "$T/dry")"
+grep -q "would restore $D/a.bin" "$T/dry" || fail "dry run: $(cat "$T/dry")"
+[ ! -e "$D/a.bin" ] && [ ! -e "$D/b.txt" ] || fail "the dry run restored something"
+
+# 3. Restore: byte-exact, mode and times.
+"$LGCTL" --state-dir "$STATE" restore undo1 >"$T/out" || fail "restore: $(cat "$T/out")"
+grep -q "2 file(s) restored, 0 conflict" "$T/out" || fail "restore said: $(cat "$T/out")"
+for f in a.bin b.txt; do
+	cmp -s "$T/orig/$f" "$D/$f" || fail "$f is not what it was"
+	[ "$(stat -c '%a %Y %y' "$T/orig/$f")" = "$(stat -c '%a %Y %y' "$D/$f")" ] ||
+		fail "$f: mode or times differ: $(stat -c '%a %y' "$D/$f")"
+done
+grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q '"restored":2' || fail "no restore record"
+
+# 4. Conflicts are never overwritten; --to puts them elsewhere.
+run_lg --session undo2 --observe -- rm -r "$D/sub" 2>/dev/null
+assert_rc 0 "$RC" "observe rm -r"
+printf 'new content\n' >"$T/newsub" && mkdir -p "$D/sub" && cp "$T/newsub" "$D/sub/s.txt"
+"$LGCTL" --state-dir "$STATE" restore undo2 >"$T/out"
+assert_rc 1 "$?" "a restore with a conflict"
+grep -q "conflict  $D/sub/s.txt exists" "$T/out" || fail "no conflict reported: $(cat "$T/out")"
+cmp -s "$T/newsub" "$D/sub/s.txt" || fail "a conflict was overwritten"
+"$LGCTL" --state-dir "$STATE" restore undo2 --to "$T/elsewhere" >"$T/out" || fail "--to: $(cat "$T/out")"
+cmp -s "$T/orig/sub/s.txt" "$T/elsewhere$D/sub/s.txt" || fail "--to did not restore the content"
+[ "$(stat -c %a "$T/elsewhere$D/sub")" = 750 ] || fail "the directory's mode was not restored"
+
+# 5. The tree cannot reach the quarantine.
+run_lg --session undo3 -- bash -c 'rm -rf "$0"/quarantine; rm -f "$0"/quarantine/undo1.jsonl; exit 0' "$STATE" 2>/dev/null
+[ -f "$STATE/quarantine/undo1.jsonl" ] || fail "the tree removed the quarantine's index"
+
+# 6. Another filesystem: its own folder at the mount's top.
+mkdir -p "$T/mnt"
+mount -t tmpfs -o size=8m lgtest "$T/mnt" || fail "cannot mount a tmpfs"
+trap 'umount -l "$T/mnt" 2>/dev/null; lg_cleanup' EXIT
+printf 'on tmpfs\n' >"$T/mnt/x"
+printf 'on disk\n' >"$T/y"
+sleep 0.05
+run_lg --session undo4 -- rm "$T/mnt/x" "$T/y"
+assert_rc 0 "$RC" "two removals on two filesystems"
+[ -f "$T/mnt/.lgrun-quarantine/undo4/1" ] || fail "nothing kept on the tmpfs: $(ls -la "$T/mnt" "$T/mnt/.lgrun-quarantine" 2>&1)"
+"$LGCTL" --state-dir "$STATE" restore undo4 >"$T/out" || fail "restore across filesystems: $(cat "$T/out")"
+grep -q "on tmpfs" "$T/mnt/x" && grep -q "on disk" "$T/y" || fail "not both restored"
+
+# 7. What cannot be kept: on_full = allow lets it go and says so; deny refuses.
+mkdir -p "$T/mnt2"
+mount -t tmpfs -o size=8m lgtest2 "$T/mnt2" || fail "cannot mount a second tmpfs"
+trap 'umount -l "$T/mnt" "$T/mnt2" 2>/dev/null; lg_cleanup' EXIT
+: >"$T/mnt2/.lgrun-quarantine" # a file where its folder would go
+printf 'a\n' >"$T/mnt2/p"
+printf 'b\n' >"$T/mnt2/q"
+sleep 0.05
+run_lg --session undo5 -- rm "$T/mnt2/p" 2>"$T/err"
+assert_rc 0 "$RC" "on_full = allow"
+[ ! -e "$T/mnt2/p" ] || fail "on_full = allow refused the removal"
+grep -q '"reason":"not_kept"' "$STATE/audit.jsonl" || fail "no audit line for what was not kept"
+printf '[quarantine]\non_full = deny\n' >"$T/deny.ini"
+run_lg --session undo6 --config "$T/deny.ini" -- rm "$T/mnt2/q" 2>"$T/err"
+[ "$RC" != 0 ] || fail "on_full = deny let the removal through"
+[ -e "$T/mnt2/q" ] || fail "on_full = deny: the file was removed"
+grep -q "refused (on_full = deny)" "$T/err" || fail "no reason given: $(cat "$T/err")"
+
+# 8. A static binary's removals are kept too (the seccomp path).
+if [ -x "$FIXBIN/rmloop-static" ]; then
+	mkfiles "$T/st" 2
+	sleep 0.05
+	run_lg --session undo7 -- "$FIXBIN/rmloop-static" "$T/st/f1" "$T/st/f2"
+	"$LGCTL" --state-dir "$STATE" restore undo7 >"$T/out" || fail "static: $(cat "$T/out")"
+	[ "$(cat "$T/st/f1" "$T/st/f2")" = "$(printf 'data 1\ndata 2')" ] || fail "the static binary's removals were not kept"
+fi
+pass
