@@ -57,6 +57,12 @@ say "After the reset the session may run again"
 echo "(lgrun exit status: $?)"
 [ $rc = 86 ] || { echo "demo: expected the guard to stop the agent (exit 86), got $rc"; exit 1; }
 
+say "Undo: what the agent removed before the trip was kept; the operator puts it back"
+echo "\$ lgctl restore $session"
+"$LGCTL" --state-dir "$state" restore "$session"
+ls "$work/assets"
+[ "$(ls "$work/assets" | wc -l)" = 6 ] || { echo "demo: the six assets are not all back"; exit 1; }
+
 # Part 2: the same loop one level up, at the tool call. A catalogue service
 # answers every DELETE with "asset still exists"; the agent retries.
 tools=$root/tests/fixtures/tools
