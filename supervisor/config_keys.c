@@ -202,6 +202,8 @@ const struct key lg_config_keys[] = {
 	{ "quarantine", "enabled", K_BOOL, OFF(quarantine), 0, 0, "true" },
 	{ "quarantine", "on_full", K_ON_FULL, OFF(quarantine_deny), 0, 0,
 	  "allow" },
+	{ "quarantine", "max_bytes", K_BYTES, OFF(quarantine_max_bytes), 0, 0,
+	  "1G" },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0, NULL },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0, NULL },
 };

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
@@ -268,5 +269,36 @@ int lg_parse_sizes(const char *s, unsigned out[LG_OUTPUT_REPEAT_MAX_SIZES],
 		return -ENODATA;
 	}
 	memcpy(out, v, sizeof(v));
+	return 0;
+}
+
+int lg_parse_bytes(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end && (u = strchr(units, *end)) != NULL) {
+		for (int i = 0; i <= u - units; i++) {
+			if (v > UINT64_MAX / 1024)
+				return -EINVAL;
+			v *= 1024;
+		}
+		end++;
+		if (*end == 'i')
+			end++;
+	}
+	if (*end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
 	return 0;
 }

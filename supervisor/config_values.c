@@ -507,6 +507,20 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 	case K_FRACTION:
 	case K_MONEY:
 		return set_real(c, k, value, apply, msg, msgsz);
+	case K_BYTES: {
+		uint64_t n;
+
+		if (lg_parse_bytes(value, &n) < 0) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a size (bytes, or with a unit: 512K, 100M, 2G)",
+				k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(uint64_t *)((char *)c + k->off) = n;
+		return 0;
+	}
 	case K_SYSCALLS:
 	case K_SIZES:
 		return set_set(c, k, value, apply, msg, msgsz);

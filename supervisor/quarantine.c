@@ -30,11 +30,11 @@ struct lg_quarantine {
 	struct root roots[MAX_ROOTS];
 	size_t nroots;
 	unsigned seq, files, dirs;
-	uint64_t bytes;
+	uint64_t bytes, max_bytes;
 };
 
 struct lg_quarantine *lg_quarantine_new(const char *state_dir,
-					const char *session)
+					const char *session, uint64_t max_bytes)
 {
 	struct lg_quarantine *q = calloc(1, sizeof(*q));
 
@@ -43,6 +43,7 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 	snprintf(q->state_dir, sizeof(q->state_dir), "%s", state_dir);
 	snprintf(q->session, sizeof(q->session), "%s", session);
 	q->index_fd = -1;
+	q->max_bytes = max_bytes;
 	return q;
 }
 
@@ -267,6 +268,10 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 	    !same_inode(&st, who)) {
 		unlink(kept);
 		return -ESTALE;
+	}
+	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes) {
+		unlink(kept);
+		return -ENOSPC;
 	}
 	q->seq++;
 	e = index_add(q, "file", path, kept, &st, who);

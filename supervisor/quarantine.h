@@ -27,7 +27,8 @@ struct lg_quarantine;
 
 /* NULL when out of memory; the folders are made at the first entry. */
 struct lg_quarantine *lg_quarantine_new(const char *state_dir,
-					const char *session);
+					const char *session,
+					uint64_t max_bytes);
 void lg_quarantine_free(struct lg_quarantine *q);
 
 /* What is about to go, and who removes it: for the index. */
@@ -42,7 +43,7 @@ struct lg_quarantine_who {
  * Keeps the file at path (absolute, in lgrun's view) before it is
  * removed: a hard link, checked to be who->ino. 0, or -errno: EXDEV when
  * no folder can be made on its mount, ESTALE when path is not that inode
- * in lgrun's view, or why the link failed.
+ * in lgrun's view, ENOSPC past max_bytes, or why the link failed.
  */
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who);

@@ -331,10 +331,15 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		return 0;
 	snprintf(msg, sizeof(msg),
 		 "%s of %s could not be kept in the quarantine (%s)%s",
-		 lg_op_name(ev->op), ev->target, strerror(-r),
+		 lg_op_name(ev->op), ev->target,
+		 r == -ENOSPC ? "quarantine.max_bytes reached" : strerror(-r),
 		 s->cfg->quarantine_deny ? ": refused (on_full = deny)" :
 					   ": let through (on_full = allow)");
-	lg_session_warn(s, "quarantine", "not_kept", ev->pid, exe, msg);
+	/* said a few times; the rest are counted in the end record */
+	if (++s->not_kept <= 3)
+		lg_session_warn(s, "quarantine", "not_kept", ev->pid, exe, msg);
+	else if (s->not_kept == 4)
+		lg_warn("further removals that cannot be kept are counted, not reported (see the session's end record)");
 	if (!s->cfg->quarantine_deny)
 		return 0;
 	s->st.denied++;

@@ -105,6 +105,7 @@ struct lg_session {
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
+	unsigned not_kept; /* removals of pre-existing data not kept */
 	/* the egress proxy's flows, by host:port (the first ones) */
 	struct egress_host {
 		char host[LG_EGRESS_HOST_MAX];

@@ -159,6 +159,16 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	lg_json_num(&j, "duration_s",
 		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
+	if (s->quarantine) {
+		unsigned files, dirs;
+		uint64_t bytes;
+
+		lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
+		lg_json_int(&j, "kept_files", files);
+		lg_json_int(&j, "kept_dirs", dirs);
+		lg_json_int(&j, "kept_bytes", (long long)bytes);
+		lg_json_int(&j, "not_kept", s->not_kept);
+	}
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
 	if (s->st.observed_http + s->st.observed_jsonrpc)
 		lg_json_int(&j, "observed_calls",

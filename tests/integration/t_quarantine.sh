@@ -93,6 +93,17 @@ run_lg --session undo6 --config "$T/deny.ini" -- rm "$T/mnt2/q" 2>"$T/err"
 [ -e "$T/mnt2/q" ] || fail "on_full = deny: the file was removed"
 grep -q "refused (on_full = deny)" "$T/err" || fail "no reason given: $(cat "$T/err")"
 
+# 7b. Past max_bytes nothing more is held: let through, said, counted.
+head -c 20000 /dev/urandom >"$T/big1"
+head -c 20000 /dev/urandom >"$T/big2"
+printf '[quarantine]\nmax_bytes = 30K\n' >"$T/max.ini"
+sleep 0.05
+run_lg --session undo8 --config "$T/max.ini" -- rm "$T/big1" "$T/big2" 2>"$T/err"
+assert_rc 0 "$RC" "removals past max_bytes"
+grep -q "max_bytes reached" "$T/err" || fail "max_bytes: $(cat "$T/err")"
+grep '"event":"session_end"' "$STATE/audit.jsonl" | grep '"session":"undo8"' | grep -q '"kept_files":1,"kept_dirs":0,"kept_bytes":20000,"not_kept":1' ||
+	fail "the end record does not count what was kept: $(grep undo8 "$STATE/audit.jsonl" | tail -1)"
+
 # 8. A static binary's removals are kept too (the seccomp path).
 if [ -x "$FIXBIN/rmloop-static" ]; then
 	mkfiles "$T/st" 2

@@ -456,6 +456,12 @@ static void test_errors(void **state)
 		{ "[profile x]\nvolumetric.max_ops = 1\nvolumetric.max_ops = 2\n",
 		  "test.ini:3: duplicate key 'volumetric.max_ops' in [profile x]" },
 		{ "[bogus]\nfoo = 1\n", "test.ini:1: unknown section [bogus]" },
+		{ "[quarantine]\nmax_bytes = 5 parsecs\n",
+		  "test.ini:2: quarantine.max_bytes: '5 parsecs' is not a size" },
+		{ "[quarantine]\nmax_bytes = 99999999999T\n",
+		  "test.ini:2: quarantine.max_bytes: '99999999999T' is not a size" },
+		{ "[quarantine]\non_full = maybe\n",
+		  "test.ini:2: quarantine.on_full: 'maybe' is not allow or deny" },
 		{ "[guard]\nbogus = 1\n",
 		  "test.ini:2: unknown key 'bogus' in [guard]" },
 		{ "[volumetric]\nmax = 1\n",
@@ -1137,6 +1143,23 @@ static void test_options(void **state)
 	assert_int_equal(c->bpf_mode, LG_BPF_OFF);
 }
 
+static void test_quarantine_keys(void **state)
+{
+	struct lg_config *c = *state;
+
+	assert_true(c->quarantine);
+	assert_false(c->quarantine_deny);
+	assert_true(c->quarantine_max_bytes == 1024ULL * 1024 * 1024);
+	load_ok(c, "[quarantine]\non_full = deny\nmax_bytes = 512K\n", NULL,
+		NULL);
+	assert_true(c->quarantine_deny);
+	assert_true(c->quarantine_max_bytes == 512 * 1024);
+	load_ok(c, "[quarantine]\nmax_bytes = 100MiB\n", NULL, NULL);
+	assert_true(c->quarantine_max_bytes == 100ULL * 1024 * 1024);
+	load_ok(c, "[quarantine]\nmax_bytes = 4096\n", NULL, NULL);
+	assert_true(c->quarantine_max_bytes == 4096);
+}
+
 static void test_parse_errno(void **state)
 {
 	static const struct {
@@ -1337,6 +1360,7 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_errno),
 		T(test_options),
+		T(test_quarantine_keys),
 		TT(test_load_file_with_profile_file),
 		TT(test_load_file_errors),
 	};
