@@ -131,12 +131,16 @@ static int order(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* Of several entries for one path, the newest is put back. */
+/*
+ * Of several entries for one path, the oldest is put back: the path as it
+ * was before the session (a later one holds what the session itself wrote
+ * there, then replaced or removed). The later ones are named.
+ */
 static bool superseded(const struct restore *r, size_t i)
 {
 	for (size_t k = 0; k < r->n; k++)
 		if (k != i && r->e[k].dir == r->e[i].dir &&
-		    r->e[k].n > r->e[i].n &&
+		    r->e[k].n < r->e[i].n &&
 		    strcmp(r->e[k].path, r->e[i].path) == 0)
 			return true;
 	return false;
@@ -382,8 +386,12 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 			return 2;
 	}
 	for (size_t i = 0; i < r.n; i++) {
-		if (superseded(&r, i))
+		if (superseded(&r, i)) {
+			printf("later     %s: a later version stays in the quarantine (%s); the oldest is restored\n",
+			       show(r.e[i].path),
+			       show(r.e[i].kept ? r.e[i].kept : "metadata"));
 			continue;
+		}
 		if (r.e[i].dir)
 			put_dir(&r, &r.e[i]);
 		else

@@ -208,6 +208,9 @@ static bool moved_copy(struct lg_session *s, const char *path,
 	lg_dbg("%s was moved to %s", path, to);
 	return true;
 }
+static int keep(struct lg_session *s, const struct lg_event *ev,
+		const struct lg_facts *f);
+
 int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
 {
@@ -261,6 +264,20 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		succeeds = lg_facts_preexisting(&d, s->info.start_real_ns);
 	else if (!d.exists)
 		succeeds = lg_lineage_refill(s->content, dst);
+	/* Pre-existing data the rename replaces: kept first (sed -i, mv). */
+	if (succeeds && d.exists && s->quarantine && d.ino != f.ino &&
+	    lg_classify(LG_OP_UNLINK, &d, dst, NULL, s->cfg->ignore,
+			s->cfg->n_ignore,
+			s->info.start_real_ns) == LG_CLASS_DESTROY) {
+		struct lg_event over = *ev;
+		int err;
+
+		over.op = LG_OP_RENAME;
+		over.target = dst;
+		err = keep(s, &over, &d);
+		if (err)
+			return err;
+	}
 	if (succeeds && !src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
 			    LG_INODE_REWRITTEN) == 0)
@@ -319,7 +336,7 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 					 f->ino };
 	int r;
 
-	if (!f->exists || (ev->op == LG_OP_UNLINK) == f->is_dir ||
+	if (!f->exists || (ev->op != LG_OP_RMDIR) == f->is_dir ||
 	    f->nonempty_dir)
 		return 0; /* it fails */
 	exe_of(s, ev->pid, false, exe, sizeof(exe));

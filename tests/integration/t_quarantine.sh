@@ -58,6 +58,18 @@ cmp -s "$T/newsub" "$D/sub/s.txt" || fail "a conflict was overwritten"
 cmp -s "$T/orig/sub/s.txt" "$T/elsewhere$D/sub/s.txt" || fail "--to did not restore the content"
 [ "$(stat -c %a "$T/elsewhere$D/sub")" = 750 ] || fail "the directory's mode was not restored"
 
+# 4b. A rename over pre-existing data keeps it (mv new old, sed -i); the
+# restore brings back the path as it was before the session.
+printf 'original\n' >"$T/old"
+sleep 0.05
+run_lg --session undo9 -- bash -c 'echo new >"$0.new"; mv "$0.new" "$0"; sed -i s/new/newer/ "$0"' "$T/old"
+assert_rc 0 "$RC" "mv and sed -i over a pre-existing file"
+[ "$(cat "$T/old")" = newer ] || fail "the session's edits did not happen"
+mv "$T/old" "$T/old.session"
+"$LGCTL" --state-dir "$STATE" restore undo9 >"$T/out" || fail "restore after mv: $(cat "$T/out")"
+[ "$(cat "$T/old")" = original ] || fail "not the original: $(cat "$T/old"); $(cat "$T/out")"
+grep -q "^later .*$T/old: a later version stays" "$T/out" || fail "the later version is not named: $(cat "$T/out")"
+
 # 5. The tree cannot reach the quarantine.
 run_lg --session undo3 -- bash -c 'rm -rf "$0"/quarantine; rm -f "$0"/quarantine/undo1.jsonl; exit 0' "$STATE" 2>/dev/null
 [ -f "$STATE/quarantine/undo1.jsonl" ] || fail "the tree removed the quarantine's index"
