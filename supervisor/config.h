@@ -82,6 +82,7 @@ struct lg_config {
 	bool quarantine;
 	bool quarantine_deny; /* on_full = deny: refuse what cannot be kept */
 	uint64_t quarantine_max_bytes; /* held per session at most; 0: no limit */
+	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

@@ -204,6 +204,8 @@ const struct key lg_config_keys[] = {
 	  "allow" },
 	{ "quarantine", "max_bytes", K_BYTES, OFF(quarantine_max_bytes), 0, 0,
 	  "1G" },
+	{ "quarantine", "max_copy", K_BYTES, OFF(quarantine_max_copy), 0, 0,
+	  "64M" },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0, NULL },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0, NULL },
 };

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -272,6 +274,80 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes) {
 		unlink(kept);
 		return -ENOSPC;
+	}
+	q->seq++;
+	e = index_add(q, "file", path, kept, &st, who);
+	if (e) {
+		unlink(kept);
+		q->seq--;
+		return e;
+	}
+	q->files++;
+	q->bytes += st.stx_size;
+	return 0;
+}
+
+/* in's content into out: a reflink, else copied (copy_file_range). */
+static int clone_or_copy(int in, int out, uint64_t size)
+{
+	uint64_t done = 0;
+
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	while (done < size) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL,
+					    (size_t)(size - done), 0);
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break; /* shorter than it was: what there is */
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who, uint64_t max_copy)
+{
+	LG_AUTOCLOSE int in = -1;
+	LG_AUTOCLOSE int out = -1;
+	char kept[PATH_MAX + 32];
+	struct root *r;
+	struct statx st;
+	int e;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	/* a regular file only: opening a device or a fifo is not harmless */
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.stx_mode))
+		return -ESTALE;
+	in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	if (statx(in, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &st) < 0)
+		return -errno;
+	if (!same_inode(&st, who) || !S_ISREG(st.stx_mode))
+		return -ESTALE;
+	if (st.stx_size > max_copy)
+		return -EFBIG;
+	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
+		return -ENOSPC;
+	r = root_for(q, path);
+	if (!r)
+		return -EXDEV;
+	if (r->err)
+		return r->err;
+	snprintf(kept, sizeof(kept), "%s/%u", r->path, q->seq + 1);
+	out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0)
+		return -errno;
+	e = clone_or_copy(in, out, st.stx_size);
+	if (e) {
+		unlink(kept);
+		return e;
 	}
 	q->seq++;
 	e = index_add(q, "file", path, kept, &st, who);

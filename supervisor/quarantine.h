@@ -48,6 +48,14 @@ struct lg_quarantine_who {
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who);
 
+/*
+ * Keeps the content of the file at path before it is truncated: a reflink
+ * where the filesystem has them, else a copy of at most max_copy bytes
+ * (larger: -EFBIG; 0: no copies). 0 or -errno as lg_quarantine_link.
+ */
+int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who, uint64_t max_copy);
+
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);

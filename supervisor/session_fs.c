@@ -341,9 +341,13 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		return 0; /* it fails */
 	exe_of(s, ev->pid, false, exe, sizeof(exe));
 	who.exe = exe;
-	r = ev->op == LG_OP_RMDIR ?
-		    lg_quarantine_dir(s->quarantine, ev->target, &who) :
-		    lg_quarantine_link(s->quarantine, ev->target, &who);
+	if (ev->op == LG_OP_RMDIR)
+		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
+	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC)
+		r = lg_quarantine_copy(s->quarantine, ev->target, &who,
+				       s->cfg->quarantine_max_copy);
+	else
+		r = lg_quarantine_link(s->quarantine, ev->target, &who);
 	if (!r)
 		return 0;
 	snprintf(msg, sizeof(msg),
@@ -383,7 +387,9 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 		f.superseded = superseded(s, &f);
 	err = sess_decide(s, pid, op, path, &f, v);
 	if (!err && v->cls == LG_CLASS_DESTROY && s->quarantine &&
-	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
+	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR ||
+	     ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f.size > 0 &&
+	      !f.fd_deleted)))
 		err = keep(s, ev, &f);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&

@@ -70,6 +70,22 @@ mv "$T/old" "$T/old.session"
 [ "$(cat "$T/old")" = original ] || fail "not the original: $(cat "$T/old"); $(cat "$T/out")"
 grep -q "^later .*$T/old: a later version stays" "$T/out" || fail "the later version is not named: $(cat "$T/out")"
 
+# 4c. A truncation and an O_TRUNC open (open_trunc on) keep the old content.
+head -c 5000 /dev/urandom >"$T/tr1"
+printf 'keep me\n' >"$T/tr2"
+cp "$T/tr1" "$T/tr1.orig"
+printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc\n' >"$T/otrunc.ini"
+sleep 0.05
+run_lg --session undo10 --config "$T/otrunc.ini" -- bash -c 'truncate -s 0 "$0"; echo replaced >"$1"' "$T/tr1" "$T/tr2"
+assert_rc 0 "$RC" "a truncation and an O_TRUNC open"
+[ ! -s "$T/tr1" ] && [ "$(cat "$T/tr2")" = replaced ] || fail "the session's truncations did not happen"
+"$LGCTL" --state-dir "$STATE" restore undo10 >"$T/out"
+assert_rc 1 "$?" "restoring over the truncated files (conflicts)"
+[ ! -s "$T/tr1" ] && [ "$(cat "$T/tr2")" = replaced ] || fail "a conflict was overwritten"
+"$LGCTL" --state-dir "$STATE" restore undo10 --to "$T/old-content" >"$T/out" || fail "--to: $(cat "$T/out")"
+cmp -s "$T/tr1.orig" "$T/old-content$T/tr1" || fail "the truncated content was not kept"
+[ "$(cat "$T/old-content$T/tr2")" = "keep me" ] || fail "the O_TRUNC open's old content was not kept"
+
 # 5. The tree cannot reach the quarantine.
 run_lg --session undo3 -- bash -c 'rm -rf "$0"/quarantine; rm -f "$0"/quarantine/undo1.jsonl; exit 0' "$STATE" 2>/dev/null
 [ -f "$STATE/quarantine/undo1.jsonl" ] || fail "the tree removed the quarantine's index"
