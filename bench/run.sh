@@ -227,7 +227,7 @@ startup_nested() {
 
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
-RM_VARIANTS=(bare bulk observe)
+RM_VARIANTS=(bare bulk noq observe)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && RM_VARIANTS+=(bpf)
 HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
@@ -281,6 +281,14 @@ rm_setup() {
 	elif [ "$rc" != 0 ]; then
 		SKIP[rm_bulk]="lgrun --profile bulk-cleanup -- rm -rf failed (exit $rc)"
 	fi
+	# the same, with the quarantine off: what keeping the files costs
+	local noq=$WORK/conf-noq src=$ROOT/conf
+	[ "${BULK_ARGS[0]}" = --config ] && src=$(dirname "${BULK_ARGS[1]}")
+	mkdir -p "$noq/profiles"
+	cp "$src/profiles/"*.ini "$noq/profiles/"
+	{ cat "$src/lgrun.ini" 2>/dev/null; printf '\n[quarantine]\nenabled = false\n'; } >"$noq/lgrun.ini"
+	NOQ_ARGS=(--config "$noq/lgrun.ini" --profile bulk-cleanup)
+	rm -rf "$STATE/quarantine"
 }
 rm_one() { # variant
 	local v=$1 t0 t1 rc
@@ -292,6 +300,12 @@ rm_one() { # variant
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
+	noq)
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${NOQ_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
 	bpf)
@@ -312,6 +326,7 @@ rm_one() { # variant
 	bwrap)
 		t0=$(now_us); bwrap --dev-bind / / rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
 	esac
+	rm -rf "$STATE/quarantine" # what the round kept: untimed
 	if [ "$rc" != 0 ] || [ -e "$RM_DIR" ]; then
 		SKIP[rm_$v]="run failed (exit $rc) or left files behind"
 		rm -rf "$RM_DIR"
@@ -1036,9 +1051,10 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk bpf observe null strace bwrap; do
+		for v in bulk noq bpf observe null strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			noq) name="2 rm-heavy: no quarantine" desc="$what, bulk-cleanup, quarantine off" tgt="(vs lgrun)" ;;
 			bpf) name="2 rm-heavy: +bpf" desc="$what, bulk-cleanup, --bpf=on" tgt="(vs lgrun)" ;;
 			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
 			null) name="2 rm-heavy: notify" desc="$what, notify_null (answer only)" tgt="(reference)" ;;
@@ -1054,7 +1070,9 @@ if want rm; then
 			m=-
 			[ "$tgt" = "<= 2.0x" ] && m=$(met "$ratio <= 2.0")
 			extra="range $(spread "rm_$v" %.1f) ms"
-			if [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
+			if [ "$v" = noq ] && [ -n "$(median rm_bulk)" ]; then
+				extra="lgrun (quarantine on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: keeping $RM_FILES files by hard links (target <= 1.10x); $(spread rm_noq %.1f) ms"
+			elif [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
 				extra="$(calc '%.3fx' "$l / $(median rm_bulk)") of lgrun --bpf=off (the observer's own cost); $(spread rm_bpf %.1f) ms"
 			elif [ "$v" = bulk ] || [ "$v" = observe ]; then
 				if [ -n "$su_d" ]; then

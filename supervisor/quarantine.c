@@ -31,6 +31,9 @@ struct lg_quarantine {
 	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
 	struct root roots[MAX_ROOTS];
 	size_t nroots;
+	/* the last directory's root: rm -r removes a folder's files in a row */
+	char last_dir[PATH_MAX];
+	struct root *last_root;
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
 };
@@ -131,15 +134,18 @@ static int mkdir_0700(const char *path)
  * This session's folder on the mount that holds path: under the state dir
  * when it is that mount, else .lgrun-quarantine at the mount's top.
  */
-static struct root *root_for(struct lg_quarantine *q, const char *path)
+static struct root *find_root(struct lg_quarantine *q, const char *path,
+			      char *dir, size_t dirsize)
 {
-	char dir[PATH_MAX], top[PATH_MAX];
+	char top[PATH_MAX];
 	uint64_t mnt;
 	struct root *r;
 	int e;
 
-	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(dir, dirsize, "%s", path);
 	*strrchr(dir, '/') = '\0';
+	if (q->last_root && strcmp(dir, q->last_dir) == 0)
+		return q->last_root;
 	mnt = mount_of(dir[0] ? dir : "/");
 	if (!mnt)
 		return NULL;
@@ -173,6 +179,18 @@ static struct root *root_for(struct lg_quarantine *q, const char *path)
 	if (e)
 		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
 			dir[0] ? dir : "/", strerror(-e));
+	return r;
+}
+
+static struct root *root_for(struct lg_quarantine *q, const char *path)
+{
+	char dir[PATH_MAX];
+	struct root *r = find_root(q, path, dir, sizeof(dir));
+
+	if (r) {
+		snprintf(q->last_dir, sizeof(q->last_dir), "%s", dir);
+		q->last_root = r;
+	}
 	return r;
 }
 
@@ -235,6 +253,31 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	return r;
 }
 
+/*
+ * Entries go 1024 to a folder (<session>/<n / 1024>/<n>): a directory
+ * with tens of thousands of names makes each link slower on filesystems
+ * that search directories linearly.
+ */
+static void entry_name(const struct lg_quarantine *q, const struct root *r,
+		       char *out, size_t size)
+{
+	unsigned n = q->seq + 1;
+
+	snprintf(out, size, "%s/%u/%u", r->path, n / 1024, n);
+}
+
+/* The entry's folder, made (0700) when its first entry comes. */
+static int bucket(const char *kept)
+{
+	char dir[PATH_MAX + 32];
+
+	snprintf(dir, sizeof(dir), "%s", kept);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 static bool same_inode(const struct statx *st,
 		       const struct lg_quarantine_who *who)
 {
@@ -257,13 +300,15 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		return -EXDEV;
 	if (r->err)
 		return r->err;
-	snprintf(kept, sizeof(kept), "%s/%u", r->path, q->seq + 1);
+	entry_name(q, r, kept, sizeof(kept));
 	/*
 	 * Linked by its path in lgrun's view (the tree's mounts may be
 	 * copies of lgrun's, which a link cannot cross), then checked to be
 	 * the inode the tree is about to remove.
 	 */
-	if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0)
+	if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0 &&
+	    (errno != ENOENT || bucket(kept) < 0 ||
+	     linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0))
 		return -errno;
 	if (statx(AT_FDCWD, kept, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) <
 		    0 ||
@@ -340,8 +385,10 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -EXDEV;
 	if (r->err)
 		return r->err;
-	snprintf(kept, sizeof(kept), "%s/%u", r->path, q->seq + 1);
+	entry_name(q, r, kept, sizeof(kept));
 	out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0 && errno == ENOENT && bucket(kept) == 0)
+		out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0)
 		return -errno;
 	e = clone_or_copy(in, out, st.stx_size);

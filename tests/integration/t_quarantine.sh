@@ -99,7 +99,7 @@ printf 'on disk\n' >"$T/y"
 sleep 0.05
 run_lg --session undo4 -- rm "$T/mnt/x" "$T/y"
 assert_rc 0 "$RC" "two removals on two filesystems"
-[ -f "$T/mnt/.lgrun-quarantine/undo4/1" ] || fail "nothing kept on the tmpfs: $(ls -la "$T/mnt" "$T/mnt/.lgrun-quarantine" 2>&1)"
+[ -f "$T/mnt/.lgrun-quarantine/undo4/0/1" ] || fail "nothing kept on the tmpfs: $(ls -la "$T/mnt" "$T/mnt/.lgrun-quarantine" 2>&1)"
 "$LGCTL" --state-dir "$STATE" restore undo4 >"$T/out" || fail "restore across filesystems: $(cat "$T/out")"
 grep -q "on tmpfs" "$T/mnt/x" && grep -q "on disk" "$T/y" || fail "not both restored"
 
