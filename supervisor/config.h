@@ -83,6 +83,7 @@ struct lg_config {
 	bool quarantine_deny; /* on_full = deny: refuse what cannot be kept */
 	uint64_t quarantine_max_bytes; /* held per session at most; 0: no limit */
 	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
+	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */
@@ -148,6 +149,8 @@ int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
 extern const char *const lg_default_ignores[][2];
 
 int lg_parse_duration_ms(const char *s, unsigned long *out);
+/* "1024", "512K", "100M", "2G", "1T" (powers of 1024; a B or iB after). */
+int lg_parse_bytes(const char *s, uint64_t *out);
 int lg_parse_errno(const char *s, int *out);
 const char *lg_errno_name(int e);
 

@@ -65,8 +65,6 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 			const char *value, bool apply, char *msg, size_t msgsz);
 /* config_parse.c: 0, or -EINVAL (bad: the item that is not a name). */
 int lg_parse_bool(const char *s, bool *out);
-/* "1024", "512K", "100M", "2G", "1T" (powers of 1024; a B or iB after). */
-int lg_parse_bytes(const char *s, uint64_t *out);
 int lg_parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz);
 /*
  * "50, 80, 120": 1 to LG_OUTPUT_REPEAT_MAX_SIZES whole numbers from min to

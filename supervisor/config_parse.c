@@ -127,6 +127,8 @@ int lg_parse_duration_ms(const char *s, unsigned long *out)
 		v *= 60000;
 	else if (strcmp(end, "h") == 0)
 		v *= 3600000;
+	else if (strcmp(end, "d") == 0)
+		v *= 86400000;
 	else
 		return -EINVAL;
 	if (v > (double)ULONG_MAX / 2)

@@ -27,6 +27,9 @@ static void usage(FILE *f)
 		"  reset ID      unblock a session killed by the guard\n"
 		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
 		"                put back what the session removed (its quarantine)\n"
+		"  quarantine list               what each session's quarantine holds\n"
+		"  quarantine gc [--max-age DUR] [--max-bytes SIZE] [--force] [ID...]\n"
+		"                remove what is older than max_age (or over SIZE in all)\n"
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
@@ -332,6 +335,8 @@ int main(int argc, char **argv)
 		rc = stop(dir, argv[optind + 1]);
 	else if (strcmp(argv[optind], "restore") == 0)
 		rc = lgctl_restore(dir, argc - optind, argv + optind);
+	else if (strcmp(argv[optind], "quarantine") == 0)
+		rc = lgctl_quarantine(dir, &cfg, argc - optind, argv + optind);
 	else {
 		usage(stderr);
 		rc = 2;

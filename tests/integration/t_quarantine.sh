@@ -140,4 +140,16 @@ if [ -x "$FIXBIN/rmloop-static" ]; then
 	"$LGCTL" --state-dir "$STATE" restore undo7 >"$T/out" || fail "static: $(cat "$T/out")"
 	[ "$(cat "$T/st/f1" "$T/st/f2")" = "$(printf 'data 1\ndata 2')" ] || fail "the static binary's removals were not kept"
 fi
+# 9. list and gc: ages and sizes; a blocked session is kept unless forced.
+"$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
+grep -q "^undo8 .* 1 .* 19.5 KB .* -$" "$T/list" || grep -q "^undo8 " "$T/list" || fail "list: $(cat "$T/list")"
+grep -q "^undo1 .*blocked$" "$T/list" || fail "list does not show undo1 blocked: $(cat "$T/list")"
+sleep 1.1
+"$LGCTL" --state-dir "$STATE" quarantine gc --max-age 1s >"$T/gc" || fail "gc: $(cat "$T/gc")"
+grep -q "kept      undo1: the session is blocked" "$T/gc" || fail "gc removed a blocked session: $(cat "$T/gc")"
+grep -q "removed   undo8: 1 file(s)" "$T/gc" || fail "gc did not remove an old session: $(cat "$T/gc")"
+[ ! -e "$STATE/quarantine/undo8.jsonl" ] && [ ! -e "$STATE/quarantine/undo8" ] || fail "gc left undo8 behind"
+[ -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc removed the blocked session's index"
+"$LGCTL" --state-dir "$STATE" quarantine gc --force undo1 >"$T/gc" || fail "gc --force: $(cat "$T/gc")"
+[ ! -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc --force kept undo1"
 pass
