@@ -140,6 +140,19 @@ if [ -x "$FIXBIN/rmloop-static" ]; then
 	"$LGCTL" --state-dir "$STATE" restore undo7 >"$T/out" || fail "static: $(cat "$T/out")"
 	[ "$(cat "$T/st/f1" "$T/st/f2")" = "$(printf 'data 1\ndata 2')" ] || fail "the static binary's removals were not kept"
 fi
+# 8b. Ten processes removing at once: every removed file is kept.
+for k in $(seq 1 10); do mkfiles "$T/par/d$k" 20; done
+( cd "$T/par" && find . -type f | sort >"$T/par.list" )
+printf '[volumetric]\nmax_ops = 100000\n[same_target]\nmax = 100000\n[budget]\nmax_destructive_ops = 0\n' >"$T/par.ini"
+sleep 0.05
+run_lg --session undo11 --config "$T/par.ini" -- bash -c 'for k in $(seq 1 10); do rm -rf "$0/d$k" & done; wait' "$T/par"
+assert_rc 0 "$RC" "ten parallel rm -rf"
+[ -z "$(ls -A "$T/par")" ] || fail "the parallel removals did not all happen"
+"$LGCTL" --state-dir "$STATE" restore undo11 >"$T/out" || fail "parallel restore: $(tail -3 "$T/out")"
+( cd "$T/par" && find . -type f | sort >"$T/par.back" )
+cmp -s "$T/par.list" "$T/par.back" || fail "not every file came back: $(diff "$T/par.list" "$T/par.back" | head)"
+for k in 1 10; do [ "$(cat "$T/par/d$k/f20")" = "data 20" ] || fail "d$k/f20 content"; done
+
 # 9. list and gc: ages and sizes; a blocked session is kept unless forced.
 "$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
 grep -q "^undo8 .* 1 .* 19.5 KB .* -$" "$T/list" || grep -q "^undo8 " "$T/list" || fail "list: $(cat "$T/list")"
