@@ -1064,13 +1064,14 @@ static void test_parse_duration(void **state)
 		const char *s;
 		unsigned long ms;
 	} ok[] = {
-		{ "500ms", 500 },  { "30s", 30000 },   { "5m", 300000 },
-		{ "1h", 3600000 }, { "60", 60000 },    { "0", 0 },
-		{ "1.5s", 1500 },  { "5min", 300000 }, { "2h", 7200000 },
-		{ "0.5", 500 },	   { "1ms", 1 },       { "90s", 90000 },
+		{ "500ms", 500 },   { "30s", 30000 },	 { "5m", 300000 },
+		{ "1h", 3600000 },  { "60", 60000 },	 { "0", 0 },
+		{ "1.5s", 1500 },   { "5min", 300000 },	 { "2h", 7200000 },
+		{ "0.5", 500 },	    { "1ms", 1 },	 { "90s", 90000 },
+		{ "1d", 86400000 }, { "7d", 604800000 },
 	};
-	static const char *const bad[] = { "",	 "abc",	 "5x", "-1", "5 days",
-					   "ms", "5sec", "1d", "5mm" };
+	static const char *const bad[] = { "",	 "abc",	 "5x",	"-1", "5 days",
+					   "ms", "5sec", "1dd", "5mm" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
