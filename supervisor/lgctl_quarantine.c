@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -30,6 +31,7 @@ struct entry {
 	bool dir;
 	unsigned mode, uid, gid;
 	char *path, *kept, *dest;
+	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
 	bool made; /* a directory this restore created */
 };
 
@@ -114,6 +116,7 @@ static int load(struct restore *r, const char *file, char **paths,
 		e->dir = strcmp(kind, "dir") == 0;
 		e->path = strdup(path);
 		e->kept = kept ? strdup(kept) : NULL;
+		e->xattrs = json_incref(json_object_get(o, "xattrs"));
 		json_decref(o);
 		if (!e->path || (kept && !e->kept))
 			return -ENOMEM;
@@ -175,6 +178,24 @@ static void set_meta(const struct entry *e)
 		/* the owner could not be given back: mode and times still are */
 	}
 	fchmodat(AT_FDCWD, e->dest, e->mode & 07777, 0);
+	if (e->xattrs) { /* a directory's, as recorded */
+		const char *name;
+		json_t *v;
+
+		json_object_foreach(e->xattrs, name, v)
+		{
+			const char *hex = json_string_value(v);
+			size_t n = hex ? strlen(hex) / 2 : 0;
+			unsigned char *b = malloc(n + 1);
+
+			for (size_t k = 0; b && k < n; k++)
+				sscanf(hex + 2 * k, "%2hhx", &b[k]);
+			if (b && lsetxattr(e->dest, name, b, n, 0) < 0) {
+				/* security.* without the right: the rest goes */
+			}
+			free(b);
+		}
+	}
 	utimensat(AT_FDCWD, e->dest, ts, AT_SYMLINK_NOFOLLOW);
 }
 
@@ -194,7 +215,23 @@ static int copy_file(const struct entry *e)
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (write(out, buf, (size_t)n) != n)
 			return -EIO;
-	return n < 0 ? -errno : 0;
+	if (n < 0)
+		return -errno;
+	{ /* the extended attributes go with the content */
+		char names[65536];
+		ssize_t ln = flistxattr(in, names, sizeof(names));
+
+		for (ssize_t o = 0; ln > 0 && o < ln;
+		     o += (ssize_t)strlen(names + o) + 1) {
+			ssize_t v = fgetxattr(in, names + o, buf, sizeof(buf));
+
+			if (v >= 0 &&
+			    fsetxattr(out, names + o, buf, (size_t)v, 0) < 0) {
+				/* not settable here: the rest goes */
+			}
+		}
+	}
+	return 0;
 }
 
 static void put_file(struct restore *r, struct entry *e)
@@ -412,6 +449,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 		free(r.e[i].path);
 		free(r.e[i].kept);
 		free(r.e[i].dest);
+		json_decref(r.e[i].xattrs);
 	}
 	free(r.e);
 	return r.conflicts || r.missing || r.failed ? 1 : 0;
@@ -454,6 +492,7 @@ static int held_of(const char *dir, const char *id, struct held *h)
 	for (size_t i = 0; i < r.n; i++) {
 		free(r.e[i].path);
 		free(r.e[i].kept);
+		json_decref(r.e[i].xattrs);
 	}
 	free(r.e);
 	return e;
@@ -577,6 +616,7 @@ static int drop(const char *dir, const char *id)
 	for (size_t i = 0; i < r.n; i++) {
 		free(r.e[i].path);
 		free(r.e[i].kept);
+		json_decref(r.e[i].xattrs);
 	}
 	free(r.e);
 	if (e == 0 && unlink(index) < 0)

@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -214,10 +215,60 @@ static int64_t ns(struct statx_timestamp t)
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+#define XATTR_MAX 65536 /* names or values of one inode kept at most */
+
+/* in's extended attributes onto out (what may be set: user.* at least). */
+static void copy_xattrs(int in, int out)
+{
+	char names[XATTR_MAX], *value = malloc(XATTR_MAX);
+	ssize_t n = flistxattr(in, names, sizeof(names));
+
+	for (ssize_t o = 0; value && n > 0 && o < n;
+	     o += (ssize_t)strlen(names + o) + 1) {
+		ssize_t v = fgetxattr(in, names + o, value, XATTR_MAX);
+
+		if (v >= 0 &&
+		    fsetxattr(out, names + o, value, (size_t)v, 0) < 0) {
+			/* security.* without the right: the rest still goes */
+		}
+	}
+	free(value);
+}
+
+/* A directory's extended attributes as {"name":"hex value",...}, or "". */
+static void xattrs_json(const char *path, struct lg_json *out)
+{
+	char names[XATTR_MAX];
+	unsigned char *value = malloc(XATTR_MAX);
+	ssize_t n = llistxattr(path, names, sizeof(names));
+	bool any = false;
+
+	for (ssize_t o = 0; value && n > 0 && o < n;
+	     o += (ssize_t)strlen(names + o) + 1) {
+		ssize_t v = lgetxattr(path, names + o, value, XATTR_MAX);
+		char hex[3];
+
+		if (v < 0)
+			continue;
+		lg_json_append(out, any ? "," : "{", 1);
+		lg_json_quote(out, names + o);
+		lg_json_append(out, ":\"", 2);
+		for (ssize_t k = 0; k < v; k++) {
+			snprintf(hex, sizeof(hex), "%02x", value[k]);
+			lg_json_append(out, hex, 2);
+		}
+		lg_json_append(out, "\"", 1);
+		any = true;
+	}
+	if (any)
+		lg_json_append(out, "}", 1);
+	free(value);
+}
+
 /* One line of the index: the entry, its inode's facts, who and when. */
 static int index_add(struct lg_quarantine *q, const char *kind,
 		     const char *path, const char *kept, const struct statx *st,
-		     const struct lg_quarantine_who *who)
+		     const struct lg_quarantine_who *who, const char *xattrs)
 {
 	struct lg_json j = { 0 };
 	char t[40];
@@ -246,6 +297,8 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_int(&j, "mtime_ns", ns(st->stx_mtime));
 	lg_json_int(&j, "pid", who->pid);
 	lg_json_str(&j, "exe", who->exe ? who->exe : "");
+	if (xattrs && *xattrs)
+		lg_json_raw(&j, "xattrs", xattrs);
 	line = lg_json_end(&j);
 	if (!line || dprintf(q->index_fd, "%s\n", line) < 0)
 		r = -EIO;
@@ -321,7 +374,7 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		return -ENOSPC;
 	}
 	q->seq++;
-	e = index_add(q, "file", path, kept, &st, who);
+	e = index_add(q, "file", path, kept, &st, who, NULL);
 	if (e) {
 		unlink(kept);
 		q->seq--;
@@ -392,12 +445,14 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	if (out < 0)
 		return -errno;
 	e = clone_or_copy(in, out, st.stx_size);
+	if (!e)
+		copy_xattrs(in, out);
 	if (e) {
 		unlink(kept);
 		return e;
 	}
 	q->seq++;
-	e = index_add(q, "file", path, kept, &st, who);
+	e = index_add(q, "file", path, kept, &st, who, NULL);
 	if (e) {
 		unlink(kept);
 		q->seq--;
@@ -419,8 +474,15 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		return -errno;
 	if (!same_inode(&st, who))
 		return -ESTALE;
-	q->seq++;
-	e = index_add(q, "dir", path, NULL, &st, who);
+	{
+		struct lg_json x = { 0 };
+
+		xattrs_json(path, &x);
+		q->seq++;
+		e = index_add(q, "dir", path, NULL, &st, who,
+			      x.buf ? x.buf : "");
+		lg_json_free(&x);
+	}
 	if (e) {
 		q->seq--;
 		return e;

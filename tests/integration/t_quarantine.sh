@@ -17,6 +17,9 @@ printf 'in sub\n' >"$D/sub/s.txt"
 chmod 640 "$D/a.bin"
 chmod 600 "$D/b.txt"
 chmod 750 "$D/sub"
+xattr() { python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.lgtest", sys.argv[2].encode())' "$@"; }
+getx() { python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.lgtest").decode())' "$1" 2>&1; }
+xattr "$D/a.bin" "on a file" && xattr "$D/sub" "on a dir" || fail "no user xattrs on $T's filesystem"
 touch -d '2021-03-04 05:06:07.123456789' "$D/a.bin" "$D/b.txt"
 cp -a "$D" "$T/orig"
 sleep 0.05
@@ -45,6 +48,7 @@ for f in a.bin b.txt; do
 		fail "$f: mode or times differ: $(stat -c '%a %y' "$D/$f")"
 done
 grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q '"restored":2' || fail "no restore record"
+[ "$(getx "$D/a.bin")" = "on a file" ] || fail "a.bin's xattr: $(getx "$D/a.bin")"
 
 # 4. Conflicts are never overwritten; --to puts them elsewhere.
 run_lg --session undo2 --observe -- rm -r "$D/sub" 2>/dev/null
@@ -57,6 +61,7 @@ cmp -s "$T/newsub" "$D/sub/s.txt" || fail "a conflict was overwritten"
 "$LGCTL" --state-dir "$STATE" restore undo2 --to "$T/elsewhere" >"$T/out" || fail "--to: $(cat "$T/out")"
 cmp -s "$T/orig/sub/s.txt" "$T/elsewhere$D/sub/s.txt" || fail "--to did not restore the content"
 [ "$(stat -c %a "$T/elsewhere$D/sub")" = 750 ] || fail "the directory's mode was not restored"
+[ "$(getx "$T/elsewhere$D/sub")" = "on a dir" ] || fail "the directory's xattr: $(getx "$T/elsewhere$D/sub")"
 
 # 4b. A rename over pre-existing data keeps it (mv new old, sed -i); the
 # restore brings back the path as it was before the session.
@@ -74,6 +79,7 @@ grep -q "^later .*$T/old: a later version stays" "$T/out" || fail "the later ver
 head -c 5000 /dev/urandom >"$T/tr1"
 printf 'keep me\n' >"$T/tr2"
 cp "$T/tr1" "$T/tr1.orig"
+xattr "$T/tr1" "truncated"
 printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc\n' >"$T/otrunc.ini"
 sleep 0.05
 run_lg --session undo10 --config "$T/otrunc.ini" -- bash -c 'truncate -s 0 "$0"; echo replaced >"$1"' "$T/tr1" "$T/tr2"
@@ -84,6 +90,7 @@ assert_rc 1 "$?" "restoring over the truncated files (conflicts)"
 [ ! -s "$T/tr1" ] && [ "$(cat "$T/tr2")" = replaced ] || fail "a conflict was overwritten"
 "$LGCTL" --state-dir "$STATE" restore undo10 --to "$T/old-content" >"$T/out" || fail "--to: $(cat "$T/out")"
 cmp -s "$T/tr1.orig" "$T/old-content$T/tr1" || fail "the truncated content was not kept"
+[ "$(getx "$T/old-content$T/tr1")" = truncated ] || fail "the truncated file's xattr: $(getx "$T/old-content$T/tr1")"
 [ "$(cat "$T/old-content$T/tr2")" = "keep me" ] || fail "the O_TRUNC open's old content was not kept"
 
 # 5. The tree cannot reach the quarantine.
