@@ -337,9 +337,11 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
-BUILD_VARIANTS=(bare lg)
+BUILD_VARIANTS=(bare lg noq)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
+	mkdir -p "$WORK/conf-build-noq"
+	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nenabled = false\n'; } >"$WORK/conf-build-noq/lgrun.ini"
 	command -v make >/dev/null 2>&1 || { SKIP[build]="make is not installed"; return; }
 	command -v cc >/dev/null 2>&1 || { SKIP[build]="cc is not installed"; return; }
 	bash "$ROOT/bench/gen_project.sh" "$PROJ" "$BUILD_FILES" "$BUILD_FUNCS" ||
@@ -359,6 +361,7 @@ build_one() { # bare|lg|bpf
 		times >"$WORK/times.0"
 		t0=$(now_us)
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
+			$([ "$1" = noq ] && echo --config "$WORK/conf-build-noq/lgrun.ini") \
 			-- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
@@ -1100,6 +1103,12 @@ if want build; then
 		row "3 build" "$what" "$(calc '%.0f ms' "$b")" "$(calc '%.0f ms' "$l")" \
 			"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$l - $b")" "<= 1.03x" \
 			"$(met "$ratio <= 1.03")" "--bpf=off; CPU (user+sys) $(calc '%.3fx' "$(median buildcpu_lg) / $(median buildcpu_bare)"); wall bare $(spread build_bare %.0f), lgrun $(spread build_lg %.0f) ms"
+		p=$(median build_noq)
+		if [ -n "$p" ]; then
+			row "3 build: no quarantine" "same, quarantine off vs on" "$(calc '%.0f ms' "$p")" "$(calc '%.0f ms' "$l")" \
+				"$(calc '%.3fx' "$l / $p")" "$(calc '%+.0f ms' "$l - $p")" "(vs lgrun)" - \
+				"what the quarantine costs a build: nothing pre-existing is removed; $(spread build_noq %.0f) ms"
+		fi
 		p=$(median build_bpf)
 		if [ -n "$p" ]; then
 			ratio=$(calc %.4f "$p / $l")
