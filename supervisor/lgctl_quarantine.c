@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl's side of the quarantine (quarantine.h): restore puts what a
- * session kept back at its paths, never over anything that is there
- * again; list shows what each session holds; gc removes what is old.
+ * lgctl's side of the quarantine (quarantine.h): the index reader, and
+ * `lgctl quarantine list|gc` (what each session holds; what is old goes).
+ * lgctl_restore.c puts entries back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,25 +25,7 @@
 #include "state.h"
 #include "termtext.h"
 #include "text.h"
-
-struct entry {
-	long long n, time_ns, atime_ns, mtime_ns, size;
-	bool dir;
-	unsigned mode, uid, gid;
-	char *path, *kept, *dest;
-	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
-	bool made; /* a directory this restore created */
-};
-
-struct restore {
-	struct entry *e;
-	size_t n;
-	const char *to;
-	bool dry;
-	unsigned restored, conflicts, missing, failed;
-};
-
-static const char *show(const char *s)
+const char *lgq_show(const char *s)
 {
 	static char buf[4][PATH_MAX * 2];
 	static int k;
@@ -64,8 +46,8 @@ static bool under(const char *path, const char *top)
 }
 
 /* The index's entries wanted: by path (or all), since a time. */
-static int load(struct restore *r, const char *file, char **paths,
-		size_t npaths, long long since_ns)
+int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
+	     long long since_ns)
 {
 	LG_AUTOFCLOSE FILE *f = fopen(file, "re");
 	char line[3 * PATH_MAX];
@@ -75,7 +57,7 @@ static int load(struct restore *r, const char *file, char **paths,
 	while (fgets(line, sizeof(line), f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *kind, *path, *kept;
-		struct entry *e;
+		struct lgq_entry *e;
 		bool want = npaths == 0;
 
 		if (!o)
@@ -124,335 +106,17 @@ static int load(struct restore *r, const char *file, char **paths,
 	return 0;
 }
 
-/* Directories first, parents before children; then files, oldest first. */
-static int order(const void *a, const void *b)
+void lgq_free(struct lgq_index *x)
 {
-	const struct entry *x = a, *y = b;
-
-	if (x->dir != y->dir)
-		return x->dir ? -1 : 1;
-	if (x->dir)
-		return strcmp(x->path, y->path);
-	return x->n < y->n ? -1 : x->n > y->n;
-}
-
-/*
- * Of several entries for one path, the oldest is put back: the path as it
- * was before the session (a later one holds what the session itself wrote
- * there, then replaced or removed). The later ones are named.
- */
-static bool superseded(const struct restore *r, size_t i)
-{
-	for (size_t k = 0; k < r->n; k++)
-		if (k != i && r->e[k].dir == r->e[i].dir &&
-		    r->e[k].n < r->e[i].n &&
-		    strcmp(r->e[k].path, r->e[i].path) == 0)
-			return true;
-	return false;
-}
-
-static int mkdirs(char *path, bool dry)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (!dry && mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->e[i].path);
+		free(x->e[i].kept);
+		free(x->e[i].dest);
+		json_decref(x->e[i].xattrs);
 	}
-	return 0;
-}
-
-static void set_meta(const struct entry *e)
-{
-	struct timespec ts[2] = {
-		{ e->atime_ns / 1000000000LL, e->atime_ns % 1000000000LL },
-		{ e->mtime_ns / 1000000000LL, e->mtime_ns % 1000000000LL }
-	};
-
-	if (geteuid() == 0 && fchownat(AT_FDCWD, e->dest, e->uid, e->gid,
-				       AT_SYMLINK_NOFOLLOW) < 0) {
-		/* the owner could not be given back: mode and times still are */
-	}
-	fchmodat(AT_FDCWD, e->dest, e->mode & 07777, 0);
-	if (e->xattrs) { /* a directory's, as recorded */
-		const char *name;
-		json_t *v;
-
-		json_object_foreach(e->xattrs, name, v)
-		{
-			const char *hex = json_string_value(v);
-			size_t n = hex ? strlen(hex) / 2 : 0;
-			unsigned char *b = malloc(n + 1);
-
-			for (size_t k = 0; b && k < n; k++)
-				sscanf(hex + 2 * k, "%2hhx", &b[k]);
-			if (b && lsetxattr(e->dest, name, b, n, 0) < 0) {
-				/* security.* without the right: the rest goes */
-			}
-			free(b);
-		}
-	}
-	utimensat(AT_FDCWD, e->dest, ts, AT_SYMLINK_NOFOLLOW);
-}
-
-/* A copy of kept at dest (--to on another filesystem). */
-static int copy_file(const struct entry *e)
-{
-	LG_AUTOCLOSE int in = open(e->kept, O_RDONLY | O_CLOEXEC);
-	LG_AUTOCLOSE int out = -1;
-	char buf[65536];
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	out = open(e->dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out < 0)
-		return -errno;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return -EIO;
-	if (n < 0)
-		return -errno;
-	{ /* the extended attributes go with the content */
-		char names[65536];
-		ssize_t ln = flistxattr(in, names, sizeof(names));
-
-		for (ssize_t o = 0; ln > 0 && o < ln;
-		     o += (ssize_t)strlen(names + o) + 1) {
-			ssize_t v = fgetxattr(in, names + o, buf, sizeof(buf));
-
-			if (v >= 0 &&
-			    fsetxattr(out, names + o, buf, (size_t)v, 0) < 0) {
-				/* not settable here: the rest goes */
-			}
-		}
-	}
-	return 0;
-}
-
-static void put_file(struct restore *r, struct entry *e)
-{
-	struct stat st;
-	int err = 0;
-
-	if (lstat(e->kept, &st) < 0) {
-		printf("missing   %s (no longer in the quarantine: restored or collected)\n",
-		       show(e->path));
-		r->missing++;
-		return;
-	}
-	if (lstat(e->dest, &st) == 0) {
-		printf("conflict  %s exists: left as it is (restore it elsewhere with --to DIR)\n",
-		       show(e->dest));
-		r->conflicts++;
-		return;
-	}
-	if (r->dry) {
-		printf("would restore %s (%lld bytes)\n", show(e->dest),
-		       e->size);
-		r->restored++;
-		return;
-	}
-	err = mkdirs(e->dest, false);
-	/* moved back (never over anything), or copied to --to elsewhere */
-	if (!err && renameat2(AT_FDCWD, e->kept, AT_FDCWD, e->dest,
-			      RENAME_NOREPLACE) < 0) {
-		err = -errno;
-		if (err == -EXDEV)
-			err = copy_file(e);
-		else if (err == -EEXIST) {
-			printf("conflict  %s exists: left as it is\n",
-			       show(e->dest));
-			r->conflicts++;
-			return;
-		}
-	}
-	if (err) {
-		printf("failed    %s: %s\n", show(e->dest), strerror(-err));
-		r->failed++;
-		return;
-	}
-	set_meta(e);
-	printf("restored  %s (%lld bytes)\n", show(e->dest), e->size);
-	r->restored++;
-}
-
-static void put_dir(struct restore *r, struct entry *e)
-{
-	struct stat st;
-
-	if (lstat(e->dest, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			printf("conflict  %s exists and is not a directory\n",
-			       show(e->dest));
-			r->conflicts++;
-		}
-		return; /* there again: its files go into it */
-	}
-	if (r->dry) {
-		printf("would make %s/\n", show(e->dest));
-		return;
-	}
-	if (mkdirs(e->dest, false) < 0 || mkdir(e->dest, 0700) < 0) {
-		printf("failed    %s/: %s\n", show(e->dest), strerror(errno));
-		r->failed++;
-		return;
-	}
-	e->made = true;
-}
-
-static int audit_restore(const char *dir, const char *id,
-			 const struct restore *r)
-{
-	struct lg_json j = { 0 };
-	char audit[PATH_MAX + 16], t[40], sum[256];
-	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
-						 getenv("USER");
-	int e;
-
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
-	snprintf(
-		sum, sizeof(sum),
-		"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
-		r->restored, r->conflicts, r->missing, r->failed);
-	lg_json_begin(&j);
-	lg_json_str(&j, "time", t);
-	lg_json_str(&j, "session", id);
-	lg_json_str(&j, "event", "restore");
-	lg_json_str(&j, "by", user ? user : "?");
-	if (r->to)
-		lg_json_str(&j, "to", r->to);
-	lg_json_int(&j, "restored", r->restored);
-	lg_json_int(&j, "conflicts", r->conflicts);
-	lg_json_int(&j, "missing", r->missing);
-	lg_json_int(&j, "failed", r->failed);
-	lg_json_str(&j, "summary", sum);
-	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
-	e = lg_audit_append(audit, lg_json_end(&j), true);
-	lg_json_free(&j);
-	return e;
-}
-
-static void restore_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
-		"Puts back what the session removed of pre-existing data (its quarantine):\n"
-		"only PATHs (and what is under them) when given, only what was removed in the\n"
-		"last DUR with --since, under DIR instead of in place with --to. Nothing that\n"
-		"exists is ever overwritten: such a path is reported as a conflict.\n");
-}
-
-int lgctl_restore(const char *dir, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "since", required_argument, NULL, 's' },
-		{ "to", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct restore r = { 0 };
-	char index[PATH_MAX + 300];
-	long long since_ns = 0;
-	const char *id;
-	int c, e;
-
-	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:h", lo, NULL)) != -1) {
-		unsigned long ms;
-
-		switch (c) {
-		case 'n':
-			r.dry = true;
-			break;
-		case 's':
-			if (lg_parse_duration_ms(optarg, &ms) < 0) {
-				fprintf(stderr,
-					"lgctl restore: --since '%s' is not a duration (e.g. 10m, 2h)\n",
-					optarg);
-				return 2;
-			}
-			since_ns = lg_real_ns() - (long long)ms * 1000000LL;
-			break;
-		case 't':
-			r.to = optarg;
-			break;
-		case 'h':
-			restore_usage(stdout);
-			return 0;
-		default:
-			restore_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind >= argc) {
-		restore_usage(stderr);
-		return 2;
-	}
-	id = argv[optind++];
-	if (!lg_session_id_valid(id)) {
-		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
-		return 2;
-	}
-	if (r.to && r.to[0] != '/') {
-		fprintf(stderr,
-			"lgctl restore: --to needs an absolute directory\n");
-		return 2;
-	}
-	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
-	e = load(&r, index, argv + optind, (size_t)(argc - optind), since_ns);
-	if (e == -ENOENT) {
-		fprintf(stderr,
-			"lgctl: session '%s' has nothing in the quarantine (no %s)\n",
-			id, show(index));
-		return 1;
-	}
-	if (e < 0) {
-		fprintf(stderr, "lgctl: cannot read %s: %s\n", show(index),
-			strerror(-e));
-		return 2;
-	}
-	qsort(r.e, r.n, sizeof(*r.e), order);
-	for (size_t i = 0; i < r.n; i++) {
-		struct entry *en = &r.e[i];
-
-		if (asprintf(&en->dest, "%s%s", r.to ? r.to : "", en->path) < 0)
-			return 2;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		if (superseded(&r, i)) {
-			printf("later     %s: a later version stays in the quarantine (%s); the oldest is restored\n",
-			       show(r.e[i].path),
-			       show(r.e[i].kept ? r.e[i].kept : "metadata"));
-			continue;
-		}
-		if (r.e[i].dir)
-			put_dir(&r, &r.e[i]);
-		else
-			put_file(&r, &r.e[i]);
-	}
-	/* the directories' own metadata last, deepest first */
-	for (size_t i = r.n; i-- > 0;)
-		if (r.e[i].made)
-			set_meta(&r.e[i]);
-	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed\n",
-	       r.dry ? "dry run: " : "", r.restored, r.dry ? "would be " : "",
-	       r.conflicts, r.missing, r.failed);
-	if (!r.dry && r.n)
-		audit_restore(dir, id, &r);
-	for (size_t i = 0; i < r.n; i++) {
-		free(r.e[i].path);
-		free(r.e[i].kept);
-		free(r.e[i].dest);
-		json_decref(r.e[i].xattrs);
-	}
-	free(r.e);
-	return r.conflicts || r.missing || r.failed ? 1 : 0;
+	free(x->e);
+	x->e = NULL;
+	x->n = 0;
 }
 
 /* What one session's index says it holds. */
@@ -466,14 +130,14 @@ struct held {
 
 static int held_of(const char *dir, const char *id, struct held *h)
 {
-	struct restore r = { 0 };
+	struct lgq_index r = { 0 };
 	char index[PATH_MAX + 300], buf[64];
 	int e;
 
 	memset(h, 0, sizeof(*h));
 	snprintf(h->id, sizeof(h->id), "%s", id);
 	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
-	e = load(&r, index, NULL, 0, 0);
+	e = lgq_load(&r, index, NULL, 0, 0);
 	for (size_t i = 0; i < r.n; i++) {
 		struct stat st;
 
@@ -489,12 +153,7 @@ static int held_of(const char *dir, const char *id, struct held *h)
 			h->newest_ns = r.e[i].time_ns;
 	}
 	h->blocked = lg_state_killed(dir, id, buf, sizeof(buf)) == 1;
-	for (size_t i = 0; i < r.n; i++) {
-		free(r.e[i].path);
-		free(r.e[i].kept);
-		json_decref(r.e[i].xattrs);
-	}
-	free(r.e);
+	lgq_free(&r);
 	return e;
 }
 
@@ -562,7 +221,8 @@ static int list(const char *dir)
 	uint64_t total = 0;
 
 	if (!n) {
-		printf("the quarantine is empty (%s/quarantine)\n", show(dir));
+		printf("the quarantine is empty (%s/quarantine)\n",
+		       lgq_show(dir));
 		free(h);
 		return 0;
 	}
@@ -574,7 +234,7 @@ static int list(const char *dir)
 		lg_human_bytes(h[i].bytes, size, sizeof(size));
 		age(h[i].oldest_ns, a, sizeof(a));
 		age(h[i].newest_ns, b, sizeof(b));
-		printf("%-32s %6u %5u %10s %8s %8s %s\n", show(h[i].id),
+		printf("%-32s %6u %5u %10s %8s %8s %s\n", lgq_show(h[i].id),
 		       h[i].files, h[i].dirs, size, a, b,
 		       h[i].blocked ? "blocked" : "-");
 		total += h[i].bytes;
@@ -592,12 +252,12 @@ static int list(const char *dir)
 /* Removes what session id kept, its folders and its index. */
 static int drop(const char *dir, const char *id)
 {
-	struct restore r = { 0 };
+	struct lgq_index r = { 0 };
 	char index[PATH_MAX + 300];
 	int e;
 
 	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
-	e = load(&r, index, NULL, 0, 0);
+	e = lgq_load(&r, index, NULL, 0, 0);
 	for (size_t i = 0; i < r.n; i++) {
 		char folder[PATH_MAX];
 		char *slash;
@@ -613,12 +273,7 @@ static int drop(const char *dir, const char *id)
 			rmdir(folder); /* not empty yet: another entry's */
 		}
 	}
-	for (size_t i = 0; i < r.n; i++) {
-		free(r.e[i].path);
-		free(r.e[i].kept);
-		json_decref(r.e[i].xattrs);
-	}
-	free(r.e);
+	lgq_free(&r);
 	if (e == 0 && unlink(index) < 0)
 		e = -errno;
 	return e;
@@ -682,7 +337,7 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 			continue;
 		if (h[i].blocked && !force) {
 			printf("kept      %s: the session is blocked (lgctl reset it first, or --force)\n",
-			       show(h[i].id));
+			       lgq_show(h[i].id));
 			kept_blocked++;
 			continue;
 		}
@@ -690,8 +345,8 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 			char size[32];
 
 			lg_human_bytes(h[i].bytes, size, sizeof(size));
-			printf("removed   %s: %u file(s), %s\n", show(h[i].id),
-			       h[i].files, size);
+			printf("removed   %s: %u file(s), %s\n",
+			       lgq_show(h[i].id), h[i].files, size);
 			total -= h[i].bytes;
 			dropped++;
 		}

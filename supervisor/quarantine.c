@@ -338,13 +338,30 @@ static bool same_inode(const struct statx *st,
 	       makedev(st->stx_dev_major, st->stx_dev_minor) == who->dev;
 }
 
+/* An entry made at kept: into the index, and counted (else removed). */
+static int commit(struct lg_quarantine *q, const char *path, const char *kept,
+		  const struct statx *st, const struct lg_quarantine_who *who)
+{
+	int e;
+
+	q->seq++;
+	e = index_add(q, "file", path, kept, st, who, NULL);
+	if (e) {
+		unlink(kept);
+		q->seq--;
+		return e;
+	}
+	q->files++;
+	q->bytes += st->stx_size;
+	return 0;
+}
+
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who)
 {
 	struct root *r;
 	char kept[PATH_MAX + 32];
 	struct statx st;
-	int e;
 
 	if (path[0] != '/')
 		return -EINVAL;
@@ -373,16 +390,7 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		unlink(kept);
 		return -ENOSPC;
 	}
-	q->seq++;
-	e = index_add(q, "file", path, kept, &st, who, NULL);
-	if (e) {
-		unlink(kept);
-		q->seq--;
-		return e;
-	}
-	q->files++;
-	q->bytes += st.stx_size;
-	return 0;
+	return commit(q, path, kept, &st, who);
 }
 
 /* in's content into out: a reflink, else copied (copy_file_range). */
@@ -451,16 +459,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		unlink(kept);
 		return e;
 	}
-	q->seq++;
-	e = index_add(q, "file", path, kept, &st, who, NULL);
-	if (e) {
-		unlink(kept);
-		q->seq--;
-		return e;
-	}
-	q->files++;
-	q->bytes += st.stx_size;
-	return 0;
+	return commit(q, path, kept, &st, who);
 }
 
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,

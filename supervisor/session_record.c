@@ -43,6 +43,20 @@ static void json_head(struct lg_session *s, struct lg_json *j,
 	lg_json_str(j, "agent", s->info.agent);
 	lg_json_str(j, "event", event);
 }
+/* What the quarantine holds of the session, for its trip and end records. */
+static void kept_fields(const struct lg_session *s, struct lg_json *j)
+{
+	unsigned files, dirs;
+	uint64_t bytes;
+
+	if (!s->quarantine)
+		return;
+	lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
+	lg_json_int(j, "kept_files", files);
+	lg_json_int(j, "kept_dirs", dirs);
+	lg_json_int(j, "kept_bytes", (long long)bytes);
+	lg_json_int(j, "not_kept", s->not_kept);
+}
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 {
 	int r = lg_audit_append(s->info.audit_path, lg_json_end(j), sync);
@@ -159,16 +173,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	lg_json_num(&j, "duration_s",
 		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
-	if (s->quarantine) {
-		unsigned files, dirs;
-		uint64_t bytes;
-
-		lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
-		lg_json_int(&j, "kept_files", files);
-		lg_json_int(&j, "kept_dirs", dirs);
-		lg_json_int(&j, "kept_bytes", (long long)bytes);
-		lg_json_int(&j, "not_kept", s->not_kept);
-	}
+	kept_fields(s, &j);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
 	if (s->st.observed_http + s->st.observed_jsonrpc)
 		lg_json_int(&j, "observed_calls",
@@ -357,15 +362,7 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 					    lin[0] ? lin : s->trip_lineage);
 		}
 	}
-	if (s->quarantine) {
-		unsigned files, dirs;
-		uint64_t bytes;
-
-		lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
-		lg_json_int(&j, "kept_files", files);
-		lg_json_int(&j, "kept_dirs", dirs);
-		lg_json_int(&j, "kept_bytes", (long long)bytes);
-	}
+	kept_fields(s, &j);
 	lg_json_str(&j, "kill_method", method);
 	lg_json_num(&j, "kill_ms", kill_ms);
 	lg_json_int(&j, "survivors", survivors);
