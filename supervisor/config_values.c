@@ -206,6 +206,56 @@ out_of_range:
 }
 
 /* One word of a set (an action, a mode), an errno, the store's URL. */
+/* The [store] words: its backend, what to do without it, its URL. */
+static int set_store(struct lg_config *c, const struct key *k,
+		     const char *value, bool apply, char *msg, size_t msgsz)
+{
+	char *base = (char *)c;
+
+	switch (k->type) {
+	case K_STORE_BACKEND:
+		if (strcmp(value, "memory") && strcmp(value, "redis")) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%s' is not a backend (memory or redis)",
+				k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) = strcmp(value, "redis") == 0;
+		return 0;
+	case K_STORE_ERROR:
+		if (strcmp(value, "fail") && strcmp(value, "local")) {
+			snprintf(msg, msgsz, "%s.%s: '%s' is not fail or local",
+				 k->section, k->name, value);
+			return -EINVAL;
+		}
+		if (apply)
+			*(bool *)(base + k->off) = strcmp(value, "fail") == 0;
+		return 0;
+	case K_STORE_URL: {
+		char host[256], path[256], why[300];
+		int port, db;
+		char **p = (char **)(base + k->off);
+
+		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
+				       sizeof(path), &db, why,
+				       sizeof(why)) < 0) {
+			snprintf(msg, msgsz, "%s", why);
+			return -EINVAL;
+		}
+		if (!apply)
+			return 0;
+		free(*p);
+		*p = strdup(value);
+		return *p ? 0 : -ENOMEM;
+	}
+	default:
+		break;
+	}
+	return -EINVAL;
+}
+
 static int set_word(struct lg_config *c, const struct key *k, const char *value,
 		    bool apply, char *msg, size_t msgsz)
 {
@@ -266,43 +316,6 @@ static int set_word(struct lg_config *c, const struct key *k, const char *value,
 			*(bool *)(base + k->off) =
 				strcmp(value, "proxy-only") == 0;
 		return 0;
-	case K_STORE_BACKEND:
-		if (strcmp(value, "memory") && strcmp(value, "redis")) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a backend (memory or redis)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(bool *)(base + k->off) = strcmp(value, "redis") == 0;
-		return 0;
-	case K_STORE_ERROR:
-		if (strcmp(value, "fail") && strcmp(value, "local")) {
-			snprintf(msg, msgsz, "%s.%s: '%s' is not fail or local",
-				 k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(bool *)(base + k->off) = strcmp(value, "fail") == 0;
-		return 0;
-	case K_STORE_URL: {
-		char host[256], path[256], why[300];
-		int port, db;
-		char **p = (char **)(base + k->off);
-
-		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
-				       sizeof(path), &db, why,
-				       sizeof(why)) < 0) {
-			snprintf(msg, msgsz, "%s", why);
-			return -EINVAL;
-		}
-		if (!apply)
-			return 0;
-		free(*p);
-		*p = strdup(value);
-		return *p ? 0 : -ENOMEM;
-	}
 	case K_ACTION: {
 		enum lg_verdict v;
 
@@ -527,13 +540,14 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 	case K_IGNORE_PATH:
 	case K_IGNORE_PROGRAM:
 		return set_ignore(c, k, value, apply, msg, msgsz);
+	case K_STORE_BACKEND:
+	case K_STORE_ERROR:
+	case K_STORE_URL:
+		return set_store(c, k, value, apply, msg, msgsz);
 	case K_BPF_MODE:
 	case K_LLM_MODE:
 	case K_EGRESS:
 	case K_ON_FULL:
-	case K_STORE_BACKEND:
-	case K_STORE_ERROR:
-	case K_STORE_URL:
 	case K_ACTION:
 	case K_ERRNO:
 		return set_word(c, k, value, apply, msg, msgsz);
