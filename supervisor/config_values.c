@@ -205,64 +205,44 @@ out_of_range:
 	return -ERANGE;
 }
 
-/* One word of a set (an action, a mode), an errno, the store's URL. */
-/* The [store] words: its backend, what to do without it, its URL. */
-static int set_store(struct lg_config *c, const struct key *k,
-		     const char *value, bool apply, char *msg, size_t msgsz)
+/* A key whose value is one of two words, kept as a bool (the second). */
+static int set_choice(struct lg_config *c, const struct key *k,
+		      const char *value, bool apply, char *msg, size_t msgsz)
 {
-	char *base = (char *)c;
+	static const struct {
+		enum ktype type;
+		const char *no, *yes, *what;
+	} words[] = {
+		{ K_STORE_BACKEND, "memory", "redis",
+		  "a backend (memory or redis)" },
+		{ K_STORE_ERROR, "local", "fail", "fail or local" },
+		{ K_ON_FULL, "allow", "deny", "allow or deny" },
+		{ K_EGRESS, "open", "proxy-only", "open or proxy-only" },
+	};
 
-	switch (k->type) {
-	case K_STORE_BACKEND:
-		if (strcmp(value, "memory") && strcmp(value, "redis")) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a backend (memory or redis)",
-				k->section, k->name, value);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (words[i].type != k->type)
+			continue;
+		if (strcmp(value, words[i].no) && strcmp(value, words[i].yes)) {
+			snprintf(msg, msgsz, "%s.%s: '%s' is not %s",
+				 k->section, k->name, value, words[i].what);
 			return -EINVAL;
 		}
 		if (apply)
-			*(bool *)(base + k->off) = strcmp(value, "redis") == 0;
+			*(bool *)((char *)c + k->off) =
+				strcmp(value, words[i].yes) == 0;
 		return 0;
-	case K_STORE_ERROR:
-		if (strcmp(value, "fail") && strcmp(value, "local")) {
-			snprintf(msg, msgsz, "%s.%s: '%s' is not fail or local",
-				 k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(bool *)(base + k->off) = strcmp(value, "fail") == 0;
-		return 0;
-	case K_STORE_URL: {
-		char host[256], path[256], why[300];
-		int port, db;
-		char **p = (char **)(base + k->off);
-
-		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
-				       sizeof(path), &db, why,
-				       sizeof(why)) < 0) {
-			snprintf(msg, msgsz, "%s", why);
-			return -EINVAL;
-		}
-		if (!apply)
-			return 0;
-		free(*p);
-		*p = strdup(value);
-		return *p ? 0 : -ENOMEM;
-	}
-	default:
-		break;
 	}
 	return -EINVAL;
 }
 
+/* One word of a set (an action, a mode), an errno, the store's URL. */
 static int set_word(struct lg_config *c, const struct key *k, const char *value,
 		    bool apply, char *msg, size_t msgsz)
 {
 	char *base = (char *)c;
 	int e;
 
-	(void)c;
 	switch (k->type) {
 	case K_BPF_MODE: {
 		int m = lg_bpf_mode_parse(value);
@@ -296,26 +276,23 @@ static int set_word(struct lg_config *c, const struct key *k, const char *value,
 			*(int *)(base + k->off) = m;
 		return 0;
 	}
-	case K_ON_FULL:
-		if (strcmp(value, "allow") && strcmp(value, "deny")) {
-			snprintf(msg, msgsz, "%s.%s: '%s' is not allow or deny",
-				 k->section, k->name, value);
+	case K_STORE_URL: {
+		char host[256], path[256], why[300];
+		int port, db;
+		char **p = (char **)(base + k->off);
+
+		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
+				       sizeof(path), &db, why,
+				       sizeof(why)) < 0) {
+			snprintf(msg, msgsz, "%s", why);
 			return -EINVAL;
 		}
-		if (apply)
-			*(bool *)(base + k->off) = strcmp(value, "deny") == 0;
-		return 0;
-	case K_EGRESS:
-		if (strcmp(value, "open") && strcmp(value, "proxy-only")) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' is not open or proxy-only",
-				 k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(bool *)(base + k->off) =
-				strcmp(value, "proxy-only") == 0;
-		return 0;
+		if (!apply)
+			return 0;
+		free(*p);
+		*p = strdup(value);
+		return *p ? 0 : -ENOMEM;
+	}
 	case K_ACTION: {
 		enum lg_verdict v;
 
@@ -347,14 +324,12 @@ static int set_word(struct lg_config *c, const struct key *k, const char *value,
 	return -EINVAL;
 }
 
-/* Strings and lists: globs, syscalls, sizes, keys, [llm] tables. */
 /* A set of names (K_SYSCALLS) or of sizes (K_SIZES). */
 static int set_set(struct lg_config *c, const struct key *k, const char *value,
 		   bool apply, char *msg, size_t msgsz)
 {
 	char *base = (char *)c;
 
-	(void)base;
 	switch (k->type) {
 	case K_SYSCALLS: {
 		char bad[64];
@@ -410,9 +385,6 @@ static int set_set(struct lg_config *c, const struct key *k, const char *value,
 static int set_ignore(struct lg_config *c, const struct key *k,
 		      const char *value, bool apply, char *msg, size_t msgsz)
 {
-	char *base = (char *)c;
-
-	(void)base;
 	switch (k->type) {
 	case K_IGNORE_PATH:
 		if (!*value) {
@@ -444,6 +416,7 @@ static int set_ignore(struct lg_config *c, const struct key *k,
 	return -EINVAL;
 }
 
+/* Strings and lists: endpoints, keys, [llm] tables, plain strings. */
 static int set_list(struct lg_config *c, const struct key *k, const char *value,
 		    bool apply, char *msg, size_t msgsz)
 {
@@ -542,12 +515,12 @@ int lg_config_set_value(struct lg_config *c, const struct key *k,
 		return set_ignore(c, k, value, apply, msg, msgsz);
 	case K_STORE_BACKEND:
 	case K_STORE_ERROR:
-	case K_STORE_URL:
-		return set_store(c, k, value, apply, msg, msgsz);
+	case K_ON_FULL:
+	case K_EGRESS:
+		return set_choice(c, k, value, apply, msg, msgsz);
 	case K_BPF_MODE:
 	case K_LLM_MODE:
-	case K_EGRESS:
-	case K_ON_FULL:
+	case K_STORE_URL:
 	case K_ACTION:
 	case K_ERRNO:
 		return set_word(c, k, value, apply, msg, msgsz);

@@ -331,6 +331,20 @@ static int bucket(const char *kept)
 	return 0;
 }
 
+/* Where the next entry for path goes: its name, or -errno (no folder). */
+static int place(struct lg_quarantine *q, const char *path, char *kept,
+		 size_t size)
+{
+	struct root *r = root_for(q, path);
+
+	if (!r)
+		return -EXDEV;
+	if (r->err)
+		return r->err;
+	entry_name(q, r, kept, size);
+	return 0;
+}
+
 static bool same_inode(const struct statx *st,
 		       const struct lg_quarantine_who *who)
 {
@@ -359,18 +373,15 @@ static int commit(struct lg_quarantine *q, const char *path, const char *kept,
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who)
 {
-	struct root *r;
 	char kept[PATH_MAX + 32];
 	struct statx st;
+	int e;
 
 	if (path[0] != '/')
 		return -EINVAL;
-	r = root_for(q, path);
-	if (!r)
-		return -EXDEV;
-	if (r->err)
-		return r->err;
-	entry_name(q, r, kept, sizeof(kept));
+	e = place(q, path, kept, sizeof(kept));
+	if (e)
+		return e;
 	/*
 	 * Linked by its path in lgrun's view (the tree's mounts may be
 	 * copies of lgrun's, which a link cannot cross), then checked to be
@@ -419,7 +430,6 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	LG_AUTOCLOSE int in = -1;
 	LG_AUTOCLOSE int out = -1;
 	char kept[PATH_MAX + 32];
-	struct root *r;
 	struct statx st;
 	int e;
 
@@ -441,12 +451,9 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -EFBIG;
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
 		return -ENOSPC;
-	r = root_for(q, path);
-	if (!r)
-		return -EXDEV;
-	if (r->err)
-		return r->err;
-	entry_name(q, r, kept, sizeof(kept));
+	e = place(q, path, kept, sizeof(kept));
+	if (e)
+		return e;
 	out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (out < 0 && errno == ENOENT && bucket(kept) == 0)
 		out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
