@@ -207,6 +207,28 @@ void lg_time_iso(int64_t real_ns, char *buf, size_t size)
 	snprintf(buf, size, "%s.%03dZ", s, (int)((real_ns / 1000000LL) % 1000));
 }
 
+void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
+		    const char *tag, const char *event, char *id_out,
+		    size_t id_size)
+{
+	char t[40], id[256], own[32];
+
+	if (!tag) {
+		snprintf(own, sizeof(own), "%s-%lld", event,
+			 (long long)(now / 1000000));
+		tag = own;
+	}
+	lg_time_iso(now, t, sizeof(t));
+	snprintf(id, sizeof(id), "%s#%s", session, tag);
+	lg_json_begin(j);
+	lg_json_str(j, "time", t);
+	lg_json_str(j, "id", id);
+	lg_json_str(j, "session", session);
+	lg_json_str(j, "event", event);
+	if (id_out)
+		snprintf(id_out, id_size, "%s", id);
+}
+
 int lg_audit_append(const char *path, const char *line, bool sync)
 {
 	struct iovec iov[3] = { { "\n", 1 },

@@ -230,7 +230,7 @@ static int reset_shared(const struct lg_config *cfg, const char *id)
 static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 {
 	struct lg_json j = { 0 };
-	char audit[PATH_MAX + 16], t[40];
+	char audit[PATH_MAX + 16];
 	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
 						 getenv("USER");
 	int r, shared = 0;
@@ -264,11 +264,7 @@ static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 			strerror(-r));
 		return 2;
 	}
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
-	lg_json_begin(&j);
-	lg_json_str(&j, "time", t);
-	lg_json_str(&j, "session", id);
-	lg_json_str(&j, "event", "reset");
+	lg_audit_begin(&j, lg_real_ns(), id, NULL, "reset", NULL, 0);
 	lg_json_str(&j, "by", user ? user : "?");
 	lg_json_str(
 		&j, "summary",

@@ -215,20 +215,16 @@ static int audit_restore(const char *dir, const char *id,
 			 const struct restore *r)
 {
 	struct lg_json j = { 0 };
-	char audit[PATH_MAX + 16], t[40], sum[256];
+	char audit[PATH_MAX + 16], sum[256];
 	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
 						 getenv("USER");
 	int e;
 
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
 	snprintf(
 		sum, sizeof(sum),
 		"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
 		r->restored, r->conflicts, r->missing, r->failed);
-	lg_json_begin(&j);
-	lg_json_str(&j, "time", t);
-	lg_json_str(&j, "session", id);
-	lg_json_str(&j, "event", "restore");
+	lg_audit_begin(&j, lg_real_ns(), id, NULL, "restore", NULL, 0);
 	lg_json_str(&j, "by", user ? user : "?");
 	if (r->to)
 		lg_json_str(&j, "to", r->to);

@@ -25,16 +25,19 @@ struct root {
 	uint64_t mnt_id;
 	char path[PATH_MAX];
 	int err; /* it could not be made: -errno, said once */
+	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
+	unsigned bucket;
 };
 
 struct lg_quarantine {
-	char state_dir[PATH_MAX], session[200];
+	char state_dir[PATH_MAX], session[200], index[PATH_MAX + 256];
 	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
 	struct root roots[MAX_ROOTS];
 	size_t nroots;
 	/* the last directory's root: rm -r removes a folder's files in a row */
 	char last_dir[PATH_MAX];
 	struct root *last_root;
+	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
 };
@@ -48,7 +51,10 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 		return NULL;
 	snprintf(q->state_dir, sizeof(q->state_dir), "%s", state_dir);
 	snprintf(q->session, sizeof(q->session), "%s", session);
+	snprintf(q->index, sizeof(q->index), "%s/quarantine/%s.jsonl",
+		 state_dir, session);
 	q->index_fd = -1;
+	q->last_dir_fd = -1;
 	q->max_bytes = max_bytes;
 	return q;
 }
@@ -58,6 +64,9 @@ void lg_quarantine_free(struct lg_quarantine *q)
 	if (!q)
 		return;
 	lg_closep(&q->index_fd);
+	lg_closep(&q->last_dir_fd);
+	for (size_t i = 0; i < q->nroots; i++)
+		lg_closep(&q->roots[i].bucket_fd);
 	free(q);
 }
 
@@ -157,6 +166,7 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 		return NULL;
 	r = &q->roots[q->nroots++];
 	r->mnt_id = mnt;
+	r->bucket_fd = -1;
 	snprintf(top, sizeof(top), "%s/quarantine", q->state_dir);
 	if (mount_of(q->state_dir) == mnt) {
 		e = mkdir_0700(top);
@@ -188,8 +198,9 @@ static struct root *root_for(struct lg_quarantine *q, const char *path)
 	char dir[PATH_MAX];
 	struct root *r = find_root(q, path, dir, sizeof(dir));
 
-	if (r) {
+	if (r && (r != q->last_root || strcmp(dir, q->last_dir) != 0)) {
 		snprintf(q->last_dir, sizeof(q->last_dir), "%s", dir);
+		lg_closep(&q->last_dir_fd);
 		q->last_root = r;
 	}
 	return r;
@@ -204,9 +215,7 @@ static int index_open(struct lg_quarantine *q)
 	snprintf(p, sizeof(p), "%s/quarantine", q->state_dir);
 	if (mkdir_0700(p) < 0)
 		return -errno;
-	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", q->state_dir,
-		 q->session);
-	q->index_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	q->index_fd = open(q->index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	return q->index_fd < 0 ? -errno : 0;
 }
 
@@ -271,17 +280,18 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 		     const struct lg_quarantine_who *who, const char *xattrs)
 {
 	struct lg_json j = { 0 };
+	int64_t now = lg_real_ns();
 	char t[40];
 	const char *line;
 	int r = 0;
 
 	if (index_open(q) < 0)
 		return -EIO;
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_time_iso(now, t, sizeof(t));
 	lg_json_begin(&j);
 	lg_json_int(&j, "n", q->seq);
 	lg_json_str(&j, "time", t);
-	lg_json_int(&j, "time_ns", lg_real_ns());
+	lg_json_int(&j, "time_ns", now);
 	lg_json_str(&j, "session", q->session);
 	lg_json_str(&j, "kind", kind);
 	lg_json_str(&j, "op", lg_op_name(who->op));
@@ -297,51 +307,60 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_int(&j, "mtime_ns", ns(st->stx_mtime));
 	lg_json_int(&j, "pid", who->pid);
 	lg_json_str(&j, "exe", who->exe ? who->exe : "");
+	if (who->audit_id && *who->audit_id)
+		lg_json_str(&j, "audit_id", who->audit_id);
 	if (xattrs && *xattrs)
 		lg_json_raw(&j, "xattrs", xattrs);
 	line = lg_json_end(&j);
-	if (!line || dprintf(q->index_fd, "%s\n", line) < 0)
+	if (line)
+		lg_json_append(&j, "\n", 1);
+	/* one write (dprintf would stat and seek the file each time) */
+	if (!line || !j.buf || write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
 		r = -EIO;
 	lg_json_free(&j);
 	return r;
 }
 
+/* Where the next entry goes: its folder (open), its name there, its path. */
+struct spot {
+	int dirfd;
+	char name[16];
+	char kept[PATH_MAX + 32];
+};
+
 /*
  * Entries go 1024 to a folder (<session>/<n / 1024>/<n>): a directory
  * with tens of thousands of names makes each link slower on filesystems
- * that search directories linearly.
+ * that search directories linearly. The folder is made (0700) when its
+ * first entry comes, and kept open; afresh reopens it and forgets the
+ * last directory's descriptor (a retry after a failure).
  */
-static void entry_name(const struct lg_quarantine *q, const struct root *r,
-		       char *out, size_t size)
-{
-	unsigned n = q->seq + 1;
-
-	snprintf(out, size, "%s/%u/%u", r->path, n / 1024, n);
-}
-
-/* The entry's folder, made (0700) when its first entry comes. */
-static int bucket(const char *kept)
-{
-	char dir[PATH_MAX + 32];
-
-	snprintf(dir, sizeof(dir), "%s", kept);
-	*strrchr(dir, '/') = '\0';
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* Where the next entry for path goes: its name, or -errno (no folder). */
-static int place(struct lg_quarantine *q, const char *path, char *kept,
-		 size_t size)
+static int place(struct lg_quarantine *q, const char *path, struct spot *sp,
+		 bool afresh)
 {
 	struct root *r = root_for(q, path);
+	unsigned n = q->seq + 1;
+	char dir[PATH_MAX + 16];
 
 	if (!r)
 		return -EXDEV;
 	if (r->err)
 		return r->err;
-	entry_name(q, r, kept, size);
+	snprintf(dir, sizeof(dir), "%s/%u", r->path, n / 1024);
+	if (afresh)
+		lg_closep(&q->last_dir_fd);
+	if (afresh || r->bucket_fd < 0 || r->bucket != n / 1024) {
+		lg_closep(&r->bucket_fd);
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		r->bucket_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (r->bucket_fd < 0)
+			return -errno;
+		r->bucket = n / 1024;
+	}
+	sp->dirfd = r->bucket_fd;
+	snprintf(sp->name, sizeof(sp->name), "%u", n);
+	snprintf(sp->kept, sizeof(sp->kept), "%s/%s", dir, sp->name);
 	return 0;
 }
 
@@ -353,15 +372,16 @@ static bool same_inode(const struct statx *st,
 }
 
 /* An entry made at kept: into the index, and counted (else removed). */
-static int commit(struct lg_quarantine *q, const char *path, const char *kept,
-		  const struct statx *st, const struct lg_quarantine_who *who)
+static int commit(struct lg_quarantine *q, const char *path,
+		  const struct spot *sp, const struct statx *st,
+		  const struct lg_quarantine_who *who)
 {
 	int e;
 
 	q->seq++;
-	e = index_add(q, "file", path, kept, st, who, NULL);
+	e = index_add(q, "file", path, sp->kept, st, who, NULL);
 	if (e) {
-		unlink(kept);
+		unlinkat(sp->dirfd, sp->name, 0);
 		q->seq--;
 		return e;
 	}
@@ -370,38 +390,65 @@ static int commit(struct lg_quarantine *q, const char *path, const char *kept,
 	return 0;
 }
 
+/*
+ * path linked to the spot: from the descriptor of its directory, opened
+ * once for the files of one directory in a row (rm -r), which saves the
+ * walks of the whole path; by the whole path when by_path.
+ */
+static int link_to(struct lg_quarantine *q, const char *path,
+		   const struct spot *sp, bool by_path)
+{
+	if (!by_path && q->last_dir_fd < 0)
+		q->last_dir_fd = open(q->last_dir[0] ? q->last_dir : "/",
+				      O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!by_path && q->last_dir_fd >= 0) {
+		if (linkat(q->last_dir_fd, strrchr(path, '/') + 1, sp->dirfd,
+			   sp->name, 0) < 0)
+			return -errno;
+		return 0;
+	}
+	if (linkat(AT_FDCWD, path, sp->dirfd, sp->name, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who)
 {
-	char kept[PATH_MAX + 32];
+	struct spot sp;
 	struct statx st;
-	int e;
+	int e = 0;
 
 	if (path[0] != '/')
 		return -EINVAL;
-	e = place(q, path, kept, sizeof(kept));
-	if (e)
-		return e;
 	/*
 	 * Linked by its path in lgrun's view (the tree's mounts may be
 	 * copies of lgrun's, which a link cannot cross), then checked to be
-	 * the inode the tree is about to remove.
+	 * the inode the tree is about to remove. A failure by the cached
+	 * descriptors (the directory moved, the folder went) is tried again
+	 * by the whole path.
 	 */
-	if (linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0 &&
-	    (errno != ENOENT || bucket(kept) < 0 ||
-	     linkat(AT_FDCWD, path, AT_FDCWD, kept, 0) < 0))
-		return -errno;
-	if (statx(AT_FDCWD, kept, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) <
-		    0 ||
-	    !same_inode(&st, who)) {
-		unlink(kept);
-		return -ESTALE;
+	for (int by_path = 0; by_path < 2; by_path++) {
+		e = place(q, path, &sp, by_path);
+		if (e)
+			return e;
+		e = link_to(q, path, &sp, by_path);
+		if (e)
+			continue;
+		if (statx(sp.dirfd, sp.name, AT_SYMLINK_NOFOLLOW,
+			  STATX_BASIC_STATS, &st) == 0 &&
+		    same_inode(&st, who))
+			break;
+		unlinkat(sp.dirfd, sp.name, 0);
+		e = -ESTALE;
 	}
+	if (e)
+		return e;
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes) {
-		unlink(kept);
+		unlinkat(sp.dirfd, sp.name, 0);
 		return -ENOSPC;
 	}
-	return commit(q, path, kept, &st, who);
+	return commit(q, path, &sp, &st, who);
 }
 
 /* in's content into out: a reflink, else copied (copy_file_range). */
@@ -429,7 +476,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 {
 	LG_AUTOCLOSE int in = -1;
 	LG_AUTOCLOSE int out = -1;
-	char kept[PATH_MAX + 32];
+	struct spot sp;
 	struct statx st;
 	int e;
 
@@ -451,22 +498,23 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -EFBIG;
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
 		return -ENOSPC;
-	e = place(q, path, kept, sizeof(kept));
-	if (e)
-		return e;
-	out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out < 0 && errno == ENOENT && bucket(kept) == 0)
-		out = open(kept, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
+		e = place(q, path, &sp, afresh);
+		if (e)
+			return e;
+		out = openat(sp.dirfd, sp.name,
+			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	}
 	if (out < 0)
 		return -errno;
 	e = clone_or_copy(in, out, st.stx_size);
 	if (!e)
 		copy_xattrs(in, out);
 	if (e) {
-		unlink(kept);
+		unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
-	return commit(q, path, kept, &st, who);
+	return commit(q, path, &sp, &st, who);
 }
 
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
@@ -495,6 +543,11 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 	}
 	q->dirs++;
 	return 0;
+}
+
+const char *lg_quarantine_index(const struct lg_quarantine *q)
+{
+	return q->index;
 }
 
 void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,

@@ -36,6 +36,7 @@ struct lg_quarantine_who {
 	enum lg_op op;
 	pid_t pid;
 	const char *exe;
+	const char *audit_id; /* the session's audit record about it */
 	uint64_t dev, ino; /* the inode the tree's view showed (makedev) */
 };
 
@@ -59,6 +60,9 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);
+
+/* The index's path (<state_dir>/quarantine/<session>.jsonl). */
+const char *lg_quarantine_index(const struct lg_quarantine *q);
 
 /* What is held so far (files and directories, bytes of the files). */
 void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,

@@ -332,8 +332,10 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		const struct lg_facts *f)
 {
 	char exe[64] = "", msg[LG_SUMMARY_MAX];
-	struct lg_quarantine_who who = { ev->op, ev->pid, NULL, f->dev,
-					 f->ino };
+	struct lg_quarantine_who who = { .op = ev->op,
+					 .pid = ev->pid,
+					 .dev = f->dev,
+					 .ino = f->ino };
 	int r;
 
 	if (!f->exists || (ev->op != LG_OP_RMDIR) == f->is_dir ||
@@ -341,6 +343,9 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		return 0; /* it fails */
 	exe_of(s, ev->pid, false, exe, sizeof(exe));
 	who.exe = exe;
+	if (!s->kept_audit_id[0])
+		sess_audit_quarantine(s);
+	who.audit_id = s->kept_audit_id;
 	if (ev->op == LG_OP_RMDIR)
 		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
 	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC)

@@ -106,6 +106,8 @@ struct lg_session {
 	struct lg_programs *programs; /* what program-scoped rules mean */
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
+	char kept_audit_id[256]; /* the record that says the quarantine holds */
+	unsigned audit_seq; /* the session's audit records so far */
 	/* the egress proxy's flows, by host:port (the first ones) */
 	struct egress_host {
 		char host[LG_EGRESS_HOST_MAX];
@@ -178,6 +180,8 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 		   const char *target);
 
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
+/* Before the first entry: the record the quarantine's entries name. */
+void sess_audit_quarantine(struct lg_session *s);
 
 void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 			const char *event, enum lg_op op, pid_t pid,

@@ -31,17 +31,20 @@ static void json_recent(struct lg_session *s, struct lg_json *j)
 	lg_json_raw(j, "recent", arr.buf ? arr.buf : "[]");
 	lg_json_free(&arr);
 }
+static void json_head_id(struct lg_session *s, struct lg_json *j,
+			 const char *event, char *id, size_t size)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u",
+		 __atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED));
+	lg_audit_begin(j, lg_real_ns(), s->info.id, n, event, id, size);
+	lg_json_str(j, "agent", s->info.agent);
+}
 static void json_head(struct lg_session *s, struct lg_json *j,
 		      const char *event)
 {
-	char t[40];
-
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
-	lg_json_begin(j);
-	lg_json_str(j, "time", t);
-	lg_json_str(j, "session", s->info.id);
-	lg_json_str(j, "agent", s->info.agent);
-	lg_json_str(j, "event", event);
+	json_head_id(s, j, event, NULL, 0);
 }
 /* What the quarantine holds of the session, for its trip and end records. */
 static void kept_fields(const struct lg_session *s, struct lg_json *j)
@@ -64,6 +67,21 @@ void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
+}
+void sess_audit_quarantine(struct lg_session *s)
+{
+	struct lg_json j = { 0 };
+	char sum[LG_SUMMARY_MAX];
+
+	json_head_id(s, &j, "quarantine", s->kept_audit_id,
+		     sizeof(s->kept_audit_id));
+	snprintf(sum, sizeof(sum),
+		 "the session removes pre-existing data: lgrun keeps it in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
+		 s->info.id);
+	lg_json_str(&j, "summary", sum);
+	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
 }
 int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)

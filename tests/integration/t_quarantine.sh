@@ -33,6 +33,24 @@ grep -q "kept: 2 file(s), 70.0 KB; put it back with: lgctl restore undo1" "$T/er
 	fail "the trip does not say what is kept: $(cat "$T/err")"
 grep '"event":"trip"' "$STATE/audit.jsonl" | grep -q '"kept_files":2' || fail "the trip record does not count what is kept"
 [ "$(stat -c %a "$STATE/quarantine/undo1")" = 700 ] || fail "the quarantine folder is not 0700"
+# each entry names the audit record that says the quarantine holds them;
+# the session's records have ids of their own
+python3 - "$STATE/quarantine/undo1.jsonl" "$STATE/audit.jsonl" <<'PY' || fail "audit ids"
+import json, sys
+entries = [json.loads(l) for l in open(sys.argv[1])]
+recs = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+mine = [r for r in recs if r.get("session") == "undo1"]
+ids = [r.get("id") for r in mine]
+assert all(ids) and len(set(ids)) == len(ids), f"ids missing or repeated: {ids}"
+assert ids[0] == "undo1#1", ids
+byid = {r["id"]: r for r in mine}
+assert len(entries) == 2, entries
+for e in entries:
+    r = byid.get(e.get("audit_id"))
+    assert r and r["event"] == "quarantine", (e, ids)
+    assert "lgctl restore undo1" in r["summary"] and r["index"] == sys.argv[1], r
+assert [r["event"] for r in mine].count("quarantine") == 1, [r["event"] for r in mine]
+PY
 
 # 2. A dry run changes nothing and says what it would do.
 "$LGCTL" --state-dir "$STATE" restore undo1 --dry-run >"$T/dry" || fail "dry run: $(cat "$T/dry")"

@@ -85,6 +85,27 @@ static void test_field_unescapes(void **state)
 	lg_json_free(&j);
 }
 
+static void test_begin_ids(void **state)
+{
+	struct lg_json j = { 0 };
+	char id[64];
+
+	(void)state;
+	/* 2026-11-25T17:00:00.123Z */
+	lg_audit_begin(&j, 1795626000123456789LL, "s-1", "7", "trip", id,
+		       sizeof(id));
+	assert_string_equal(id, "s-1#7");
+	assert_string_equal(
+		lg_json_end(&j),
+		"{\"time\":\"2026-11-25T17:00:00.123Z\",\"id\":\"s-1#7\",\"session\":\"s-1\",\"event\":\"trip\"}");
+	lg_json_free(&j);
+	/* lgctl's records: the event and the time in ms */
+	lg_audit_begin(&j, 1795626000123456789LL, "s-1", NULL, "reset", id,
+		       sizeof(id));
+	assert_string_equal(id, "s-1#reset-1795626000123");
+	lg_json_free(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +113,7 @@ int main(void)
 		cmocka_unit_test(test_controls_escaped),
 		cmocka_unit_test(test_invalid_bytes),
 		cmocka_unit_test(test_field_unescapes),
+		cmocka_unit_test(test_begin_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
