@@ -208,14 +208,12 @@ void lg_time_iso(int64_t real_ns, char *buf, size_t size)
 }
 
 void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
-		    const char *tag, const char *event, char *id_out,
-		    size_t id_size)
+		    const char *tag, char *id_out, size_t id_size)
 {
 	char t[40], id[256], own[32];
 
 	if (!tag) {
-		snprintf(own, sizeof(own), "%s-%lld", event,
-			 (long long)(now / 1000000));
+		snprintf(own, sizeof(own), "%lld", (long long)(now / 1000000));
 		tag = own;
 	}
 	lg_time_iso(now, t, sizeof(t));
@@ -224,7 +222,6 @@ void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
 	lg_json_str(j, "time", t);
 	lg_json_str(j, "id", id);
 	lg_json_str(j, "session", session);
-	lg_json_str(j, "event", event);
 	if (id_out)
 		snprintf(id_out, id_size, "%s", id);
 }

@@ -38,13 +38,13 @@ void lg_json_field(const char *json, const char *key, char *out, size_t size);
 void lg_time_iso(int64_t real_ns, char *buf, size_t size);
 
 /*
- * Begins an audit record: its time (now, real ns), its id ("<session>#<tag>": the
- * session's own records count 1, 2, ...; lgctl's are "<event>-<unix ms>"),
- * the session and the event. id_out (optional) gets the id.
+ * Begins an audit record: its time (now, real ns), its id and the session.
+ * The id is "<session>#<tag>": the session's own records are counted (1,
+ * 2, ...); lgctl's have no tag (NULL) and get the time in ms. id_out
+ * (optional) gets the id.
  */
 void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
-		    const char *tag, const char *event, char *id_out,
-		    size_t id_size);
+		    const char *tag, char *id_out, size_t id_size);
 
 /* Appends one line to path (created 0640); fsyncs when sync. 0 or -errno. */
 int lg_audit_append(const char *path, const char *line, bool sync);

@@ -264,7 +264,8 @@ static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 			strerror(-r));
 		return 2;
 	}
-	lg_audit_begin(&j, lg_real_ns(), id, NULL, "reset", NULL, 0);
+	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
+	lg_json_str(&j, "event", "reset");
 	lg_json_str(&j, "by", user ? user : "?");
 	lg_json_str(
 		&j, "summary",

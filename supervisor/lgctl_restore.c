@@ -224,7 +224,8 @@ static int audit_restore(const char *dir, const char *id,
 		sum, sizeof(sum),
 		"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
 		r->restored, r->conflicts, r->missing, r->failed);
-	lg_audit_begin(&j, lg_real_ns(), id, NULL, "restore", NULL, 0);
+	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
+	lg_json_str(&j, "event", "restore");
 	lg_json_str(&j, "by", user ? user : "?");
 	if (r->to)
 		lg_json_str(&j, "to", r->to);

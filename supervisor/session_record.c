@@ -38,8 +38,9 @@ static void json_head_id(struct lg_session *s, struct lg_json *j,
 
 	snprintf(n, sizeof(n), "%u",
 		 __atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED));
-	lg_audit_begin(j, lg_real_ns(), s->info.id, n, event, id, size);
+	lg_audit_begin(j, lg_real_ns(), s->info.id, n, id, size);
 	lg_json_str(j, "agent", s->info.agent);
+	lg_json_str(j, "event", event);
 }
 static void json_head(struct lg_session *s, struct lg_json *j,
 		      const char *event)
