@@ -84,6 +84,7 @@ struct lg_config {
 	uint64_t quarantine_max_bytes; /* held per session at most; 0: no limit */
 	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
 	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
+	char *quarantine_folders; /* "DIR,DIR": a folder of one's own per mount */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

@@ -38,6 +38,7 @@ enum ktype {
 	K_EGRESS, /* [network] egress */
 	K_ON_FULL, /* [quarantine] on_full: allow or deny */
 	K_BYTES, /* a size: 1024, 512K, 100M, 2G (powers of 1024) */
+	K_DIRS, /* absolute directories, comma-separated */
 };
 
 struct key {
@@ -54,7 +55,7 @@ static inline bool lg_key_is_string(enum ktype t)
 {
 	return t == K_STRING || t == K_STORE_URL || t == K_ENDPOINTS ||
 	       t == K_IGNORE_KEYS || t == K_PRICES || t == K_LLM_VARIABLES ||
-	       t == K_LLM_DECRYPT;
+	       t == K_LLM_DECRYPT || t == K_DIRS;
 }
 
 extern const struct key lg_config_keys[];

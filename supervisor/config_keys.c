@@ -208,6 +208,8 @@ const struct key lg_config_keys[] = {
 	  "64M" },
 	{ "quarantine", "max_age", K_DURATION_U64, OFF(quarantine_max_age_ms),
 	  0, 3650 * 86400000UL, "7d" },
+	{ "quarantine", "folders", K_DIRS, OFF(quarantine_folders), 0, 0,
+	  NULL },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0, NULL },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0, NULL },
 };

@@ -416,6 +416,30 @@ static int set_ignore(struct lg_config *c, const struct key *k,
 	return -EINVAL;
 }
 
+/* "DIR,DIR": absolute paths, none empty, none with a comma's neighbours. */
+static bool dirs_valid(const struct key *k, const char *value, char *msg,
+		       size_t msgsz)
+{
+	const char *p = value;
+
+	do {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, ",");
+		if (p[0] != '/' || n >= 4096) {
+			snprintf(
+				msg, msgsz,
+				"%s.%s: '%.*s' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)",
+				k->section, k->name, (int)(n < 200 ? n : 200),
+				p);
+			return false;
+		}
+		p += n;
+	} while (*p++ == ',');
+	return true;
+}
+
 /* Strings and lists: endpoints, keys, [llm] tables, plain strings. */
 static int set_list(struct lg_config *c, const struct key *k, const char *value,
 		    bool apply, char *msg, size_t msgsz)
@@ -445,10 +469,14 @@ static int set_list(struct lg_config *c, const struct key *k, const char *value,
 		}
 	}
 		/* fall through */
+	case K_DIRS:
+		if (k->type == K_DIRS && !dirs_valid(k, value, msg, msgsz))
+			return -EINVAL;
+		/* fall through */
 	case K_PRICES:
 	case K_LLM_VARIABLES:
 	case K_LLM_DECRYPT:
-		if (k->type != K_IGNORE_KEYS &&
+		if (k->type != K_IGNORE_KEYS && k->type != K_DIRS &&
 		    check_llm_value(k->type, value, msg, msgsz) < 0)
 			return -EINVAL;
 		/* fall through */

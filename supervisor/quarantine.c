@@ -19,6 +19,7 @@
 #include "quarantine.h"
 
 #define MAX_ROOTS 16
+#define MAX_FOLDERS 16
 
 /* A folder of this session on one mount (in lgrun's view). */
 struct root {
@@ -40,10 +41,38 @@ struct lg_quarantine {
 	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
+	/* [quarantine] folders: configured, used on their own mounts */
+	char *folders[MAX_FOLDERS];
+	size_t nfolders;
 };
 
+/* "DIR, DIR": each trimmed, without a trailing '/'. */
+static int set_folders(struct lg_quarantine *q, const char *list)
+{
+	const char *p = list;
+
+	while (p && *p && q->nfolders < MAX_FOLDERS) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, ",");
+		while (n > 1 && (p[n - 1] == ' ' || p[n - 1] == '\t' ||
+				 p[n - 1] == '/'))
+			n--;
+		if (n && p[0] == '/') {
+			q->folders[q->nfolders] = strndup(p, n);
+			if (!q->folders[q->nfolders++])
+				return -ENOMEM;
+		}
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
 struct lg_quarantine *lg_quarantine_new(const char *state_dir,
-					const char *session, uint64_t max_bytes)
+					const char *session, uint64_t max_bytes,
+					const char *folders)
 {
 	struct lg_quarantine *q = calloc(1, sizeof(*q));
 
@@ -56,6 +85,10 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 	q->index_fd = -1;
 	q->last_dir_fd = -1;
 	q->max_bytes = max_bytes;
+	if (set_folders(q, folders) < 0) {
+		lg_quarantine_free(q);
+		return NULL;
+	}
 	return q;
 }
 
@@ -67,10 +100,19 @@ void lg_quarantine_free(struct lg_quarantine *q)
 	lg_closep(&q->last_dir_fd);
 	for (size_t i = 0; i < q->nroots; i++)
 		lg_closep(&q->roots[i].bucket_fd);
+	for (size_t i = 0; i < q->nfolders; i++)
+		free(q->folders[i]);
 	free(q);
 }
 
-bool lg_quarantine_path(const char *path)
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+bool lg_quarantine_path(const struct lg_quarantine *q, const char *path)
 {
 	const char *p = strstr(path, "/" LG_QUARANTINE_DIR);
 
@@ -80,6 +122,9 @@ bool lg_quarantine_path(const char *path)
 		if (end == '/' || end == '\0')
 			return true;
 	}
+	for (size_t i = 0; q && i < q->nfolders; i++)
+		if (under(path, q->folders[i]))
+			return true;
 	return false;
 }
 
@@ -91,6 +136,27 @@ static uint64_t mount_of(const char *path)
 	    !(st.stx_mask & STATX_MNT_ID))
 		return 0;
 	return st.stx_mnt_id;
+}
+
+/* The configured folder on mount mnt (it may not exist yet: its parent's). */
+static bool configured(const struct lg_quarantine *q, uint64_t mnt, char *out,
+		       size_t size)
+{
+	for (size_t i = 0; i < q->nfolders; i++) {
+		char parent[PATH_MAX];
+		uint64_t m = mount_of(q->folders[i]);
+
+		if (!m) {
+			snprintf(parent, sizeof(parent), "%s", q->folders[i]);
+			*strrchr(parent, '/') = '\0';
+			m = mount_of(parent[0] ? parent : "/");
+		}
+		if (m == mnt) {
+			snprintf(out, size, "%s", q->folders[i]);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* mountinfo's octal escapes (\040 for a space) undone in place. */
@@ -167,8 +233,10 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 	r = &q->roots[q->nroots++];
 	r->mnt_id = mnt;
 	r->bucket_fd = -1;
-	snprintf(top, sizeof(top), "%s/quarantine", q->state_dir);
-	if (mount_of(q->state_dir) == mnt) {
+	if (configured(q, mnt, top, sizeof(top))) {
+		e = mkdir_0700(top); /* its parent is the user's to make */
+	} else if (mount_of(q->state_dir) == mnt) {
+		snprintf(top, sizeof(top), "%s/quarantine", q->state_dir);
 		e = mkdir_0700(top);
 	} else {
 		e = mount_top(mnt, top, sizeof(top));

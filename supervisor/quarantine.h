@@ -5,9 +5,9 @@
  * back. A removed file is kept by a hard link into a folder on the same
  * mount (one syscall, no copy); a removed directory by its metadata.
  *
- * Where: <state_dir>/quarantine/<session>/ when the target is on the state
- * dir's mount, else <mount top>/.lgrun-quarantine/<session>/, folders made
- * 0700. The index of a session is one JSON line per entry in
+ * Where: <folder>/<session>/ when a configured folder is on the target's
+ * mount, else <state_dir>/quarantine/<session>/ when the state dir is, else
+ * <mount top>/.lgrun-quarantine/<session>/, folders made 0700. The index of a session is one JSON line per entry in
  * <state_dir>/quarantine/<session>.jsonl (what, where it was, its inode's
  * facts, who and when), read by lgctl.
  */
@@ -25,10 +25,14 @@
 
 struct lg_quarantine;
 
-/* NULL when out of memory; the folders are made at the first entry. */
+/*
+ * NULL when out of memory; the folders are made at the first entry.
+ * folders ("DIR,DIR", or NULL): configured places, each used for the mount
+ * it is on, before the state dir and the mount's top.
+ */
 struct lg_quarantine *lg_quarantine_new(const char *state_dir,
-					const char *session,
-					uint64_t max_bytes);
+					const char *session, uint64_t max_bytes,
+					const char *folders);
 void lg_quarantine_free(struct lg_quarantine *q);
 
 /* What is about to go, and who removes it: for the index. */
@@ -68,7 +72,10 @@ const char *lg_quarantine_index(const struct lg_quarantine *q);
 void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
 			  unsigned *dirs, uint64_t *bytes);
 
-/* A path lgrun keeps the quarantine under (protected from the tree). */
-bool lg_quarantine_path(const char *path);
+/*
+ * A path lgrun keeps a quarantine under (protected from the tree): any
+ * .lgrun-quarantine, and q's configured folders (q may be NULL).
+ */
+bool lg_quarantine_path(const struct lg_quarantine *q, const char *path);
 
 #endif

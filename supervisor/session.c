@@ -107,7 +107,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	s->content = lg_lineage_new(0);
 	if (cfg->quarantine && info->state_dir)
 		s->quarantine = lg_quarantine_new(info->state_dir, info->id,
-						  cfg->quarantine_max_bytes);
+						  cfg->quarantine_max_bytes,
+						  cfg->quarantine_folders);
 	if (!s->guard || !s->content ||
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);

@@ -143,7 +143,7 @@ bool sess_under(const char *path, const char *dir)
 static bool protected_path(const struct lg_session *s, const char *path)
 {
 	return sess_under(path, s->info.state_dir) ||
-	       lg_quarantine_path(path) ||
+	       lg_quarantine_path(s->quarantine, path) ||
 	       strcmp(path, s->info.audit_path) == 0 ||
 	       (s->info.metrics_path &&
 		strcmp(path, s->info.metrics_path) == 0);

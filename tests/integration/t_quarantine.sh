@@ -146,6 +146,23 @@ run_lg --session undo6 --config "$T/deny.ini" -- rm "$T/mnt2/q" 2>"$T/err"
 [ -e "$T/mnt2/q" ] || fail "on_full = deny: the file was removed"
 grep -q "refused (on_full = deny)" "$T/err" || fail "no reason given: $(cat "$T/err")"
 
+# 7a. A folder of one's own for that mount ([quarantine] folders): kept
+# there, protected there, restored from there.
+printf 'c\n' >"$T/mnt2/r"
+printf '[quarantine]\nfolders = /nonexistent/x, %s/keep/\n' "$T/mnt2" >"$T/folders.ini"
+sleep 0.05
+run_lg --session undo12 --config "$T/folders.ini" -- bash -c 'rm "$0/r"; rm -rf "$0/keep" 2>/dev/null; exit 0' "$T/mnt2" 2>"$T/err"
+assert_rc 0 "$RC" "a removal with a configured folder"
+[ ! -e "$T/mnt2/r" ] || fail "the removal did not happen"
+[ "$(cat "$T/mnt2/keep/undo12/0/1" 2>&1)" = c ] || fail "not kept in the configured folder: $(ls -laR "$T/mnt2" 2>&1; cat "$T/err")"
+[ "$(stat -c %a "$T/mnt2/keep")" = 700 ] || fail "the configured folder is not 0700"
+"$LGCTL" --state-dir "$STATE" restore undo12 >"$T/out" || fail "restore from a configured folder: $(cat "$T/out")"
+[ "$(cat "$T/mnt2/r")" = c ] || fail "not restored from the configured folder"
+printf '[quarantine]\nfolders = /ok, relative/dir\n' >"$T/badfolders.ini"
+"$LGRUN" --state-dir "$STATE" --config "$T/badfolders.ini" -- true 2>"$T/err"
+[ $? = 125 ] && grep -q "badfolders.ini:2: quarantine.folders: 'relative/dir' is not an absolute directory" "$T/err" ||
+	fail "a relative folder: $(cat "$T/err")"
+
 # 7b. Past max_bytes nothing more is held: let through, said, counted.
 head -c 20000 /dev/urandom >"$T/big1"
 head -c 20000 /dev/urandom >"$T/big2"

@@ -462,6 +462,10 @@ static void test_errors(void **state)
 		  "test.ini:2: quarantine.max_bytes: '99999999999T' is not a size" },
 		{ "[quarantine]\non_full = maybe\n",
 		  "test.ini:2: quarantine.on_full: 'maybe' is not allow or deny" },
+		{ "[quarantine]\nfolders = /a, b\n",
+		  "test.ini:2: quarantine.folders: 'b' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)" },
+		{ "[quarantine]\nfolders = /a,\n",
+		  "test.ini:2: quarantine.folders: '' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)" },
 		{ "[guard]\nbogus = 1\n",
 		  "test.ini:2: unknown key 'bogus' in [guard]" },
 		{ "[volumetric]\nmax = 1\n",
@@ -1159,6 +1163,9 @@ static void test_quarantine_keys(void **state)
 	assert_true(c->quarantine_max_bytes == 100ULL * 1024 * 1024);
 	load_ok(c, "[quarantine]\nmax_bytes = 4096\n", NULL, NULL);
 	assert_true(c->quarantine_max_bytes == 4096);
+	assert_null(c->quarantine_folders);
+	load_ok(c, "[quarantine]\nfolders = /data/q, /srv/.q/\n", NULL, NULL);
+	assert_string_equal(c->quarantine_folders, "/data/q, /srv/.q/");
 }
 
 static void test_parse_errno(void **state)
