@@ -5,6 +5,8 @@
  * command's tree is gone or the guard trips.
  */
 #include "run.h"
+#include "quarantine_index.h"
+#include "text.h"
 
 static void usage(FILE *f)
 {
@@ -237,6 +239,23 @@ static int exit_code(int status)
 /*
  * The session ended (rc from the loop): its records, and the exit status.
  */
+/* What sessions kept longer than max_age ago goes (lgrun looks hourly). */
+static void expire_quarantine(struct run *run)
+{
+	unsigned n;
+	uint64_t bytes;
+	char size[32];
+
+	if (!run->cfg.quarantine || !run->state_dir[0] ||
+	    lgq_expire(run->state_dir, run->cfg.quarantine_max_age_ms, run->id,
+		       &n, &bytes) != 0 ||
+	    !n)
+		return;
+	lg_human_bytes(bytes, size, sizeof(size));
+	lg_info("quarantine: %u older session(s) expired (quarantine.max_age), %s freed",
+		n, size);
+}
+
 static int finish(struct run *run, int rc)
 {
 	drain_output(&run->l);
@@ -297,6 +316,7 @@ static int finish(struct run *run, int rc)
 					run->info.audit_path);
 		}
 	}
+	expire_quarantine(run);
 	return rc;
 }
 

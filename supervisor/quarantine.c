@@ -56,8 +56,8 @@ static int set_folders(struct lg_quarantine *q, const char *list)
 
 		p += strspn(p, " \t");
 		n = strcspn(p, ",");
-		while (n > 1 && (p[n - 1] == ' ' || p[n - 1] == '\t' ||
-				 p[n - 1] == '/'))
+		while (n > 1 &&
+		       (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '/'))
 			n--;
 		if (n && p[0] == '/') {
 			q->folders[q->nfolders] = strndup(p, n);
@@ -283,7 +283,8 @@ static int index_open(struct lg_quarantine *q)
 	snprintf(p, sizeof(p), "%s/quarantine", q->state_dir);
 	if (mkdir_0700(p) < 0)
 		return -errno;
-	q->index_fd = open(q->index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	q->index_fd =
+		open(q->index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	return q->index_fd < 0 ? -errno : 0;
 }
 
@@ -383,7 +384,8 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	if (line)
 		lg_json_append(&j, "\n", 1);
 	/* one write (dprintf would stat and seek the file each time) */
-	if (!line || !j.buf || write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
+	if (!line || !j.buf ||
+	    write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
 		r = -EIO;
 	lg_json_free(&j);
 	return r;

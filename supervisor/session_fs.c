@@ -332,10 +332,9 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		const struct lg_facts *f)
 {
 	char exe[64] = "", msg[LG_SUMMARY_MAX];
-	struct lg_quarantine_who who = { .op = ev->op,
-					 .pid = ev->pid,
-					 .dev = f->dev,
-					 .ino = f->ino };
+	struct lg_quarantine_who who = {
+		.op = ev->op, .pid = ev->pid, .dev = f->dev, .ino = f->ino
+	};
 	int r;
 
 	if (!f->exists || (ev->op != LG_OP_RMDIR) == f->is_dir ||

@@ -76,9 +76,10 @@ void sess_audit_quarantine(struct lg_session *s)
 
 	json_head_id(s, &j, "quarantine", s->kept_audit_id,
 		     sizeof(s->kept_audit_id));
-	snprintf(sum, sizeof(sum),
-		 "the session removes pre-existing data: lgrun keeps it in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
-		 s->info.id);
+	snprintf(
+		sum, sizeof(sum),
+		"the session removes pre-existing data: lgrun keeps it in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
+		s->info.id);
 	lg_json_str(&j, "summary", sum);
 	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));
 	sess_audit(s, &j, false);

@@ -197,7 +197,7 @@ for k in 1 10; do [ "$(cat "$T/par/d$k/f20")" = "data 20" ] || fail "d$k/f20 con
 
 # 9. list and gc: ages and sizes; a blocked session is kept unless forced.
 "$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
-grep -q "^undo8 .* 1 .* 19.5 KB .* -$" "$T/list" || grep -q "^undo8 " "$T/list" || fail "list: $(cat "$T/list")"
+grep -Eq "^undo8 +1 +0 +20.0 KB +[0-9]+[smh] +[0-9]+[smh] +-$" "$T/list" || fail "list: $(cat "$T/list")"
 grep -q "^undo1 .*blocked$" "$T/list" || fail "list does not show undo1 blocked: $(cat "$T/list")"
 sleep 1.1
 "$LGCTL" --state-dir "$STATE" quarantine gc --max-age 1s >"$T/gc" || fail "gc: $(cat "$T/gc")"
@@ -207,4 +207,25 @@ grep -q "removed   undo8: 1 file(s)" "$T/gc" || fail "gc did not remove an old s
 [ -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc removed the blocked session's index"
 "$LGCTL" --state-dir "$STATE" quarantine gc --force undo1 >"$T/gc" || fail "gc --force: $(cat "$T/gc")"
 [ ! -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc --force kept undo1"
+
+# 10. lgrun expires old sessions by itself (max_age), at most hourly, never
+# a blocked one.
+head -c 3000 /dev/urandom >"$T/old1" && head -c 10 /dev/urandom >"$T/old2a"
+printf 'x\n' >"$T/old2b" && printf 'y\n' >"$T/old2c" && printf 'z\n' >"$T/recent1"
+sleep 0.05
+run_lg --session old1 -- rm "$T/old1"
+run_lg --session recent1 -- rm "$T/recent1"
+run_lg --session old2 -- bash -c 'rm "$0" "$1" "$2"' "$T/old2a" "$T/old2b" "$T/old2c"
+assert_rc 86 "$RC" "the blocked session to be"
+touch -d '8 days ago' "$STATE/quarantine/old1.jsonl" "$STATE/quarantine/old2.jsonl"
+touch -d '2 hours ago' "$STATE/quarantine/.expired"
+run_lg --session fresh -v -- true 2>"$T/err"
+grep -q "quarantine: 1 older session(s) expired (quarantine.max_age), 3.0 KB freed" "$T/err" ||
+	fail "no expiry: $(cat "$T/err")"
+[ ! -e "$STATE/quarantine/old1.jsonl" ] && [ ! -e "$STATE/quarantine/old1" ] || fail "old1 was not expired"
+[ -e "$STATE/quarantine/old2.jsonl" ] || fail "a blocked session was expired"
+[ -e "$STATE/quarantine/recent1.jsonl" ] || fail "a recent session was expired"
+touch -d '8 days ago' "$STATE/quarantine/recent1.jsonl"
+run_lg --session fresh2 -v -- true 2>"$T/err"
+[ -e "$STATE/quarantine/recent1.jsonl" ] || fail "expired twice within the hour"
 pass

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quarantine's indexes read back (quarantine.h writes them): by lgctl
+ * (list, gc, restore) and by lgrun, which expires old sessions by itself.
+ */
+#ifndef LG_QUARANTINE_INDEX_H
+#define LG_QUARANTINE_INDEX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One line of a session's quarantine index. */
+struct lgq_entry {
+	long long n, time_ns, atime_ns, mtime_ns, size;
+	bool dir;
+	unsigned mode, uid, gid;
+	char *path, *kept, *dest;
+	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
+	bool made; /* a directory this restore created */
+};
+struct lgq_index {
+	struct lgq_entry *e;
+	size_t n;
+};
+
+/*
+ * The entries of index file wanted: under one of paths (all when none),
+ * kept since since_ns. 0, or -errno (ENOENT: no index).
+ */
+int lgq_load(struct lgq_index *x, const char *file, char **paths, size_t npaths,
+	     long long since_ns);
+void lgq_free(struct lgq_index *x);
+
+/* What one session's index says it holds. */
+struct lgq_held {
+	char id[200];
+	unsigned files, dirs;
+	uint64_t bytes;
+	long long newest_ns, oldest_ns;
+	bool blocked;
+};
+
+/* The sessions of state dir dir with an index, oldest newest entry first. */
+size_t lgq_sessions(const char *dir, struct lgq_held **out);
+
+/*
+ * Removes what session id kept, its folders and its index; adds to *freed
+ * (optional) the size of the files whose last link it was. 0 or -errno.
+ */
+int lgq_drop(const char *dir, const char *id, uint64_t *freed);
+
+/*
+ * lgrun's own gc, at most once an hour per state dir: the sessions whose
+ * newest entry (their index's mtime) is older than max_age_ms go, never a
+ * blocked one nor except (the session now ending). How many went and the
+ * bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
+ */
+int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
+	       unsigned *sessions, uint64_t *bytes);
+
+#endif
