@@ -30,8 +30,10 @@
 #   BENCH_LGRUN_ARGS options every lgrun of the bench gets first, e.g.
 #                    --bpf=off (a row's own options come after and win)
 #   BENCH_STORE_N    guard events of the Redis store row (default 2000)
-#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,kill,guard,
-#                    shim,proxy,watch,store,egress (shim = rows 6 and 7)
+#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,rename,kill,
+#                    guard,shim,proxy,watch,store,egress (shim = rows 6 and 7)
+#   BENCH_RENAME_FILES  files of the rename rows' git checkout (default 2000;
+#                    sed -i rewrites half as many)
 #   BENCH_EGRESS_MB  MB downloaded by the egress row (default 100)
 #   BENCH_EGRESS_LINK  rate of the egress row's link (tc tbf; default 1gbit)
 #   B                build directory (default build)
@@ -50,6 +52,7 @@ STARTUP_N=${BENCH_STARTUP_N:-200}
 RM_FILES=${BENCH_RM_FILES:-10000}
 RM_DISK_FILES=${BENCH_RM_DISK_FILES:-2000} # written back first: see rm_one
 BUILD_FILES=${BENCH_BUILD_FILES:-30}
+RENAME_FILES=${BENCH_RENAME_FILES:-2000}
 BUILD_FUNCS=${BENCH_BUILD_FUNCS:-8}
 KILL_PROCS=${BENCH_KILL_PROCS:-500}
 GUARD_EVENTS=${BENCH_GUARD_EVENTS:-2000000}
@@ -59,7 +62,7 @@ PROXY_N=${BENCH_PROXY_N:-200}
 EGRESS_MB=${BENCH_EGRESS_MB:-100}
 PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,kill,guard,shim,proxy,watch,store,egress}
+ONLY=${BENCH_ONLY:-startup,rm,build,rename,kill,guard,shim,proxy,watch,store,egress}
 STORE_N=${BENCH_STORE_N:-2000}
 # Options every lgrun run of the bench gets first (a row's own come after
 # and win), e.g. BENCH_LGRUN_ARGS=--bpf=off to leave the eBPF observer out.
@@ -415,6 +418,52 @@ children_cpu_ms() {
 	awk 'NR == 2 { t = 0
 		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
 		printf "%.0f", t * 1000 }' "$1"
+}
+
+# ----------------------------------------------------------- row 3b: rename
+# Renames, with the quarantine on and off: git checkout of a tree whose every
+# file changes (git writes each file new; the old ones are in its objects),
+# and sed -i over pre-existing files (each a rename over one: kept first).
+REPO=$WORK/repo SEDDIR=$WORK/sedi
+rename_setup() {
+	command -v git >/dev/null 2>&1 || { SKIP[rename]="git is not installed"; return; }
+	command -v sed >/dev/null 2>&1 || { SKIP[rename]="sed is not installed"; return; }
+	local i
+	mkdir -p "$REPO" "$WORK/conf-build-noq"
+	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nenabled = false\n'; } >"$WORK/conf-build-noq/lgrun.ini"
+	(
+		cd "$REPO" && git init -q -b a . && git config user.email b@b && git config user.name b &&
+			for ((i = 0; i < RENAME_FILES; i++)); do
+				mkdir -p "d$((i % 20))" && printf 'line %d\n' "$i" >"d$((i % 20))/f$i.txt"
+			done && git add -A && git commit -qm a && git checkout -qb b &&
+			for ((i = 0; i < RENAME_FILES; i++)); do printf 'b\n' >>"d$((i % 20))/f$i.txt"; done &&
+			git commit -qam b && git checkout -q a
+	) >/dev/null 2>&1 || { SKIP[rename]="cannot make the git repository"; return; }
+}
+rename_one() { # bare|lg|noq
+	local v=$1 t0 t1 rc cmd args=()
+	[ -n "${SKIP[rename]:-}" ] && return
+	[ "$v" = noq ] && args=(--config "$WORK/conf-build-noq/lgrun.ini")
+	for cmd in checkout sedi; do
+		if [ $cmd = checkout ]; then
+			git -C "$REPO" checkout -q a || { SKIP[rename]="git checkout failed"; return; }
+			set -- git -C "$REPO" checkout -q b
+		else
+			mkfiles "$SEDDIR" "$((RENAME_FILES / 2))"
+			set -- sed -i s/data/DATA/ "$SEDDIR"/f*
+		fi
+		t0=$(now_us)
+		if [ "$v" = bare ]; then
+			"$@"
+		else
+			"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${args[@]}" -- "$@"
+		fi
+		rc=$?
+		t1=$(now_us)
+		qclean
+		[ "$rc" = 0 ] || { SKIP[rename]="$v $cmd failed (exit $rc)"; return; }
+		add "${cmd}_$v" "$(calc %.3f "($t1 - $t0) / 1000")"
+	done
 }
 
 # ------------------------------------------------------------- row 4: kill
@@ -973,6 +1022,7 @@ watch_one() { # variant
 
 want rm && rm_setup
 want build && build_setup
+want rename && rename_setup
 want kill && kill_setup
 want guard && guard_setup
 want shim && shim_setup
@@ -992,6 +1042,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want build && [ -z "${SKIP[build]:-}" ]; then
 		for v in $(ordered "$r" "${BUILD_VARIANTS[@]}"); do build_one "$v"; done
+	fi
+	if want rename && [ -z "${SKIP[rename]:-}" ]; then
+		for v in $(ordered "$r" bare lg noq); do rename_one "$v"; done
 	fi
 	if want kill && [ -z "${SKIP[kill]:-}" ]; then
 		for v in $(ordered "$r" lg base); do
@@ -1164,6 +1217,27 @@ if want build; then
 				"$(calc '%.3fx' "$p / $b") of bare; CPU $(calc '%.3fx' "$(median buildcpu_bpf) / $(median buildcpu_lg)"); $(spread build_bpf %.0f) ms"
 		fi
 	fi
+fi
+# 3b rename
+if want rename; then
+	for cmd in checkout sedi; do
+		case $cmd in
+		checkout) what="git checkout of $RENAME_FILES changed files" ;;
+		sedi) what="sed -i over $((RENAME_FILES / 2)) pre-existing files" ;;
+		esac
+		b=$(median "${cmd}_bare") l=$(median "${cmd}_lg") n=$(median "${cmd}_noq")
+		if [ -n "${SKIP[rename]:-}" ] || [ -z "$b" ] || [ -z "$l" ] || [ -z "$n" ]; then
+			skiprow "3b $cmd" "$what" "(vs lgrun)" "${SKIP[rename]:-no samples}"
+			continue
+		fi
+		row "3b $cmd: lgrun" "$what" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.2fx' "$l / $b")" "$(calc '%+.1f ms' "$l - $b")" "(reference)" - \
+			"default config, --bpf=off; bare $(spread "${cmd}_bare" %.1f), lgrun $(spread "${cmd}_lg" %.1f) ms"
+		row "3b $cmd: no quarantine" "same, quarantine off vs on" "$(calc '%.1f ms' "$n")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.3fx' "$l / $n")" "$(calc '%+.1f ms' "$l - $n")" "(vs lgrun)" - \
+			"$([ $cmd = sedi ] && echo "each rename replaces pre-existing data: kept by a link first" ||
+				echo "the old files are in git's objects (recoverable): only .git's index and HEAD are kept"); $(spread "${cmd}_noq" %.1f) ms"
+	done
 fi
 # 4 kill
 if want kill; then
