@@ -31,6 +31,7 @@ static inline void lg_closep(int *fd)
 		int e = errno;
 
 		close(*fd);
+		*fd = -1; /* closed once: a later call is a no-op */
 		errno = e;
 	}
 }
