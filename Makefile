@@ -74,11 +74,12 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
-	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_index.c
+	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_index.c supervisor/record.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
-LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c
+LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c \
+	supervisor/lgctl_replay.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c
@@ -143,7 +144,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv
+	decrypt wsframe agentenv replay
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -184,7 +185,8 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # those (and what the config layer checks values with), never the guard,
 # the session or the supervisor's threads.
 LGCTL_DEPS := audit quarantine_index $(patsubst supervisor/%.c,%,$(CONFIG_SRC)) log state termtext store \
-	clock text proxy_routes canon glob classify guard/verdict
+	clock text proxy_routes canon glob classify event replay \
+	$(patsubst supervisor/%.c,%,$(GUARD_SRC))
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		preload/recog.c)
 	@mkdir -p $(dir $@)
@@ -219,6 +221,8 @@ $(TLSLIB): $(B)/pic/supervisor/tls.o
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
+$(B)/tests/test_replay: $(B)/obj/supervisor/record.o $(B)/obj/supervisor/replay.o \
+	$(B)/obj/supervisor/audit.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o

@@ -85,6 +85,10 @@ struct lg_config {
 	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
 	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
 	char *quarantine_folders; /* "DIR,DIR": a folder of one's own per mount */
+	/* [record]: the session's events, for lgctl replay (record.h) */
+	bool record_events;
+	bool record_text, record_output; /* model text; programs' output */
+	uint64_t record_max_bytes;
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

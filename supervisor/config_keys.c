@@ -210,6 +210,10 @@ const struct key lg_config_keys[] = {
 	  0, 3650 * 86400000UL, "7d" },
 	{ "quarantine", "folders", K_DIRS, OFF(quarantine_folders), 0, 0,
 	  NULL },
+	{ "record", "events", K_BOOL, OFF(record_events), 0, 0, "true" },
+	{ "record", "max_bytes", K_BYTES, OFF(record_max_bytes), 0, 0, "64M" },
+	{ "record", "text", K_BOOL, OFF(record_text), 0, 0, "true" },
+	{ "record", "output", K_BOOL, OFF(record_output), 0, 0, "false" },
 	{ "ignore", "path", K_IGNORE_PATH, 0, 0, 0, NULL },
 	{ "ignore", "program", K_IGNORE_PROGRAM, 0, 0, 0, NULL },
 };

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <string.h>
+
 #include "event.h"
 
 const char *lg_op_name(enum lg_op op)
@@ -72,4 +74,68 @@ const char *lg_source_name(enum lg_source src)
 		return "timer";
 	}
 	return "?";
+}
+
+const char *lg_kind_name(enum lg_event_kind k)
+{
+	static const char *const names[LG_EV_KINDS] = {
+		[LG_EV_DESTRUCTIVE] = "destructive",
+		[LG_EV_TICK] = "tick",
+		[LG_EV_OP_RESULT] = "op_result",
+		[LG_EV_TOOL_DONE] = "tool_done",
+		[LG_EV_TURN] = "turn",
+		[LG_EV_TEXT] = "text",
+		[LG_EV_PROCESSES] = "processes",
+		[LG_EV_CALL] = "call",
+		[LG_EV_RETURN] = "return",
+		[LG_EV_WORK] = "work",
+		[LG_EV_RENAME] = "rename",
+		[LG_EV_UNREADABLE] = "unreadable",
+		[LG_EV_OBSERVED] = "observed",
+		[LG_EV_EGRESS] = "egress",
+	};
+
+	return (unsigned)k < LG_EV_KINDS && names[k] ? names[k] : "?";
+}
+
+/* The value whose name is s among 0..n-1, or -1. */
+static int parse_name(const char *s, int n, const char *(*name)(int))
+{
+	for (int i = 0; s && i < n; i++)
+		if (strcmp(s, name(i)) == 0)
+			return i;
+	return -1;
+}
+static const char *kind_i(int i)
+{
+	return lg_kind_name((enum lg_event_kind)i);
+}
+static const char *op_i(int i)
+{
+	return lg_op_name((enum lg_op)i);
+}
+static const char *class_i(int i)
+{
+	return lg_class_name((enum lg_class)i);
+}
+static const char *source_i(int i)
+{
+	return lg_source_name((enum lg_source)i);
+}
+
+int lg_kind_parse(const char *s)
+{
+	return parse_name(s, LG_EV_KINDS, kind_i);
+}
+int lg_op_parse(const char *s)
+{
+	return parse_name(s, LG_OP_AGENT_CALL + 1, op_i);
+}
+int lg_class_parse(const char *s)
+{
+	return parse_name(s, LG_CLASS_NO_DATA + 1, class_i);
+}
+int lg_source_parse(const char *s)
+{
+	return parse_name(s, LG_SRC_TIMER + 1, source_i);
 }

@@ -159,5 +159,11 @@ struct lg_event {
 const char *lg_op_name(enum lg_op op);
 const char *lg_class_name(enum lg_class cls);
 const char *lg_source_name(enum lg_source src);
+const char *lg_kind_name(enum lg_event_kind k);
+/* A name back to its value (lg_*_name's), or -1. */
+int lg_kind_parse(const char *s);
+int lg_op_parse(const char *s);
+int lg_class_parse(const char *s);
+int lg_source_parse(const char *s);
 
 #endif

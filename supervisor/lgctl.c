@@ -25,6 +25,9 @@ static void usage(FILE *f)
 		"Usage: lgctl [--state-dir DIR] [--config FILE] COMMAND\n"
 		"  status [ID]   list sessions and their state (or one session)\n"
 		"  reset ID      unblock a session killed by the guard\n"
+		"  stop ID       stop a running session (it ends as cancelled)\n"
+		"  replay ID [--config FILE] [--profile P] [--agent NAME]\n"
+		"                what the guard saw, judged again: where it trips\n"
 		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
 		"                put back what the session removed (its quarantine)\n"
 		"  quarantine list               what each session's quarantine holds\n"
@@ -330,6 +333,8 @@ int main(int argc, char **argv)
 		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "replay") == 0)
+		rc = lgctl_replay(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "restore") == 0)
 		rc = lgctl_restore(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "quarantine") == 0)

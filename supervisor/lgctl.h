@@ -8,6 +8,9 @@
 /* s made safe for the terminal (one of 4 rotating buffers). */
 const char *lgq_show(const char *s);
 
+/* lgctl replay SESSION [OPTIONS]; argv[0] is "replay". */
+int lgctl_replay(const char *dir, int argc, char **argv);
+
 /* lgctl restore SESSION [OPTIONS] [PATH...]; argv[0] is "restore". */
 int lgctl_restore(const char *dir, int argc, char **argv);
 

@@ -183,6 +183,7 @@ struct run {
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96];
 	char flow_id[33];
+	char options_json[2048]; /* the options that set keys (recording) */
 	char store_self[64], store_down[600];
 	char shim_path[PATH_MAX + 32], sock_path[PATH_MAX + 32];
 	struct lg_proxy_route routes[16];

@@ -141,6 +141,31 @@ int check_blocked(struct run *run)
 	return 0;
 }
 
+/* The options that set keys, as the session recording's head keeps them. */
+static const char *options_json(struct run *run)
+{
+	struct lg_json j = { 0 };
+
+	lg_json_append(&j, "[", 1);
+	for (size_t i = 0; i < run->o.nsets; i++) {
+		if (i)
+			lg_json_append(&j, ",", 1);
+		lg_json_append(&j, "[", 1);
+		lg_json_quote(&j, run->o.sets[i].opt->name);
+		lg_json_append(&j, ",", 1);
+		if (run->o.sets[i].arg)
+			lg_json_quote(&j, run->o.sets[i].arg);
+		else
+			lg_json_append(&j, "null", 4);
+		lg_json_append(&j, "]", 1);
+	}
+	lg_json_append(&j, "]", 1);
+	snprintf(run->options_json, sizeof(run->options_json), "%s",
+		 j.buf && j.len < sizeof(run->options_json) ? j.buf : "[]");
+	lg_json_free(&j);
+	return run->options_json;
+}
+
 /*
  * The session's identity (paths, flow id) and the filter; the CA starts
  * being made on its thread.
@@ -165,6 +190,7 @@ int prepare(struct run *run)
 	}
 	run->info.id = run->id;
 	run->info.agent = run->agent;
+	run->info.options = options_json(run);
 	run->info.flow = run->flow_id;
 	run->info.name = run->o.session ? run->o.session : run->agent;
 	run->info.state_dir = run->state_dir;

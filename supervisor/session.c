@@ -86,6 +86,33 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
 	s->on_kill_ctx = ctx;
 }
 
+/* The recording of this run (record.h); without it, the session goes on. */
+static void record_open(struct lg_session *s, const struct lg_config *cfg,
+			const struct lg_session_info *info)
+{
+	struct lg_record_head h = { .session = info->id,
+				    .agent = info->agent,
+				    .config = cfg->config_path,
+				    .profile = cfg->profile,
+				    .observe = cfg->observe,
+				    .start_real_ns = info->start_real_ns,
+				    .start_mono_ms = info->start_mono_ms,
+				    .text = cfg->record_text,
+				    .output = cfg->record_output,
+				    .options = info->options };
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/sessions", info->state_dir);
+	if (mkdir(p, 0700) < 0 && errno != EEXIST)
+		return;
+	snprintf(p, sizeof(p), "%s/sessions/%s.events.jsonl", info->state_dir,
+		 info->id);
+	s->rec = lg_record_open(p, cfg->record_max_bytes, &h);
+	if (!s->rec)
+		lg_warn("cannot record the session's events in %s: %s (lgctl replay will not have it)",
+			p, strerror(errno));
+}
+
 struct lg_session *lg_session_new(const struct lg_config *cfg,
 				  const struct lg_session_info *info)
 {
@@ -132,6 +159,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		s->programs = lg_programs_new(names, n, getenv("PATH"),
 					      info->start_real_ns);
 	}
+	if (cfg->record_events && info->state_dir)
+		record_open(s, cfg, info);
 	if (info->flow && info->name) {
 		struct lg_guard_env env = { info->start_mono_ms, NULL, s, NULL,
 					    NULL };
@@ -141,7 +170,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 				       .to = info->name };
 		struct lg_findings out;
 
-		lg_guard_feed(s->guard, &ev, &env, &out);
+		sess_feed(s, s->guard, &ev, &env, &out);
 	}
 	if (cfg->watch_output) {
 		struct lg_guard_cfg oc;
@@ -162,6 +191,7 @@ void lg_session_free(struct lg_session *s)
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
 	lg_quarantine_free(s->quarantine);
+	lg_record_close(s->rec);
 	free(s->egress);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
@@ -457,6 +487,33 @@ uint64_t lg_session_next_deadline(const struct lg_session *s)
 	return lg_guard_next_deadline(s->guard);
 }
 
+/* sess_restored, its answers recorded for a replay. */
+static bool restored_recorded(void *ctx, const char *target, enum lg_op op,
+			      const struct lg_target_id *id)
+{
+	struct lg_session *s = ctx;
+	bool a = sess_restored(ctx, target, op, id);
+
+	lg_record_restored(s->rec, s->feed_now, target, op, id, a);
+	return a;
+}
+
+enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
+			  const struct lg_event *ev, struct lg_guard_env *env,
+			  struct lg_findings *out)
+{
+	enum lg_verdict v;
+
+	if (!s->rec)
+		return lg_guard_feed(g, ev, env, out);
+	if (env->restored == sess_restored)
+		env->restored = restored_recorded;
+	s->feed_now = env->now_ms;
+	v = lg_guard_feed(g, ev, env, out);
+	lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v, out);
+	return v;
+}
+
 /*
  * The guard g's findings on ev, acted on (sess_act): the errno for the
  * operation, or 0. restored: the guard may ask whether a target removed
@@ -470,7 +527,7 @@ int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
 				    s->shared, NULL };
 	struct lg_findings out;
 
-	v->verdict = lg_guard_feed(g, ev, &env, &out);
+	v->verdict = sess_feed(s, g, ev, &env, &out);
 	if (v->verdict == LG_ALLOW)
 		return 0;
 	return sess_act(s, &out, ev->op, ev->pid, ev->exe, ev->target, v);
@@ -601,7 +658,7 @@ static int on_quiet(struct lg_session *s, struct lg_event *ev,
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_findings out;
 
-	v->verdict = lg_guard_feed(s->guard, ev, &env, &out);
+	v->verdict = sess_feed(s, s->guard, ev, &env, &out);
 	return 0;
 }
 

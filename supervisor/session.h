@@ -25,6 +25,8 @@ struct lg_session_info {
 	const char *flow, *name;
 	int64_t start_real_ns;
 	uint64_t start_mono_ms;
+	/* the options that set config keys, [["--name", "arg"|null], ...] */
+	const char *options;
 };
 
 struct lg_session *lg_session_new(const struct lg_config *cfg,

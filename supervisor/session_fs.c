@@ -469,7 +469,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	if (lg_classify_lost_by_git(op, ev.cls, path, scoped))
 		lost_by_git_add(s, path);
 	s->feeding_tid = pid;
-	v->verdict = lg_guard_feed(s->guard, &ev, &env, &out);
+	v->verdict = sess_feed(s, s->guard, &ev, &env, &out);
 	s->feeding_tid = 0;
 	if (!exe[0]) /* the target waits: still there */
 		exe_of(s, pid,
@@ -501,7 +501,7 @@ static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
 					    NULL };
 		struct lg_findings out;
 
-		v->verdict = lg_guard_feed(s->guard, ev, &env, &out);
+		v->verdict = sess_feed(s, s->guard, ev, &env, &out);
 		sess_remember(s, env.now_ms, ev->pid, LG_OP_TOOL_DELETE,
 			      ev->cls, v->verdict, ev->exe, ev->target);
 		lg_dbg("tool %s on %s by %s[%d]: %s", ev->tool, ev->target,

@@ -30,6 +30,7 @@
 #include "pathres.h"
 #include "programs.h"
 #include "quarantine.h"
+#include "record.h"
 #include "egress.h"
 #include "session.h"
 #include "state.h"
@@ -108,6 +109,8 @@ struct lg_session {
 	unsigned not_kept; /* removals of pre-existing data not kept */
 	char kept_audit_id[256]; /* the record that says the quarantine holds */
 	unsigned audit_seq; /* the session's audit records so far */
+	struct lg_record *rec; /* [record] events, or NULL */
+	uint64_t feed_now; /* the time of the feed under way (recorded) */
 	/* the egress proxy's flows, by host:port (the first ones) */
 	struct egress_host {
 		char host[LG_EGRESS_HOST_MAX];
@@ -193,6 +196,10 @@ int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
 	     pid_t pid, const char *exe, const char *target,
 	     struct lg_session_verdict *v);
 
+/* Every feed of a guard goes here: recorded (record.h) with its verdict. */
+enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
+			  const struct lg_event *ev, struct lg_guard_env *env,
+			  struct lg_findings *out);
 int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
 	       bool restored, struct lg_session_verdict *v);
 

@@ -181,6 +181,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	struct lg_json j = { 0 };
 	int r;
 
+	lg_record_flush(s->rec); /* the recording is whole before the end */
 	if (model_unseen(s))
 		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
 			s->info.agent,

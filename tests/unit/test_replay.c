@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A recording (record.h) read back by the replay (replay.h): the same
+ * config finds the same trip; a raised threshold none; tool arguments are
+ * recorded as a digest only, and equal digests are equal calls; a file
+ * name that is not UTF-8 comes back byte for byte.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "replay.h"
+
+static char path[64];
+
+static void tool(struct lg_record *r, uint64_t t, const char *args,
+		 enum lg_verdict v)
+{
+	struct lg_event ev = { .kind = LG_EV_TOOL_DONE,
+			       .source = LG_SRC_PROXY,
+			       .tool = "run_shell",
+			       .args = args,
+			       .result_digest = "r1",
+			       .args_preview = "run_shell(...)",
+			       .result_preview = "ok",
+			       .stream = 7 };
+
+	lg_record_event(r, 0, 1000 + t, &ev, v, NULL);
+}
+
+static void destroy(struct lg_record *r, uint64_t t, const char *target)
+{
+	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = LG_OP_UNLINK,
+			       .cls = LG_CLASS_DESTROY,
+			       .pid = 42,
+			       .exe = "rm",
+			       .target = target,
+			       .id = { 1, 100 + t, 5, 6, 42, 1000 + t } };
+
+	lg_record_event(r, 0, 1000 + t, &ev, LG_ALLOW, NULL);
+}
+
+static struct lg_record *open_rec(void)
+{
+	struct lg_record_head h = { .session = "s1",
+				    .agent = "a",
+				    .start_mono_ms = 1000,
+				    .text = true };
+
+	snprintf(path, sizeof(path), "/tmp/test_replay.%d.jsonl", getpid());
+	return lg_record_open(path, 0, &h);
+}
+
+static int replay(const struct lg_guard_cfg *cfg, struct lg_replay *out)
+{
+	FILE *f = fopen(path, "re");
+	FILE *files[1] = { f };
+	int e = lg_replay_run(files, 1, cfg, out);
+
+	fclose(f);
+	return e;
+}
+
+static void test_repeat_digest(void **state)
+{
+	struct lg_record *r = open_rec();
+	struct lg_guard_cfg cfg;
+	struct lg_replay out;
+	char all[8192];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(r);
+	tool(r, 1, "{\"cmd\":\"curl -H 'Authorization: sk-secret-1'\"}",
+	     LG_ALLOW);
+	tool(r, 2, "{\"cmd\":\"curl -H 'Authorization: sk-secret-1'\"}",
+	     LG_ALLOW);
+	tool(r, 3, "{\"cmd\":\"other\"}", LG_ALLOW);
+	tool(r, 4, "{\"cmd\":\"curl -H 'Authorization: sk-secret-1'\"}",
+	     LG_ALLOW);
+	tool(r, 5, "{\"cmd\":\"curl -H 'Authorization: sk-secret-1'\"}",
+	     LG_ALLOW);
+	tool(r, 6, "{\"cmd\":\"curl -H 'Authorization: sk-secret-1'\"}",
+	     LG_KILL);
+	lg_record_close(r);
+	f = fopen(path, "re");
+	n = fread(all, 1, sizeof(all) - 1, f);
+	fclose(f);
+	all[n] = '\0';
+	assert_null(strstr(all, "sk-secret-1")); /* a digest, never the args */
+	assert_non_null(strstr(all, "\"args_digest\":\""));
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
+	assert_int_equal(replay(&cfg, &out), 0);
+	assert_true(out.trip.found);
+	assert_int_equal(out.trip.event,
+			 6); /* the run restarts after "other" */
+	assert_int_equal(out.trip.t_ms, 6);
+	assert_string_equal(out.trip.rule, "repeat");
+	assert_true(out.recorded.found);
+	assert_int_equal(out.recorded.event, 6);
+	assert_int_equal(out.differ, 0);
+
+	cfg.repeat.threshold = 4;
+	assert_int_equal(replay(&cfg, &out), 0);
+	assert_false(out.trip.found);
+	assert_int_equal(out.differ, 1); /* the recorded kill */
+	assert_int_equal(out.recorded_events, 6);
+	unlink(path);
+}
+
+static void test_names_exact(void **state)
+{
+	struct lg_record *r = open_rec();
+	struct lg_guard_cfg cfg;
+	struct lg_replay out;
+
+	(void)state;
+	/* two names that differ only in bytes that are not UTF-8 */
+	destroy(r, 1, "/d/a\xff");
+	destroy(r, 2, "/d/a\xfe");
+	destroy(r, 3, "/d/a\xff");
+	lg_record_close(r);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.same_target.max = 2;
+	cfg.same_target.window_ms = 60000;
+	cfg.same_target.action = LG_KILL;
+	assert_int_equal(replay(&cfg, &out), 0);
+	assert_true(out.trip.found);
+	assert_int_equal(out.trip.event, 3); /* not at 2: the names differ */
+	assert_string_equal(out.trip.target, "/d/a\xff");
+	unlink(path);
+}
+
+static void test_not_a_recording(void **state)
+{
+	struct lg_guard_cfg cfg;
+	struct lg_replay out;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_replay.%d.jsonl", getpid());
+	f = fopen(path, "we");
+	fputs("{\"t\":1,\"k\":\"tick\",\"src\":\"timer\"}\nnot json\n", f);
+	fclose(f);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(replay(&cfg, &out), -EINVAL);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeat_digest),
+		cmocka_unit_test(test_names_exact),
+		cmocka_unit_test(test_not_a_recording),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
