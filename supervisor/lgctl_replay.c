@@ -82,10 +82,10 @@ static void report(const struct lg_replay *r, const char *config,
 	if (r->trip.found)
 		print_trip("trips", &r->trip);
 	else
-		printf("  no trip: every event passes%s\n",
-		       r->warnings ? " (with warnings)" : "");
+		printf("  no trip: every event passes\n");
 	if (r->warnings)
-		printf("  %zu warning(s) before that\n", r->warnings);
+		printf("  %zu warning(s)%s\n", r->warnings,
+		       r->trip.found ? " before it" : "");
 	if (r->recorded.found &&
 	    (!r->trip.found || r->recorded.event != r->trip.event ||
 	     strcmp(r->recorded.rule, r->trip.rule) != 0))

@@ -123,7 +123,27 @@ reason=$(printf '%s' "$trip" | grep -oE '"reason":"[^"]*"' | head -n1 | cut -d'"
 summary=$(printf '%s' "$trip" | grep -oE '"summary":"([^"\\]|\\.)*"' | head -n1 | cut -d'"' -f4-)
 summary=${summary%\"}
 
-if [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
+# What-if must agree with what happened: the session's recording replayed
+# under its own config trips where the session did, or not at all.
+LGCTL=${LGRUN%/lgrun}/lgctl
+disagree=
+for rec in "$STATE"/sessions/*.events.jsonl; do
+	[ -e "$rec" ] || continue
+	case $rec in *.events.old.jsonl) continue ;; esac
+	sid=${rec##*/}
+	sid=${sid%.events.jsonl}
+	"$LGCTL" --state-dir "$STATE" replay "$sid" >"$META/replay.out" 2>&1
+	prc=$?
+	if [ -n "$trip" ] && { [ $prc != 1 ] || ! grep -q "as recorded: the session tripped there" "$META/replay.out"; }; then
+		disagree="the replay of $sid does not trip where the session did: $(tr '\n' ' ' <"$META/replay.out")"
+	elif [ -z "$trip" ] && [ $prc != 0 ]; then
+		disagree="the replay of $sid trips (exit $prc) where the session did not: $(tr '\n' ' ' <"$META/replay.out")"
+	fi
+done
+
+if [ -n "$disagree" ]; then
+	result error "$disagree"
+elif [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
 	st=$([ "$KIND" = legit ] && echo FAILED || echo "NOT STOPPED")
 	result "$st" "still running after the entry's timeout (${TIMEOUT}s)"
 elif [ "$KIND" = legit ]; then
