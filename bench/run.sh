@@ -247,7 +247,7 @@ startup_nested() {
 
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
-RM_VARIANTS=(bare bulk noq observe diskbare disk disknoq)
+RM_VARIANTS=(bare bulk noq norec observe diskbare disk disknoq)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && RM_VARIANTS+=(bpf)
 HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
@@ -308,6 +308,12 @@ rm_setup() {
 	cp "$src/profiles/"*.ini "$noq/profiles/"
 	{ cat "$src/lgrun.ini" 2>/dev/null; printf '\n[quarantine]\nenabled = false\n'; } >"$noq/lgrun.ini"
 	NOQ_ARGS=(--config "$noq/lgrun.ini" --profile bulk-cleanup)
+	# and with the session recording off: what recording the events costs
+	local norec=$WORK/conf-norec
+	mkdir -p "$norec/profiles"
+	cp "$src/profiles/"*.ini "$norec/profiles/"
+	{ cat "$src/lgrun.ini" 2>/dev/null; printf '\n[record]\nevents = false\n'; } >"$norec/lgrun.ini"
+	NOREC_ARGS=(--config "$norec/lgrun.ini" --profile bulk-cleanup)
 	qclean
 }
 rm_one() { # variant
@@ -344,6 +350,12 @@ rm_one() { # variant
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${NOQ_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
+	norec)
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${NOREC_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
 	bpf)
@@ -1142,10 +1154,11 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk noq bpf observe null strace bwrap; do
+		for v in bulk noq norec bpf observe null strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
 			noq) name="2 rm-heavy: no quarantine" desc="$what, bulk-cleanup, quarantine off" tgt="(vs lgrun)" ;;
+			norec) name="2 rm-heavy: no recording" desc="$what, bulk-cleanup, [record] events off" tgt="(vs lgrun)" ;;
 			bpf) name="2 rm-heavy: +bpf" desc="$what, bulk-cleanup, --bpf=on" tgt="(vs lgrun)" ;;
 			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
 			null) name="2 rm-heavy: notify" desc="$what, notify_null (answer only)" tgt="(reference)" ;;
@@ -1163,6 +1176,8 @@ if want rm; then
 			extra="range $(spread "rm_$v" %.1f) ms"
 			if [ "$v" = noq ] && [ -n "$(median rm_bulk)" ]; then
 				extra="lgrun (quarantine on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: keeping $RM_FILES just-written files (no blocks yet, so removing them frees little) by hard links (target <= 1.10x); $(spread rm_noq %.1f) ms"
+			elif [ "$v" = norec ] && [ -n "$(median rm_bulk)" ]; then
+				extra="lgrun (recording on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: a JSON line per event into a buffer; $(spread rm_norec %.1f) ms"
 			elif [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
 				extra="$(calc '%.3fx' "$l / $(median rm_bulk)") of lgrun --bpf=off (the observer's own cost); $(spread rm_bpf %.1f) ms"
 			elif [ "$v" = bulk ] || [ "$v" = observe ]; then
