@@ -79,7 +79,7 @@ LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c 
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
 LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c \
-	supervisor/lgctl_replay.c
+	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c

@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		"  stop ID       stop a running session (it ends as cancelled)\n"
 		"  replay ID [--config FILE] [--profile P] [--agent NAME]\n"
 		"                what the guard saw, judged again: where it trips\n"
+		"  suggest ID... [--config FILE] [--margin F]\n"
+		"                thresholds that let these sessions through (INI)\n"
 		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
 		"                put back what the session removed (its quarantine)\n"
 		"  quarantine list               what each session's quarantine holds\n"
@@ -333,6 +335,8 @@ int main(int argc, char **argv)
 		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "suggest") == 0)
+		rc = lgctl_suggest(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "replay") == 0)
 		rc = lgctl_replay(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "restore") == 0)

@@ -76,4 +76,25 @@ run_lg --session rp5 --config "$T/off.ini" -- true
 replay rp5
 assert_rc 2 "$RC" "replay without a recording"
 grep -q "no recording of session 'rp5'" "$T/out" || fail "$(cat "$T/out")"
+
+# 7. suggest: from legit sessions (observed), thresholds that pass them all
+# with the margin; the fragment loads as a config and every session replays
+# under it without a trip.
+for n in 5 4 7; do
+	mkfiles "$T/sg$n" "$n"
+	run_lg --session sg$n --observe -- bash -c 'rm "$0"/f*' "$T/sg$n" 2>/dev/null
+done
+"$LGCTL" --state-dir "$STATE" suggest sg5 sg4 sg7 >"$T/frag.ini" 2>"$T/err" || fail "suggest: $(cat "$T/err")"
+grep -q "^max_ops = 12$" "$T/frag.ini" && grep -q "^; 8 passes them all (it was 3; first needed by sg5)$" "$T/frag.ini" ||
+	fail "not the thresholds expected (7 removals need max_ops 8, +50%): $(cat "$T/frag.ini")"
+run_lg --config "$T/frag.ini" -- true
+assert_rc 0 "$RC" "lgrun with the suggested fragment as its config"
+for n in 5 4 7; do
+	replay sg$n --config "$T/frag.ini"
+	assert_rc 0 "$RC" "sg$n under the suggestion: $(cat "$T/out")"
+done
+"$LGCTL" --state-dir "$STATE" suggest sg7 --margin 0 >"$T/frag0.ini" || fail "suggest --margin 0"
+grep -q "^max_ops = 8$" "$T/frag0.ini" || fail "margin 0: the least value that passes: $(cat "$T/frag0.ini")"
+"$LGCTL" --state-dir "$STATE" suggest sg7 --margin lots >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "not a fraction" "$T/err" || fail "a bad margin: $(cat "$T/err")"
 pass
