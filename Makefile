@@ -153,7 +153,13 @@ UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 .DELETE_ON_ERROR:
 
 all: deps-check $(BINS) $(PROXYLIB) $(TLSLIB) $(if $(SHIM_SRC),$(SHIM)) \
-	$(if $(HAVE_BPF),$(BPFLIB))
+	$(if $(HAVE_BPF),$(BPFLIB)) $(B)/man/lgrun.ini.5
+
+# lgrun.ini(5), made from conf/lgrun.ini (which shows every key): one source.
+$(B)/man/lgrun.ini.5: conf/lgrun.ini man/ini2man.awk
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)awk -v date=2026-11 -v version=$(VERSION) -f man/ini2man.awk conf/lgrun.ini >$@
 
 # Called by check and demo: installs what is missing (as root) or says how.
 deps-check:
@@ -229,10 +235,12 @@ $(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/agentenv.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
+$(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'
+$(B)/tests/test_config: $(B)/man/lgrun.ini.5
 $(B)/tests/test_%: tests/unit/test_%.c $(PURE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CFLAGS) -Isupervisor $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka -linih \
+	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) -Isupervisor $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcmocka -linih \
 		-ljansson -lm $(TEST_LIBS)
 
 -include tests/fixtures/fixtures.mk
@@ -385,18 +393,20 @@ format-check:
 	echo "format-check: ok"
 
 # Rebuilt every time: the config directory is compiled in.
-install: $(BINS) $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB))
+install: $(BINS) $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
+		$(B)/man/lgrun.ini.5
 	rm -rf $(B)/install
 	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
 		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/lib
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
 		$(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
 	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini
 	install -m 644 conf/profiles/*.ini $(DESTDIR)$(SYSCONFDIR)/profiles/
 	install -m 644 man/lgrun.1 man/lgctl.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(B)/man/lgrun.ini.5 $(DESTDIR)$(MANDIR)/man5/
 
 clean:
 	rm -rf build build-san build-tsan build-dev

@@ -8,7 +8,7 @@ need_cmd make
 make -C "$LG_ROOT" --no-print-directory install PREFIX="$T/prefix" >"$T/log" 2>&1 ||
 	fail "make install: $(tail -5 "$T/log")"
 for f in bin/lgrun bin/lgctl lib/liblgshim.so lib/liblgproxy.so etc/lgrun/lgrun.ini etc/lgrun/profiles/ci.ini \
-	etc/lgrun/profiles/bulk-cleanup.ini share/man/man1/lgrun.1 share/man/man1/lgctl.1; do
+	etc/lgrun/profiles/bulk-cleanup.ini share/man/man1/lgrun.1 share/man/man1/lgctl.1 share/man/man5/lgrun.ini.5; do
 	[ -e "$T/prefix/$f" ] || fail "not installed: $f"
 done
 "$T/prefix/bin/lgrun" --help | grep -q "$T/prefix/etc/lgrun/lgrun.ini" ||

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "config_int.h"
 
 /* Each test gets a fresh config in *state, freed by the teardown. */
 static int setup(void **state)
@@ -809,6 +810,54 @@ static void test_model_keys_overrides(void **state)
 }
 
 /*
+ * Is "section.name" documented in file: a line starting with key_prefix
+ * name key_suffix after the section's heading (sec_fmt), before the next?
+ */
+static bool documented(const char *file, const char *sec_fmt,
+		       const char *key_fmt, const char *section,
+		       const char *name)
+{
+	char line[2048], heading[128], want[128];
+	bool in = false, found = false;
+	FILE *f = fopen(file, "r");
+
+	assert_non_null(f);
+	snprintf(heading, sizeof(heading), sec_fmt, section);
+	snprintf(want, sizeof(want), key_fmt, name);
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, heading, strlen(heading)) == 0)
+			in = true;
+		else if (line[0] == sec_fmt[0] && line[1] == sec_fmt[1])
+			in = false; /* another section */
+		else if (in && strncmp(line, want, strlen(want)) == 0)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Every key of the table is in conf/lgrun.ini under its section, and so in
+ * lgrun.ini(5), which is made from it (man/ini2man.awk).
+ */
+static void test_every_key_documented(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < lg_config_nkeys; i++) {
+		const struct key *k = &lg_config_keys[i];
+
+		if (!documented(LG_SYSCONFDIR "/lgrun.ini", "[%s]\n", "; %s =",
+				k->section, k->name))
+			fail_msg("%s.%s is not in conf/lgrun.ini", k->section,
+				 k->name);
+		if (!documented(LG_MANPAGE, ".SS [%s]\n", "\\fB%s\\fR =",
+				k->section, k->name))
+			fail_msg("%s.%s is not in lgrun.ini(5)", k->section,
+				 k->name);
+	}
+}
+
+/*
  * conf/lgrun.ini shows every key with its default, commented out: with
  * those lines uncommented it loads, and changes nothing.
  */
@@ -1369,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errno),
 		T(test_options),
 		T(test_quarantine_keys),
+		T(test_every_key_documented),
 		TT(test_load_file_with_profile_file),
 		TT(test_load_file_errors),
 	};
