@@ -47,14 +47,14 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev
+	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd $(BPFTOOL) \
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq $(BPFTOOL) \
 	redis-server
 
 # the model APIs: llm.c and one file each (llm_api.h)

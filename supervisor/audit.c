@@ -226,6 +226,45 @@ void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
 		snprintf(id_out, id_size, "%s", id);
 }
 
+void lg_audit_falco(struct lg_json *j, const char *session, const char *agent,
+		    const char *event, const struct lg_falco *f)
+{
+	struct lg_json o = { 0 }, t = { 0 };
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	lg_json_str(j, "priority", f->priority);
+	lg_json_str(j, "output", f->output ? f->output : event);
+	lg_json_str(j, "source", "lgrun");
+	lg_json_str(j, "hostname", host);
+	lg_json_append(&t, "[\"lgrun\",", 9);
+	lg_json_quote(&t, event);
+	if (f->rule) {
+		lg_json_append(&t, ",", 1);
+		lg_json_quote(&t, f->rule);
+	}
+	lg_json_append(&t, "]", 1);
+	lg_json_raw(j, "tags", t.buf ? t.buf : "[]");
+	lg_json_begin(&o);
+	lg_json_str(&o, "lgrun.session", session);
+	if (agent)
+		lg_json_str(&o, "lgrun.agent", agent);
+	lg_json_str(&o, "lgrun.event", event);
+	if (f->rule)
+		lg_json_str(&o, "lgrun.rule", f->rule);
+	if (f->op)
+		lg_json_str(&o, "evt.type", f->op);
+	if (f->target)
+		lg_json_str(&o, "fd.name", f->target);
+	if (f->pid > 0)
+		lg_json_int(&o, "proc.pid", f->pid);
+	if (f->exe && *f->exe)
+		lg_json_str(&o, "proc.name", f->exe);
+	lg_json_raw(j, "output_fields", lg_json_end(&o));
+	lg_json_free(&o);
+	lg_json_free(&t);
+}
+
 int lg_audit_append(const char *path, const char *line, bool sync)
 {
 	struct iovec iov[3] = { { "\n", 1 },

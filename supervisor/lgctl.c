@@ -272,11 +272,17 @@ static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
 	lg_json_str(&j, "event", "reset");
 	lg_json_str(&j, "by", user ? user : "?");
-	lg_json_str(
-		&j, "summary",
-		shared > 0 ?
-			"session reset by operator, on every host (shared store)" :
-			"session reset by operator");
+	{
+		const char *sum =
+			shared > 0 ?
+				"session reset by operator, on every host (shared store)" :
+				"session reset by operator";
+
+		lg_json_str(&j, "summary", sum);
+		lg_audit_falco(&j, id, NULL, "reset",
+			       &(struct lg_falco){ .priority = "Notice",
+						   .output = sum });
+	}
 	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
 	lg_audit_append(audit, lg_json_end(&j), true);
 	lg_json_free(&j);

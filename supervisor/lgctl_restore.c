@@ -234,6 +234,9 @@ static int audit_restore(const char *dir, const char *id,
 	lg_json_int(&j, "missing", r->missing);
 	lg_json_int(&j, "failed", r->failed);
 	lg_json_str(&j, "summary", sum);
+	lg_audit_falco(&j, id, NULL, "restore",
+		       &(struct lg_falco){ .priority = "Notice",
+					   .output = sum });
 	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
 	e = lg_audit_append(audit, lg_json_end(&j), true);
 	lg_json_free(&j);

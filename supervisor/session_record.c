@@ -61,6 +61,27 @@ static void kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_json_int(j, "kept_bytes", (long long)bytes);
 	lg_json_int(j, "not_kept", s->not_kept);
 }
+static const char *priority_of(enum lg_verdict v, bool observe)
+{
+	if (observe)
+		return "Notice";
+	switch (v) {
+	case LG_KILL:
+		return "Critical";
+	case LG_DENY:
+		return "Error";
+	case LG_WARN:
+		return "Warning";
+	default:
+		return "Informational";
+	}
+}
+/* Falco's fields (audit.h) of one of the session's records. */
+static void falco_fields(const struct lg_session *s, struct lg_json *j,
+			 const char *event, const struct lg_falco *f)
+{
+	lg_audit_falco(j, s->info.id, s->info.agent, event, f);
+}
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 {
 	int r = lg_audit_append(s->info.audit_path, lg_json_end(j), sync);
@@ -82,6 +103,9 @@ void sess_audit_quarantine(struct lg_session *s)
 		s->info.id);
 	lg_json_str(&j, "summary", sum);
 	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));
+	falco_fields(s, &j, "quarantine",
+		     &(struct lg_falco){ .priority = "Informational",
+					 .output = sum });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -140,6 +164,19 @@ int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		}
 		if (f->error)
 			lg_json_str(&j, "error", f->error);
+		{
+			char out[320];
+
+			snprintf(out, sizeof(out),
+				 "egress: a new destination %s:%u", f->host,
+				 f->port);
+			falco_fields(s, &j, "egress",
+				     &(struct lg_falco){
+					     .priority = "Informational",
+					     .output = out,
+					     .exe = f->pid > 0 ? exe : NULL,
+					     .pid = f->pid });
+		}
 		lg_json_end(&j);
 		if (lg_audit_append(s->info.audit_path, j.buf, false) < 0)
 			lg_dbg("cannot write the audit log %s",
@@ -248,6 +285,15 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "direct_connections",
 				    (long long)s->bpf_direct);
 	}
+	falco_fields(s, &j, "session_end",
+		     &(struct lg_falco){
+			     .priority =
+				     strcmp(end, "completed") == 0 ||
+						     strcmp(end, "cancelled") ==
+							     0 ?
+					     "Informational" :
+					     "Warning",
+			     .output = summary });
 	r = lg_audit_append(s->info.audit_path, lg_json_end(&j), true);
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
@@ -270,6 +316,12 @@ void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 	lg_json_str(&j, "summary", line);
 	lg_json_int(&j, "pid", pid);
 	lg_json_str(&j, "exe", exe);
+	falco_fields(s, &j, "warn",
+		     &(struct lg_falco){ .priority = "Warning",
+					 .output = line,
+					 .rule = rule,
+					 .exe = exe,
+					 .pid = pid });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -308,6 +360,9 @@ void lg_session_audit_simple(struct lg_session *s, const char *event,
 	json_head(s, &j, event);
 	if (summary)
 		lg_json_str(&j, "summary", summary);
+	falco_fields(s, &j, event,
+		     &(struct lg_falco){ .priority = "Informational",
+					 .output = summary });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -346,6 +401,17 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 		lg_json_int(&j, "pid", pid);
 		lg_json_str(&j, "exe", exe);
 	}
+	falco_fields(s, &j, event,
+		     &(struct lg_falco){
+			     .priority = priority_of(
+				     f->action,
+				     s->cfg->observe && f->action > LG_WARN),
+			     .output = summary,
+			     .rule = f->rule,
+			     .op = op != LG_OP_NONE ? lg_op_name(op) : NULL,
+			     .target = op != LG_OP_NONE ? target : NULL,
+			     .exe = exe,
+			     .pid = op != LG_OP_NONE ? pid : 0 });
 	json_recent(s, &j);
 	sess_audit(s, &j, sync);
 	lg_json_free(&j);
@@ -389,6 +455,19 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 	lg_json_int(&j, "survivors", survivors);
 	if (escaped) /* had left the cgroup; killed by pid */
 		lg_json_int(&j, "escaped", escaped);
+	falco_fields(
+		s, &j, "trip",
+		&(struct lg_falco){
+			.priority = priority_of(f->action, false),
+			.output = s->trip_summary,
+			.rule = f->rule,
+			.op = s->trip_op != LG_OP_NONE ?
+				      lg_op_name(s->trip_op) :
+				      NULL,
+			.target = s->trip_op != LG_OP_NONE ? s->trip_target :
+							     NULL,
+			.exe = s->trip_exe,
+			.pid = s->trip_op != LG_OP_NONE ? s->trip_pid : 0 });
 	json_recent(s, &j);
 	lg_json_end(&j);
 	/* The marker first: even if the log write fails, the block holds. */

@@ -22,6 +22,25 @@ trip = [json.loads(l) for l in open(sys.argv[1]) if '"event":"trip"' in l][0]
 exes = [e.get("exe") for e in trip["recent"]]
 assert len(exes) == 3 and all(x == "rm" for x in exes), exes
 PY
+# The fields log pipelines read in Falco's alerts, next to lgrun's own.
+python3 - "$STATE/audit.jsonl" "$(hostname)" <<'PY' || fail "the Falco-style fields"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+trip = [r for r in recs if r["event"] == "trip"][0]
+assert trip["priority"] == "Critical" and trip["source"] == "lgrun", trip
+assert trip["output"] == trip["summary"] and trip["hostname"] == sys.argv[2], trip
+assert trip["tags"] == ["lgrun", "trip", "volumetric"], trip["tags"]
+of = trip["output_fields"]
+assert of["proc.name"] == "rm" and of["evt.type"] == "unlink" and of["fd.name"] == trip["target"], of
+assert of["lgrun.session"] == "trip3" and of["proc.pid"] == trip["pid"], of
+end = [r for r in recs if r["event"] == "session_end"][0]
+assert end["priority"] == "Warning" and end["output"] == end["summary"], end
+for r in recs:  # every record of the session
+    assert {"time", "priority", "output", "source", "hostname", "output_fields"} <= r.keys(), r
+PY
+# the README's jq one-liner: what stopped which agent where
+out=$(jq -r 'select(.priority == "Critical") | "\(.time) \(.hostname) \(.output_fields["lgrun.agent"]): \(.output)"' "$STATE/audit.jsonl")
+[[ $out == *" $(hostname) bash: session_killed: volume_exceeded, 3 deletes"* ]] || fail "the jq one-liner: $out"
 [ -f "$STATE/sessions/trip3.killed" ] || fail "the session is not marked killed"
 grep -q "lgctl reset trip3" "$T/err" || fail "stderr does not tell the operator how to reset"
 grep -q 'lgrun_trips_total{agent="bash",reason="volume_exceeded"} 1' "$STATE/lgrun.prom" ||

@@ -846,12 +846,12 @@ static void test_every_key_documented(void **state)
 	for (size_t i = 0; i < lg_config_nkeys; i++) {
 		const struct key *k = &lg_config_keys[i];
 
-		if (!documented(LG_SYSCONFDIR "/lgrun.ini", "[%s]\n", "; %s =",
-				k->section, k->name))
+		if (!documented(LG_SYSCONFDIR "/lgrun.ini", "[%s]\n",
+				"; %s =", k->section, k->name))
 			fail_msg("%s.%s is not in conf/lgrun.ini", k->section,
 				 k->name);
-		if (!documented(LG_MANPAGE, ".SS [%s]\n", "\\fB%s\\fR =",
-				k->section, k->name))
+		if (!documented(LG_MANPAGE, ".SS [%s]\n",
+				"\\fB%s\\fR =", k->section, k->name))
 			fail_msg("%s.%s is not in lgrun.ini(5)", k->section,
 				 k->name);
 	}
