@@ -47,14 +47,14 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq
+	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq $(BPFTOOL) \
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux $(BPFTOOL) \
 	redis-server
 
 # the model APIs: llm.c and one file each (llm_api.h)
@@ -79,7 +79,7 @@ LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c 
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
 LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c \
-	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c
+	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c supervisor/lgctl_top.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c

@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		"  stop ID       stop a running session (it ends as cancelled)\n"
 		"  replay ID [--config FILE] [--profile P] [--agent NAME]\n"
 		"                what the guard saw, judged again: where it trips\n"
+		"  top [--interval DUR] [--once]\n"
+		"                running sessions, live: counters against limits\n"
 		"  suggest ID... [--config FILE] [--margin F]\n"
 		"                thresholds that let these sessions through (INI)\n"
 		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
@@ -341,6 +343,8 @@ int main(int argc, char **argv)
 		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "top") == 0)
+		rc = lgctl_top(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "suggest") == 0)
 		rc = lgctl_suggest(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "replay") == 0)

@@ -13,12 +13,14 @@
 
 #define BUF_MAX (64 * 1024)
 #define TURN_TEXT_MAX 4096 /* what greeting reads of a turn's text */
+#define FLUSH_MS 250
 
 struct lg_record {
 	char path[PATH_MAX], old[PATH_MAX + 8];
 	int fd;
 	uint64_t part_bytes, max_bytes;
 	uint64_t start_ms;
+	uint64_t pending_ms; /* the first unwritten event's time, or 0 */
 	unsigned part;
 	struct lg_record_head head; /* its strings copied below */
 	char session[200], agent[200], config[PATH_MAX], profile[200];
@@ -139,12 +141,20 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 
 void lg_record_flush(struct lg_record *r)
 {
-	if (!r || r->fd < 0 || !r->len)
+	if (!r)
+		return;
+	r->pending_ms = 0;
+	if (r->fd < 0 || !r->len)
 		return;
 	if (write(r->fd, r->buf, r->len) < 0) {
 		/* best effort, as above */
 	}
 	r->len = 0;
+}
+
+uint64_t lg_record_due(const struct lg_record *r)
+{
+	return r && r->pending_ms ? r->pending_ms + FLUSH_MS : 0;
 }
 
 void lg_record_close(struct lg_record *r)
@@ -294,8 +304,11 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		lg_json_str(&j, "summary", f->f[0].summary);
 	}
 	line(r, &j);
-	if (v > LG_WARN)
-		lg_record_flush(r); /* a trip: on disk before the kill */
+	/* A trip: on disk before the kill. Else within FLUSH_MS (due). */
+	if (!r->pending_ms)
+		r->pending_ms = now_ms ? now_ms : 1;
+	if (v > LG_WARN || now_ms - r->pending_ms >= FLUSH_MS)
+		lg_record_flush(r);
 	rotate(r);
 }
 

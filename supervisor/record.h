@@ -11,7 +11,8 @@
  * whether a removed target had come back ({"k":"restored", ...}), before
  * the event that asked. Tool arguments are a digest and a preview, never
  * the arguments; model text is kept (record.text), programs' output only
- * with record.output. Past max_bytes / 2 the file becomes
+ * with record.output. Buffered: written at a trip, at the end, and within
+ * 250 ms of an event (lgctl top reads it live; lg_record_due says when). Past max_bytes / 2 the file becomes
  * <session>.events.old.jsonl (the one before goes) and a new one starts:
  * the oldest events go first. Written through a buffer, by the session
  * under its lock.
@@ -59,6 +60,9 @@ void lg_record_restored(struct lg_record *r, uint64_t now_ms,
 
 /* What is buffered, written out (a trip, a tick, the end). */
 void lg_record_flush(struct lg_record *r);
+
+/* When the buffer should be written (monotonic ms; 0: it is empty). */
+uint64_t lg_record_due(const struct lg_record *r);
 
 /* The digest a recording holds for tool arguments (32 hex digits). */
 void lg_record_digest(const char *s, char out[33]);

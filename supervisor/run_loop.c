@@ -383,6 +383,22 @@ static const struct lg_loop_source session_source = { "session", NULL,
 						      session_deadline,
 						      session_tick, NULL };
 
+/* The session recording, written within 250 ms (lgctl top reads it). */
+static uint64_t record_deadline(void *ctx)
+{
+	return lg_session_record_due(((struct loop *)ctx)->s);
+}
+
+static void record_tick(void *ctx, uint64_t now)
+{
+	(void)now;
+	lg_session_record_flush(((struct loop *)ctx)->s);
+}
+
+static const struct lg_loop_source record_source = { "record", NULL,
+						     record_deadline,
+						     record_tick, NULL };
+
 /*
  * The loop's own moments (event_loop acts on them when it wakes): a
  * forwarded signal's or a drain's grace, a nested lgrun's linger, the
@@ -419,5 +435,6 @@ void add_sources(struct loop *l)
 	lg_sources_add(&l->src, &notify_source, l);
 	lg_sources_add(&l->src, &procs_source, l);
 	lg_sources_add(&l->src, &session_source, l);
+	lg_sources_add(&l->src, &record_source, l);
 	lg_sources_add(&l->src, &trip_source, l);
 }

@@ -487,6 +487,18 @@ uint64_t lg_session_next_deadline(const struct lg_session *s)
 	return lg_guard_next_deadline(s->guard);
 }
 
+uint64_t lg_session_record_due(const struct lg_session *s)
+{
+	HOLD(s);
+	return lg_record_due(s->rec);
+}
+
+void lg_session_record_flush(struct lg_session *s)
+{
+	HOLD(s);
+	lg_record_flush(s->rec);
+}
+
 /* sess_restored, its answers recorded for a replay. */
 static bool restored_recorded(void *ctx, const char *target, enum lg_op op,
 			      const struct lg_target_id *id)

@@ -111,6 +111,14 @@ int lg_session_refusal(const struct lg_session *s);
 /* When the guard's time-based rules want an LG_EV_TICK (0: never). */
 uint64_t lg_session_next_deadline(const struct lg_session *s);
 
+/*
+ * The recording's buffer (record.h) is written within 250 ms of its first
+ * unwritten event (lgctl top reads it live): when that is (0: nothing
+ * waits), and the write.
+ */
+uint64_t lg_session_record_due(const struct lg_session *s);
+void lg_session_record_flush(struct lg_session *s);
+
 /* Set once the guard decided to kill (never in observe mode). */
 bool lg_session_kill_pending(const struct lg_session *s);
 /*
