@@ -6,6 +6,8 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= $(PREFIX)/etc/lgrun
 MANDIR ?= $(PREFIX)/share/man
+# lgrun finds its libraries in <bindir>/../lib/lgrun, else <bindir>/../lib
+LIBDIR ?= $(PREFIX)/lib
 VERSION := 0.1.0
 
 B := build
@@ -17,6 +19,9 @@ LG_CONFDIR ?= $(CURDIR)/conf
 WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wformat=2 \
 	-Wno-format-nonliteral -Wno-format-truncation
 CFLAGS ?= -O2 -g
+# what the caller gave (a package build's dpkg-buildflags), for the install
+# rebuild: the defines below are added anew there
+CFLAGS_GIVEN := $(CFLAGS)
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
 LDLIBS_SUP := -lseccomp -linih -ljansson -lhiredis -lm -lpthread
@@ -47,14 +52,16 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libclang-rt-14-dev libbpf-dev bpftool libhiredis-dev redis-server \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
-	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux
+	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux \
+	debhelper lintian
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux $(BPFTOOL) \
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh \
+	lintian $(BPFTOOL) \
 	redis-server
 
 # the model APIs: llm.c and one file each (llm_api.h)
@@ -148,7 +155,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: all check test integration corpus demo agents bench deps deps-check format fuzz \
+.PHONY: deb all check test integration corpus demo agents bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -396,17 +403,30 @@ format-check:
 install: $(BINS) $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
 		$(B)/man/lgrun.ini.5
 	rm -rf $(B)/install
-	$(MAKE) --no-print-directory B=$(B)/install LG_CONFDIR=$(SYSCONFDIR) \
-		$(B)/install/bin/lgrun $(B)/install/bin/lgctl
+	env CFLAGS='$(CFLAGS_GIVEN)' $(MAKE) --no-print-directory B=$(B)/install \
+		LG_CONFDIR=$(SYSCONFDIR) $(B)/install/bin/lgrun $(B)/install/bin/lgctl
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/profiles \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(PREFIX)/lib
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(LIBDIR)
 	install -m 755 $(SHIM) $(PROXYLIB) $(TLSLIB) $(if $(HAVE_BPF),$(BPFLIB)) \
-		$(DESTDIR)$(PREFIX)/lib/
+		$(DESTDIR)$(LIBDIR)/
 	install -m 755 $(B)/install/bin/lgrun $(B)/install/bin/lgctl $(DESTDIR)$(BINDIR)/
 	install -m 644 conf/lgrun.ini $(DESTDIR)$(SYSCONFDIR)/lgrun.ini
 	install -m 644 conf/profiles/*.ini $(DESTDIR)$(SYSCONFDIR)/profiles/
 	install -m 644 man/lgrun.1 man/lgctl.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/man/lgrun.ini.5 $(DESTDIR)$(MANDIR)/man5/
+
+# A Debian package (debian/, debhelper), built from a copy of the source
+# tree so the tree stays clean: $(B)/deb/lgrun_$(VERSION)-1_amd64.deb.
+DEB_DIR = $(abspath $(B))/deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src/lgrun-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src/lgrun-$(VERSION)
+	cd $(DEB_DIR)/src/lgrun-$(VERSION) && \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b \
+		>$(DEB_DIR)/src/build.log 2>&1 || { tail -30 $(DEB_DIR)/src/build.log; exit 1; }
+	mv $(DEB_DIR)/src/lgrun_$(VERSION)-1_* $(DEB_DIR)/
+	@echo "lgrun: $$(ls $(DEB_DIR)/*.deb)"
 
 clean:
 	rm -rf build build-san build-tsan build-dev

@@ -209,7 +209,10 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 	return errno == ENOENT ? LG_EXIT_NOTFOUND : LG_EXIT_NOEXEC;
 }
 
-/* A file of ours in <bindir>/../lib: the shim, the proxy library. */
+/*
+ * A file of ours in <bindir>/../lib/lgrun (a distribution's package) or
+ * <bindir>/../lib (make install): the shim, the proxy library.
+ */
 bool libdir_file(const char *name, char *out, size_t size)
 {
 	char exe[PATH_MAX];
@@ -223,6 +226,9 @@ bool libdir_file(const char *name, char *out, size_t size)
 	if (!slash)
 		return false;
 	*slash = '\0';
+	snprintf(out, size, "%s/../lib/lgrun/%s", exe, name);
+	if (access(out, R_OK) == 0)
+		return true;
 	snprintf(out, size, "%s/../lib/%s", exe, name);
 	return access(out, R_OK) == 0;
 }

@@ -17,10 +17,11 @@ run_lg --session trip -- bash -c 'rm "$0"/f*' "$T/d" 2>/dev/null
 run_lg --session slow --timeout 1s -- sleep 20 2>/dev/null
 [ "$(ends slow)" = 1 ] && [ "$(end_of slow)" = '"end":"timed_out"' ] || fail "timed out: $(end_of slow)"
 
-"$LGRUN" --state-dir "$STATE" --session long -- bash -c 'trap "exit 3" TERM; sleep 30 & wait' &
+"$LGRUN" --state-dir "$STATE" --session long -- bash -c 'trap "exit 3" TERM; : >"$0"; sleep 30 & wait' "$T/ready" &
 lg=$!
-for _ in $(seq 1 40); do
-	tail -n 1 "$STATE/sessions/long.json" 2>/dev/null | grep -q running && break
+# running, and its trap set (a loaded machine starts bash slowly)
+for _ in $(seq 1 200); do
+	[ -e "$T/ready" ] && tail -n 1 "$STATE/sessions/long.json" 2>/dev/null | grep -q running && break
 	sleep 0.05
 done
 "$LGCTL" --state-dir "$STATE" stop long >"$T/out" 2>&1 || fail "lgctl stop: $(cat "$T/out")"
