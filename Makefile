@@ -53,7 +53,7 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux \
-	debhelper lintian
+	debhelper lintian chromium
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
@@ -86,7 +86,8 @@ LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c 
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
 LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c \
-	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c supervisor/lgctl_top.c
+	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c supervisor/lgctl_top.c \
+	supervisor/lgctl_report.c
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c

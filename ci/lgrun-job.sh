@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # A CI job's step: run COMMAND (an agent) under `lgrun --profile ci` and
 # leave the evidence in $LGRUN_ARTIFACTS (default ./lgrun-artifacts) for the
-# job to keep: the audit log, the session's recording, `lgctl status` and
-# `lgctl replay` of it, and alerts.txt (the trips and denials, one a line).
+# job to keep: the audit log, the session's recording, `lgctl status`,
+# `lgctl replay` and `lgctl report` (report.html) of it, and alerts.txt
+# (the trips and denials, one a line).
 # Exits with COMMAND's status, or lgrun's 86 when the guard stopped it.
 #
 #   ci/lgrun-job.sh [--] COMMAND [ARGS...]
@@ -26,6 +27,7 @@ cp "$state/audit.jsonl" "$out/audit.jsonl" 2>/dev/null || : >"$out/audit.jsonl"
 cp "$state/sessions/$session".events*.jsonl "$out/" 2>/dev/null
 "$lgctl" --state-dir "$state" status "$session" >"$out/status.txt" 2>&1
 "$lgctl" --state-dir "$state" replay "$session" >"$out/replay.txt" 2>&1
+"$lgctl" --state-dir "$state" report "$session" -o "$out/report.html" >/dev/null 2>&1
 grep -E '"priority":"(Critical|Error)"' "$out/audit.jsonl" |
 	sed -E 's/.*"output":"(([^"\\]|\\.)*)".*/\1/' >"$out/alerts.txt"
 if [ "$rc" = 86 ]; then

@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		"  stop ID       stop a running session (it ends as cancelled)\n"
 		"  replay ID [--config FILE] [--profile P] [--agent NAME]\n"
 		"                what the guard saw, judged again: where it trips\n"
+		"  report ID [-o FILE]\n"
+		"                one HTML page of the session (self-contained)\n"
 		"  top [--interval DUR] [--once]\n"
 		"                running sessions, live: counters against limits\n"
 		"  suggest ID... [--config FILE] [--margin F]\n"
@@ -343,6 +345,8 @@ int main(int argc, char **argv)
 		rc = reset(dir, argv[optind + 1], &cfg);
 	else if (strcmp(argv[optind], "stop") == 0 && argc - optind == 2)
 		rc = stop(dir, argv[optind + 1]);
+	else if (strcmp(argv[optind], "report") == 0)
+		rc = lgctl_report(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "top") == 0)
 		rc = lgctl_top(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "suggest") == 0)

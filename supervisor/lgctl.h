@@ -11,6 +11,9 @@ const char *lgq_show(const char *s);
 /* lgctl replay SESSION [OPTIONS]; argv[0] is "replay". */
 int lgctl_replay(const char *dir, int argc, char **argv);
 
+/* lgctl report SESSION [-o FILE]; argv[0] is "report". */
+int lgctl_report(const char *dir, int argc, char **argv);
+
 /* lgctl top [OPTIONS]; argv[0] is "top". */
 int lgctl_top(const char *dir, int argc, char **argv);
 

@@ -17,7 +17,7 @@ job() { # artifacts dir, command...
 mkfiles "$T/data" 6
 job "$T/a1" bash -c 'for f in "$0"/f*; do rm "$f"; done' "$T/data"
 assert_rc 86 "$RC" "the job of a runaway agent"
-for f in audit.jsonl job-a1.events.jsonl status.txt replay.txt alerts.txt; do
+for f in audit.jsonl job-a1.events.jsonl status.txt replay.txt report.html alerts.txt; do
 	[ -s "$T/a1/$f" ] || fail "no artifact $f: $(ls "$T/a1")"
 done
 grep -q '"event":"trip"' "$T/a1/audit.jsonl" || fail "no trip in the audit artifact"
