@@ -156,7 +156,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: deb all check test integration corpus demo agents bench deps deps-check format fuzz \
+.PHONY: deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -339,6 +339,11 @@ integration: all fixtures
 corpus: all fixtures
 	@B=$(B) bash tests/corpus/run.sh
 
+# The runaways again in observe mode: each would-trip in its recording,
+# replayed, is a stop with the expected reason (what-if = what happens).
+corpus-observe: all fixtures
+	@B=$(B) bash tests/corpus/run.sh --observe runaway/
+
 # Integration tests whose work crosses lgrun's threads (notify thread and
 # main loop, the proxy's and the egress proxy's threads, the observer's
 # loader, the store used from the guard's thread, the control socket's
@@ -373,6 +378,7 @@ check: deps-check
 	else echo "agents: no npm: the real agent CLIs' tests skip"; fi
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory corpus
+	@$(MAKE) --no-print-directory corpus-observe
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
 endif

@@ -100,6 +100,8 @@ cd "$WORK"
 need_cmd $NEEDS
 set -e
 setup >"$META/setup.log" 2>&1
+# the observe pass: the same entry, nothing denied or killed
+[ "${CORPUS_OBSERVE:-}" = 1 ] && LGRUN_ARGS+=(--observe)
 set +e
 PHASE=run
 
@@ -134,7 +136,12 @@ for rec in "$STATE"/sessions/*.events.jsonl; do
 	sid=${sid%.events.jsonl}
 	"$LGCTL" --state-dir "$STATE" replay "$sid" >"$META/replay.out" 2>&1
 	prc=$?
-	if [ -n "$trip" ] && { [ $prc != 1 ] || ! grep -q "as recorded: the session tripped there" "$META/replay.out"; }; then
+	if [ "${CORPUS_OBSERVE:-}" = 1 ]; then
+		# no trip record: the recording's would-trip is what replay must find
+		grep -q "as recorded: the session would have tripped there" "$META/replay.out" && [ $prc = 1 ] ||
+			{ grep -q "recorded: no trip" "$META/replay.out" && [ $prc = 0 ]; } ||
+			disagree="the replay of $sid does not find the recorded would-trip (or finds one not recorded): $(tr '\n' ' ' <"$META/replay.out")"
+	elif [ -n "$trip" ] && { [ $prc != 1 ] || ! grep -q "as recorded: the session tripped there" "$META/replay.out"; }; then
 		disagree="the replay of $sid does not trip where the session did: $(tr '\n' ' ' <"$META/replay.out")"
 	elif [ -z "$trip" ] && [ $prc != 0 ]; then
 		disagree="the replay of $sid trips (exit $prc) where the session did not: $(tr '\n' ' ' <"$META/replay.out")"
@@ -143,6 +150,20 @@ done
 
 if [ -n "$disagree" ]; then
 	result error "$disagree"
+elif [ "${CORPUS_OBSERVE:-}" = 1 ]; then
+	# Observe mode: the recording's first would-trip (replayed, agreeing)
+	# must be what the normal run does: stop a runaway, not a legit entry.
+	would=$(grep -m1 -oE 'trips at event [0-9]+ \([0-9.]+s\): [a-z]+ by [a-z_]+ \([a-z_]+\)' "$META/replay.out")
+	wreason=$(printf '%s' "$would" | sed -nE 's/.*\(([a-z_]+)\)$/\1/p')
+	if [ "$KIND" = legit ]; then
+		if [ -n "$would" ]; then result TRIPPED "observe: $would"; else result ok ""; fi
+	elif [ -z "$would" ]; then
+		result "NOT STOPPED" "observe: the guard would not have stopped it (no would-trip recorded)"
+	elif [ -n "$EXPECT_REASON" ] && ! [[ $wreason =~ ^($EXPECT_REASON)$ ]]; then
+		result "NOT STOPPED" "observe: would have stopped it by $wreason, expected $EXPECT_REASON"
+	else
+		result stopped "$wreason"
+	fi
 elif [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
 	st=$([ "$KIND" = legit ] && echo FAILED || echo "NOT STOPPED")
 	result "$st" "still running after the entry's timeout (${TIMEOUT}s)"

@@ -7,6 +7,9 @@
 #     PATTERN  run only entries whose KIND/NAME contains it (e.g. git, legit/)
 #     -k       keep every entry's directory (they are kept on failure anyway)
 #     -v       show the logs of every entry, not only of failures
+#     --observe  run every entry with lgrun --observe: the guard's would-trips
+#              (from the session's recording, replayed) must be the trips of
+#              the normal run: a runaway is caught, a legit entry is not
 #
 # One line per entry, a summary line, then "N passed, N failed" (CI reads
 # it). Exits 1 when an entry failed (known ones do not fail the run).
@@ -20,7 +23,8 @@ for a in "$@"; do
 	case $a in
 	-k) KEEP=1 ;;
 	-v) VERBOSE=1 ;;
-	-h | --help) sed -n '3,12p' "$0"; exit 0 ;;
+	--observe) export CORPUS_OBSERVE=1 ;;
+	-h | --help) sed -n '3,15p' "$0"; exit 0 ;;
 	*) pats+=("$a") ;;
 	esac
 done
