@@ -17,6 +17,7 @@
 #include "config.h"
 #include "lgctl.h"
 #include "replay.h"
+#include "state.h"
 
 static void replay_usage(FILE *f)
 {
@@ -156,6 +157,11 @@ int lgctl_replay(const char *dir, int argc, char **argv)
 		return 2;
 	}
 	id = argv[optind];
+	if (!lg_session_id_valid(id)) {
+		fprintf(stderr, "lgctl: '%s' is not a valid session id\n",
+			lgq_show(id));
+		return 2;
+	}
 	snprintf(cur, sizeof(cur), "%s/sessions/%s.events.jsonl", dir, id);
 	snprintf(old, sizeof(old), "%s/sessions/%s.events.old.jsonl", dir, id);
 	fc = fopen(cur, "re");

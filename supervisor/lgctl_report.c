@@ -18,6 +18,7 @@
 #include "config.h"
 #include "event.h"
 #include "lgctl.h"
+#include "state.h"
 #include "text.h"
 
 #define W 1000 /* the charts' width in px */
@@ -476,6 +477,11 @@ int lgctl_report(const char *dir, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		fputs("Usage: lgctl report SESSION [-o FILE]\n", stderr);
+		return 2;
+	}
+	if (!lg_session_id_valid(argv[optind])) {
+		fprintf(stderr, "lgctl: '%s' is not a valid session id\n",
+			lgq_show(argv[optind]));
 		return 2;
 	}
 	if (load(&r, dir, argv[optind]) < 0) {

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "lgctl.h"
 #include "replay.h"
+#include "state.h"
 
 enum ttype { T_UINT, T_U64, T_MS, T_CENTS };
 
@@ -318,6 +319,12 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 		char p[PATH_MAX + 256];
 
 		recs[i].id = argv[optind + (int)i];
+		if (!lg_session_id_valid(recs[i].id)) {
+			fprintf(stderr,
+				"lgctl: '%s' is not a valid session id\n",
+				lgq_show(recs[i].id));
+			goto out;
+		}
 		snprintf(p, sizeof(p), "%s/sessions/%s.events.old.jsonl", dir,
 			 recs[i].id);
 		recs[i].f[0] = fopen(p, "re");

@@ -76,6 +76,11 @@ run_lg --session rp5 --config "$T/off.ini" -- true
 replay rp5
 assert_rc 2 "$RC" "replay without a recording"
 grep -q "no recording of session 'rp5'" "$T/out" || fail "$(cat "$T/out")"
+# ids that are not session ids never make paths
+for cmd in replay suggest report; do
+	"$LGCTL" --state-dir "$STATE" $cmd ../../etc/passwd >"$T/out" 2>&1
+	[ $? = 2 ] && grep -q "'../../etc/passwd' is not a valid session id" "$T/out" || fail "$cmd took a path for an id: $(cat "$T/out")"
+done
 
 # 7. suggest: from legit sessions (observed), thresholds that pass them all
 # with the margin; the fragment loads as a config and every session replays
