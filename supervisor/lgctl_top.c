@@ -206,7 +206,17 @@ static void follow(const char *dir, struct tsess *t)
 	while (fgets(line, sizeof(line), t->rec)) {
 		size_t n = strlen(line);
 		json_t *o;
+		int ch = 0;
 
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+			/* longer than we read (model text): passed over */
+			while ((ch = getc(t->rec)) != EOF && ch != '\n')
+				;
+			if (ch != '\n')
+				break; /* its end is still to come */
+			t->off = ftell(t->rec);
+			continue;
+		}
 		if (!n || line[n - 1] != '\n')
 			break; /* not whole yet: read it next time */
 		t->off = ftell(t->rec);
