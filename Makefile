@@ -77,7 +77,7 @@ PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c superviso
 SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/session_fs.c supervisor/session_record.c \
+	supervisor/session_fs.c supervisor/session_record.c supervisor/session_guard.c \
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \

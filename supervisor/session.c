@@ -86,33 +86,6 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
 	s->on_kill_ctx = ctx;
 }
 
-/* The recording of this run (record.h); without it, the session goes on. */
-static void record_open(struct lg_session *s, const struct lg_config *cfg,
-			const struct lg_session_info *info)
-{
-	struct lg_record_head h = { .session = info->id,
-				    .agent = info->agent,
-				    .config = cfg->config_path,
-				    .profile = cfg->profile,
-				    .observe = cfg->observe,
-				    .start_real_ns = info->start_real_ns,
-				    .start_mono_ms = info->start_mono_ms,
-				    .text = cfg->record_text,
-				    .output = cfg->record_output,
-				    .options = info->options };
-	char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/sessions", info->state_dir);
-	if (mkdir(p, 0700) < 0 && errno != EEXIST)
-		return;
-	snprintf(p, sizeof(p), "%s/sessions/%s.events.jsonl", info->state_dir,
-		 info->id);
-	s->rec = lg_record_open(p, cfg->record_max_bytes, &h);
-	if (!s->rec)
-		lg_warn("cannot record the session's events in %s: %s (lgctl replay will not have it)",
-			p, strerror(errno));
-}
-
 struct lg_session *lg_session_new(const struct lg_config *cfg,
 				  const struct lg_session_info *info)
 {
@@ -160,7 +133,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 					      info->start_real_ns);
 	}
 	if (cfg->record_events && info->state_dir)
-		record_open(s, cfg, info);
+		sess_record_open(s, cfg, info);
 	if (info->flow && info->name) {
 		struct lg_guard_env env = { info->start_mono_ms, NULL, s, NULL,
 					    NULL };
@@ -485,45 +458,6 @@ uint64_t lg_session_next_deadline(const struct lg_session *s)
 {
 	HOLD(s);
 	return lg_guard_next_deadline(s->guard);
-}
-
-uint64_t lg_session_record_due(const struct lg_session *s)
-{
-	HOLD(s);
-	return lg_record_due(s->rec);
-}
-
-void lg_session_record_flush(struct lg_session *s)
-{
-	HOLD(s);
-	lg_record_flush(s->rec);
-}
-
-/* sess_restored, its answers recorded for a replay. */
-static bool restored_recorded(void *ctx, const char *target, enum lg_op op,
-			      const struct lg_target_id *id)
-{
-	struct lg_session *s = ctx;
-	bool a = sess_restored(ctx, target, op, id);
-
-	lg_record_restored(s->rec, s->feed_now, target, op, id, a);
-	return a;
-}
-
-enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
-			  const struct lg_event *ev, struct lg_guard_env *env,
-			  struct lg_findings *out)
-{
-	enum lg_verdict v;
-
-	if (!s->rec)
-		return lg_guard_feed(g, ev, env, out);
-	if (env->restored == sess_restored)
-		env->restored = restored_recorded;
-	s->feed_now = env->now_ms;
-	v = lg_guard_feed(g, ev, env, out);
-	lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v, out);
-	return v;
 }
 
 /*

@@ -196,6 +196,9 @@ int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
 	     pid_t pid, const char *exe, const char *target,
 	     struct lg_session_verdict *v);
 
+/* The recording of this run (record.h); without it the session goes on. */
+void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
+		      const struct lg_session_info *info);
 /* Every feed of a guard goes here: recorded (record.h) with its verdict. */
 enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 			  const struct lg_event *ev, struct lg_guard_env *env,
