@@ -60,7 +60,7 @@ DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h 
 	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
-DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh \
+DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh chromium \
 	lintian $(BPFTOOL) \
 	redis-server
 
