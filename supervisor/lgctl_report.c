@@ -227,62 +227,61 @@ static void timeline(FILE *f, const struct rep *r)
 }
 
 /* Deletes of pre-existing data in the sliding window, against max_ops. */
+/*
+ * At each delete of pre-existing data, how many fall in the window ending
+ * there: one pass, the window's start moving on as its end does.
+ */
+static unsigned *window_counts(const struct rep *r, uint64_t win,
+			       unsigned *peak)
+{
+	unsigned *c = calloc(r->n ? r->n : 1, sizeof(*c)), in = 0;
+	size_t lo = 0;
+
+	*peak = 0;
+	for (size_t i = 0; c && i < r->n; i++) {
+		if (!r->e[i].destroy)
+			continue;
+		in++;
+		for (; lo <= i && r->e[i].t - r->e[lo].t >= win; lo++)
+			in -= r->e[lo].destroy;
+		c[i] = in;
+		*peak = in > *peak ? in : *peak;
+	}
+	return c;
+}
+
 static void window_chart(FILE *f, const struct rep *r)
 {
 	unsigned max = r->have_cfg ? r->cfg.guard.volumetric.max : 0;
 	uint64_t win = r->have_cfg ? r->cfg.guard.volumetric.window_ms : 60000;
-	unsigned top = max > 0 ? max + 1 : 1, peak = 0;
+	unsigned peak, top, *count = window_counts(r, win, &peak);
 	const int hgt = 180;
-	double y_prev = hgt - 20;
-	size_t lo = 0;
+	double y_prev = hgt - 20, y_max;
 
-	for (size_t i = 0; i < r->n; i++) { /* the peak, for the scale */
-		unsigned c = 0;
-
-		if (!r->e[i].destroy)
-			continue;
-		for (size_t k = 0; k <= i; k++)
-			if (r->e[k].destroy && r->e[i].t - r->e[k].t < win)
-				c++;
-		peak = c > peak ? c : peak;
-		if (i > 4000)
-			break; /* enough for a scale */
-	}
-	top = peak + 1 > top ? peak + 1 : top;
+	top = (max > peak ? max : peak) + 1;
+	y_max = (double)(hgt - 20) - (double)max * (hgt - 40) / top;
 	fprintf(f,
 		"<h2>Deletes in the window (volumetric)</h2>\n<p>Pre-existing data destroyed within %.0fs, against <code>max_ops</code> = %u%s.</p>\n<svg id=\"window-chart\" width=\"%d\" height=\"%d\" role=\"img\">\n<polyline class=\"count\" points=\"40,%d",
 		(double)win / 1000.0, max, max ? "" : " (off)", W, hgt,
 		hgt - 20);
-	for (size_t i = 0; i < r->n; i++) { /* a step at each delete */
-		unsigned c = 0;
+	for (size_t i = 0; count && i < r->n; i++) { /* a step at each one */
 		double y;
 
 		if (!r->e[i].destroy)
 			continue;
-		while (lo < i && r->e[i].t - r->e[lo].t >= win)
-			lo++;
-		for (size_t k = lo; k <= i; k++)
-			c += r->e[k].destroy;
-		y = (double)(hgt - 20) - (double)c * (hgt - 40) / top;
+		y = (double)(hgt - 20) - (double)count[i] * (hgt - 40) / top;
 		fprintf(f, " %.1f,%.1f %.1f,%.1f", x_of(r, r->e[i].t), y_prev,
 			x_of(r, r->e[i].t), y);
 		y_prev = y;
 	}
+	free(count);
 	fprintf(f, " %.1f,%.1f\"/>\n", x_of(r, r->last_t), y_prev);
 	fprintf(f, "<text x=\"0\" y=\"%d\" class=\"axis\">0</text>\n",
 		hgt - 16);
 	if (max)
 		fprintf(f,
-			"<line id=\"threshold-volumetric\" class=\"threshold-line\" data-max=\"%u\" x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"><title>max_ops %u</title></line>\n",
-			max, W - 20,
-			(double)(hgt - 20) - (double)max * (hgt - 40) / top,
-			(double)(hgt - 20) - (double)max * (hgt - 40) / top,
-			max);
-	if (max)
-		fprintf(f,
-			"<text x=\"0\" y=\"%.1f\" class=\"axis\">%u</text>\n",
-			(double)(hgt - 16) - (double)max * (hgt - 40) / top,
-			max);
+			"<line id=\"threshold-volumetric\" class=\"threshold-line\" data-max=\"%u\" x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"><title>max_ops %u</title></line>\n<text x=\"0\" y=\"%.1f\" class=\"axis\">%u</text>\n",
+			max, W - 20, y_max, y_max, max, y_max + 4, max);
 	trip_line(f, r, "trip-marker", 0, hgt - 20);
 	fputs("</svg>\n", f);
 }
