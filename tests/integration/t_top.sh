@@ -44,7 +44,10 @@ for i in $(seq 50); do [ -s "$T/top.rc" ] && break; sleep 0.1; done
 [ "$(cat "$T/top.rc" 2>/dev/null)" = 0 ] || fail "q did not end top with status 0: $(cat "$T/top.rc" 2>/dev/null)"
 
 # In place: cursor home and clear to the end of lines, never a clear screen.
-script -q -c "timeout -s INT 1 '$LGCTL' --state-dir '$STATE' top --interval 200ms" /dev/null >"$T/raw" </dev/null 2>&1
+# timeout stays in the pty's foreground process group (--foreground): in a
+# group of its own, top's tcsetattr would stop it with SIGTTOU (a hang when
+# script's shell, /bin/sh, does not exec the command); -k bounds it anyway.
+SHELL=/bin/sh timeout 20 script -q -c "exec timeout --foreground -k 2 -s INT 1 '$LGCTL' --state-dir '$STATE' top --interval 200ms" /dev/null >"$T/raw" </dev/null 2>&1
 grep -q $'\033\[H' "$T/raw" || fail "no frame drawn in place: $(head -c 300 "$T/raw" | od -c | head)"
 ! grep -q $'\033\[2J' "$T/raw" || fail "top clears the screen (flicker)"
 grep -q $'\033\[?1049l' "$T/raw" || fail "the terminal is not given back (alternate screen left on)"
