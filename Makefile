@@ -81,7 +81,8 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/store.c supervisor/programs.c \
-	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_index.c supervisor/record.c
+	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_index.c supervisor/record.c \
+	supervisor/watchdog.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
 	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
@@ -198,7 +199,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store: it links
 # those (and what the config layer checks values with), never the guard,
 # the session or the supervisor's threads.
-LGCTL_DEPS := audit quarantine_index $(patsubst supervisor/%.c,%,$(CONFIG_SRC)) log state termtext store \
+LGCTL_DEPS := audit quarantine_index watchdog cgroup $(patsubst supervisor/%.c,%,$(CONFIG_SRC)) log state termtext store \
 	clock text proxy_routes canon glob classify event replay \
 	$(patsubst supervisor/%.c,%,$(GUARD_SRC))
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \

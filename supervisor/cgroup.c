@@ -276,6 +276,14 @@ int lg_proc_stat(pid_t pid, char *state, pid_t *ppid)
 }
 
 /* Live descendants of this process, from /proc/<pid>/stat ppid links. */
+/* lgrun's one child that is not the tree's: its watchdog */
+static pid_t not_tree;
+
+void lg_descendants_skip(pid_t pid)
+{
+	not_tree = pid;
+}
+
 int lg_descendants(pid_t *out, int max)
 {
 	struct {
@@ -319,7 +327,7 @@ int lg_descendants(pid_t *out, int max)
 		for (size_t i = 0; i < n; i++) {
 			bool parent_in = procs[i].ppid == self;
 
-			if (procs[i].pid == 0)
+			if (procs[i].pid == 0 || procs[i].pid == not_tree)
 				continue;
 			for (int k = 0; k < found && !parent_in; k++)
 				parent_in = out[k] == procs[i].ppid;

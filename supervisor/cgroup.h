@@ -49,6 +49,8 @@ int lg_proc_stat(pid_t pid, char *state, pid_t *ppid);
 
 /* Number of live descendants of this process (zombies excluded). */
 int lg_descendants(pid_t *out, int max);
+/* A child of ours that is not the tree's (the watchdog): never counted. */
+void lg_descendants_skip(pid_t pid);
 
 /*
  * A process of the tree that was born at fork_ns (CLOCK_MONOTONIC, as the

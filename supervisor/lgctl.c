@@ -18,6 +18,7 @@
 #include "state.h"
 #include "termtext.h"
 #include "store.h"
+#include "watchdog.h"
 
 static void usage(FILE *f)
 {
@@ -43,21 +44,6 @@ static void usage(FILE *f)
 }
 
 /* The last line of a file of JSON lines (its current record). */
-static int read_last_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	char line[8192];
-
-	buf[0] = '\0';
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (line[0] == '{')
-			snprintf(buf, size, "%s", line);
-	fclose(f);
-	return 0;
-}
-
 /* Text from a record or a file name, made safe for the terminal. */
 static const char *safe(const char *s, char *buf, size_t size)
 {
@@ -69,14 +55,21 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 {
 	char e_id[256], e_agent[256], e_started[80], e_state[64];
 	char e_summary[1024];
-	char p[PATH_MAX], buf[8192], killed[8192];
+	char buf[8192], killed[8192];
 	char state[32], agent[128], started[40], updated[40], st[16], pid[16];
 	char summary[512];
 	bool is_killed;
 
-	snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
-	buf[0] = '\0';
-	read_last_line(p, buf, sizeof(buf));
+	lg_state_last(dir, id, buf, sizeof(buf));
+	lg_json_field(buf, "state", state, sizeof(state));
+	lg_json_field(buf, "lgrun_pid", pid, sizeof(pid));
+	if (strcmp(state, "running") == 0 && atoi(pid) > 1 &&
+	    kill(atoi(pid), 0) < 0 && errno == ESRCH) {
+		/* its lgrun and its watchdog are gone: the end is ours to write */
+		lg_session_lost(dir, id, NULL, 0, "lgctl status", summary,
+				sizeof(summary));
+		lg_state_last(dir, id, buf, sizeof(buf));
+	}
 	is_killed = lg_state_killed(dir, id, killed, sizeof(killed)) > 0;
 	lg_json_field(buf, "state", state, sizeof(state));
 	lg_json_field(buf, "agent", agent, sizeof(agent));
@@ -91,7 +84,9 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 		summary[0] = '\0';
 		if (strcmp(state, "running") == 0 && pid[0] &&
 		    kill(atoi(pid), 0) < 0 && errno == ESRCH)
-			snprintf(state, sizeof(state), "lost");
+			snprintf(state, sizeof(state), "lost"); /* unwritable */
+		else if (strcmp(state, "supervisor_lost") == 0)
+			lg_json_field(buf, "summary", summary, sizeof(summary));
 		else if (strcmp(state, "killed") == 0)
 			snprintf(state, sizeof(state), "reset");
 		if (st[0])
@@ -99,9 +94,9 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 				 st);
 	}
 	if (header)
-		printf("%-32s %-8s %-14s %-24s %s\n", "SESSION", "STATE",
+		printf("%-32s %-15s %-14s %-24s %s\n", "SESSION", "STATE",
 		       "AGENT", "STARTED", "DETAIL");
-	printf("%-32s %-8s %-14s %-24s %s\n", safe(id, e_id, sizeof(e_id)),
+	printf("%-32s %-15s %-14s %-24s %s\n", safe(id, e_id, sizeof(e_id)),
 	       safe(state[0] ? state : "?", e_state, sizeof(e_state)),
 	       safe(agent[0] ? agent : "-", e_agent, sizeof(e_agent)),
 	       safe(started[0] ? started : "-", e_started, sizeof(e_started)),
@@ -169,15 +164,14 @@ static int status(const char *dir, const char *id)
  * the tree, then SIGKILL after kill_grace, and records the end). */
 static int stop(const char *dir, const char *id)
 {
-	char p[PATH_MAX], buf[8192], state[32], pid_s[16];
+	char buf[8192], state[32], pid_s[16];
 	pid_t pid;
 
 	if (!lg_session_id_valid(id)) {
 		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
 		return 2;
 	}
-	snprintf(p, sizeof(p), "%s/sessions/%s.json", dir, id);
-	if (read_last_line(p, buf, sizeof(buf)) < 0 || !buf[0]) {
+	if (lg_state_last(dir, id, buf, sizeof(buf)) < 0 || !buf[0]) {
 		fprintf(stderr, "lgctl: no session '%s' in %s\n", id, dir);
 		return 1;
 	}

@@ -352,6 +352,7 @@ static void teardown(struct run **made)
 	control_free(&run->l);
 	if (run->cg_made)
 		lg_cgroup_destroy(&run->cg);
+	lg_watchdog_done(&run->wd); /* the session is ended: it leaves */
 	if (!run->readers_left &&
 	    !run->egress_left) { /* else a notify thread may still use them */
 		lg_notifier_free(run->l.nt);

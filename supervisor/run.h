@@ -36,6 +36,7 @@
 #include "audit.h"
 #include "agentenv.h"
 #include "cgroup.h"
+#include "watchdog.h"
 #include "cleanup.h"
 #include "egress.h"
 #include "tls.h"
@@ -179,6 +180,7 @@ struct run {
 	struct lg_session_info info;
 	struct loop l;
 	struct lg_cgroup cg;
+	struct lg_watchdog wd; /* kills the tree if lgrun dies */
 	struct lg_bpf filter;
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96];

@@ -397,6 +397,8 @@ int launch_tree(struct run *run)
 		lg_launch_seal(run->l.egress_port);
 	r = lg_launch(&run->l.child, run->o.argv, run->env, &run->filter,
 		      &run->cg, &exec_errno);
+	if (r >= 0)
+		lg_watchdog_tree(&run->wd, run->l.child.pid);
 	if (r >= 0 && run->l.child.sealed_fd >= 0) {
 		lg_egress_listen_also(run->l.egress, run->l.child.sealed_fd);
 		lg_info("network: sealed, the egress proxy is the tree's only way out");

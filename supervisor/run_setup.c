@@ -264,6 +264,16 @@ int setup_session(struct run *run)
 			run->cg.why);
 	run->l.cg = &run->cg;
 	run->l.cfg = &run->cfg;
+	run->info.cgroup = run->cg.ok ? run->cg.path : NULL;
+	/* before any thread: a fork of lgrun as it is now */
+	{
+		int r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
+					  run->id);
+
+		if (r < 0)
+			lg_warn("no watchdog (%s): if lgrun is killed, what the session started may outlive it",
+				strerror(-r));
+	}
 
 	if (!run->cfg.shim)
 		lg_info("the shim is off ([shim] enabled = false)");

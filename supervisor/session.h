@@ -20,6 +20,7 @@ struct lg_session;
 
 struct lg_session_info {
 	const char *id, *agent, *state_dir, *audit_path, *metrics_path;
+	const char *cgroup; /* the tree's leaf, NULL: none */
 	/* the flow's correlation id and this session's name in its chains;
 	 * the session starts the flow (a user's call) */
 	const char *flow, *name;

@@ -571,6 +571,10 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_str(&j, "state", state);
 	lg_json_int(&j, "lgrun_pid", getpid());
 	lg_json_int(&j, "pid", pid);
+	/* for whoever notices that lgrun died: what to kill, where to say it */
+	if (s->info.cgroup)
+		lg_json_str(&j, "cgroup", s->info.cgroup);
+	lg_json_str(&j, "audit", s->info.audit_path);
 	lg_time_iso(s->info.start_real_ns, t, sizeof(t));
 	lg_json_str(&j, "started", t);
 	lg_time_iso(lg_real_ns(), t, sizeof(t));

@@ -167,3 +167,38 @@ int lg_state_write_session(const char *dir, const char *id, const char *json)
 	}
 	return lg_audit_append(p, json, false);
 }
+
+int lg_state_last(const char *dir, const char *id, char *buf, size_t size)
+{
+	char p[PATH_MAX], line[8192];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	f = fopen(p, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] == '{')
+			snprintf(buf, size, "%s", line);
+	fclose(f);
+	return 0;
+}
+
+int lg_state_claim_lost(const char *dir, const char *id, const char *by)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (session_path(dir, id, "lost", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if (write(fd, by, strlen(by)) < 0) {
+		/* the claim is the file; its text only says who */
+	}
+	close(fd);
+	return 1;
+}

@@ -7,6 +7,7 @@
  *   <dir>/sessions/<id>.json     states of the session, one JSON line each
  *                                (the last is current)
  *   <dir>/sessions/<id>.killed   present while the session is blocked
+ *   <dir>/sessions/<id>.lost     its lgrun died without ending it (who noticed)
  */
 #ifndef LG_STATE_H
 #define LG_STATE_H
@@ -33,5 +34,13 @@ int lg_state_reset(const char *dir, const char *id);
 /* Records the session's state: a JSON line appended to <id>.json (the last
  * line is the current state). */
 int lg_state_write_session(const char *dir, const char *id, const char *json);
+
+/* The session's current state: the last line of <id>.json ("" if none). */
+int lg_state_last(const char *dir, const char *id, char *buf, size_t size);
+/*
+ * Claims the writing of a lost session's end (<id>.lost, made exclusively):
+ * 1 for the first caller, 0 when someone already did, or -errno.
+ */
+int lg_state_claim_lost(const char *dir, const char *id, const char *by);
 
 #endif

@@ -1,34 +1,111 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # If lgrun itself is killed (an agent told to "kill stuck processes" may do
-# it), the command dies with it and whatever is left fails closed: its
-# destructive syscalls fail (ENOSYS) instead of running unsupervised.
+# it, or the OOM killer), dead means dead: its watchdog kills the whole tree,
+# a daemonized grandchild included, and writes the session's end as
+# supervisor_lost. If the watchdog is gone too, what is left fails closed
+# (ENOSYS) and the next lgctl status notices: it kills the rest and writes
+# the end itself.
 source "$(dirname "$0")/lib.sh"
 need_cmd python3
+need_root "the tree is killed through its cgroup (cgroup.kill)"
 
-mkfiles "$T/data" 3
 cat >"$T/left.py" <<'PY'
 import os, sys, time
-# detach, like a daemon: survives its parent, stays in the session's tree
+# detach, like a daemon: survives its parent, leaves its process group
 if os.fork(): sys.exit(0)
 os.setsid()
+open(sys.argv[3], "w").write(str(os.getpid()))
 time.sleep(1.0)
 try:
     os.unlink(sys.argv[1]); r = "deleted"
 except OSError as e:
     r = "refused errno=%d" % e.errno
 open(sys.argv[2], "w").write(r)
+time.sleep(30)
 PY
-"$LGRUN" --state-dir "$STATE" -- bash -c 'python3 "$0" "$1" "$2"; sleep 30' \
-	"$T/left.py" "$T/data/f1" "$T/result" &
-lg=$!
-sleep 0.4
-main=$(pgrep -P $lg | head -1)
-kill -9 $lg
-wait $lg 2>/dev/null
-for _ in $(seq 1 40); do [ -s "$T/result" ] && break; sleep 0.1; done
-[ -n "$main" ] && [ -d /proc/$main ] && [ "$(awk '{print $3}' /proc/$main/stat)" != Z ] &&
-	fail "the command outlived lgrun (PDEATHSIG)"
-[ -e "$T/data/f1" ] || fail "a leftover process deleted data after lgrun died"
-grep -q "refused errno=38" "$T/result" || fail "expected ENOSYS, got: $(cat "$T/result" 2>/dev/null)"
+# start SESSION: the tree is bash (pid in $T/SESSION.main) and a daemon
+start() {
+	mkfiles "$T/$1" 3
+	"$LGRUN" --state-dir "$STATE" --session "$1" -- bash -c \
+		'echo $$ >"$4.main"; python3 "$0" "$1" "$2" "$3"; sleep 30' \
+		"$T/left.py" "$T/$1/f1" "$T/$1.result" "$T/$1.daemon" "$T/$1" \
+		2>"$T/$1.err" &
+	LG=$!
+	for _ in $(seq 100); do [ -s "$T/$1.daemon" ] && [ -s "$T/$1.main" ] && break; sleep 0.05; done
+	[ -s "$T/$1.daemon" ] || fail "$1: the daemon did not start"
+	WD=$(pgrep -P $LG -x lgrun-watchdog)
+	[ -n "$WD" ] || fail "$1: no watchdog process beside the tree: $(ps -o pid,comm --ppid $LG)"
+}
+alive() { [ -d /proc/$1 ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" != Z ]; }
+field() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1]).get(sys.argv[2], ""))' "$@"; }
+
+# 1. SIGKILL to lgrun: the watchdog kills the tree at once and says so
+start lost1
+main=$(cat "$T/lost1.main") daemon=$(cat "$T/lost1.daemon")
+t0=$EPOCHREALTIME
+kill -9 $LG
+gone=
+for _ in $(seq 1000); do
+	if ! alive $main && ! alive $daemon; then gone=$EPOCHREALTIME; break; fi
+	sleep 0.001
+done
+wait $LG 2>/dev/null
+[ -n "$gone" ] || fail "the tree outlived lgrun (main alive: $(alive $main && echo yes), daemon alive: $(alive $daemon && echo yes))"
+echo "the tree was dead $(awk -v a="$t0" -v b="$gone" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms after lgrun's SIGKILL"
+[ -e "$T/lost1/f1" ] || fail "a leftover process deleted data after lgrun died"
+[ ! -e "$T/lost1.result" ] || fail "the daemon ran on after lgrun died: $(cat "$T/lost1.result")"
+for _ in $(seq 100); do grep -q supervisor_lost "$STATE/sessions/lost1.json" && break; sleep 0.02; done
+[ "$(field "$STATE/sessions/lost1.json" state)" = supervisor_lost ] ||
+	fail "the session's state is not supervisor_lost: $(tail -1 "$STATE/sessions/lost1.json")"
+[ "$(field "$STATE/sessions/lost1.json" noticed_by)" = "lgrun's watchdog" ] || fail "noticed by whom?"
+grep '"session":"lost1"' "$STATE/audit.jsonl" | grep '"event":"session_end"' >"$T/end1"
+[ "$(wc -l <"$T/end1")" = 1 ] || fail "expected one end record: $(cat "$T/end1")"
+grep -q '"end":"supervisor_lost"' "$T/end1" || fail "end record: $(cat "$T/end1")"
+grep -qE '"killed_processes":[12]' "$T/end1" || fail "the end record does not count the killed tree: $(cat "$T/end1")"
+grep -q "lgrun: session lost1: lgrun (pid $LG) died without ending the session" "$T/lost1.err" ||
+	fail "no word on stderr: $(cat "$T/lost1.err")"
+alive $WD && fail "the watchdog stayed"
+"$LGCTL" --state-dir "$STATE" status lost1 >"$T/st1"
+grep -qE "^lost1 +supervisor_lost +bash .*watchdog noticed" "$T/st1" || fail "lgctl status: $(cat "$T/st1")"
+# lgctl status read it; it did not write a second end
+[ "$(grep '"session":"lost1"' "$STATE/audit.jsonl" | grep -c session_end)" = 1 ] || fail "a second end record"
+
+# 2. The watchdog killed first, then lgrun: what is left fails closed, and
+#    the next lgctl status kills it and writes the end
+start lost2
+daemon=$(cat "$T/lost2.daemon")
+kill -9 $WD
+kill -9 $LG
+wait $LG 2>/dev/null
+for _ in $(seq 60); do [ -s "$T/lost2.result" ] && break; sleep 0.05; done
+[ -e "$T/lost2/f1" ] || fail "a leftover process deleted data after lgrun died"
+grep -q "refused errno=38" "$T/lost2.result" || fail "expected ENOSYS, got: $(cat "$T/lost2.result" 2>/dev/null)"
+alive $daemon || fail "fixture: the daemon should still run (nobody noticed yet)"
+"$LGCTL" --state-dir "$STATE" status >"$T/st2"
+grep -qE "^lost2 +supervisor_lost .*lgctl status noticed and killed the 1 process" "$T/st2" || fail "lgctl status: $(cat "$T/st2")"
+for _ in $(seq 100); do alive $daemon || break; sleep 0.01; done
+alive $daemon && fail "lgctl status did not kill what was left"
+grep '"session":"lost2"' "$STATE/audit.jsonl" | grep -q '"end":"supervisor_lost".*"noticed_by":"lgctl status"' ||
+	fail "no end record by lgctl status"
+
+# 3. An ordinary end, and a Ctrl-C (SIGINT to the whole process group):
+#    the watchdog leaves with lgrun and writes nothing
+"$LGRUN" --state-dir "$STATE" --session ok1 -- true || fail "lgrun -- true"
+[ "$(field "$STATE/sessions/ok1.json" state)" = exited ] || fail "ok1: $(tail -1 "$STATE/sessions/ok1.json")"
+[ ! -e "$STATE/sessions/ok1.lost" ] || fail "a normal end was taken for a lost supervisor"
+# a process group of its own, as a terminal's job is; Ctrl-C goes to all of it
+python3 -c 'import os, signal, subprocess, sys, time
+os.setpgrp()
+p = subprocess.Popen(sys.argv[1:], stderr=subprocess.DEVNULL)
+time.sleep(0.5)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+os.killpg(0, signal.SIGINT)
+sys.exit(p.wait())' "$LGRUN" --state-dir "$STATE" --session int1 -- sleep 30
+[ "$(field "$STATE/sessions/int1.json" state)" = cancelled ] || fail "int1: $(tail -1 "$STATE/sessions/int1.json")"
+grep '"session":"int1"' "$STATE/audit.jsonl" | grep -q '"end":"cancelled"' || fail "int1: no cancelled end"
+grep -q '"session":"int1".*supervisor_lost' "$STATE/audit.jsonl" && fail "int1: a Ctrl-C was taken for a lost supervisor"
+# gone (a killed lgrun's watchdog is a zombie of init's for a moment)
+left=$(ps -eo pid,stat,comm | awk '$3 == "lgrun-watchdog" && $2 !~ /Z/')
+[ -z "$left" ] || fail "a watchdog outlived its session: $left"
 pass
