@@ -157,7 +157,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz \
+.PHONY: deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz fuzz-long load \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -304,33 +304,50 @@ $(B)/fuzz/fuzz_ws: tests/fuzz/fuzz_ws.c supervisor/wsframe.c \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_ws.c \
 		supervisor/wsframe.c $(LLM_SRC) -ljansson -lwslay
 
-fuzz: $(B)/fuzz/fuzz_wire $(B)/fuzz/fuzz_llm $(B)/fuzz/fuzz_text \
-		$(B)/fuzz/fuzz_zbody $(B)/fuzz/fuzz_ws
-	@mkdir -p $(B)/fuzz/corpus-ws
-	@$(B)/fuzz/fuzz_ws -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		$(B)/fuzz/corpus-ws tests/fuzz/seeds-ws 2>$(B)/fuzz/log-ws.txt || \
-		{ tail -40 $(B)/fuzz/log-ws.txt; echo "fuzz: the websocket frame reader failed"; exit 1; }
-	@echo "fuzz (ws): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-ws.txt | tail -1) without a crash"
-	@mkdir -p $(B)/fuzz/corpus-zbody
-	@$(B)/fuzz/fuzz_zbody -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		$(B)/fuzz/corpus-zbody tests/fuzz/seeds-zbody 2>$(B)/fuzz/log-zbody.txt || \
-		{ tail -40 $(B)/fuzz/log-zbody.txt; echo "fuzz: the zstd body decoder failed"; exit 1; }
-	@echo "fuzz (zbody): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-zbody.txt | tail -1) without a crash"
-	@mkdir -p $(B)/fuzz/corpus-text
-	@$(B)/fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
-		$(B)/fuzz/corpus-text 2>$(B)/fuzz/log-text.txt || \
-		{ tail -40 $(B)/fuzz/log-text.txt; echo "fuzz: the JSON or terminal text writer failed"; exit 1; }
-	@echo "fuzz (text): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-text.txt | tail -1) without a crash"
-	@mkdir -p $(B)/fuzz/corpus-llm
-	@$(B)/fuzz/fuzz_llm -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		$(B)/fuzz/corpus-llm tests/fuzz/seeds-llm 2>$(B)/fuzz/log-llm.txt || \
-		{ tail -40 $(B)/fuzz/log-llm.txt; echo "fuzz: the model API parsers crashed"; exit 1; }
-	@echo "fuzz (llm): $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log-llm.txt | tail -1) without a crash"
-	@mkdir -p $(B)/fuzz/corpus
-	@$(B)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=8300 \
-		$(B)/fuzz/corpus tests/fuzz/seeds 2>$(B)/fuzz/log.txt || \
-		{ tail -40 $(B)/fuzz/log.txt; echo "fuzz: the decoder crashed"; exit 1; }
-	@echo "fuzz: $$(grep -o "Done [0-9]* runs" $(B)/fuzz/log.txt | tail -1) without a crash"
+# The path resolver and the path globs (any path a process passes).
+$(B)/fuzz/fuzz_path: tests/fuzz/fuzz_path.c supervisor/pathres.c supervisor/glob.c \
+		supervisor/pathres.h supervisor/glob.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_path.c \
+		supervisor/pathres.c supervisor/glob.c
+
+# The shim's HTTP, JSON-RPC and TLS recognisers and endpoint patterns.
+$(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_recog.c \
+		preload/recog.c
+
+# The config loader (any file a user writes).
+FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/log.c supervisor/clock.c supervisor/text.c \
+	supervisor/proxy_routes.c supervisor/canon.c supervisor/glob.c supervisor/classify.c \
+	supervisor/event.c supervisor/termtext.c supervisor/audit.c preload/recog.c \
+	supervisor/guard/verdict.c
+$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config.h \
+		supervisor/config_int.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \
+		-DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -DLG_VERSION='"$(VERSION)"' \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_config.c \
+		$(FUZZ_CONFIG_SRC) -linih -ljansson -lm
+
+FUZZERS := wire llm text zbody ws path recog config
+FUZZ_BINS := $(addprefix $(B)/fuzz/fuzz_,$(FUZZERS))
+
+# Each fuzzer for FUZZ_SECONDS (10) on its committed corpus
+# (tests/fuzz/corpus/NAME) and seeds; make check runs this.
+fuzz: $(FUZZ_BINS)
+	@B=$(B) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
+
+# An hour each (FUZZ_LONG_SECONDS), the new inputs merged into the
+# committed corpora (minimized): commit tests/fuzz/corpus afterwards.
+FUZZ_LONG_SECONDS ?= 3600
+fuzz-long: $(FUZZ_BINS)
+	@B=$(B) bash tests/fuzz/run.sh --merge $(FUZZ_LONG_SECONDS) $(FUZZERS)
 
 integration: all fixtures
 	@B=$(B) bash tests/integration/run.sh

@@ -116,7 +116,10 @@ bool lg_recog_http_request(const char *p, size_t n, struct lg_http_req *out)
 	out->method.n = strlen(methods[i]) - 1;
 	out->target.p = p + out->method.n + 1;
 	sp = memchr(out->target.p, ' ', (size_t)(eol - out->target.p));
-	if (!sp || !find(sp, (size_t)(eol - sp), " HTTP/1."))
+	/* METHOD SP TARGET SP HTTP/1.x: a target, and the version right
+	 * after it (a space in a target is not HTTP) */
+	if (!sp || sp == out->target.p || eol - sp < 8 ||
+	    memcmp(sp, " HTTP/1.", 8) != 0)
 		return false;
 	out->target.n = (size_t)(sp - out->target.p);
 	hend = find(p, lim, "\r\n\r\n");
@@ -134,13 +137,17 @@ bool lg_recog_http_response(const char *p, size_t n, struct lg_http_resp *out)
 	const char *hend;
 	unsigned st = 0;
 
-	if (lim < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
+	/* HTTP/1.x NNN: a minor version, a three-digit status from 100 */
+	if (lim < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[7] < '0' ||
+	    p[7] > '9' || p[8] != ' ')
 		return false;
 	for (int k = 9; k < 12; k++) {
 		if (p[k] < '0' || p[k] > '9')
 			return false;
 		st = st * 10 + (unsigned)(p[k] - '0');
 	}
+	if (st < 100 || (lim > 12 && p[12] != ' ' && p[12] != '\r'))
+		return false;
 	out->status = st;
 	hend = find(p, lim, "\r\n\r\n");
 	out->body.p = hend ? hend + 4 : p + n;
@@ -268,6 +275,10 @@ bool lg_recog_jsonrpc(const char *p, size_t n, struct lg_jrpc *out)
 	    memcmp(out->id.p, "null", 4) == 0)
 		out->id.n = 0;
 	if (member(obj, e, "method", &out->method)) {
+		/* a request's method is a non-empty string (found by
+		 * fuzz_recog: "method":] was a request with no method) */
+		if (out->method.n < 3 || out->method.p[0] != '"')
+			return false;
 		out->request = true;
 		unquote(&out->method);
 		if (out->method.n == 10 &&

@@ -31,8 +31,17 @@ static const char *class_match(const char *p, char c, bool *hit)
 	return p + 1;
 }
 
-/* Full match of s against p; stop is the end of s to consider. */
-static bool gmatch(const char *p, const char *s, const char *stop)
+/*
+ * Full match of s against p; stop is the end of s to consider. Besides a
+ * match or not, the two answers of rsync's and git's wildmatch that keep
+ * it polynomial: ABORT_ALL when s ran out (no later start of an earlier
+ * star can do better), ABORT_TO_STARSTAR when a '*' met a '/' (only a
+ * "**" further back can cross it). Without them "*a*a*a*a*b" against a
+ * long run of a's took exponential time, in the notify thread.
+ */
+enum { NOMATCH, MATCH, ABORT_ALL, ABORT_TO_STARSTAR };
+
+static int gmatch(const char *p, const char *s, const char *stop)
 {
 	while (*p) {
 		switch (*p) {
@@ -41,24 +50,33 @@ static bool gmatch(const char *p, const char *s, const char *stop)
 				const char *rest = p + 2;
 
 				/* "**" + "/" also matches zero directories. */
-				if (*rest == '/' && gmatch(rest + 1, s, stop))
-					return true;
+				if (*rest == '/' &&
+				    gmatch(rest + 1, s, stop) == MATCH)
+					return MATCH;
 				for (const char *t = s;; t++) {
-					if (gmatch(rest, t, stop))
-						return true;
+					int r = gmatch(rest, t, stop);
+
+					if (r == MATCH || r == ABORT_ALL)
+						return r;
 					if (t == stop)
-						return false;
+						return ABORT_ALL;
 				}
 			}
 			for (const char *t = s;; t++) {
-				if (gmatch(p + 1, t, stop))
-					return true;
-				if (t == stop || *t == '/')
-					return false;
+				int r = gmatch(p + 1, t, stop);
+
+				if (r != NOMATCH)
+					return r;
+				if (t == stop)
+					return ABORT_ALL;
+				if (*t == '/')
+					return ABORT_TO_STARSTAR;
 			}
 		case '?':
-			if (s == stop || *s == '/')
-				return false;
+			if (s == stop)
+				return ABORT_ALL;
+			if (*s == '/')
+				return NOMATCH;
 			p++;
 			s++;
 			break;
@@ -66,18 +84,20 @@ static bool gmatch(const char *p, const char *s, const char *stop)
 			bool hit = false;
 			const char *end;
 
-			if (s == stop || *s == '/')
-				return false;
+			if (s == stop)
+				return ABORT_ALL;
+			if (*s == '/')
+				return NOMATCH;
 			end = class_match(p + 1, *s, &hit);
 			if (!end) { /* no closing ']': a literal '[' */
 				if (*s != '[')
-					return false;
+					return NOMATCH;
 				p++;
 				s++;
 				break;
 			}
 			if (!hit)
-				return false;
+				return NOMATCH;
 			p = end;
 			s++;
 			break;
@@ -87,13 +107,15 @@ static bool gmatch(const char *p, const char *s, const char *stop)
 				p++;
 			/* fall through */
 		default:
-			if (s == stop || *s != *p)
-				return false;
+			if (s == stop)
+				return ABORT_ALL;
+			if (*s != *p)
+				return NOMATCH;
 			p++;
 			s++;
 		}
 	}
-	return s == stop;
+	return s == stop ? MATCH : NOMATCH;
 }
 
 /*
@@ -107,7 +129,8 @@ static bool match_prefix(const char *p, const char *s, bool dir_only)
 	for (const char *t = s; t <= end; t++) {
 		if (t == end && dir_only)
 			break;
-		if ((t == end || *t == '/') && t > s && gmatch(p, s, t))
+		if ((t == end || *t == '/') && t > s &&
+		    gmatch(p, s, t) == MATCH)
 			return true;
 	}
 	return false;
@@ -140,7 +163,7 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 				e = c + strlen(c);
 			/* "name" is a file's own name; "name/" any directory on the way. */
 			if ((dir_only ? *e == '/' : *e == '\0') &&
-			    gmatch(pat, c, e))
+			    gmatch(pat, c, e) == MATCH)
 				return true;
 			c = e;
 		}

@@ -285,6 +285,31 @@ static void test_degenerate(void **state)
 	assert_false(lg_glob_match_path("a\\*b", "/x/axb"));
 }
 
+/*
+ * Stars that cannot match: answered at once, not by trying every split
+ * (found by fuzz_path: exponential time before, in the notify thread, on
+ * a path the agent chooses). A hang here is the failure.
+ */
+static void test_no_backtracking_blowup(void **state)
+{
+	char path[600];
+
+	(void)state;
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_false(lg_glob_match_path("*a*a*a*a*a*a*a*a*a*a*a*b", path));
+	assert_false(lg_glob_match_path("/**a**a**a**a**a**a**a**a**b", path));
+	assert_false(lg_glob_match_path("/*a*a*a*a*a*a*a*a*a*/x", path));
+	assert_true(lg_glob_match_path("*a*a*a*a*a*a*a*a*a*a*a*a", path));
+	/* the aborts keep the answers: a '*' stops at '/', "**" crosses it */
+	assert_true(lg_glob_match_path("/x/*c*d", "/x/abcxd"));
+	assert_false(lg_glob_match_path("/x/*c*d", "/x/ab/cd"));
+	assert_true(lg_glob_match_path("/x/**c*d", "/x/ab/cxd"));
+	assert_true(lg_glob_match_path("/x/*/**/d", "/x/a/b/c/d"));
+	assert_false(lg_glob_match_path("/x/*b*/d", "/x/a/b/d"));
+}
+
 static void test_literal(void **state)
 {
 	static const struct {
@@ -333,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_double_star_zero_dirs),
 		cmocka_unit_test(test_dir_only),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_no_backtracking_blowup),
 		cmocka_unit_test(test_literal),
 	};
 

@@ -54,7 +54,11 @@ static void test_http_request_rejects(void **state)
 		"GET / FTP/1.1\r\n\r\n", /* not HTTP */
 		"GET /no-newline HTTP/1.1", /* first line incomplete */
 		"get / HTTP/1.1\r\n\r\n", /* methods are case-sensitive */
-		"{\"jsonrpc\":\"2.0\"}",    "",
+		/* no target (found by fuzz_recog), a space inside one */
+		"DELETE  x HTTP/1.1\r\n\r\n",
+		"GET /a b HTTP/1.1\r\n\r\n",
+		"{\"jsonrpc\":\"2.0\"}",
+		"",
 	};
 	struct lg_http_req r;
 
@@ -84,6 +88,13 @@ static void test_http_response(void **state)
 	assert_int_equal(r.body.n, 0);
 	assert_false(lg_recog_http_response("HTTP/1.1 2x0 OK\r\n", 17, &r));
 	assert_false(lg_recog_http_response("HTTP/2 200\r\n\r\n", 14, &r));
+	/* no minor version, a status below 100 (found by fuzz_recog), a
+	 * fourth digit */
+	assert_false(lg_recog_http_response("HTTP/1.  039 30 \r", 17, &r));
+	assert_false(lg_recog_http_response("HTTP/1.1 039 X\r\n", 16, &r));
+	assert_false(lg_recog_http_response("HTTP/1.1 2000 X\r\n", 17, &r));
+	assert_true(lg_recog_http_response("HTTP/1.1 204\r\n\r\n", 16, &r));
+	assert_int_equal(r.status, 204);
 }
 
 static bool jrpc(const char *s, struct lg_jrpc *j)
@@ -157,6 +168,10 @@ static void test_jsonrpc_rejects(void **state)
 		"[{\"jsonrpc\":\"2.0\"}]", /* batches are not recognised */
 		"hello world",
 		"Content-Length: 10\r\n", /* headers without a body */
+		/* a method that is not a string (found by fuzz_recog) */
+		"{\"jsonrpc\":\"2.0\",\"method\":]}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
 	};
 	struct lg_jrpc j;
 
