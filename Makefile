@@ -397,9 +397,14 @@ check: deps-check
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory corpus
 	@$(MAKE) --no-print-directory corpus-observe
+	@$(MAKE) --no-print-directory load
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
 endif
+
+# LOAD_SESSIONS (100) sessions at once, mixed workloads, a summary line.
+load: all
+	@B=$(B) bash tests/load/run.sh
 
 demo: deps-check all
 	@bash tests/demo.sh

@@ -52,6 +52,7 @@ void lg_control_free(struct lg_control *c)
 			if (c->conns[i]->ring)
 				munmap(c->conns[i]->ring, LG_RING_BYTES);
 			close(c->conns[i]->fd);
+			free(c->conns[i]->calls);
 			free(c->conns[i]);
 		}
 	}
@@ -169,6 +170,8 @@ static void drop_conn(struct lg_control *c, int epfd, int fd)
 	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->refused)
 		c->lingering--;
 	if (fd < MAX_CONNS) {
+		if (c->conns[fd])
+			free(c->conns[fd]->calls);
 		free(c->conns[fd]);
 		c->conns[fd] = NULL;
 	}

@@ -3,7 +3,7 @@
 
 static struct pending *find_call(struct conn *k, uint64_t chan, bool take)
 {
-	for (unsigned i = 0; i < MAX_PENDING; i++) {
+	for (unsigned i = 0; k->calls && i < MAX_PENDING; i++) {
 		if (k->calls[i].used && k->calls[i].chan == chan) {
 			if (take)
 				k->calls[i].used = false;
@@ -17,6 +17,8 @@ static void remember_call(struct conn *k, const struct lg_wire_msg *m)
 {
 	struct pending *p = NULL;
 
+	if (!k->calls && !(k->calls = calloc(MAX_PENDING, sizeof(*k->calls))))
+		return; /* its result then finds no call: counted as dropped */
 	for (unsigned i = 0; i < MAX_PENDING && !p; i++)
 		if (!k->calls[i].used)
 			p = &k->calls[i];
@@ -108,8 +110,10 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 		lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
 	} else {
 		p = find_call(k, m->chan, true);
-		if (!p)
+		if (!p) { /* its call was never kept (no memory, 64 pending) */
+			c->st.dropped++;
 			return;
+		}
 		tool = p->tool;
 		decision = p->decision;
 		/* Same arguments however the agent spelled them. */

@@ -60,7 +60,9 @@ struct conn {
 	bool refused; /* a nested lgrun that was refused: it is saying why */
 	uint64_t hello_ns; /* when its hello was sent (CLOCK_MONOTONIC) */
 	char exe[64];
-	struct pending calls[MAX_PENDING];
+	/* made at its first call: most connections (every process of the
+	 * tree says hello) make none, and the slots are 140 KB */
+	struct pending *calls;
 	unsigned next; /* round-robin slot when full */
 	struct a2a a2a[MAX_A2A];
 };
