@@ -387,7 +387,7 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
-BUILD_VARIANTS=(bare lg noq)
+BUILD_VARIANTS=(bare lg noq null)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
 	mkdir -p "$WORK/conf-build-noq"
@@ -403,9 +403,13 @@ build_one() { # bare|lg|bpf
 	local t0 t1 rc
 	[ -n "${SKIP[build]:-}" ] && return
 	make -C "$PROJ" -s clean >/dev/null 2>&1
-	if [ "$1" = bare ]; then
+	if [ "$1" = bare ] || [ "$1" = null ]; then
+		[ "$1" = null ] && [ -z "$HAVE_NULL" ] && return
 		times >"$WORK/times.0"
-		t0=$(now_us); make -C "$PROJ" -s -j2 >/dev/null; rc=$?; t1=$(now_us)
+		t0=$(now_us)
+		$([ "$1" = null ] && echo "$BENCHBIN/notify_null") make -C "$PROJ" -s -j2 >/dev/null
+		rc=$?
+		t1=$(now_us)
 		times >"$WORK/times.1"
 	else
 		times >"$WORK/times.0"
@@ -727,6 +731,8 @@ pipe_one() { # variant
 	case $v in
 	bare) out=$("${PIN[@]}" bash -c "$PIPE_CMD") ;;
 	lg) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
+	null) [ -n "$HAVE_NULL" ] || return
+		out=$("$BENCHBIN/notify_null" "${PIN[@]}" bash -c "$PIPE_CMD") ;;
 	off) out=$("$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" "${SHIMOFF_ARGS[@]}" -- "${PIN[@]}" bash -c "$PIPE_CMD") ;;
 	esac
 	rc=$?
@@ -903,7 +909,7 @@ T_START=$(now_us)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "lgrun bench: $ROUNDS rounds, variants interleaved within each round (order reversed every other round)"
 echo "  files on $FS_NOTE; lgrun state dir on $STATE_FS ($STATE)"
-{ want rm || want startup; } && null_setup
+{ want rm || want startup || want build || want shim; } && null_setup
 # ------------------------------------------------------------- row 9: watch
 # --watch-output: 200 MB of base64 text (lines of 76 characters) through
 # `cat` with lgrun passing stdout through and watching it, against bare
@@ -1068,7 +1074,7 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want shim; then
 		for v in $(ordered "$r" bare lg both off); do http_one "$v" "$r"; done
-		for v in $(ordered "$r" bare lg off); do pipe_one "$v"; done
+		for v in $(ordered "$r" bare lg off null); do pipe_one "$v"; done
 	fi
 	if want proxy && [ -z "${SKIP[proxy]:-}" ]; then
 		for v in $(ordered "$r" direct lg); do proxy_one "$v" "$r"; done
@@ -1434,6 +1440,40 @@ if want proxy; then
 			"$(calc '%.2fx' "$l / $b")" "$(calc '%+.3f ms' "$l - $b")" "(reference)" - \
 			"MB/s direct $(calc %.0f "$(median pcurl_mbs_direct)") -> $(calc %.0f "$(median "pcurl_mbs_$v")"); TTFB $(spread "pcurl_ttfb_$v" %.3f) ms$([ "$v" = decrypt ] && echo "; a CONNECT and a TLS handshake per request")"
 	done
+fi
+
+# Against the floor: a bare seccomp notify loop answering CONTINUE
+# (bench/notify_null.c), measured in this run (issue 17's targets).
+if [ -n "$HAVE_NULL" ]; then
+	echo
+	echo "against the floor (bench/notify_null.c, this run):"
+	fl() { # what floor lgrun target met
+		printf '  %-44s floor %-14s lgrun %-14s target %-18s %s\n' "$1" "$2" "$3" "$4" "$5"
+	}
+	b=$(median rm_bare) f=$(median rm_null) l=$(median rm_observe)
+	if [ -n "$b" ] && [ -n "$f" ] && [ -n "$l" ]; then
+		fl "rm -rf $RM_FILES files, --observe" "$(calc '%.2fx bare' "$f / $b")" \
+			"$(calc '%.2fx floor' "$l / $f")" "<= 1.10x floor" "$(met "$l / $f <= 1.10")"
+		su=0
+		[ -n "$(median su_lg)" ] && [ -n "$(median su_null)" ] &&
+			su=$(calc %.6f "$(median su_lg) - $(median su_null)")
+		fu=$(calc %.3f "($f - $b) * 1000 / $RM_FILES")
+		lu=$(calc %.3f "($l - $b - $su) * 1000 / $RM_FILES")
+		fl "one unlink (startup excluded)" "+$fu us" "+$lu us" "<= floor + 2 us" \
+			"$(met "$lu <= $fu + 2")"
+	fi
+	b=$(median su_bare) f=$(median su_null) l=$(median su_lg)
+	[ -n "$b" ] && [ -n "$f" ] && [ -n "$l" ] &&
+		fl "startup of true" "$(calc '%+.2f ms' "$f - $b")" "$(calc '%+.2f ms' "$l - $b")" \
+			"<= +1.5 ms" "$(met "$l - $b <= 1.5")"
+	b=$(median build_bare) f=$(median build_null) l=$(median build_lg)
+	[ -n "$b" ] && [ -n "$f" ] && [ -n "$l" ] &&
+		fl "build -j2" "$(calc '%.3fx' "$f / $b")" "$(calc '%.3fx' "$l / $b")" "<= 1.03x" \
+			"$(met "$l / $b <= 1.03")"
+	b=$(median pipe_bare) f=$(median pipe_null) l=$(median pipe_lg)
+	[ -n "$b" ] && [ -n "$f" ] && [ -n "$l" ] &&
+		fl "pipe $PIPE_MB MiB" "$(calc '%.3fx' "$f / $b")" "$(calc '%.3fx' "$l / $b")" "<= 1.02x" \
+			"$(met "$l / $b <= 1.02")"
 fi
 
 echo
