@@ -3,7 +3,7 @@
 # A flood from inside the tree does not make lgrun deaf: while one process
 # holds thousands of connections to lgrun's control socket, another sends
 # MCP tool calls through the shim as fast as it can (each call a new one:
-# no rule trips on it) and a third streams a 2 GB model response through
+# no rule trips on it) and a third streams a 512 MB model response through
 # the LLM proxy, a fourth removes pre-existing files, and the
 # trip still lands at its third removal, promptly (its latency is printed:
 # the notify thread answers and kills without the busy main loop). lgrun's
@@ -12,9 +12,9 @@ source "$(dirname "$0")/lib.sh"
 need_cmd python3
 need_cmd cc
 
-# the model API: one streamed Anthropic response of 2 GB (2M events of 1 KB)
+# the model API: one streamed Anthropic response of 512 MB (512K events of 1 KB)
 cc -O2 -pthread -o "$T/sse_stream" "$LG_ROOT/bench/sse_stream.c" || fail "cannot build bench/sse_stream.c"
-"$T/sse_stream" serve "$T/sse.port" 2097152 1024 65536 chunked &
+"$T/sse_stream" serve "$T/sse.port" 524288 1024 65536 chunked &
 echo $! >>"$T/pids"
 trap 'kill $(cat "$T/pids" 2>/dev/null) 2>/dev/null; lg_cleanup' EXIT
 for _ in $(seq 200); do [ -s "$T/sse.port" ] && break; sleep 0.1; done
@@ -56,7 +56,7 @@ PY
 	ulimit -n 4096
 	python3 "$0" "$2.conns" &
 	python3 "$3" --changing --times 200000 >/dev/null 2>&1 &
-	"$5" client 1 2097152 1024 keepalive proxy >"$2.sse" 2>&1 &
+	"$5" client 1 524288 1024 keepalive proxy >"$2.sse" 2>&1 &
 	python3 "$1" "$4" "$2.rm"
 	sleep 30' "$T/conns.py" "$T/rm.py" "$T/out" "$TOOLS/mcp_agent.py" "$T/d" "$T/sse_stream" \
 	>"$T/lg.out" 2>&1 &
@@ -82,9 +82,9 @@ print(datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp())')
 ms=$(awk -v a="$t3" -v b="$tt" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
 calls=$(session_field flood tool_calls)
 # the stream was flowing when the trip came (a completed one would say n=1)
-grep -q "^n=1" "$T/out.sse" && fail "fixture: the 2 GB stream ended before the trip"
+grep -q "^n=1" "$T/out.sse" && fail "fixture: the 512 MB stream ended before the trip"
 grep -qi "fail\|HTTP/1.1 [45]" "$T/out.sse" && fail "fixture: the stream through the proxy failed: $(cat "$T/out.sse")"
-echo "under a flood of $(cat "$T/out.conns") connections, $calls MCP calls and a 2 GB model stream: the trip recorded ${ms} ms after the third removal began; lgrun's peak RSS $((peak / 1024)) MiB"
+echo "under a flood of $(cat "$T/out.conns") connections, $calls MCP calls and a 512 MB model stream: the trip recorded ${ms} ms after the third removal began; lgrun's peak RSS $((peak / 1024)) MiB"
 [ "$ms" -lt 1000 ] || fail "the trip took ${ms} ms under the flood"
 [ "$peak" -lt $((256 * 1024)) ] || fail "lgrun grew to $((peak / 1024)) MiB under the flood"
 [ "$(session_field flood shim_malformed)" -ge 1 ] || fail "the garbage sent on the connections was not counted: $(tail -1 "$STATE/sessions/flood.json")"
