@@ -127,6 +127,7 @@ struct lg_session {
 	/* the programs of the last processes seen, so every event names one */
 	struct {
 		pid_t pid;
+		uint64_t read_ms; /* when exe was read */
 		char exe[64];
 	} exes[32];
 	unsigned exes_next;

@@ -300,12 +300,11 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	 * end other than completion); a short command that did none of it
 	 * does not wait a journal commit (0.3-1 ms on ext4) at its exit.
 	 */
-	r = lg_audit_append(s->info.audit_path, lg_json_end(&j),
-			    s->st.attempts || s->st.tool_calls ||
-				    s->st.turns || s->st.would_trip ||
-				    s->st.warnings_suppressed ||
-				    s->kill_pending ||
-				    strcmp(end, "completed") != 0);
+	r = lg_audit_append(
+		s->info.audit_path, lg_json_end(&j),
+		s->st.attempts || s->st.tool_calls || s->st.turns ||
+			s->st.would_trip || s->st.warnings_suppressed ||
+			s->kill_pending || strcmp(end, "completed") != 0);
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));

@@ -80,6 +80,29 @@ run_lg -s jail -- chroot "$T/jail" /bin/rmloop /data/f1 /data/f2 /data/f3 /data/
 expect_trip "a chroot" jail "$T/jail/data"
 [ -e "$T/data/f1" ] || fail "a chroot: the file outside it is gone"
 
+# 4b. Relative to a directory descriptor (unlinkat(dirfd, name), as rm -r
+#     does; lgrun takes the very descriptor with pidfd_getfd): the file in
+#     that directory, even after the directory was renamed; a descriptor
+#     that is not a directory fails ENOTDIR and one that is not open EBADF,
+#     as the kernel says, and neither counts.
+mkfiles "$T/byfd" 5
+run_lg -s dirfd -- python3 -c "
+import errno, os, sys
+d = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+f = os.open(sys.argv[1] + '/f5', os.O_RDONLY)
+for fd, want in ((f, errno.ENOTDIR), (999, errno.EBADF)):
+    try:
+        os.unlink('f4', dir_fd=fd)
+        sys.exit('unlinkat(%d) succeeded' % fd)
+    except OSError as e:
+        if e.errno != want:
+            sys.exit('unlinkat(%d): %s, not %s' % (fd, e, errno.errorcode[want]))
+os.rename(sys.argv[1], sys.argv[1] + '.moved')
+for i in (1, 2, 3, 4):
+    os.unlink('f%d' % i, dir_fd=d)
+" "$T/byfd" >"$T/out" 2>&1
+expect_trip "relative to a directory descriptor, moved" dirfd "$T/byfd.moved"
+
 # 5. A private mount namespace: a bind mount lgrun cannot see.
 mkfiles "$T/precious" 5
 mkdir -p "$T/view"
