@@ -165,10 +165,13 @@ static int getfd_of(pid_t pid, int dirfd)
 			break;
 		if (errno == EBADF)
 			return -EBADF; /* not an open fd of the task */
-		if (errno == ENOSYS || errno == EPERM) {
+		if (errno == ENOSYS) { /* before Linux 5.6 */
 			atomic_store(&getfd_off, true);
 			return -ENOSYS;
 		}
+		if (errno == EPERM) /* this task is not ours to look into
+				       (not dumpable): /proc says why */
+			return -ENOSYS;
 		/* ESRCH: a pidfd of an earlier task with this pid */
 		close(pidfds[slot].fd);
 		pidfds[slot].fd = 0;
