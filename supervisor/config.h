@@ -89,6 +89,7 @@ struct lg_config {
 	bool record_events;
 	bool record_text, record_output; /* model text; programs' output */
 	uint64_t record_max_bytes;
+	uint64_t shim_max_memory; /* [shim] max_memory */
 	/* "MODEL_GLOB=IN/OUT, ..." USD per million tokens, for budget.max_cost */
 	char *llm_prices;
 	char *llm_variables; /* "VAR:FORMAT, ..." more base-URL variables */

@@ -197,6 +197,7 @@ const struct key lg_config_keys[] = {
 	{ "shim", "tool_endpoints", K_ENDPOINTS, OFF(tool_endpoints), 0, 0,
 	  NULL },
 	{ "shim", "judge_all", K_BOOL, OFF(judge_all), 0, 0, NULL },
+	{ "shim", "max_memory", K_BYTES, OFF(shim_max_memory), 0, 0, "256M" },
 	{ "repeat", "ignore_keys", K_IGNORE_KEYS, OFF(repeat_ignore_keys), 0, 0,
 	  NULL },
 	{ "quarantine", "enabled", K_BOOL, OFF(quarantine), 0, 0, "true" },

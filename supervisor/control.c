@@ -53,6 +53,7 @@ void lg_control_free(struct lg_control *c)
 				munmap(c->conns[i]->ring, LG_RING_BYTES);
 			close(c->conns[i]->fd);
 			free(c->conns[i]->calls);
+			/* not counted down: c goes */
 			free(c->conns[i]);
 		}
 	}
@@ -170,8 +171,10 @@ static void drop_conn(struct lg_control *c, int epfd, int fd)
 	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->refused)
 		c->lingering--;
 	if (fd < MAX_CONNS) {
-		if (c->conns[fd])
+		if (c->conns[fd] && c->conns[fd]->calls) {
 			free(c->conns[fd]->calls);
+			c->mem_used -= MAX_PENDING * sizeof(struct pending);
+		}
 		free(c->conns[fd]);
 		c->conns[fd] = NULL;
 	}
@@ -487,4 +490,9 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 		}
 		ctl_on_frame(c, epfd, k, &m);
 	}
+}
+
+void lg_control_set_memory_cap(struct lg_control *c, uint64_t bytes)
+{
+	c->mem_cap = bytes;
 }

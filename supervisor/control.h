@@ -29,6 +29,8 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 				  const char *target_keys,
 				  const char *url_targets);
 void lg_control_free(struct lg_control *c);
+/* [shim] max_memory: what calls awaiting their results may hold (0: no cap). */
+void lg_control_set_memory_cap(struct lg_control *c, uint64_t bytes);
 
 int lg_control_listen_fd(const struct lg_control *c);
 const char *lg_control_path(const struct lg_control *c);

@@ -13,12 +13,39 @@ static struct pending *find_call(struct conn *k, uint64_t chan, bool take)
 	return NULL;
 }
 
-static void remember_call(struct conn *k, const struct lg_wire_msg *m)
+static void remember_call(struct lg_control *c, struct conn *k,
+			  const struct lg_wire_msg *m)
 {
 	struct pending *p = NULL;
 
-	if (!k->calls && !(k->calls = calloc(MAX_PENDING, sizeof(*k->calls))))
-		return; /* its result then finds no call: counted as dropped */
+	if (!k->calls) {
+		const uint64_t need = MAX_PENDING * sizeof(*k->calls);
+
+		/* [shim] max_memory: the calls awaiting their results are
+		 * what grows with the tree; past the cap a call is dropped,
+		 * counted, and said once in the audit */
+		if (c->mem_cap && c->mem_used + need > c->mem_cap) {
+			c->st.dropped++;
+			if (!c->mem_warned) {
+				char msg[300];
+
+				c->mem_warned = true;
+				snprintf(
+					msg, sizeof(msg),
+					"the shim's calls awaiting results reached [shim] max_memory (%llu bytes): further calls of new connections are dropped (counted in shim_dropped), not judged",
+					(unsigned long long)c->mem_cap);
+				lg_session_warn(c->s, "shim", "memory_cap",
+						k->pid, k->exe, msg);
+			}
+			return;
+		}
+		k->calls = calloc(MAX_PENDING, sizeof(*k->calls));
+		if (!k->calls) {
+			c->st.dropped++;
+			return;
+		}
+		c->mem_used += need;
+	}
 	for (unsigned i = 0; i < MAX_PENDING && !p; i++)
 		if (!k->calls[i].used)
 			p = &k->calls[i];
@@ -69,7 +96,7 @@ static void on_gate(struct lg_control *c, struct conn *k,
 	}
 	/* HTTP results carry their call; JSON-RPC ones are paired. */
 	if (m->proto != LG_P_HTTP)
-		remember_call(k, m);
+		remember_call(c, k, m);
 	if (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_TOOL_DELETE) {
 		struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
 				       .source = LG_SRC_SHIM,
@@ -110,10 +137,9 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 		lg_preview(result_pv, args_pv, sizeof(args_pv), 80);
 	} else {
 		p = find_call(k, m->chan, true);
-		if (!p) { /* its call was never kept (no memory, 64 pending) */
-			c->st.dropped++;
+		if (!p) /* not a call we keep (initialize, tools/list), or
+			   one dropped at the memory cap (counted then) */
 			return;
-		}
 		tool = p->tool;
 		decision = p->decision;
 		/* Same arguments however the agent spelled them. */
@@ -176,7 +202,7 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 			break;
 		}
 		c->st.tool_calls++;
-		remember_call(k, m);
+		remember_call(c, k, m);
 		break;
 	case LG_W_GATE:
 		on_gate(c, k, m, exe);

@@ -91,6 +91,8 @@ struct lg_control {
 	struct nested nested[MAX_NESTED];
 	uint64_t nested_seq;
 	unsigned lingering; /* refused nested lgruns still connected */
+	uint64_t mem_cap, mem_used; /* [shim] max_memory: pending calls */
+	bool mem_warned;
 	void (*on_hello)(void *ctx, pid_t pid, uint64_t sent_ns);
 	void (*on_call)(void *ctx);
 	void *on_call_ctx;

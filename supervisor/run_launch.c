@@ -169,6 +169,8 @@ int start_proxies(struct run *run)
 		if (run->l.ctl) {
 			struct epoll_event ev = { .events = EPOLLIN };
 
+			lg_control_set_memory_cap(run->l.ctl,
+						  run->cfg.shim_max_memory);
 			ev.data.fd = lg_control_listen_fd(run->l.ctl);
 			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		}

@@ -88,4 +88,20 @@ echo "under a flood of $(cat "$T/out.conns") connections, $calls MCP calls and a
 [ "$ms" -lt 1000 ] || fail "the trip took ${ms} ms under the flood"
 [ "$peak" -lt $((256 * 1024)) ] || fail "lgrun grew to $((peak / 1024)) MiB under the flood"
 [ "$(session_field flood shim_malformed)" -ge 1 ] || fail "the garbage sent on the connections was not counted: $(tail -1 "$STATE/sessions/flood.json")"
+
+# The memory cap ([shim] max_memory): with no room for any process's
+# pending calls (~140 KB each), every call is dropped, counted and said once
+# in the audit, and the session goes on and ends normally; with the
+# default, all of them are judged.
+printf '[shim]\nmax_memory = 1K\n' >"$T/cap.ini"
+run_lg --session cap -c "$T/cap.ini" -- python3 "$TOOLS/mcp_agent.py" --threads 4 --changing --times 5
+assert_rc 0 "$RC" "calls past the memory cap"
+[ "$(session_field cap shim_dropped)" -ge 20 ] || fail "the calls past the cap were not counted: $(tail -1 "$STATE/sessions/cap.json")"
+[ "$(session_field cap tool_calls)" = 0 ] || fail "calls past the cap were judged: $(tail -1 "$STATE/sessions/cap.json")"
+run_lg --session nocap -- python3 "$TOOLS/mcp_agent.py" --threads 4 --changing --times 5
+assert_rc 0 "$RC" "calls within the memory cap"
+[ "$(session_field nocap tool_calls)" = 20 ] || fail "the calls within the cap were not all judged: $(tail -1 "$STATE/sessions/nocap.json")"
+[ "$(session_field nocap shim_dropped)" = 0 ] || fail "calls within the cap were dropped: $(tail -1 "$STATE/sessions/nocap.json")"
+[ "$(grep '"session":"cap"' "$STATE/audit.jsonl" | grep -c '"reason":"memory_cap"')" = 1 ] ||
+	fail "the cap is not said once in the audit: $(grep '"session":"cap"' "$STATE/audit.jsonl" | grep -v session_end)"
 pass
