@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Where `lgrun -- true`'s start goes: the same short command with one part
+# of lgrun turned off at a time, against bare `true` and the notify-only
+# floor (bench/notify_null.c), interleaved in rounds, medians. What a part
+# costs is lgrun's time minus the time without it. Prints; asserts nothing.
+#   STARTUP_N (200) runs per sample, STARTUP_ROUNDS (7), B (build)
+set -u
+cd "$(dirname "$0")/.."
+B=${B:-build}
+N=${STARTUP_N:-200}
+ROUNDS=${STARTUP_ROUNDS:-7}
+LGRUN=$PWD/$B/bin/lgrun
+TRUE_BIN=$(type -P true)
+W=$(mktemp -d /var/tmp/lgstartup.XXXXXX) # the state dir on disk, as users have it
+SHM=$(mktemp -d /dev/shm/lgstartup.XXXXXX)
+trap 'rm -rf "$W" "$SHM"' EXIT
+cc -O2 -pthread -o "$W/notify_null" bench/notify_null.c || exit 1
+ini() { printf '%s\n' "$@" >"$W/$1.ini.tmp"; tail -n +2 "$W/$1.ini.tmp" >"$W/$1.ini"; }
+ini noshim '[shim]' 'enabled = false'
+ini norec '[record]' 'events = false'
+ini noq '[quarantine]' 'enabled = false'
+ini noiso '[guard]' 'isolate = false'
+ini none '[shim]' 'enabled = false' '[record]' 'events = false' '[quarantine]' \
+	'enabled = false' '[guard]' 'isolate = false'
+VARIANTS=(bare floor lgrun noshim norec noq noiso tmpfs none)
+declare -A what=([bare]="true" [floor]="notify_null true (the floor)"
+	[lgrun]="lgrun --bpf=off -- true" [noshim]="  [shim] enabled = false"
+	[norec]="  [record] events = false" [noq]="  [quarantine] enabled = false"
+	[noiso]="  [guard] isolate = false" [tmpfs]="  the state dir on tmpfs"
+	[none]="  all four off")
+run() { # variant
+	case $1 in
+	bare) "$TRUE_BIN" ;;
+	floor) "$W/notify_null" "$TRUE_BIN" ;;
+	lgrun) "$LGRUN" --bpf=off --state-dir "$W/st" -- "$TRUE_BIN" ;;
+	tmpfs) "$LGRUN" --bpf=off --state-dir "$SHM/st" -- "$TRUE_BIN" ;;
+	*) "$LGRUN" --bpf=off --state-dir "$W/st" -c "$W/$1.ini" -- "$TRUE_BIN" ;;
+	esac
+}
+declare -A samples
+for ((r = 0; r < ROUNDS; r++)); do
+	order=("${VARIANTS[@]}")
+	((r % 2)) && order=($(printf '%s\n' "${VARIANTS[@]}" | tac))
+	for v in "${order[@]}"; do
+		t0=${EPOCHREALTIME/[.,]/}
+		for ((i = 0; i < N; i++)); do run "$v" >/dev/null 2>&1 || { echo "startup_parts: $v failed"; exit 1; }; done
+		t1=${EPOCHREALTIME/[.,]/}
+		samples[$v]+="$(((t1 - t0) / N)) "
+	done
+done
+med() { tr ' ' '\n' <<<"${samples[$1]}" | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+b=$(med bare) l=$(med lgrun)
+echo "startup of true, $N runs x $ROUNDS rounds, medians (us per run); state dir on $(stat -f -c %T "$W")"
+for v in "${VARIANTS[@]}"; do
+	m=$(med "$v")
+	case $v in
+	bare) printf '  %-34s %6d us\n' "${what[$v]}" "$m" ;;
+	floor | lgrun) printf '  %-34s %6d us  %+6d us over true\n' "${what[$v]}" "$m" "$((m - b))" ;;
+	*) printf '  %-34s %6d us  %+6d us over true; the part costs %+d us\n' "${what[$v]}" "$m" "$((m - b))" "$((l - m))" ;;
+	esac
+done
