@@ -272,6 +272,18 @@ static void scan(const char *dir)
 				 js(o, "agent"));
 			snprintf(t->state, sizeof(t->state), "%s",
 				 js(o, "state"));
+			{
+				/* running, says the file; its lgrun is gone
+				 * (lgctl status writes its end) */
+				json_int_t lp = json_integer_value(
+					json_object_get(o, "lgrun_pid"));
+
+				if (strcmp(t->state, "running") == 0 &&
+				    lp > 1 && kill((pid_t)lp, 0) < 0 &&
+				    errno == ESRCH)
+					snprintf(t->state, sizeof(t->state),
+						 "lost");
+			}
 			t->started_ns = iso_ns(js(o, "started"));
 			follow(dir, t);
 		}

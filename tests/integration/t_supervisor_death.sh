@@ -82,6 +82,8 @@ for _ in $(seq 60); do [ -s "$T/lost2.result" ] && break; sleep 0.05; done
 [ -e "$T/lost2/f1" ] || fail "a leftover process deleted data after lgrun died"
 grep -q "refused errno=38" "$T/lost2.result" || fail "expected ENOSYS, got: $(cat "$T/lost2.result" 2>/dev/null)"
 alive $daemon || fail "fixture: the daemon should still run (nobody noticed yet)"
+"$LGCTL" --state-dir "$STATE" top --once >"$T/top2"
+grep -qE "^lost2 +bash +lost " "$T/top2" || fail "lgctl top does not show the session lost: $(cat "$T/top2")"
 "$LGCTL" --state-dir "$STATE" status >"$T/st2"
 grep -qE "^lost2 +supervisor_lost .*lgctl status noticed and killed the 1 process" "$T/st2" || fail "lgctl status: $(cat "$T/st2")"
 for _ in $(seq 100); do alive $daemon || break; sleep 0.01; done
