@@ -41,8 +41,8 @@ static void check_resolved(const char *out, int len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 3), *base, *path, *pat, out[4096], small[16],
-	     lit[256];
+	char *buf = malloc(size + 3), *base, *path, *pat, out[4096] = "",
+	     small[16] = "", lit[256];
 	int len;
 
 	if (!buf)
