@@ -459,7 +459,13 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	 */
 	if (ev.cls == LG_CLASS_DESTROY &&
 	    lg_classify_needs_program(c->ignore, c->n_ignore, op, f, path)) {
-		sess_read_exe(pid, exe, sizeof(exe));
+		/*
+		 * As read in the last 100 ms: a process that just exec'd git
+		 * counts as what it was (counted, the safe side); one that
+		 * exec'd away from git is git's only where git's objects hold
+		 * the content (what makes git's removals recoverable).
+		 */
+		exe_of(s, pid, EXE_RECENT, exe, sizeof(exe));
 		ev.exe = exe;
 		scoped = lg_programs_is(s->programs, exe, pid) ? exe : NULL;
 		ev.cls = lg_classify(op, f, path, scoped, c->ignore,
