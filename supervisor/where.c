@@ -163,8 +163,9 @@ static int getfd_of(pid_t pid, int dirfd)
 		fd = (int)syscall(SYS_pidfd_getfd, pidfds[slot].fd, dirfd, 0);
 		if (fd >= 0)
 			break;
-		if (errno == EBADF)
-			return -EBADF; /* not an open fd of the task */
+		if (errno == EBADF) /* not an open fd of the task, or our
+				       pidfd gone: /proc says which */
+			return -ENOSYS;
 		if (errno == ENOSYS) { /* before Linux 5.6 */
 			atomic_store(&getfd_off, true);
 			return -ENOSYS;
@@ -201,7 +202,7 @@ static int open_base(pid_t pid, int dirfd, bool absolute)
 
 	if (!absolute && dirfd >= 0) {
 		fd = getfd_of(pid, dirfd);
-		if (fd >= 0 || fd == -EBADF || fd == -ENOTDIR)
+		if (fd >= 0 || fd == -ENOTDIR)
 			return fd;
 	}
 	if (absolute)
