@@ -373,7 +373,8 @@ TSAN_TESTS := t_trip_at_3 t_parallel_deletes t_uffd_hang t_same_target \
 	t_proxy t_proxy_concurrent t_proxy_detectors t_proxy_withhold \
 	t_egress_proxy t_store_redis t_shim_mcp t_shim_catalog \
 	t_flow_a2a t_budget_timeout t_budget_processes t_watch_output \
-	t_stop_and_end t_agent_claude t_quarantine t_top t_replay
+	t_stop_and_end t_agent_claude t_quarantine t_top t_replay \
+	t_flood t_supervisor_death
 TSAN_LOG := $(CURDIR)/$(B)/tsan
 
 ifeq ($(SANITIZE),thread)
