@@ -275,7 +275,6 @@ int lg_proc_stat(pid_t pid, char *state, pid_t *ppid)
 	return 0;
 }
 
-/* Live descendants of this process, from /proc/<pid>/stat ppid links. */
 /* lgrun's one child that is not the tree's: its watchdog */
 static pid_t not_tree;
 
@@ -284,6 +283,7 @@ void lg_descendants_skip(pid_t pid)
 	not_tree = pid;
 }
 
+/* Live descendants of this process, from /proc/<pid>/stat ppid links. */
 int lg_descendants(pid_t *out, int max)
 {
 	struct {

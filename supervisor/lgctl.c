@@ -43,7 +43,6 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
-/* The last line of a file of JSON lines (its current record). */
 /* Text from a record or a file name, made safe for the terminal. */
 static const char *safe(const char *s, char *buf, size_t size)
 {
@@ -56,15 +55,12 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 	char e_id[256], e_agent[256], e_started[80], e_state[64];
 	char e_summary[1024];
 	char buf[8192], killed[8192];
-	char state[32], agent[128], started[40], updated[40], st[16], pid[16];
+	char state[32], agent[128], started[40], updated[40], st[16];
 	char summary[512];
 	bool is_killed;
 
 	lg_state_last(dir, id, buf, sizeof(buf));
-	lg_json_field(buf, "state", state, sizeof(state));
-	lg_json_field(buf, "lgrun_pid", pid, sizeof(pid));
-	if (strcmp(state, "running") == 0 && atoi(pid) > 1 &&
-	    kill(atoi(pid), 0) < 0 && errno == ESRCH) {
+	if (lg_state_orphaned(buf)) {
 		/* its lgrun and its watchdog are gone: the end is ours to write */
 		lg_session_lost(dir, id, NULL, 0, "lgctl status", summary,
 				sizeof(summary));
@@ -76,15 +72,13 @@ static void show(const char *dir, const char *id, bool header, bool detail)
 	lg_json_field(buf, "started", started, sizeof(started));
 	lg_json_field(buf, "updated", updated, sizeof(updated));
 	lg_json_field(buf, "exit_status", st, sizeof(st));
-	lg_json_field(buf, "lgrun_pid", pid, sizeof(pid));
 	if (is_killed) {
 		snprintf(state, sizeof(state), "killed");
 		lg_json_field(killed, "summary", summary, sizeof(summary));
 	} else {
 		summary[0] = '\0';
-		if (strcmp(state, "running") == 0 && pid[0] &&
-		    kill(atoi(pid), 0) < 0 && errno == ESRCH)
-			snprintf(state, sizeof(state), "lost"); /* unwritable */
+		if (lg_state_orphaned(buf)) /* its end could not be written */
+			snprintf(state, sizeof(state), "lost");
 		else if (strcmp(state, "supervisor_lost") == 0)
 			lg_json_field(buf, "summary", summary, sizeof(summary));
 		else if (strcmp(state, "killed") == 0)

@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "config.h"
 #include "lgctl.h"
+#include "state.h"
 
 #define MAX_SHOWN 64
 #define DELETES_KEPT 4096 /* times of the last counted deletes */
@@ -272,18 +273,9 @@ static void scan(const char *dir)
 				 js(o, "agent"));
 			snprintf(t->state, sizeof(t->state), "%s",
 				 js(o, "state"));
-			{
-				/* running, says the file; its lgrun is gone
-				 * (lgctl status writes its end) */
-				json_int_t lp = json_integer_value(
-					json_object_get(o, "lgrun_pid"));
-
-				if (strcmp(t->state, "running") == 0 &&
-				    lp > 1 && kill((pid_t)lp, 0) < 0 &&
-				    errno == ESRCH)
-					snprintf(t->state, sizeof(t->state),
-						 "lost");
-			}
+			/* its lgrun is gone (lgctl status writes the end) */
+			if (lg_state_orphaned(last))
+				snprintf(t->state, sizeof(t->state), "lost");
 			t->started_ns = iso_ns(js(o, "started"));
 			follow(dir, t);
 		}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,18 @@ int lg_state_last(const char *dir, const char *id, char *buf, size_t size)
 			snprintf(buf, size, "%s", line);
 	fclose(f);
 	return 0;
+}
+
+bool lg_state_orphaned(const char *line)
+{
+	char state[32], pid[16];
+	long p;
+
+	lg_json_field(line, "state", state, sizeof(state));
+	lg_json_field(line, "lgrun_pid", pid, sizeof(pid));
+	p = atol(pid);
+	return strcmp(state, "running") == 0 && p > 1 &&
+	       kill((pid_t)p, 0) < 0 && errno == ESRCH;
 }
 
 int lg_state_claim_lost(const char *dir, const char *id, const char *by)

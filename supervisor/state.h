@@ -37,6 +37,8 @@ int lg_state_write_session(const char *dir, const char *id, const char *json);
 
 /* The session's current state: the last line of <id>.json ("" if none). */
 int lg_state_last(const char *dir, const char *id, char *buf, size_t size);
+/* A state line that says running while its lgrun pid is gone. */
+bool lg_state_orphaned(const char *line);
 /*
  * Claims the writing of a lost session's end (<id>.lost, made exclusively):
  * 1 for the first caller, 0 when someone already did, or -errno.

@@ -49,7 +49,8 @@ static int kill_rest(const char *cgroup, pid_t pgid, const char **how)
 	int n = -1;
 
 	*how = "nothing left to kill";
-	if (cgroup && cgroup[0] &&
+	/* a path from a state line: only one of lgrun's leaves */
+	if (cgroup && strstr(cgroup, "/lgrun-") &&
 	    snprintf(cg.path, sizeof(cg.path), "%s", cgroup) <
 		    (int)sizeof(cg.path) &&
 	    access(cg.path, F_OK) == 0) {
