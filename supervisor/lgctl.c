@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 		"                running sessions, live: counters against limits\n"
 		"  suggest ID... [--config FILE] [--margin F]\n"
 		"                thresholds that let these sessions through (INI)\n"
-		"  restore ID [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
+		"  restore ID [--dry-run] [--since DUR] [--to DIR] [--newest] [PATH...]\n"
 		"                put back what the session removed (its quarantine)\n"
 		"  quarantine list               what each session's quarantine holds\n"
 		"  quarantine gc [--max-age DUR] [--max-bytes SIZE] [--force] [ID...]\n"
@@ -224,12 +225,25 @@ static int reset_shared(const struct lg_config *cfg, const char *id)
 	return r;
 }
 
+const char *lgctl_operator(void)
+{
+	static char who[64];
+	const char *sudo = getenv("SUDO_USER");
+	struct passwd *pw;
+
+	if (sudo && *sudo)
+		return sudo;
+	pw = getpwuid(getuid());
+	if (pw && pw->pw_name && *pw->pw_name)
+		return pw->pw_name;
+	snprintf(who, sizeof(who), "uid %u", (unsigned)getuid());
+	return who;
+}
+
 static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 {
 	struct lg_json j = { 0 };
 	char audit[PATH_MAX + 16];
-	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
-						 getenv("USER");
 	int r, shared = 0;
 
 	if (!lg_session_id_valid(id)) {
@@ -263,7 +277,7 @@ static int reset(const char *dir, const char *id, const struct lg_config *cfg)
 	}
 	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
 	lg_json_str(&j, "event", "reset");
-	lg_json_str(&j, "by", user ? user : "?");
+	lg_json_str(&j, "by", lgctl_operator());
 	{
 		const char *sum =
 			shared > 0 ?

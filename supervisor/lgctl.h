@@ -8,6 +8,11 @@
 /* s made safe for the terminal (one of 4 rotating buffers). */
 const char *lgq_show(const char *s);
 
+/* Who runs lgctl, for the audit's "by": sudo's user, else the real uid's
+ * name, else "uid N" (never empty; the environment's USER is not trusted
+ * over the uid: a root shell often has none). */
+const char *lgctl_operator(void);
+
 /* lgctl replay SESSION [OPTIONS]; argv[0] is "replay". */
 int lgctl_replay(const char *dir, int argc, char **argv);
 

@@ -26,7 +26,7 @@
 struct restore {
 	struct lgq_index x;
 	const char *to;
-	bool dry;
+	bool dry, newest;
 	unsigned restored, conflicts, missing, failed;
 };
 /* Directories first, parents before children; then files, oldest first. */
@@ -44,13 +44,15 @@ static int order(const void *a, const void *b)
 /*
  * Of several entries for one path, the oldest is put back: the path as it
  * was before the session (a later one holds what the session itself wrote
- * there, then replaced or removed). The later ones are named.
+ * there, then replaced or removed). With --newest, the newest: the path as
+ * it was just before its last removal. The others are named.
  */
 static bool superseded(const struct restore *r, size_t i)
 {
 	for (size_t k = 0; k < r->x.n; k++)
 		if (k != i && r->x.e[k].dir == r->x.e[i].dir &&
-		    r->x.e[k].n < r->x.e[i].n &&
+		    (r->newest ? r->x.e[k].n > r->x.e[i].n :
+				 r->x.e[k].n < r->x.e[i].n) &&
 		    strcmp(r->x.e[k].path, r->x.e[i].path) == 0)
 			return true;
 	return false;
@@ -216,8 +218,6 @@ static int audit_restore(const char *dir, const char *id,
 {
 	struct lg_json j = { 0 };
 	char audit[PATH_MAX + 16], sum[256];
-	const char *user = getenv("SUDO_USER") ? getenv("SUDO_USER") :
-						 getenv("USER");
 	int e;
 
 	snprintf(
@@ -226,7 +226,7 @@ static int audit_restore(const char *dir, const char *id,
 		r->restored, r->conflicts, r->missing, r->failed);
 	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
 	lg_json_str(&j, "event", "restore");
-	lg_json_str(&j, "by", user ? user : "?");
+	lg_json_str(&j, "by", lgctl_operator());
 	if (r->to)
 		lg_json_str(&j, "to", r->to);
 	lg_json_int(&j, "restored", r->restored);
@@ -246,11 +246,14 @@ static int audit_restore(const char *dir, const char *id,
 static void restore_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [PATH...]\n"
+		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [PATH...]\n"
 		"Puts back what the session removed of pre-existing data (its quarantine):\n"
 		"only PATHs (and what is under them) when given, only what was removed in the\n"
 		"last DUR with --since, under DIR instead of in place with --to. Nothing that\n"
-		"exists is ever overwritten: such a path is reported as a conflict.\n");
+		"exists is ever overwritten: such a path is reported as a conflict.\n"
+		"Of several versions of one path, the oldest (as it was before the session)\n"
+		"is put back; with --newest, the last one (as it was just before its last\n"
+		"removal). The others stay in the quarantine and are named.\n");
 }
 
 int lgctl_restore(const char *dir, int argc, char **argv)
@@ -259,6 +262,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "since", required_argument, NULL, 's' },
 		{ "to", required_argument, NULL, 't' },
+		{ "newest", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -269,7 +273,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	int c, e;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ns:t:Nh", lo, NULL)) != -1) {
 		unsigned long ms;
 
 		switch (c) {
@@ -287,6 +291,9 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 			break;
 		case 't':
 			r.to = optarg;
+			break;
+		case 'N':
+			r.newest = true;
 			break;
 		case 'h':
 			restore_usage(stdout);
@@ -333,10 +340,13 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	}
 	for (size_t i = 0; i < r.x.n; i++) {
 		if (superseded(&r, i)) {
-			printf("later     %s: a later version stays in the quarantine (%s); the oldest is restored\n",
+			printf("%s %s: %s version stays in the quarantine (%s); the %s is restored\n",
+			       r.newest ? "earlier  " : "later    ",
 			       lgq_show(r.x.e[i].path),
+			       r.newest ? "an earlier" : "a later",
 			       lgq_show(r.x.e[i].kept ? r.x.e[i].kept :
-							"metadata"));
+							"metadata"),
+			       r.newest ? "newest" : "oldest");
 			continue;
 		}
 		if (r.x.e[i].dir)

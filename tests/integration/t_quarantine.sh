@@ -58,7 +58,9 @@ grep -q "would restore $D/a.bin" "$T/dry" || fail "dry run: $(cat "$T/dry")"
 [ ! -e "$D/a.bin" ] && [ ! -e "$D/b.txt" ] || fail "the dry run restored something"
 
 # 3. Restore: byte-exact, mode and times.
-"$LGCTL" --state-dir "$STATE" restore undo1 >"$T/out" || fail "restore: $(cat "$T/out")"
+# (no USER in the environment, as under a root shell or cron: the record
+# still names who restored, from the uid)
+env -u USER -u SUDO_USER "$LGCTL" --state-dir "$STATE" restore undo1 >"$T/out" || fail "restore: $(cat "$T/out")"
 grep -q "2 file(s) restored, 0 conflict" "$T/out" || fail "restore said: $(cat "$T/out")"
 for f in a.bin b.txt; do
 	cmp -s "$T/orig/$f" "$D/$f" || fail "$f is not what it was"
@@ -66,6 +68,8 @@ for f in a.bin b.txt; do
 		fail "$f: mode or times differ: $(stat -c '%a %y' "$D/$f")"
 done
 grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q '"restored":2' || fail "no restore record"
+grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q "\"by\":\"$(id -un)\"" ||
+	fail "the restore record does not name who restored: $(grep '"event":"restore"' "$STATE/audit.jsonl")"
 [ "$(getx "$D/a.bin")" = "on a file" ] || fail "a.bin's xattr: $(getx "$D/a.bin")"
 
 # 4. Conflicts are never overwritten; --to puts them elsewhere.
@@ -92,6 +96,11 @@ mv "$T/old" "$T/old.session"
 "$LGCTL" --state-dir "$STATE" restore undo9 >"$T/out" || fail "restore after mv: $(cat "$T/out")"
 [ "$(cat "$T/old")" = original ] || fail "not the original: $(cat "$T/old"); $(cat "$T/out")"
 grep -q "^later .*$T/old: a later version stays" "$T/out" || fail "the later version is not named: $(cat "$T/out")"
+# --newest: the version just before the last replacement (the session's 'new')
+"$LGCTL" --state-dir "$STATE" restore undo9 --newest --to "$T/newest" >"$T/out" ||
+	fail "restore --newest: $(cat "$T/out")"
+[ "$(cat "$T/newest$T/old")" = new ] || fail "--newest: not the last version: $(cat "$T/out")"
+grep -q "^earlier .*$T/old: an earlier version stays" "$T/out" || fail "--newest: the earlier one is not named: $(cat "$T/out")"
 
 # 4c. A truncation and an O_TRUNC open (open_trunc on) keep the old content.
 head -c 5000 /dev/urandom >"$T/tr1"
