@@ -10,9 +10,11 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "config.h"
@@ -116,6 +118,8 @@ static void take(struct rep *r, json_t *o)
 	snprintf(e->what, sizeof(e->what), "%s",
 		 *js(o, "op") ? js(o, "op") : js(o, "tool"));
 	snprintf(e->target, sizeof(e->target), "%s", js(o, "target"));
+	if (!*e->target && *js(o, "to")) /* a flow's call: to whom */
+		snprintf(e->target, sizeof(e->target), "to %s", js(o, "to"));
 	snprintf(e->cls, sizeof(e->cls), "%s", js(o, "cls"));
 	snprintf(e->verdict, sizeof(e->verdict), "%s", v);
 	e->destroy = !strcmp(k, "destructive") && !strcmp(e->cls, "destroy");
@@ -354,6 +358,7 @@ static void quarantine(FILE *f, const char *dir, const char *id)
 {
 	struct lgq_index x = { 0 };
 	char p[PATH_MAX + 256];
+	bool held_any = false;
 
 	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", dir, id);
 	fputs("<h2>Quarantine</h2>\n", f);
@@ -363,20 +368,30 @@ static void quarantine(FILE *f, const char *dir, const char *id)
 		lgq_free(&x);
 		return;
 	}
-	fputs("<table id=\"quarantine\"><tr><th>#</th><th>kind</th><th>path</th><th>size</th></tr>\n",
+	fputs("<table id=\"quarantine\"><tr><th>#</th><th>kind</th><th>path</th><th>size</th><th>now</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < x.n; i++) {
+		const struct lgq_entry *e = &x.e[i];
+		bool held = e->dir || (e->kept && access(e->kept, F_OK) == 0);
 		char size[32];
 
-		lg_human_bytes((uint64_t)x.e[i].size, size, sizeof(size));
-		fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", x.e[i].n,
-			x.e[i].dir ? "dir" : "file");
-		h(f, x.e[i].path);
-		fprintf(f, "</td><td>%s</td></tr>\n", x.e[i].dir ? "" : size);
+		held_any |= held && !e->dir;
+		lg_human_bytes((uint64_t)e->size, size, sizeof(size));
+		fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,
+			e->dir ? "dir" : "file");
+		h(f, e->path);
+		fprintf(f, "</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
+			e->dir ? "" : size, held ? "held" : "gone",
+			e->dir ? "metadata" :
+			held   ? "held" :
+				 "gone: restored or collected");
 	}
-	fputs("</table>\n<p>Put it back: <code>lgctl restore ", f);
-	h(f, id);
-	fputs("</code></p>\n", f);
+	fputs("</table>\n", f);
+	if (held_any) {
+		fputs("<p>Put it back: <code>lgctl restore ", f);
+		h(f, id);
+		fputs("</code></p>\n", f);
+	}
 	lgq_free(&x);
 }
 

@@ -44,11 +44,22 @@ assert len(th) == 1 and th[0][1]["data-max"] == "3", th
 assert p.ids["trip-marker"][1]["x1"] == p.ids["trip-marker-timeline"][1]["x1"]
 assert p.rows["events"] == 1 + 4, p.rows            # header, call, 3 unlinks
 assert p.rows["quarantine"] == 1 + 2, p.rows        # header, the two kept
-assert "Tripped at" in open(sys.argv[1]).read()
+page = open(sys.argv[1]).read()
+assert "Tripped at" in page
+assert re.search(r"<td>call</td><td></td><td>to rep1</td>", page), "the flow call does not say to whom: %s" % re.findall(r"<tr class=[^>]*><td>0[^\n]*?</tr>", page)[:1]
 PY
 chrome --window-size=1100,1400 --screenshot="$T/rep1.png" "file://$T/rep1.html" >/dev/null 2>&1
 [ "$(head -c 8 "$T/rep1.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "no PNG screenshot"
 [ "$(stat -c %s "$T/rep1.png")" -gt 20000 ] || fail "the screenshot is nearly empty"
+# the quarantine's entries say whether they are still held: held, then
+# gone once restored (and the page stops offering the restore)
+[ "$(grep -c '<td class="held">held</td>' "$T/rep1.html")" = 2 ] || fail "the kept files are not shown as held"
+grep -q "Put it back: <code>lgctl restore rep1</code>" "$T/rep1.html" || fail "no restore line while files are held"
+"$LGCTL" --state-dir "$STATE" restore rep1 >/dev/null || fail "restore rep1"
+"$LGCTL" --state-dir "$STATE" report rep1 -o "$T/rep1b.html" >/dev/null || fail "report after the restore"
+[ "$(grep -c '<td class="gone">gone: restored or collected</td>' "$T/rep1b.html")" = 2 ] ||
+	fail "restored entries are not shown as gone"
+grep -q "Put it back" "$T/rep1b.html" && fail "the page offers a restore of nothing"
 
 # no trip: no marker, the outcome says so
 run_lg --session rep2 -- bash -c 'mkdir "$0/new" && echo x >"$0/new/y" && rm "$0/new/y"' "$T"
