@@ -581,6 +581,12 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 	bool valid;
 	int r, err;
 
+	/*
+	 * Directory paths remembered from now on are read again, and again
+	 * once it is answered (it runs after): a path read by another
+	 * thread in between is at most DIRCACHE_MS old (where.c).
+	 */
+	lg_where_moved();
 	busy(n, a);
 	r = arg_where(pid, a->dirfd, a->path, false, &ws);
 	if (r >= 0)
@@ -619,7 +625,9 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 
 		err = lg_session_feed(s, &ev, NULL);
 	}
-	return respond(n, n->req->id, err);
+	r = respond(n, n->req->id, err);
+	lg_where_moved();
+	return r;
 }
 
 int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)

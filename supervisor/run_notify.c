@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "run.h"
+#include "where.h"
 
 static void on_usr1(int sig)
 {
@@ -65,6 +66,7 @@ static void *notify_thread(void *arg)
 	}
 	if (lg_notifier_abandoned(nt))
 		lg_notifier_free(nt); /* the main thread has its spare */
+	lg_where_forget();
 	atomic_fetch_sub(&l->readers, 1);
 	return NULL;
 }

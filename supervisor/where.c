@@ -4,12 +4,16 @@
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "where.h"
 
 #define MAX_SYMLINKS 40 /* the kernel's own limit */
@@ -130,6 +134,7 @@ static int open_dir(int base, const char *path, bool in_root)
  * as before); a task that is gone or a pid reused is caught by the
  * notification's ID_VALID check after, as with /proc.
  */
+#define DIR_ID_MASK (STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_BTIME)
 #define PIDFDS 16
 static __thread struct {
 	pid_t pid;
@@ -138,9 +143,8 @@ static __thread struct {
 static __thread unsigned pidfds_next;
 static atomic_bool getfd_off;
 
-static int getfd_of(pid_t pid, int dirfd)
+static int getfd_of(pid_t pid, int dirfd, struct statx *st)
 {
-	struct statx st;
 	int slot = -1, fd;
 
 	if (atomic_load_explicit(&getfd_off, memory_order_relaxed))
@@ -181,10 +185,13 @@ static int getfd_of(pid_t pid, int dirfd)
 	}
 	if (fd < 0)
 		return -ENOSYS;
-	/* what open(O_DIRECTORY) of /proc/PID/fd/N would have refused */
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE,
-		  &st) < 0 ||
-	    !S_ISDIR(st.stx_mode)) {
+	/*
+	 * What open(O_DIRECTORY) of /proc/PID/fd/N would have refused; the
+	 * same statx says which directory it is (the display path's cache).
+	 */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, DIR_ID_MASK,
+		  st) < 0 ||
+	    !S_ISDIR(st->stx_mode)) {
 		close(fd);
 		return -ENOTDIR;
 	}
@@ -195,15 +202,17 @@ static int getfd_of(pid_t pid, int dirfd)
  * The directory a base names for the task: its root, its working
  * directory or one of its fds. -errno as the kernel would fail the call.
  */
-static int open_base(pid_t pid, int dirfd, bool absolute)
+static int open_base(pid_t pid, int dirfd, bool absolute, struct statx *st)
 {
 	char p[64];
 	int fd;
 
+	st->stx_mask = 0;
 	if (!absolute && dirfd >= 0) {
-		fd = getfd_of(pid, dirfd);
+		fd = getfd_of(pid, dirfd, st);
 		if (fd >= 0 || fd == -ENOTDIR)
 			return fd;
+		st->stx_mask = 0;
 	}
 	if (absolute)
 		snprintf(p, sizeof(p), "/proc/%d/root", pid);
@@ -250,16 +259,142 @@ static ssize_t fd_path(int fd, char *buf, size_t size)
 	}
 }
 
-static void display(struct lg_where *w)
+/*
+ * The display paths of the directories a notify thread resolved last. rm -r
+ * removes a folder's files one after another, and the readlink of
+ * /proc/self/fd/N that names the folder is a procfs walk and a d_path
+ * (1.8 us on the development VM, against 0.3 us for the statx that says
+ * which directory it is, itself often already made by getfd_of). An entry
+ * is a directory's identity (device, inode, birth time, mount) and the path
+ * read for it. It holds while no rename was seen in the tree since
+ * (lg_where_moved) and for at most DIRCACHE_MS: a rename by a process
+ * outside the tree, which lgrun does not see, shows within that time, as
+ * it would have shown a moment later to a readlink anyway.
+ *
+ * An inode number freed and reused names another directory: the birth
+ * time tells them apart, but filesystems stamp it from a coarse clock (a
+ * directory removed and another made in the same tick of ext4 share it).
+ * So a directory born less than DIRCACHE_YOUNG_NS ago (more than any
+ * tick) is not remembered: one that takes its number later is born later,
+ * in another tick. Without a birth time (some filesystems) nothing is.
+ */
+#define DIRCACHE 8
+#define DIRCACHE_MS 100
+#define DIRCACHE_YOUNG_NS 50000000LL
+struct dir_entry {
+	uint64_t ino, mnt, gen, at_ms;
+	int64_t btime_sec;
+	uint32_t btime_nsec, dev_major, dev_minor;
+	size_t len;
+	char path[PATH_MAX];
+};
+static __thread struct dir_entry *dircache;
+static __thread unsigned dircache_next;
+static atomic_ulong moved_gen = 1;
+
+void lg_where_moved(void)
 {
-	struct statx st;
+	atomic_fetch_add(&moved_gen, 1);
+}
+
+static bool same_dir(const struct dir_entry *e, const struct statx *st)
+{
+	return e->ino == st->stx_ino && e->mnt == st->stx_mnt_id &&
+	       e->btime_sec == st->stx_btime.tv_sec &&
+	       e->btime_nsec == st->stx_btime.tv_nsec &&
+	       e->dev_major == st->stx_dev_major &&
+	       e->dev_minor == st->stx_dev_minor;
+}
+
+static bool cacheable(const struct statx *st)
+{
+	return (st->stx_mask & DIR_ID_MASK) == DIR_ID_MASK;
+}
+
+/* The cached path of the directory st identifies, or NULL. */
+static const struct dir_entry *dir_cached(const struct statx *st, uint64_t now)
+{
+	unsigned long gen = atomic_load(&moved_gen);
+
+	if (!dircache || !cacheable(st))
+		return NULL;
+	for (int i = 0; i < DIRCACHE; i++) {
+		const struct dir_entry *e = &dircache[i];
+
+		if (e->gen == gen && now - e->at_ms < DIRCACHE_MS &&
+		    same_dir(e, st))
+			return e;
+	}
+	return NULL;
+}
+
+/* gen: the rename generation read before the path was. */
+static void dir_remember(const struct statx *st, const char *path, size_t len,
+			 unsigned long gen, uint64_t now)
+{
+	struct timespec real;
+	struct dir_entry *e;
+
+	if (!cacheable(st) || len >= sizeof(e->path) ||
+	    clock_gettime(CLOCK_REALTIME_COARSE, &real) < 0 ||
+	    (int64_t)st->stx_btime.tv_sec * 1000000000LL +
+			    st->stx_btime.tv_nsec >
+		    (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec -
+			    DIRCACHE_YOUNG_NS)
+		return;
+	if (!dircache && !(dircache = calloc(DIRCACHE, sizeof(*dircache))))
+		return;
+	e = &dircache[dircache_next++ % DIRCACHE];
+	e->ino = st->stx_ino;
+	e->mnt = st->stx_mnt_id;
+	e->btime_sec = st->stx_btime.tv_sec;
+	e->btime_nsec = st->stx_btime.tv_nsec;
+	e->dev_major = st->stx_dev_major;
+	e->dev_minor = st->stx_dev_minor;
+	e->gen = gen;
+	e->at_ms = now;
+	e->len = len;
+	memcpy(e->path, path, len + 1);
+}
+
+void lg_where_forget(void)
+{
+	free(dircache);
+	dircache = NULL;
+}
+
+/* The directory's path, from the cache or its fd; its length, or -1. */
+static ssize_t dir_path(struct lg_where *w, struct statx *st)
+{
+	unsigned long gen = atomic_load(&moved_gen);
+	uint64_t now = lg_mono_ms();
+	const struct dir_entry *e;
+	ssize_t r;
+
+	if (!cacheable(st) &&
+	    statx(w->dirfd, "", AT_EMPTY_PATH, DIR_ID_MASK, st) < 0)
+		st->stx_mask = 0;
+	e = dir_cached(st, now);
+	if (e) {
+		memcpy(w->path, e->path, e->len + 1);
+		return (ssize_t)e->len;
+	}
+	r = fd_path(w->dirfd, w->path, sizeof(w->path) - 1);
+	if (r <= 0 || (size_t)r >= sizeof(w->path) - 1 || w->path[0] != '/')
+		return -1;
+	w->path[r] = '\0';
+	dir_remember(st, w->path, (size_t)r, gen, now);
+	return r;
+}
+
+static void display(struct lg_where *w, struct statx *st)
+{
 	ssize_t r;
 	size_t n;
 
-	r = fd_path(w->dirfd, w->path, sizeof(w->path) - 1);
-	if (r > 0 && (size_t)r < sizeof(w->path) - 1 && w->path[0] == '/') {
+	r = dir_path(w, st);
+	if (r > 0) {
 		n = (size_t)r;
-		w->path[n] = '\0';
 		if (!w->last[0])
 			return;
 		if (n + 1 + strlen(w->last) < sizeof(w->path)) {
@@ -269,11 +404,12 @@ static void display(struct lg_where *w)
 		}
 	}
 	/* Longer than the kernel prints: named by the directory's inode. */
-	if (statx(w->dirfd, "", AT_EMPTY_PATH, STATX_INO, &st) < 0)
-		memset(&st, 0, sizeof(st));
+	if (!(st->stx_mask & STATX_INO) &&
+	    statx(w->dirfd, "", AT_EMPTY_PATH, STATX_INO, st) < 0)
+		memset(st, 0, sizeof(*st));
 	snprintf(w->path, sizeof(w->path), "\u2026/[dir %u:%u %llu]%s%s",
-		 st.stx_dev_major, st.stx_dev_minor,
-		 (unsigned long long)st.stx_ino, w->last[0] ? "/" : "",
+		 st->stx_dev_major, st->stx_dev_minor,
+		 (unsigned long long)st->stx_ino, w->last[0] ? "/" : "",
 		 w->last);
 }
 
@@ -282,12 +418,14 @@ static void display(struct lg_where *w)
  * task's own), into w (dirfd, last).
  */
 static int step(pid_t pid, int base, int dirfd, const char *raw,
-		struct lg_where *w)
+		struct lg_where *w, struct statx *st)
 {
 	char parent[PATH_MAX + 1], proc[PATH_MAX + 1];
+	struct statx own_st = { 0 };
 	bool in_root = false;
 	int own = -1, r;
 
+	st->stx_mask = 0; /* which directory w->dirfd is: not known yet */
 	if (!raw[0])
 		return -ENOENT;
 	if (raw[0] == '/' && proc_self(raw, pid, proc, sizeof(proc))) {
@@ -296,7 +434,7 @@ static int step(pid_t pid, int base, int dirfd, const char *raw,
 	} else if (raw[0] == '/' && same_root(pid)) {
 		base = AT_FDCWD;
 	} else if (base < 0 || raw[0] == '/') {
-		own = open_base(pid, dirfd, raw[0] == '/');
+		own = open_base(pid, dirfd, raw[0] == '/', &own_st);
 		if (own < 0)
 			return own;
 		base = own;
@@ -308,6 +446,7 @@ static int step(pid_t pid, int base, int dirfd, const char *raw,
 	if (strcmp(parent, ".") == 0 && own >= 0) {
 		r = own; /* the base itself: handed over */
 		own = -1;
+		*st = own_st;
 	} else if (strcmp(parent, ".") == 0 && base != AT_FDCWD) {
 		r = fcntl(base, F_DUPFD_CLOEXEC, 0);
 		r = r < 0 ? -errno : r;
@@ -331,13 +470,14 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		     struct lg_where *w)
 {
 	char link[PATH_MAX + 1];
+	struct statx dir_st;
 	int r;
 
 	w->dirfd = -1;
 	w->err = 0;
 	w->last[0] = '\0';
 	w->path[0] = '\0';
-	r = step(pid, -1, dirfd, raw, w);
+	r = step(pid, -1, dirfd, raw, w, &dir_st);
 	for (int hops = 0; r == 0 && follow && w->dirfd >= 0 && w->last[0];
 	     hops++) {
 		struct statx st;
@@ -361,7 +501,7 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		/* a relative link is read from the link's own directory */
 		dfd = w->dirfd;
 		w->dirfd = -1;
-		r = step(pid, dfd, AT_FDCWD, link, w);
+		r = step(pid, dfd, AT_FDCWD, link, w, &dir_st);
 		close(dfd);
 	}
 	if (r < 0) {
@@ -371,7 +511,7 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		return r;
 	}
 	if (w->dirfd >= 0)
-		display(w);
+		display(w, &dir_st);
 	return 0;
 }
 

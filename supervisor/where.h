@@ -44,6 +44,15 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		     struct lg_where *w);
 void lg_where_done(struct lg_where *w);
 
+/*
+ * A rename in the tree is about to run, or ran: the directory paths this
+ * module remembers are read again (see dir_path in where.c).
+ */
+void lg_where_moved(void);
+
+/* Frees the calling thread's remembered paths (at a notify thread's end). */
+void lg_where_forget(void);
+
 /* statx of the target (following its final symlink when follow). */
 int lg_where_statx(const struct lg_where *w, bool follow, unsigned mask,
 		   struct statx *st);
