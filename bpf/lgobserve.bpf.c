@@ -257,6 +257,52 @@ static __always_inline __u32 classify(long nr, bool compat,
 	return 0;
 }
 
+/*
+ * Could classify (or connect_event) want it? One switch, before any map
+ * is read: most syscalls (read, write, poll...) are none of these, and
+ * sys_exit runs for every syscall on the machine.
+ */
+static __always_inline bool wanted(long nr, bool compat)
+{
+	if (compat) {
+		switch (nr) {
+		case 10:
+		case 40:
+		case 301:
+		case 92:
+		case 193:
+		case 93:
+		case 194:
+		case 5:
+		case 295:
+		case 8:
+		case 38:
+		case 302:
+		case 353:
+		case 362:
+		case 102:
+			return true;
+		}
+		return false;
+	}
+	switch (nr) {
+	case 87:
+	case 84:
+	case 263:
+	case 76:
+	case 77:
+	case 2:
+	case 257:
+	case 85:
+	case 82:
+	case 264:
+	case 316:
+	case 42:
+		return true;
+	}
+	return false;
+}
+
 static __always_inline bool is_write(long nr, bool compat)
 {
 	if (compat)
@@ -317,6 +363,8 @@ int lg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	count(LGB_C_SYSCALLS, 1);
 	compat = BPF_CORE_READ(regs, cs) == USER32_CS;
+	if (!wanted(nr, compat))
+		return 0;
 	shim = shim_sees(bpf_get_current_pid_tgid() >> 32);
 	if (shim && !(compat ? nr == 362 || nr == 102 : nr == 42))
 		return 0; /* it reports its own results */
@@ -369,13 +417,19 @@ int lg_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	long ret = (long)ctx->args[1];
 	struct inflight *in;
 	struct lgb_event *e;
-	bool write;
+	bool write, compat;
 	__u32 tid;
 	long nr;
 
-	/* cheap tests first: most syscalls are neither writes nor waited for */
+	/*
+	 * Cheap tests first: most syscalls are neither writes nor waited
+	 * for, and only a wanted one has an inflight entry (sys_enter).
+	 */
 	nr = (long)BPF_CORE_READ(regs, orig_ax);
-	write = ret > 0 && is_write(nr, BPF_CORE_READ(regs, cs) == USER32_CS);
+	compat = BPF_CORE_READ(regs, cs) == USER32_CS;
+	write = ret > 0 && is_write(nr, compat);
+	if (!write && !wanted(nr, compat))
+		return 0;
 	tid = (__u32)bpf_get_current_pid_tgid();
 	in = write ? NULL : bpf_map_lookup_elem(&inflight, &tid);
 	if (!write && !in)
