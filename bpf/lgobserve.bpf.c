@@ -21,6 +21,15 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* Set by lgrun before the programs load. */
 const volatile __u64 target_cgid = 0; /* 0: use the pid set */
 const volatile __u32 cg_level = 0;
+/*
+ * Set by lgrun once sys_enter and sys_exit are attached (they wait until a
+ * process of the session runs without the shim): from then on sys_enter
+ * reports the connects of processes without the shim, and the cgroup
+ * connect hooks below leave those to it.
+ */
+volatile __u32 sys_watch = 0;
+/* lgrun attached the cgroup connect hooks (the session has a cgroup). */
+volatile __u32 hooks_connect = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -366,8 +375,10 @@ int lg_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (!wanted(nr, compat))
 		return 0;
 	shim = shim_sees(bpf_get_current_pid_tgid() >> 32);
-	if (shim && !(compat ? nr == 362 || nr == 102 : nr == 42))
-		return 0; /* it reports its own results */
+	if (shim &&
+	    (hooks_connect || !(compat ? nr == 362 || nr == 102 : nr == 42)))
+		return 0; /* it reports its own results (its connects: the
+			     cgroup hooks, when attached) */
 	get_args(regs, compat, &x);
 	if (!compat && nr == 42) { /* connect */
 		connect_event(x.a[1], (__u32)x.a[2], shim);
@@ -479,6 +490,39 @@ int lg_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/*
+ * What the new image's auxiliary vector says (it is written before this
+ * tracepoint): no interpreter (AT_BASE 0) is a static binary, AT_SECURE a
+ * setuid, setgid or file-capability exec, where the loader ignores
+ * LD_PRELOAD. Either way no shim will say hello from it.
+ */
+static __always_inline __u32 exec_flags(struct task_struct *task)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u32 flags = 0;
+	bool base_seen = false;
+
+	if (!mm || !bpf_core_field_exists(mm->saved_auxv))
+		return 0;
+	for (int i = 0; i < 40; i++) {
+		unsigned long pair[2];
+
+		if (bpf_probe_read_kernel(pair, sizeof(pair),
+					  &mm->saved_auxv[2 * i]) < 0)
+			break;
+		if (pair[0] == 0) /* AT_NULL */
+			break;
+		if (pair[0] == 7) { /* AT_BASE */
+			base_seen = true;
+			if (!pair[1])
+				flags |= LGB_EXEC_STATIC;
+		}
+		if (pair[0] == 23 && pair[1]) /* AT_SECURE */
+			flags |= LGB_EXEC_SECURE;
+	}
+	return base_seen ? flags : flags & ~LGB_EXEC_STATIC;
+}
+
 SEC("raw_tp/sched_process_exec")
 int lg_exec(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -496,6 +540,7 @@ int lg_exec(struct bpf_raw_tracepoint_args *ctx)
 	e = reserve(LGB_EXEC);
 	if (!e)
 		return 0;
+	e->op = exec_flags(task);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path),
 				  BPF_CORE_READ(bprm, filename));
@@ -516,6 +561,12 @@ int lg_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!in_session())
 		return 0;
+	/*
+	 * Each thread's own write accounting, once, at its end: with what
+	 * /proc/PID/io shows for the live ones, what the session wrote.
+	 */
+	if (bpf_core_field_exists(task->ioac))
+		count(LGB_C_EXITED_WCHAR, BPF_CORE_READ(task, ioac.wchar));
 	pid = BPF_CORE_READ(task, pid);
 	tgid = BPF_CORE_READ(task, tgid);
 	if (pid != tgid)
@@ -531,4 +582,60 @@ int lg_exit(struct bpf_raw_tracepoint_args *ctx)
 	e->ret = code & 0x7f ? 128 + (code & 0x7f) : (code >> 8) & 0xff;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+/*
+ * The session cgroup's connect hooks: an inet connect by any process of
+ * the session, without the syscall-tracing path every syscall on the
+ * machine takes while sys_enter is attached. Those of processes without
+ * the shim are left to sys_enter once it is (it sees AF_UNIX too). Always
+ * allowed: the observer decides nothing.
+ */
+static __always_inline bool hook_wants(void)
+{
+	return !sys_watch || shim_sees(bpf_get_current_pid_tgid() >> 32);
+}
+
+SEC("cgroup/connect4")
+int lg_connect4(struct bpf_sock_addr *ctx)
+{
+	struct lgb_event *e;
+	__u32 ip;
+
+	if (!hook_wants())
+		return 1;
+	e = reserve(LGB_CONNECT);
+	if (!e)
+		return 1;
+	e->family = 2;
+	e->port = bpf_ntohs((__u16)ctx->user_port);
+	ip = ctx->user_ip4;
+	__builtin_memcpy(e->addr, &ip, 4);
+	bpf_ringbuf_submit(e, 0);
+	return 1;
+}
+
+SEC("cgroup/connect6")
+int lg_connect6(struct bpf_sock_addr *ctx)
+{
+	struct lgb_event *e;
+	__u32 w;
+
+	if (!hook_wants())
+		return 1;
+	e = reserve(LGB_CONNECT);
+	if (!e)
+		return 1;
+	e->family = 10;
+	e->port = bpf_ntohs((__u16)ctx->user_port);
+	w = ctx->user_ip6[0];
+	__builtin_memcpy(e->addr, &w, 4);
+	w = ctx->user_ip6[1];
+	__builtin_memcpy(e->addr + 4, &w, 4);
+	w = ctx->user_ip6[2];
+	__builtin_memcpy(e->addr + 8, &w, 4);
+	w = ctx->user_ip6[3];
+	__builtin_memcpy(e->addr + 12, &w, 4);
+	bpf_ringbuf_submit(e, 0);
+	return 1;
 }

@@ -17,7 +17,8 @@
 
 enum lgb_type {
 	LGB_FORK = 1, /* pid: the new process, ppid: its parent */
-	LGB_EXEC = 2, /* pid; path: the file executed, arg0: argv[0] */
+	LGB_EXEC = 2, /* pid; path: the file executed, arg0: argv[0]; op:
+		       * LGB_EXEC_* flags from its auxiliary vector */
 	LGB_EXIT = 3, /* pid; ret: exit status (or 128 + signal) */
 	LGB_CONNECT = 4, /* pid; family, port, addr (or path for AF_UNIX) */
 	LGB_OP = 5, /* pid; op, nr, dirfd, ret (0 or -errno), path */
@@ -31,6 +32,10 @@ enum lgb_op {
 	LGB_OP_WRITE_OPEN = 4, /* open/openat/creat for writing */
 	LGB_OP_RENAME = 5,
 };
+
+/* LGB_EXEC's op: what says, at its exec, that no shim will load in it. */
+#define LGB_EXEC_STATIC 1 /* no ELF interpreter (AT_BASE 0): static */
+#define LGB_EXEC_SECURE 2 /* AT_SECURE: setuid, setgid or capabilities */
 
 #define LGB_AT_FDCWD (-100)
 
@@ -56,6 +61,11 @@ enum lgb_counter {
 	LGB_C_DROPS, /* events the full ring buffer could not take */
 	LGB_C_SYSCALLS, /* syscalls made by the session */
 	LGB_C_BYTES_WRITTEN, /* by write, pwrite, writev and friends */
+	/*
+	 * The write accounting (wchar, as /proc/PID/io shows) of the
+	 * session's threads that have exited, each counted at its exit.
+	 */
+	LGB_C_EXITED_WCHAR,
 	LGB_C_MAX
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 struct lg_bpfobs {
 	struct lgobserve *skel;
+	unsigned watching; /* LGB_WATCH_* */
 	struct ring_buffer *rb;
 	lg_bpfobs_fn fn;
 	void *ctx;
@@ -56,6 +58,32 @@ static void obs_free(struct lg_bpfobs *o)
 	free(o);
 }
 
+/* The connect hooks on the session's cgroup: 0, or -errno. */
+static int attach_hooks(struct lg_bpfobs *o, const char *path)
+{
+	struct lgobserve *sk = o->skel;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	sk->links.lg_connect4 =
+		bpf_program__attach_cgroup(sk->progs.lg_connect4, fd);
+	if (!sk->links.lg_connect4)
+		r = -errno;
+	if (!r) {
+		sk->links.lg_connect6 =
+			bpf_program__attach_cgroup(sk->progs.lg_connect6, fd);
+		if (!sk->links.lg_connect6)
+			r = -errno;
+	}
+	close(fd);
+	if (r)
+		return r;
+	sk->bss->hooks_connect = 1;
+	o->watching |= LGB_WATCH_CONNECT;
+	return 0;
+}
+
 static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		    char *why, size_t why_size)
 {
@@ -68,22 +96,41 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		return -ENOMEM;
 	libbpf_set_print(cfg->verbose >= 2 ? loud : quiet);
 	o->ncpu = libbpf_num_possible_cpus();
-	{
+	/*
+	 * With the cgroup connect hooks first; a kernel whose verifier
+	 * refuses them (helpers a cgroup program could not call before 6.x)
+	 * gets the rest, and sys_enter reports every connect instead.
+	 */
+	for (int hooks = cfg->cgroup_path && cfg->cgid ? 1 : 0; hooks >= 0;
+	     hooks--) {
 		LIBBPF_OPTS(bpf_object_open_opts, oo,
 			    .btf_custom_path = getenv("LGB_BTF"));
+		lgobserve__destroy(o->skel);
+		step = "open";
 		o->skel = lgobserve__open_opts(&oo);
+		if (!o->skel) {
+			r = -errno;
+			goto fail;
+		}
+		o->skel->rodata->target_cgid = cfg->cgid;
+		o->skel->rodata->cg_level = cfg->level;
+		if (cfg->ring_bytes)
+			bpf_map__set_max_entries(o->skel->maps.events,
+						 (__u32)cfg->ring_bytes);
+		/* attached when the observer asks (obs_syscalls) */
+		bpf_program__set_autoattach(o->skel->progs.lg_sys_enter, false);
+		bpf_program__set_autoattach(o->skel->progs.lg_sys_exit, false);
+		bpf_program__set_autoattach(o->skel->progs.lg_connect4, false);
+		bpf_program__set_autoattach(o->skel->progs.lg_connect6, false);
+		bpf_program__set_autoload(o->skel->progs.lg_connect4, hooks);
+		bpf_program__set_autoload(o->skel->progs.lg_connect6, hooks);
+		step = "load";
+		r = lgobserve__load(o->skel);
+		if (!r && hooks && attach_hooks(o, cfg->cgroup_path) == 0)
+			break;
+		if (!r && !hooks)
+			break;
 	}
-	if (!o->skel) {
-		r = -errno;
-		goto fail;
-	}
-	o->skel->rodata->target_cgid = cfg->cgid;
-	o->skel->rodata->cg_level = cfg->level;
-	if (cfg->ring_bytes)
-		bpf_map__set_max_entries(o->skel->maps.events,
-					 (__u32)cfg->ring_bytes);
-	step = "load";
-	r = lgobserve__load(o->skel);
 	if (r)
 		goto fail;
 	step = "attach";
@@ -159,6 +206,33 @@ static void obs_counters(const struct lg_bpfobs *o, uint64_t c[LGB_C_MAX])
 	}
 }
 
+static int obs_syscalls(struct lg_bpfobs *o)
+{
+	struct lgobserve *sk = o->skel;
+
+	/* exit first: an enter's inflight entry always finds its exit */
+	if (!sk->links.lg_sys_exit) {
+		sk->links.lg_sys_exit =
+			bpf_program__attach(sk->progs.lg_sys_exit);
+		if (!sk->links.lg_sys_exit)
+			return -errno;
+	}
+	if (!sk->links.lg_sys_enter) {
+		sk->links.lg_sys_enter =
+			bpf_program__attach(sk->progs.lg_sys_enter);
+		if (!sk->links.lg_sys_enter)
+			return -errno;
+	}
+	sk->bss->sys_watch = 1;
+	o->watching |= LGB_WATCH_SYSCALLS;
+	return 0;
+}
+
+static unsigned obs_watching(const struct lg_bpfobs *o)
+{
+	return o->watching;
+}
+
 EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
 	.open = obs_open,
 	.add_pid = obs_add_pid,
@@ -167,4 +241,6 @@ EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
 	.consume = obs_consume,
 	.counters = obs_counters,
 	.free = obs_free,
+	.syscalls = obs_syscalls,
+	.watching = obs_watching,
 };

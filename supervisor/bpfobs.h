@@ -21,6 +21,11 @@ struct lg_bpfobs_cfg {
 	unsigned level; /* that cgroup's level (the root is 0) */
 	size_t ring_bytes; /* ring buffer size, a power of 2 >= 4096 */
 	int verbose; /* 2: libbpf's own messages */
+	/*
+	 * The session's cgroup directory (with cgid): its connect hooks
+	 * report inet connects without sys_enter. NULL: none.
+	 */
+	const char *cgroup_path;
 };
 
 typedef void (*lg_bpfobs_fn)(void *ctx, const struct lgb_event *e);
@@ -42,6 +47,18 @@ struct lg_bpfobs_ops {
 	/* summed over CPUs */
 	void (*counters)(const struct lg_bpfobs *o, uint64_t c[LGB_C_MAX]);
 	void (*free)(struct lg_bpfobs *o);
+	/*
+	 * open attaches the process tracepoints (fork, exec, exit) only:
+	 * sys_enter and sys_exit, which put every syscall on the machine
+	 * through the kernel's syscall-tracing path, wait for this (once is
+	 * enough). 0, or -errno.
+	 */
+	int (*syscalls)(struct lg_bpfobs *o);
+	/* LGB_WATCH_* : what is attached now */
+	unsigned (*watching)(const struct lg_bpfobs *o);
 };
+
+#define LGB_WATCH_CONNECT 1 /* the cgroup connect hooks */
+#define LGB_WATCH_SYSCALLS 2 /* sys_enter and sys_exit */
 
 #endif

@@ -197,9 +197,15 @@ void lg_control_accept(struct lg_control *c, int epfd)
 			 */
 			close(c->reserve_fd);
 			fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd >= 0)
-				close(fd);
 			c->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			/*
+			 * accept4 fails with EMFILE before it looks at the
+			 * backlog: with nothing waiting, this one found
+			 * nothing (EAGAIN), and there is nothing to refuse.
+			 */
+			if (fd < 0)
+				return;
+			close(fd);
 			c->st.refused++;
 			lg_warn("control: out of file descriptors, a shim connection was refused");
 			continue;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "bpfobs.h"
+#include "cgroup.h"
+#include "cleanup.h"
 #include "log.h"
 #include "observer.h"
 #include "pathres.h"
@@ -19,6 +21,16 @@
 #define NPROC 8192 /* process table slots, a power of 2 */
 #define NPENDING 1024
 #define HELLO_WAIT_MS 100 /* a shim's hello may trail its process's acts */
+/*
+ * sys_enter and sys_exit put every syscall on the machine through the
+ * kernel's syscall-tracing path (0.4 us each on the development VM), so
+ * they are attached only once a process of the session runs without the
+ * shim: at its exec when the kernel says so (static, AT_SECURE), else when
+ * no hello came within EXEC_WAIT_MS of it (a cleared environment). A
+ * spurious attach only costs time.
+ */
+#define EXEC_WAIT_MS 10
+#define NCHECKS 512
 
 struct proc {
 	pid_t pid; /* 0: free */
@@ -60,7 +72,17 @@ struct lg_observer {
 	uint64_t direct;
 	char direct_exe[8][32];
 	unsigned ndirect_exe;
-	uint64_t bytes_seen; /* LGB_C_BYTES_WRITTEN at the last question */
+	uint64_t wchar_seen; /* what the session had written, last asked */
+	/* execs waiting for their hello (EXEC_WAIT_MS) */
+	struct check {
+		pid_t pid;
+		bool late; /* it had ended at its first check */
+		uint64_t exec_ns, due_ms;
+	} checks[NCHECKS];
+	unsigned chead, cn;
+	unsigned watching; /* LGB_WATCH_* */
+	uint64_t start_ms; /* when the observer attached */
+	char tracing[200]; /* "off", or since when and why */
 };
 
 static uint64_t now_ns(void)
@@ -108,7 +130,8 @@ static void *loader(void *arg)
 {
 	struct lg_observer *o = arg;
 	struct lg_bpfobs_cfg bc = { o->cfg.cgid, o->cfg.level,
-				    o->cfg.ring_bytes, o->cfg.verbose };
+				    o->cfg.ring_bytes, o->cfg.verbose,
+				    o->cfg.cgroup_path };
 	uint64_t one = 1;
 
 	o->load_err =
@@ -162,6 +185,99 @@ int lg_observer_start(struct lg_observer **out,
 	return 0;
 }
 
+/* From now on the session's syscalls are traced (once; why is said). */
+static void watch_syscalls(struct lg_observer *o, const char *why)
+{
+	int r;
+
+	if (o->watching & LGB_WATCH_SYSCALLS)
+		return;
+	r = o->ops->syscalls(o->bo);
+	if (r < 0) {
+		if (strcmp(o->tracing, "off") == 0)
+			lg_warn("the eBPF observer cannot trace syscalls (%s): %s; results of programs without the shim are not seen",
+				why, strerror(-r));
+		snprintf(o->tracing, sizeof(o->tracing), "failed: %s",
+			 strerror(-r));
+		return;
+	}
+	o->watching |= LGB_WATCH_SYSCALLS;
+	snprintf(o->tracing, sizeof(o->tracing), "on at %.3fs: %s",
+		 (double)(now_ns() / 1000000 - o->start_ms) / 1000.0, why);
+	lg_info("the eBPF observer traces syscalls from now on: %s", why);
+}
+
+/*
+ * pid exec'd at exec_ns (0: before the observer): a hello is due within
+ * EXEC_WAIT_MS; late: it has ended, HELLO_WAIT_MS more for it to be read.
+ */
+static void check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
+			bool late)
+{
+	struct check *c;
+
+	if (o->watching & LGB_WATCH_SYSCALLS)
+		return;
+	if (o->cn == NCHECKS) { /* full: the oldest is checked now */
+		lg_observer_tick(o);
+		if (o->cn == NCHECKS) {
+			watch_syscalls(o,
+				       "more execs than can wait for a hello");
+			return;
+		}
+	}
+	c = &o->checks[(o->chead + o->cn++) % NCHECKS];
+	c->pid = pid;
+	c->late = late;
+	c->exec_ns = exec_ns;
+	c->due_ms = now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
+}
+
+/*
+ * Is the shim mapped in pid? 1 yes, 0 no, -1 pid is gone (or its maps
+ * cannot be read). A loaded shim says hello: it only may not have yet.
+ */
+static int shim_mapped(pid_t pid)
+{
+	char path[40], line[512];
+	LG_AUTOFCLOSE FILE *f = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/liblgshim.so"))
+			return 1;
+	return 0;
+}
+
+/*
+ * A check that is due: has pid's shim said hello since its exec? A hello
+ * late on a loaded machine is not taken for its absence: the shim mapped
+ * in the process is a yes; a process that has ended gets HELLO_WAIT_MS
+ * more for its hello to be read.
+ */
+static void check_now(struct lg_observer *o, const struct check *c)
+{
+	struct proc *p = proc_get(o, c->pid, false);
+	char why[160];
+	int mapped;
+
+	if (p && p->hello_ns && p->hello_ns >= c->exec_ns)
+		return;
+	mapped = shim_mapped(c->pid);
+	if (mapped == 1)
+		return;
+	if (mapped < 0 && !c->late) {
+		check_later(o, c->pid, c->exec_ns, true);
+		return;
+	}
+	snprintf(why, sizeof(why), "pid %d (%s) runs without the shim",
+		 (int)c->pid, p && p->exe[0] ? p->exe : "?");
+	watch_syscalls(o, why);
+}
+
 bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 		       size_t why_size)
 {
@@ -185,7 +301,22 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	ev.data.fd = o->fd;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, o->fd, &ev);
 	why[0] = '\0';
+	o->start_ms = now_ns() / 1000000;
+	o->watching = o->ops->watching(o->bo);
+	snprintf(o->tracing, sizeof(o->tracing), "off");
+	if (!o->cfg.shim)
+		watch_syscalls(o, "the shim is off");
+	else if (o->cfg.egress && !(o->watching & LGB_WATCH_CONNECT))
+		watch_syscalls(
+			o,
+			"connects around the egress proxy, with no cgroup connect hooks");
 	return true;
+}
+
+void lg_observer_existing(struct lg_observer *o, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; o && o->attached && i < n; i++)
+		check_later(o, pids[i], 0, false);
 }
 
 size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
@@ -397,6 +528,19 @@ static void on_event(void *ctx, const struct lgb_event *e)
 		}
 		lg_dbg("bpf: exec %s (pid %u, parent %u)", e->path, e->pid,
 		       e->ppid);
+		if (e->op & (LGB_EXEC_STATIC | LGB_EXEC_SECURE)) {
+			char why[160];
+
+			snprintf(
+				why, sizeof(why), "pid %u (%s) is %s", e->pid,
+				base(e->path),
+				e->op & LGB_EXEC_STATIC ?
+					"a static binary" :
+					"setuid, setgid or privileged (no LD_PRELOAD)");
+			watch_syscalls(o, why);
+		} else {
+			check_later(o, (pid_t)e->pid, e->ts_ns, false);
+		}
 		break;
 	case LGB_EXIT:
 		p = proc_get(o, (pid_t)e->pid, false);
@@ -453,7 +597,10 @@ bool lg_observer_handle(struct lg_observer *o, int fd)
 
 uint64_t lg_observer_next_deadline(const struct lg_observer *o)
 {
-	return o && o->pn ? o->pend[o->phead].due_ms : 0;
+	uint64_t a = o && o->pn ? o->pend[o->phead].due_ms : 0;
+	uint64_t b = o && o->cn ? o->checks[o->chead].due_ms : 0;
+
+	return !a ? b : !b ? a : a < b ? a : b;
 }
 
 static enum lg_op lg_op_of(uint32_t op)
@@ -540,18 +687,64 @@ void lg_observer_tick(struct lg_observer *o)
 		o->phead = (o->phead + 1) % NPENDING;
 		o->pn--;
 	}
+	/* in order; a late one at the head holds the rest back a little */
+	while (o && o->cn && o->checks[o->chead].due_ms <= now) {
+		struct check c = o->checks[o->chead];
+
+		o->chead = (o->chead + 1) % NCHECKS;
+		o->cn--;
+		check_now(o, &c);
+	}
+}
+
+/*
+ * What the session's threads have written (wchar, the bytes passed to
+ * write and its kin): those that exited, counted by the kernel side at
+ * their exit, and the live ones' /proc/PID/io. A thread that ended in a
+ * process still alive is in both: it can only make a question answer
+ * "worked" once more, never hide work. -1 when /proc/PID/io is missing
+ * (no task I/O accounting in this kernel).
+ */
+static int64_t written(struct lg_observer *o)
+{
+	static pid_t pids[4096];
+	uint64_t c[LGB_C_MAX] = { 0 }, total;
+	int n;
+
+	if (access("/proc/self/io", R_OK) != 0)
+		return -1;
+	n = lg_descendants(pids, 4096);
+	o->ops->counters(o->bo, c);
+	total = c[LGB_C_EXITED_WCHAR];
+	for (int i = 0; i < n; i++) {
+		char path[40], line[128];
+		LG_AUTOFCLOSE FILE *f = NULL;
+
+		snprintf(path, sizeof(path), "/proc/%d/io", (int)pids[i]);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (strncmp(line, "wchar:", 6) == 0)
+				total += strtoull(line + 6, NULL, 10);
+	}
+	return (int64_t)total;
 }
 
 bool lg_observer_worked(struct lg_observer *o)
 {
-	uint64_t c[LGB_C_MAX] = { 0 };
+	int64_t w;
 	bool worked;
 
 	if (!o || !o->attached)
 		return false;
-	o->ops->counters(o->bo, c);
-	worked = c[LGB_C_BYTES_WRITTEN] > o->bytes_seen;
-	o->bytes_seen = c[LGB_C_BYTES_WRITTEN];
+	w = written(o);
+	if (w < 0) { /* no accounting: the traced writes, if any */
+		uint64_t c[LGB_C_MAX] = { 0 };
+
+		o->ops->counters(o->bo, c);
+		w = (int64_t)c[LGB_C_BYTES_WRITTEN];
+	}
+	worked = (uint64_t)w > o->wchar_seen;
+	o->wchar_seen = (uint64_t)w;
 	return worked;
 }
 
@@ -586,9 +779,18 @@ void lg_observer_finish(struct lg_observer *o)
 		o->pn--;
 	}
 	o->ops->counters(o->bo, c);
-	lg_session_bpf_stats(o->cfg.s, c[LGB_C_DROPS], c[LGB_C_SYSCALLS],
-			     c[LGB_C_BYTES_WRITTEN], o->bypass_warnings,
-			     o->direct);
+	lg_session_bpf_stats(
+		o->cfg.s,
+		&(struct lg_bpf_stats){
+			.drops = c[LGB_C_DROPS],
+			.syscalls = c[LGB_C_SYSCALLS],
+			/* the tree has ended: every thread is counted */
+			.bytes_written = c[LGB_C_EXITED_WCHAR] ?
+						 c[LGB_C_EXITED_WCHAR] :
+						 c[LGB_C_BYTES_WRITTEN],
+			.bypass_warnings = o->bypass_warnings,
+			.direct = o->direct,
+			.syscall_tracing = o->tracing });
 }
 
 void lg_observer_free(struct lg_observer *o)

@@ -34,6 +34,10 @@ struct lg_observer_cfg {
 	 * cannot succeed (the tree's network has loopback only).
 	 */
 	bool egress, sealed;
+	/* the session's cgroup directory (connect hooks), or NULL */
+	const char *cgroup_path;
+	/* the preload shim is on (its hellos say which processes it sees) */
+	bool shim;
 	struct lg_session *s;
 };
 
@@ -56,6 +60,11 @@ void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns);
 /* Pending decisions (shim-less results wait briefly for a late hello). */
 uint64_t lg_observer_next_deadline(const struct lg_observer *o);
 void lg_observer_tick(struct lg_observer *o);
+/*
+ * The tree's processes when the observer attached (it may load after the
+ * command started): each is checked for a hello as a new exec would be.
+ */
+void lg_observer_existing(struct lg_observer *o, const pid_t *pids, size_t n);
 /* True if the session wrote bytes since the last time this was asked. */
 bool lg_observer_worked(struct lg_observer *o);
 /* "rm[12] <- bash[10] <- python3[9]" as far as it is known. */

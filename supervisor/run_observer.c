@@ -91,6 +91,13 @@ void observer_ready(struct loop *l)
 		lg_control_on_hello(l->ctl, obs_hello, l->obs);
 		lg_control_on_call(l->ctl, obs_call, l);
 	}
+	if (l->child.pid > 0) {
+		/* the tree as it is: each process owes a hello (observer.c) */
+		static pid_t tree[4096];
+		int n = lg_descendants(tree, 4096);
+
+		lg_observer_existing(l->obs, tree, n > 0 ? (size_t)n : 0);
+	}
 	if (!(l->cg->ok && l->child.in_cgroup) && l->child.pid > 0) {
 		/* no cgroup: the pid set, seeded with the tree as it is */
 		static pid_t pids[4096];
@@ -143,7 +150,9 @@ int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
 	if (l->cg->ok && stat(l->cg->path, &st) == 0) {
 		oc.cgid = st.st_ino; /* a cgroup v2 directory's id */
 		oc.level = cgroup_level();
+		oc.cgroup_path = l->cg->path;
 	}
+	oc.shim = cfg->shim;
 	oc.ring_bytes = (size_t)cfg->bpf_ring_kb * 1024;
 	oc.verbose = lg_log_verbosity - LG_LOG_WARN;
 	oc.async = async;

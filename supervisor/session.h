@@ -160,10 +160,16 @@ void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 		     pid_t pid, const char *exe, const char *summary);
 /* The eBPF observer: its state ("attached", "off: why") and counters. */
 void lg_session_bpf_state(struct lg_session *s, const char *state);
-/* direct: connects off this host around the egress proxy */
-void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
-			  uint64_t syscalls, uint64_t bytes_written,
-			  uint64_t bypass_warnings, uint64_t direct);
+struct lg_bpf_stats {
+	uint64_t drops; /* events the ring buffer could not take */
+	uint64_t syscalls; /* the session's, while sys_enter was attached */
+	uint64_t bytes_written; /* by the session's threads (wchar) */
+	uint64_t bypass_warnings;
+	uint64_t direct; /* connects off this host around the egress proxy */
+	/* "off", or since when and why syscalls were traced */
+	const char *syscall_tracing;
+};
+void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st);
 /* Windows shared with the session's other supervisors (the store). */
 void lg_session_shared(struct lg_session *s,
 		       const struct lg_shared_windows *shared);

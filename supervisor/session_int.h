@@ -89,6 +89,7 @@ struct lg_session {
 	char bpf_state[300];
 	bool bpf_counted;
 	uint64_t bpf_drops, bpf_syscalls, bpf_bytes, bpf_bypass, bpf_direct;
+	char bpf_tracing[200];
 	void (*lineage)(void *ctx, pid_t pid, char *out, size_t size);
 	void *lineage_ctx;
 	char trip_lineage[1024]; /* from /proc, when the kill was decided */

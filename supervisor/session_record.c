@@ -278,7 +278,10 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 		lg_json_str(&j, "bpf", s->bpf_state);
 	if (s->bpf_counted) {
 		lg_json_int(&j, "bpf_drops", (long long)s->bpf_drops);
-		lg_json_int(&j, "syscalls", (long long)s->bpf_syscalls);
+		if (s->bpf_tracing[0])
+			lg_json_str(&j, "syscall_tracing", s->bpf_tracing);
+		if (strcmp(s->bpf_tracing, "off") != 0)
+			lg_json_int(&j, "syscalls", (long long)s->bpf_syscalls);
 		lg_json_int(&j, "bytes_written", (long long)s->bpf_bytes);
 		lg_json_int(&j, "shim_bypass", (long long)s->bpf_bypass);
 		if (s->bpf_direct)
@@ -340,17 +343,19 @@ void lg_session_bpf_state(struct lg_session *s, const char *state)
 	HOLD(s);
 	snprintf(s->bpf_state, sizeof(s->bpf_state), "%s", state);
 }
-void lg_session_bpf_stats(struct lg_session *s, uint64_t drops,
-			  uint64_t syscalls, uint64_t bytes_written,
-			  uint64_t bypass_warnings, uint64_t direct)
+void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st)
 {
+	uint64_t drops = st->drops;
+
 	HOLD(s);
 	s->bpf_counted = true;
-	s->bpf_direct = direct;
+	s->bpf_direct = st->direct;
 	s->bpf_drops = drops;
-	s->bpf_syscalls = syscalls;
-	s->bpf_bytes = bytes_written;
-	s->bpf_bypass = bypass_warnings;
+	s->bpf_syscalls = st->syscalls;
+	s->bpf_bytes = st->bytes_written;
+	s->bpf_bypass = st->bypass_warnings;
+	snprintf(s->bpf_tracing, sizeof(s->bpf_tracing), "%s",
+		 st->syscall_tracing ? st->syscall_tracing : "");
 	if (drops) {
 		char msg[256];
 

@@ -23,6 +23,18 @@ assert_rc 0 "$RC" "failwrite"
 grep -q '"reason":"write_failures".*"exe":"bpfprobe"' "$STATE/audit.jsonl" ||
 	fail "the static binary's failed writes did not reach the failures detector"
 [ "$(end_field bpf)" = attached ] || fail "the session record should say the observer was attached"
+# syscalls are traced from the static binary's exec on (the kernel said: no
+# interpreter), not before: sys_enter/sys_exit slow every syscall down
+end_field syscall_tracing | grep -q "^on at [0-9.]*s: pid [0-9]* (bpfprobe) is a static binary$" ||
+	fail "syscall tracing should start at the static binary: $(end_field syscall_tracing)"
+# a tree of programs that all carry the shim: never traced, its writes
+# still counted (each thread's write accounting, at its exit)
+rm -f "$STATE/audit.jsonl"
+run_lg --bpf=on -- bash -c 'ls / >/dev/null; printf "%0100d" 0 >"$0/written"; cat /etc/hostname >/dev/null' "$T" 2>"$T/err"
+assert_rc 0 "$RC" "a shim-only tree"
+[ "$(end_field syscall_tracing)" = off ] || fail "a shim-only tree turned syscall tracing on: $(end_field syscall_tracing)"
+[ "$(end_field bytes_written)" -ge 100 ] || fail "the tree's writes were not counted: $(end_field bytes_written)"
+grep '"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"syscalls":' && fail "syscalls counted while not traced"
 # ... and without the observer nobody sees them.
 rm -f "$STATE/audit.jsonl"
 run_lg --bpf=off -- "$PROBE" failwrite "$T/missing/dir/file" 5 >"$T/out" 2>"$T/err"
@@ -64,6 +76,8 @@ rm -f "$STATE/audit.jsonl"
 run_lg --bpf=on -- env -i /usr/bin/python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port').read()" >"$T/out" 2>"$T/err"
 assert_rc 0 "$RC" "cleared env"
 grep -q '"reason":"shim_bypass".*"exe":"python3' "$STATE/audit.jsonl" || fail "a cleared environment was not reported"
+end_field syscall_tracing | grep -q "(python3) runs without the shim$" ||
+	fail "a cleared environment should start syscall tracing: $(end_field syscall_tracing)"
 
 # 3. Lineage: bash starts sh, which starts the probe in the background and
 #    ends; the probe (now lgrun's child) trips at its third delete. The

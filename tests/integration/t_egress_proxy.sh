@@ -115,6 +115,9 @@ if grep -q '"session":"direct".*"event":"session_end".*"bpf":"attached"' "$STATE
 		fail "no direct-connection warning on stderr: $(cat "$T/direct.err")"
 	grep -q '"session":"direct".*"event":"session_end".*"direct_connections":2' "$STATE/audit.jsonl" ||
 		fail "the end record does not count 2 direct connections"
+	# seen by the session cgroup's connect hooks: no syscall tracing
+	grep '"session":"direct".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"syscall_tracing":"off"' ||
+		fail "direct connects turned syscall tracing on: $(grep '"session":"direct".*"event":"session_end"' "$STATE/audit.jsonl")"
 else
 	echo "SKIP (part): direct connections are seen by the eBPF observer (root)"
 fi
