@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the shim's two traffic halves share: shim_traffic.c sees a
+ * process's requests (writes), shim_results.c their results (reads).
+ */
+#ifndef LG_SHIM_TRAFFIC_H
+#define LG_SHIM_TRAFFIC_H
+
+#include "shim_int.h"
+
+/* The ids of the last MCP tools/call requests: their results are masked. */
+#define CALL_IDS 16
+extern uint64_t call_ids[CALL_IDS];
+
+/* HTTP requests sent and responses seen per fd (FIFO pairing). */
+extern uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK];
+
+/*
+ * An HTTP request waiting for its response, per connection: the call and
+ * its result go to the supervisor as one frame, one wake-up per call.
+ */
+#define HTTP_TRACK 1024
+struct http_req {
+	uint32_t used; /* == gen: in use (a fork makes every entry stale) */
+	uint64_t args;
+	bool decision; /* a declared tool endpoint's call */
+	bool mcp; /* an MCP tools/call in the body: its result is JSON-RPC */
+	char tool[96];
+	char pv[64];
+};
+extern struct http_req http_req[HTTP_TRACK];
+
+/* A response whose headers came without its body: the next read has it. */
+struct http_body {
+	uint32_t k;
+	uint16_t status;
+	uint32_t waiting; /* == gen */
+};
+extern struct http_body http_body[FD_TRACK];
+
+/* Sockets and pipes carry tool traffic; files and ttys never do. */
+bool channel(int fd);
+/* s as field tag of w, at most max bytes of it. */
+void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s,
+	      size_t max);
+
+#endif
