@@ -41,7 +41,6 @@ extern struct http_body http_body[FD_TRACK];
 /* Sockets and pipes carry tool traffic; files and ttys never do. */
 bool channel(int fd);
 /* s as field tag of w, at most max bytes of it. */
-void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s,
-	      size_t max);
+void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s, size_t max);
 
 #endif

@@ -27,7 +27,7 @@ struct restore {
 	struct lgq_index x;
 	const char *to;
 	bool dry, newest;
-	unsigned restored, conflicts, missing, failed;
+	unsigned restored, conflicts, missing, failed, earlier;
 };
 /* Directories first, parents before children; then files, oldest first. */
 static int order(const void *a, const void *b)
@@ -147,6 +147,14 @@ static void put_file(struct restore *r, struct lgq_entry *e)
 	int err = 0;
 
 	if (lstat(e->kept, &st) < 0) {
+		/* moved back by an earlier restore: the same inode is there */
+		if (e->ino && lstat(e->dest, &st) == 0 &&
+		    st.st_ino == (ino_t)e->ino && !S_ISDIR(st.st_mode)) {
+			printf("earlier   %s (restored by an earlier lgctl restore)\n",
+			       lgq_show(e->dest));
+			r->earlier++;
+			return;
+		}
 		printf("missing   %s (no longer in the quarantine: restored or collected)\n",
 		       lgq_show(e->path));
 		r->missing++;
@@ -358,9 +366,12 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	for (size_t i = r.x.n; i-- > 0;)
 		if (r.x.e[i].made)
 			set_meta(&r.x.e[i]);
-	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed\n",
+	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
 	       r.dry ? "dry run: " : "", r.restored, r.dry ? "would be " : "",
 	       r.conflicts, r.missing, r.failed);
+	if (r.earlier)
+		printf("; %u restored earlier", r.earlier);
+	printf("\n");
 	if (!r.dry && r.x.n)
 		audit_restore(dir, id, &r);
 	lgq_free(&r.x);

@@ -68,6 +68,7 @@ int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
 		e->mtime_ns =
 			json_integer_value(json_object_get(o, "mtime_ns"));
 		e->size = json_integer_value(json_object_get(o, "size"));
+		e->ino = json_integer_value(json_object_get(o, "ino"));
 		e->mode = (unsigned)json_integer_value(
 			json_object_get(o, "mode"));
 		e->uid =

@@ -14,6 +14,7 @@
 /* One line of a session's quarantine index. */
 struct lgq_entry {
 	long long n, time_ns, atime_ns, mtime_ns, size;
+	long long ino; /* the kept inode's number where it was (0: unknown) */
 	bool dir;
 	unsigned mode, uid, gid;
 	char *path, *kept, *dest;

@@ -71,6 +71,11 @@ grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q '"restored":2' || fail "
 grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q "\"by\":\"$(id -un)\"" ||
 	fail "the restore record does not name who restored: $(grep '"event":"restore"' "$STATE/audit.jsonl")"
 [ "$(getx "$D/a.bin")" = "on a file" ] || fail "a.bin's xattr: $(getx "$D/a.bin")"
+# again: nothing is missing, it was put back (the same inode is there)
+"$LGCTL" --state-dir "$STATE" restore undo1 >"$T/out2" || fail "a second restore: $(cat "$T/out2")"
+grep -q "^earlier   $D/a.bin (restored by an earlier lgctl restore)" "$T/out2" &&
+	grep -q "0 file(s) restored, 0 conflict(s), 0 missing, 0 failed; 2 restored earlier" "$T/out2" ||
+	fail "a second restore: $(cat "$T/out2")"
 
 # 4. Conflicts are never overwritten; --to puts them elsewhere.
 run_lg --session undo2 --observe -- rm -r "$D/sub" 2>/dev/null
