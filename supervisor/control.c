@@ -47,7 +47,7 @@ void lg_control_free(struct lg_control *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < MAX_CONNS; i++) {
+	for (int i = 0; i < c->conns_end; i++) {
 		if (c->conns[i]) {
 			if (c->conns[i]->ring)
 				munmap(c->conns[i]->ring, LG_RING_BYTES);
@@ -131,7 +131,7 @@ void lg_control_on_hello(struct lg_control *c,
 	c->on_hello = fn;
 	c->on_hello_ctx = ctx;
 	/* the processes connected so far said hello before anyone listened */
-	for (int i = 0; fn && i < MAX_CONNS; i++)
+	for (int i = 0; fn && i < c->conns_end; i++)
 		if (c->conns[i] && c->conns[i]->hello)
 			fn(ctx, c->conns[i]->pid, c->conns[i]->hello_ns);
 }
@@ -228,6 +228,8 @@ void lg_control_accept(struct lg_control *c, int epfd)
 			close(fd);
 			continue;
 		}
+		if (fd >= c->conns_end)
+			c->conns_end = fd + 1;
 		c->conns[fd]->fd = fd;
 		c->conns[fd]->pid = cred.pid;
 		ev.data.fd = fd;

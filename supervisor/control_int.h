@@ -88,6 +88,12 @@ struct lg_control {
 	int reserve_fd; /* given up to refuse a peer when out of descriptors */
 	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
 	struct conn *conns[MAX_CONNS];
+	/*
+	 * Above the highest descriptor a connection ever had, every slot is
+	 * NULL: the loops over conns stop there (the whole table is 512 KiB,
+	 * which a short session would fault in page by page at its end).
+	 */
+	int conns_end;
 	struct nested nested[MAX_NESTED];
 	uint64_t nested_seq;
 	unsigned lingering; /* refused nested lgruns still connected */
