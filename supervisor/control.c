@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "control_int.h"
+#include <signal.h>
+
+#include "cgroup.h"
 
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 				  const struct lg_cgroup *cg,
@@ -180,6 +183,18 @@ static void drop_conn(struct lg_control *c, int epfd, int fd)
 	}
 }
 
+/* pid has exited (reaped, or a zombie). */
+static bool ended(pid_t pid)
+{
+	char state = 0;
+	pid_t ppid;
+
+	if (kill(pid, 0) < 0)
+		return errno == ESRCH;
+	return lg_proc_stat(pid, &state, &ppid) < 0 || state == 'Z' ||
+	       state == 'X';
+}
+
 void lg_control_accept(struct lg_control *c, int epfd)
 {
 	for (;;) {
@@ -220,6 +235,16 @@ void lg_control_accept(struct lg_control *c, int epfd)
 			c->st.refused++;
 			lg_dbg("control: refused a connection (pid %d)",
 			       fd >= 0 ? (int)cred.pid : -1);
+			/*
+			 * A process gone before its connection was taken
+			 * (ls, head: a few ms) cannot be placed in the
+			 * session, and nothing it sent is read; but only a
+			 * shim connects here: the observer learns that pid
+			 * had one, and does not take it for a blind spot.
+			 */
+			if (fd < MAX_CONNS && len == sizeof(cred) &&
+			    cred.pid > 0 && c->on_hello && ended(cred.pid))
+				c->on_hello(c->on_hello_ctx, cred.pid, 0);
 			close(fd);
 			continue;
 		}

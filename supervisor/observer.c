@@ -233,6 +233,8 @@ static void check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 	c->due_ms = now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
 }
 
+static const char *exe_of(struct lg_observer *o, pid_t pid, const char *comm);
+
 /*
  * Is the shim mapped in pid? 1 yes, 0 no, -1 pid is gone (or its maps
  * cannot be read). A loaded shim says hello: it only may not have yet.
@@ -274,7 +276,7 @@ static void check_now(struct lg_observer *o, const struct check *c)
 		return;
 	}
 	snprintf(why, sizeof(why), "pid %d (%s) runs without the shim",
-		 (int)c->pid, p && p->exe[0] ? p->exe : "?");
+		 (int)c->pid, exe_of(o, c->pid, "?"));
 	watch_syscalls(o, why);
 }
 
