@@ -82,6 +82,7 @@ static void mcp_http_result(int fd, uint32_t k, unsigned status,
 	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
 	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
 	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
 	lg_wire_put_u32(&w, LG_T_STATUS, ok ? (jr.error ? 1 : 0) : status);
 	lg_wire_put_u64(&w, LG_T_DIGEST, result_digest(0, res, true));
 	put_span(&w, LG_T_PREVIEW, res, 160);
@@ -104,6 +105,7 @@ static void http_result(int fd, uint32_t k, unsigned status,
 	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
 	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
 	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
 	lg_wire_put_u32(&w, LG_T_STATUS, status);
 	/* The status is part of the result: 200 "x" is not 500 "x". */
 	lg_wire_put_u64(&w, LG_T_DIGEST,

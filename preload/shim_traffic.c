@@ -10,6 +10,7 @@ uint64_t call_ids[CALL_IDS];
 static atomic_uint call_id_next;
 
 static unsigned char tls_seen[FD_TRACK]; /* TLS reported on this fd */
+static uint64_t endpoints[FD_TRACK]; /* endpoint_of, 0: not known yet */
 uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK];
 struct http_req http_req[HTTP_TRACK];
 struct http_body http_body[FD_TRACK];
@@ -23,6 +24,7 @@ static void forget_fd(int fd)
 		http_sent[fd] = http_seen[fd] = 0;
 		http_body[fd].waiting = 0;
 		tls_seen[fd] = 0;
+		endpoints[fd] = 0;
 	}
 	if (fd >= 0 && fd < HTTP_TRACK)
 		http_req[fd].used = 0;
@@ -108,6 +110,49 @@ bool channel(int fd)
 	if (fd < FD_TRACK)
 		fd_kind[fd] = k;
 	return k == 1;
+}
+
+/*
+ * A pipe: its inode (one server's stdin). A socket: its peer (an inet
+ * address and port, a named unix socket's path), else its own inode (one
+ * connection). Asked for calls only, and cached.
+ */
+uint64_t endpoint_of(int fd)
+{
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_un un;
+	} a;
+	socklen_t al = sizeof(a);
+	struct stat st;
+	uint64_t h = 0;
+
+	if (fd >= 0 && fd < FD_TRACK && endpoints[fd])
+		return endpoints[fd];
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	if (S_ISSOCK(st.st_mode) && getpeername(fd, &a.sa, &al) == 0) {
+		if (a.sa.sa_family == AF_INET)
+			h = lg_wire_hash(2, &a.in.sin_addr, 4) ^ a.in.sin_port;
+		else if (a.sa.sa_family == AF_INET6)
+			h = lg_wire_hash(10, &a.in6.sin6_addr, 16) ^
+			    a.in6.sin6_port;
+		else if (a.sa.sa_family == AF_UNIX &&
+			 al > sizeof(sa_family_t) && a.un.sun_path[0])
+			h = lg_wire_hash(1, a.un.sun_path,
+					 strnlen(a.un.sun_path,
+						 sizeof(a.un.sun_path)));
+	}
+	if (!h)
+		h = lg_wire_hash(st.st_dev, &st.st_ino, sizeof(st.st_ino));
+	if (!h)
+		h = 1;
+	if (fd < FD_TRACK)
+		endpoints[fd] = h;
+	return h;
 }
 
 void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s, size_t max)
@@ -360,6 +405,7 @@ static int outgoing(int fd, const char *p, size_t n)
 		if (decision)
 			lg_wire_put_u32(&w, LG_T_DECISION, 1);
 		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+		lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
 		lg_wire_put_str(&w, LG_T_TOOL, tool);
 		put_span(&w, LG_T_TARGET, hq.target, 1024);
 		put_span(&w, LG_T_ARGS, hq.body, 4096);
@@ -396,6 +442,8 @@ static int outgoing(int fd, const char *p, size_t n)
 		}
 		lg_wire_put_u64(&w, LG_T_CHAN,
 				lg_wire_hash(0, jr.id.p, jr.id.n));
+		if (call || judge_all)
+			lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
 		if (call)
 			put_span(&w, LG_T_TOOL, jr.name, 128);
 		else

@@ -40,6 +40,9 @@ extern struct http_body http_body[FD_TRACK];
 
 /* Sockets and pipes carry tool traffic; files and ttys never do. */
 bool channel(int fd);
+/* Who fd talks to (LG_T_ENDPOINT), cached per fd; 0: unknown. */
+uint64_t endpoint_of(int fd);
+
 /* s as field tag of w, at most max bytes of it. */
 void put_span(struct lg_wire_buf *w, uint8_t tag, struct lg_span s, size_t max);
 

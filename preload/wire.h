@@ -69,7 +69,14 @@ enum lg_wire_tag {
 	 * a program's routine, observed and judged by no rule.
 	 */
 	LG_T_DECISION = 22,
-	LG_T_TAG_MAX = 22,
+	/*
+	 * u64: who a call goes to, from the caller's side (a pipe's inode, a
+	 * socket's peer address or path): "in a row" for the repeat rule is
+	 * per process and server, so parallel workers of one process talking
+	 * to servers of their own are not one run. 0 or absent: unknown.
+	 */
+	LG_T_ENDPOINT = 23,
+	LG_T_TAG_MAX = 23,
 };
 
 enum lg_wire_proto {

@@ -54,6 +54,7 @@ static void remember_call(struct lg_control *c, struct conn *k,
 	}
 	p->used = true;
 	p->chan = m->chan;
+	p->endpoint = m->endpoint;
 	p->proto = m->proto;
 	p->decision = m->decision == 1;
 	snprintf(p->tool, sizeof(p->tool), "%s", m->tool);
@@ -113,6 +114,13 @@ static void on_gate(struct lg_control *c, struct conn *k,
 	ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 }
 
+static uint64_t stream_of(pid_t pid, uint64_t endpoint)
+{
+	if (!endpoint)
+		return (uint64_t)pid;
+	return lg_wire_hash((uint64_t)pid, &endpoint, sizeof(endpoint)) | 1;
+}
+
 /* A tool's result, matched with its call: a decision, or observed. */
 static void on_tool_result(struct lg_control *c, struct conn *k,
 			   const struct lg_wire_msg *m, const char *exe)
@@ -121,6 +129,7 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 	char args_pv[160], result_pv[160];
 	const char *tool, *args, *raw;
 	struct pending *p = NULL;
+	uint64_t endpoint = m->endpoint;
 	bool decision;
 
 	if (ctl_a2a_done(c, k, m->chan))
@@ -142,6 +151,7 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 			return;
 		tool = p->tool;
 		decision = p->decision;
+		endpoint = p->endpoint;
 		/* Same arguments however the agent spelled them. */
 		args = lg_canon_call(tool, p->args, strlen(p->args),
 				     lg_session_ignore_keys(c->s), canon,
@@ -152,7 +162,11 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 	}
 	lg_digest_hex(m->digest, digest);
 	lg_preview(m->preview, result_pv, sizeof(result_pv), 80);
-	/* a process is one stream of calls */
+	/*
+	 * A stream of calls is a process's with one server: parallel
+	 * workers of a process, each with a server of its own, are not one
+	 * run (an older shim sends no endpoint: the process is the stream).
+	 */
 	lg_session_feed(c->s,
 			&(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
 							       LG_EV_OBSERVED,
@@ -165,7 +179,8 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 					    .result_digest = digest,
 					    .args_preview = args_pv,
 					    .result_preview = result_pv,
-					    .stream = (uint64_t)k->pid,
+					    .stream =
+						    stream_of(k->pid, endpoint),
 					    .proto = m->proto },
 			NULL);
 }

@@ -40,6 +40,7 @@
 struct pending {
 	bool used;
 	uint64_t chan;
+	uint64_t endpoint; /* LG_T_ENDPOINT of the call, 0: unknown */
 	uint32_t proto;
 	bool decision; /* an agent's call, else a program's routine */
 	char tool[160];

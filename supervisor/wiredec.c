@@ -70,6 +70,8 @@ static int decode_field(struct lg_wire_msg *m, uint8_t tag,
 		return get_u64(v, len, &m->args_digest);
 	case LG_T_TIME:
 		return get_u64(v, len, &m->time_ns);
+	case LG_T_ENDPOINT:
+		return get_u64(v, len, &m->endpoint);
 	case LG_T_ARGS:
 		m->args = v;
 		m->args_len = len;

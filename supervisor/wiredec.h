@@ -13,7 +13,7 @@ struct lg_wire_msg {
 	uint32_t seq;
 	uint32_t present; /* bit (1 << tag) for each field seen */
 	uint32_t pid, ppid, op, result, proto, status, verdict, decision;
-	uint64_t chan, digest, count, args_digest, time_ns;
+	uint64_t chan, digest, count, args_digest, time_ns, endpoint;
 	/* NUL-terminated, in the caller's scratch buffer; "" when absent */
 	const char *exe, *path, *tool, *target, *preview, *flow, *name,
 		*call_to;

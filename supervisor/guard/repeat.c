@@ -17,8 +17,9 @@
 #include "detectors.h"
 
 /*
- * "In a row" is per stream: one agent's conversation, or one process.
- * Parallel subagents asking the same thing once each are not a loop.
+ * "In a row" is per stream: one agent's conversation (the proxy), or one
+ * process with one server (the shim). Parallel subagents, or a process's
+ * parallel workers, asking the same thing once each are not a loop.
  */
 #define REPEAT_STREAMS 64
 
