@@ -227,24 +227,21 @@ void lg_control_accept(struct lg_control *c, int epfd)
 		}
 		if (fd < 0)
 			return;
+		/*
+		 * A process of the session, or one that has ended before its
+		 * connection was taken (ls, head: a few ms, more on a busy
+		 * machine): where it was cannot be read any more, but only a
+		 * process given this session's socket connects here, and
+		 * what it sent (its hello, its results) is still to be read.
+		 */
 		if (fd >= MAX_CONNS ||
 		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
 		    (cred.uid != getuid() && cred.uid != geteuid() &&
 		     geteuid() != 0) ||
-		    !in_session(c, cred.pid)) {
+		    !(in_session(c, cred.pid) || ended(cred.pid))) {
 			c->st.refused++;
 			lg_dbg("control: refused a connection (pid %d)",
 			       fd >= 0 ? (int)cred.pid : -1);
-			/*
-			 * A process gone before its connection was taken
-			 * (ls, head: a few ms) cannot be placed in the
-			 * session, and nothing it sent is read; but only a
-			 * shim connects here: the observer learns that pid
-			 * had one, and does not take it for a blind spot.
-			 */
-			if (fd < MAX_CONNS && len == sizeof(cred) &&
-			    cred.pid > 0 && c->on_hello && ended(cred.pid))
-				c->on_hello(c->on_hello_ctx, cred.pid, 0);
 			close(fd);
 			continue;
 		}

@@ -46,4 +46,12 @@ for mode in fork threads closefds; do
 		[ "$n" = 2 ] || fail "$mode: the server saw $n DELETEs, expected 2"
 	fi
 done
+# Short-lived processes: many end before lgrun takes their connection (no
+# cgroup to read any more); what they sent is read all the same. 40 rm of a
+# missing file: 40 results, none refused.
+run_lg --session short -- bash -c 'for i in $(seq 1 40); do rm "$0/missing" 2>/dev/null; done; true' "$T"
+assert_rc 0 "$RC" "short-lived processes"
+n=$(grep -c '"k":"op_result".*"target":"[^"]*/missing"' "$STATE/sessions/short.events.jsonl")
+[ "$n" = 40 ] || fail "short-lived processes: $n of 40 results read (refused: $(session_field short shim_refused))"
+[ "$(session_field short shim_refused)" = 0 ] || fail "connections refused: $(session_field short shim_refused)"
 pass
