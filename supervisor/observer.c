@@ -10,82 +10,13 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "bpfobs.h"
-#include "cgroup.h"
-#include "cleanup.h"
+#include "observer_int.h"
 #include "log.h"
 #include "observer.h"
 #include "pathres.h"
 #include "session.h"
 
-#define NPROC 8192 /* process table slots, a power of 2 */
-#define NPENDING 1024
-#define HELLO_WAIT_MS 100 /* a shim's hello may trail its process's acts */
-/*
- * sys_enter and sys_exit put every syscall on the machine through the
- * kernel's syscall-tracing path (0.4 us each on the development VM), so
- * they are attached only once a process of the session runs without the
- * shim: at its exec when the kernel says so (static, AT_SECURE), else when
- * no hello came within EXEC_WAIT_MS of it (a cleared environment). A
- * spurious attach only costs time.
- */
-#define EXEC_WAIT_MS 10
-#define NCHECKS 512
-
-struct proc {
-	pid_t pid; /* 0: free */
-	pid_t ppid;
-	bool exited, warned;
-	uint64_t exec_ns, hello_ns; /* CLOCK_MONOTONIC */
-	uint64_t fork_ns; /* when it was born, if the observer saw it */
-	char exe[32];
-	char arg0[64];
-};
-
-struct pending {
-	uint64_t due_ms;
-	uint64_t ts_ns; /* when it happened */
-	pid_t pid;
-	uint32_t type, op;
-	int err;
-	char what[PATH_MAX]; /* the resolved path, or the destination */
-};
-
-struct lg_observer {
-	struct lg_observer_cfg cfg;
-	void *dl;
-	const struct lg_bpfobs_ops *ops;
-	struct lg_bpfobs *bo;
-	pthread_t thread;
-	bool threaded;
-	atomic_bool done;
-	int load_err;
-	char load_why[256];
-	bool attached;
-	int fd;
-	struct proc procs[NPROC];
-	unsigned nprocs;
-	struct pending *pend;
-	unsigned phead, pn;
-	uint64_t bypass_warnings;
-	/* connects off this host around the egress proxy, and who made them */
-	uint64_t direct;
-	char direct_exe[8][32];
-	unsigned ndirect_exe;
-	uint64_t wchar_seen; /* what the session had written, last asked */
-	/* execs waiting for their hello (EXEC_WAIT_MS) */
-	struct check {
-		pid_t pid;
-		bool late; /* it had ended at its first check */
-		uint64_t exec_ns, due_ms;
-	} checks[NCHECKS];
-	unsigned chead, cn;
-	unsigned watching; /* LGB_WATCH_* */
-	uint64_t start_ms; /* when the observer attached */
-	char tracing[200]; /* "off", or since when and why */
-};
-
-static uint64_t now_ns(void)
+uint64_t obs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -93,7 +24,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static struct proc *proc_get(struct lg_observer *o, pid_t pid, bool add)
+struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add)
 {
 	unsigned h = ((unsigned)pid * 2654435761u) & (NPROC - 1);
 
@@ -115,7 +46,7 @@ static struct proc *proc_get(struct lg_observer *o, pid_t pid, bool add)
 					}
 				if (o->nprocs >= NPROC * 3 / 4)
 					return NULL;
-				return proc_get(o, pid, true);
+				return obs_proc_get(o, pid, true);
 			}
 			memset(p, 0, sizeof(*p));
 			p->pid = pid;
@@ -185,101 +116,6 @@ int lg_observer_start(struct lg_observer **out,
 	return 0;
 }
 
-/* From now on the session's syscalls are traced (once; why is said). */
-static void watch_syscalls(struct lg_observer *o, const char *why)
-{
-	int r;
-
-	if (o->watching & LGB_WATCH_SYSCALLS)
-		return;
-	r = o->ops->syscalls(o->bo);
-	if (r < 0) {
-		if (strcmp(o->tracing, "off") == 0)
-			lg_warn("the eBPF observer cannot trace syscalls (%s): %s; results of programs without the shim are not seen",
-				why, strerror(-r));
-		snprintf(o->tracing, sizeof(o->tracing), "failed: %s",
-			 strerror(-r));
-		return;
-	}
-	o->watching |= LGB_WATCH_SYSCALLS;
-	snprintf(o->tracing, sizeof(o->tracing), "on at %.3fs: %s",
-		 (double)(now_ns() / 1000000 - o->start_ms) / 1000.0, why);
-	lg_info("the eBPF observer traces syscalls from now on: %s", why);
-}
-
-/*
- * pid exec'd at exec_ns (0: before the observer): a hello is due within
- * EXEC_WAIT_MS; late: it has ended, HELLO_WAIT_MS more for it to be read.
- */
-static void check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
-			bool late)
-{
-	struct check *c;
-
-	if (o->watching & LGB_WATCH_SYSCALLS)
-		return;
-	if (o->cn == NCHECKS) { /* full: the oldest is checked now */
-		lg_observer_tick(o);
-		if (o->cn == NCHECKS) {
-			watch_syscalls(o,
-				       "more execs than can wait for a hello");
-			return;
-		}
-	}
-	c = &o->checks[(o->chead + o->cn++) % NCHECKS];
-	c->pid = pid;
-	c->late = late;
-	c->exec_ns = exec_ns;
-	c->due_ms = now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
-}
-
-static const char *exe_of(struct lg_observer *o, pid_t pid, const char *comm);
-
-/*
- * Is the shim mapped in pid? 1 yes, 0 no, -1 pid is gone (or its maps
- * cannot be read). A loaded shim says hello: it only may not have yet.
- */
-static int shim_mapped(pid_t pid)
-{
-	char path[40], line[512];
-	LG_AUTOFCLOSE FILE *f = NULL;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/liblgshim.so"))
-			return 1;
-	return 0;
-}
-
-/*
- * A check that is due: has pid's shim said hello since its exec? A hello
- * late on a loaded machine is not taken for its absence: the shim mapped
- * in the process is a yes; a process that has ended gets HELLO_WAIT_MS
- * more for its hello to be read.
- */
-static void check_now(struct lg_observer *o, const struct check *c)
-{
-	struct proc *p = proc_get(o, c->pid, false);
-	char why[160];
-	int mapped;
-
-	if (p && p->hello_ns && p->hello_ns >= c->exec_ns)
-		return;
-	mapped = shim_mapped(c->pid);
-	if (mapped == 1)
-		return;
-	if (mapped < 0 && !c->late) {
-		check_later(o, c->pid, c->exec_ns, true);
-		return;
-	}
-	snprintf(why, sizeof(why), "pid %d (%s) runs without the shim",
-		 (int)c->pid, exe_of(o, c->pid, "?"));
-	watch_syscalls(o, why);
-}
-
 bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 		       size_t why_size)
 {
@@ -303,22 +139,16 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	ev.data.fd = o->fd;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, o->fd, &ev);
 	why[0] = '\0';
-	o->start_ms = now_ns() / 1000000;
+	o->start_ms = obs_now_ns() / 1000000;
 	o->watching = o->ops->watching(o->bo);
 	snprintf(o->tracing, sizeof(o->tracing), "off");
 	if (!o->cfg.shim)
-		watch_syscalls(o, "the shim is off");
+		obs_watch_syscalls(o, "the shim is off");
 	else if (o->cfg.egress && !(o->watching & LGB_WATCH_CONNECT))
-		watch_syscalls(
+		obs_watch_syscalls(
 			o,
 			"connects around the egress proxy, with no cgroup connect hooks");
 	return true;
-}
-
-void lg_observer_existing(struct lg_observer *o, const pid_t *pids, size_t n)
-{
-	for (size_t i = 0; o && o->attached && i < n; i++)
-		check_later(o, pids[i], 0, false);
 }
 
 size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
@@ -354,9 +184,9 @@ void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns)
 
 	if (!o)
 		return;
-	p = proc_get(o, pid, true);
+	p = obs_proc_get(o, pid, true);
 	if (!sent_ns)
-		sent_ns = now_ns();
+		sent_ns = obs_now_ns();
 	if (p && sent_ns > p->hello_ns)
 		p->hello_ns = sent_ns;
 	if (o->attached)
@@ -371,9 +201,9 @@ static const char *base(const char *path)
 }
 
 /* The process's name: from its exec, else /proc, else the event's comm. */
-static const char *exe_of(struct lg_observer *o, pid_t pid, const char *comm)
+const char *obs_exe_of(struct lg_observer *o, pid_t pid, const char *comm)
 {
-	struct proc *p = proc_get(o, pid, true);
+	struct proc *p = obs_proc_get(o, pid, true);
 
 	if (!p)
 		return comm;
@@ -435,7 +265,7 @@ static void queue(struct lg_observer *o, const struct lgb_event *e,
 			return;
 	}
 	p = &o->pend[(o->phead + o->pn++) % NPENDING];
-	p->due_ms = now_ns() / 1000000 + HELLO_WAIT_MS;
+	p->due_ms = obs_now_ns() / 1000000 + HELLO_WAIT_MS;
 	p->ts_ns = e->ts_ns;
 	p->pid = (pid_t)e->pid;
 	p->type = e->type;
@@ -462,7 +292,7 @@ static bool loopback(const struct lgb_event *e)
  */
 static void direct(struct lg_observer *o, const struct lgb_event *e)
 {
-	const char *exe = exe_of(o, (pid_t)e->pid, e->comm);
+	const char *exe = obs_exe_of(o, (pid_t)e->pid, e->comm);
 	char where[80], msg[512];
 
 	o->direct++;
@@ -501,10 +331,10 @@ static void on_event(void *ctx, const struct lgb_event *e)
 
 	switch (e->type) {
 	case LGB_FORK:
-		p = proc_get(o, (pid_t)e->pid, true);
+		p = obs_proc_get(o, (pid_t)e->pid, true);
 		if (p) {
 			struct proc *parent =
-				proc_get(o, (pid_t)e->ppid, false);
+				obs_proc_get(o, (pid_t)e->ppid, false);
 
 			p->ppid = (pid_t)e->ppid;
 			p->exited = false;
@@ -519,7 +349,7 @@ static void on_event(void *ctx, const struct lgb_event *e)
 		}
 		break;
 	case LGB_EXEC:
-		p = proc_get(o, (pid_t)e->pid, true);
+		p = obs_proc_get(o, (pid_t)e->pid, true);
 		if (p) {
 			if (!p->ppid)
 				p->ppid = (pid_t)e->ppid;
@@ -539,18 +369,18 @@ static void on_event(void *ctx, const struct lgb_event *e)
 				e->op & LGB_EXEC_STATIC ?
 					"a static binary" :
 					"setuid, setgid or privileged (no LD_PRELOAD)");
-			watch_syscalls(o, why);
+			obs_watch_syscalls(o, why);
 		} else {
-			check_later(o, (pid_t)e->pid, e->ts_ns, false);
+			obs_check_later(o, (pid_t)e->pid, e->ts_ns, false);
 		}
 		break;
 	case LGB_EXIT:
-		p = proc_get(o, (pid_t)e->pid, false);
+		p = obs_proc_get(o, (pid_t)e->pid, false);
 		if (p)
 			p->exited = true;
 		break;
 	case LGB_OP:
-		p = proc_get(o, (pid_t)e->pid, false);
+		p = obs_proc_get(o, (pid_t)e->pid, false);
 		if (p && p->hello_ns && p->hello_ns >= p->exec_ns)
 			break; /* its shim reports its results itself */
 		resolve(e, what, sizeof(what));
@@ -624,8 +454,8 @@ static enum lg_op lg_op_of(uint32_t op)
 /* Decides one pending event: its process's shim has said hello or not. */
 static void decide(struct lg_observer *o, const struct pending *pe)
 {
-	struct proc *p = proc_get(o, pe->pid, true);
-	const char *exe = exe_of(o, pe->pid, "?");
+	struct proc *p = obs_proc_get(o, pe->pid, true);
+	const char *exe = obs_exe_of(o, pe->pid, "?");
 	bool seen = p && p->hello_ns && p->hello_ns >= p->exec_ns;
 	/*
 	 * Tool traffic, or a removal: what the shim would have reported.
@@ -682,7 +512,7 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 
 void lg_observer_tick(struct lg_observer *o)
 {
-	uint64_t now = now_ns() / 1000000;
+	uint64_t now = obs_now_ns() / 1000000;
 
 	while (o && o->pn && o->pend[o->phead].due_ms <= now) {
 		decide(o, &o->pend[o->phead]);
@@ -695,59 +525,8 @@ void lg_observer_tick(struct lg_observer *o)
 
 		o->chead = (o->chead + 1) % NCHECKS;
 		o->cn--;
-		check_now(o, &c);
+		obs_check_now(o, &c);
 	}
-}
-
-/*
- * What the session's threads have written (wchar, the bytes passed to
- * write and its kin): those that exited, counted by the kernel side at
- * their exit, and the live ones' /proc/PID/io. A thread that ended in a
- * process still alive is in both: it can only make a question answer
- * "worked" once more, never hide work. -1 when /proc/PID/io is missing
- * (no task I/O accounting in this kernel).
- */
-static int64_t written(struct lg_observer *o)
-{
-	static pid_t pids[4096];
-	uint64_t c[LGB_C_MAX] = { 0 }, total;
-	int n;
-
-	if (access("/proc/self/io", R_OK) != 0)
-		return -1;
-	n = lg_descendants(pids, 4096);
-	o->ops->counters(o->bo, c);
-	total = c[LGB_C_EXITED_WCHAR];
-	for (int i = 0; i < n; i++) {
-		char path[40], line[128];
-		LG_AUTOFCLOSE FILE *f = NULL;
-
-		snprintf(path, sizeof(path), "/proc/%d/io", (int)pids[i]);
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (strncmp(line, "wchar:", 6) == 0)
-				total += strtoull(line + 6, NULL, 10);
-	}
-	return (int64_t)total;
-}
-
-bool lg_observer_worked(struct lg_observer *o)
-{
-	int64_t w;
-	bool worked;
-
-	if (!o || !o->attached)
-		return false;
-	w = written(o);
-	if (w < 0) { /* no accounting: the traced writes, if any */
-		uint64_t c[LGB_C_MAX] = { 0 };
-
-		o->ops->counters(o->bo, c);
-		w = (int64_t)c[LGB_C_BYTES_WRITTEN];
-	}
-	worked = (uint64_t)w > o->wchar_seen;
-	o->wchar_seen = (uint64_t)w;
-	return worked;
 }
 
 void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
@@ -757,7 +536,7 @@ void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
 
 	out[0] = '\0';
 	for (int depth = 0; o && pid > 0 && depth < 16 && len < size; depth++) {
-		struct proc *p = proc_get(o, pid, false);
+		struct proc *p = obs_proc_get(o, pid, false);
 
 		if (!p)
 			break;
