@@ -40,7 +40,7 @@ void obs_watch_syscalls(struct lg_observer *o, const char *why)
  * EXEC_WAIT_MS; late: it has ended, HELLO_WAIT_MS more for it to be read.
  */
 void obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
-			bool late)
+		     bool late)
 {
 	struct check *c;
 
@@ -49,8 +49,8 @@ void obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 	if (o->cn == NCHECKS) { /* full: the oldest is checked now */
 		lg_observer_tick(o);
 		if (o->cn == NCHECKS) {
-			obs_watch_syscalls(o,
-				       "more execs than can wait for a hello");
+			obs_watch_syscalls(
+				o, "more execs than can wait for a hello");
 			return;
 		}
 	}
@@ -58,7 +58,8 @@ void obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 	c->pid = pid;
 	c->late = late;
 	c->exec_ns = exec_ns;
-	c->due_ms = obs_now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
+	c->due_ms =
+		obs_now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
 }
 
 /*
@@ -162,4 +163,3 @@ bool lg_observer_worked(struct lg_observer *o)
 	o->wchar_seen = (uint64_t)w;
 	return worked;
 }
-
