@@ -29,6 +29,7 @@ static void test_round_trip(void **state)
 	lg_wire_start(&w, LG_W_GATE, 42);
 	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
 	lg_wire_put_u64(&w, LG_T_CHAN, 0x1122334455667788ULL);
+	lg_wire_put_u64(&w, LG_T_ENDPOINT, 0xabcdef0123456789ULL);
 	lg_wire_put_str(&w, LG_T_TOOL, "delete_asset");
 	lg_wire_put_str(&w, LG_T_TARGET, "asset_id=fact_sales");
 	lg_wire_put(&w, LG_T_ARGS, "{\"a\":1}", 7);
@@ -38,6 +39,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(m.seq, 42);
 	assert_int_equal(m.proto, LG_P_JSONRPC);
 	assert_true(m.chan == 0x1122334455667788ULL);
+	assert_true(m.endpoint == 0xabcdef0123456789ULL);
 	assert_string_equal(m.tool, "delete_asset");
 	assert_string_equal(m.target, "asset_id=fact_sales");
 	assert_int_equal(m.args_len, 7);
