@@ -496,13 +496,21 @@ int lg_fork(struct bpf_raw_tracepoint_args *ctx)
  * setuid, setgid or file-capability exec, where the loader ignores
  * LD_PRELOAD. Either way no shim will say hello from it.
  */
-static __always_inline __u32 exec_flags(struct task_struct *task)
+static __always_inline __u32 exec_flags(struct task_struct *task,
+					struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u32 flags = 0;
-	bool base_seen = false;
+	char cls = 0;
 
 	if (!mm || !bpf_core_field_exists(mm->saved_auxv))
+		return 0;
+	/*
+	 * A 32-bit image's vector is made of 32-bit words: not read here
+	 * (its exec is checked for a hello like any other).
+	 */
+	bpf_probe_read_kernel(&cls, 1, &bprm->buf[4]); /* EI_CLASS */
+	if (cls != 2) /* ELFCLASS64 */
 		return 0;
 	for (int i = 0; i < 40; i++) {
 		unsigned long pair[2];
@@ -512,15 +520,12 @@ static __always_inline __u32 exec_flags(struct task_struct *task)
 			break;
 		if (pair[0] == 0) /* AT_NULL */
 			break;
-		if (pair[0] == 7) { /* AT_BASE */
-			base_seen = true;
-			if (!pair[1])
-				flags |= LGB_EXEC_STATIC;
-		}
+		if (pair[0] == 7 && !pair[1]) /* AT_BASE */
+			flags |= LGB_EXEC_STATIC;
 		if (pair[0] == 23 && pair[1]) /* AT_SECURE */
 			flags |= LGB_EXEC_SECURE;
 	}
-	return base_seen ? flags : flags & ~LGB_EXEC_STATIC;
+	return flags;
 }
 
 SEC("raw_tp/sched_process_exec")
@@ -540,7 +545,7 @@ int lg_exec(struct bpf_raw_tracepoint_args *ctx)
 	e = reserve(LGB_EXEC);
 	if (!e)
 		return 0;
-	e->op = exec_flags(task);
+	e->op = exec_flags(task, bprm);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	bpf_probe_read_kernel_str(e->path, sizeof(e->path),
 				  BPF_CORE_READ(bprm, filename));
