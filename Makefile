@@ -153,7 +153,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where
+	decrypt wsframe agentenv replay where clock
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -243,6 +243,7 @@ $(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/where.o $(B)/obj/supervisor/clock.o
+$(B)/tests/test_clock: $(B)/obj/supervisor/clock.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'

@@ -293,8 +293,10 @@ int setup_session(struct run *run)
 			     "%s/%d.sock", run_dir, getpid()) >= 100)
 			snprintf(run->sock_path, sizeof(run->sock_path),
 				 "/tmp/lgrun-%d-%d.sock", getuid(), getpid());
+		/* what the tree makes is stamped after this */
+		run->info.start_real_ns = lg_real_ns();
+		lg_real_start_after(run_dir, run->info.start_real_ns);
 	}
-	run->info.start_real_ns = lg_real_ns();
 	run->info.start_mono_ms = lg_mono_ms();
 	run->l.s = lg_session_new(&run->cfg, &run->info);
 	if (!run->l.s) {
