@@ -51,15 +51,15 @@ static bool quote(struct lg_json *j, const char *s)
 	put(j, "\"");
 	for (size_t i = 0; i < n;) {
 		unsigned cp = 0;
-		size_t len = lg_utf8_len(c + i, n - i, &cp);
+		size_t len;
 		char e[7];
 
-		if (len == 1 && cp >= 0x20 && cp != '"' && cp != '\\' &&
-		    cp != 0x7f) {
+		if (c[i] >= 0x20 && c[i] < 0x7f && c[i] != '"' && c[i] != '\\') {
 			run++; /* plain ASCII: copied in runs */
 			i++;
 			continue;
 		}
+		len = lg_utf8_len(c + i, n - i, &cp);
 		lg_json_append(j, (const char *)c + i - run, run);
 		run = 0;
 		if (!len) {
@@ -130,10 +130,21 @@ void lg_json_begin(struct lg_json *j)
 
 static void key(struct lg_json *j, const char *k)
 {
+	size_t n = 0;
+
 	if (!j->first)
 		put(j, ",");
 	j->first = false;
-	lg_json_quote(j, k);
+	/* lgrun's own keys are plain ASCII: copied as they are */
+	while (k[n] >= 0x20 && k[n] < 0x7f && k[n] != '"' && k[n] != '\\')
+		n++;
+	if (k[n]) {
+		lg_json_quote(j, k);
+	} else {
+		put(j, "\"");
+		lg_json_append(j, k, n);
+		put(j, "\"");
+	}
 	put(j, ":");
 }
 
@@ -156,11 +167,19 @@ void lg_json_str(struct lg_json *j, const char *k, const char *val)
 
 void lg_json_int(struct lg_json *j, const char *k, long long val)
 {
-	char b[32];
+	/* by hand: snprintf is the dearest part of a record's line */
+	unsigned long long u = val < 0 ? 0ULL - (unsigned long long)val :
+					 (unsigned long long)val;
+	char b[24], *p = b + sizeof(b);
 
 	key(j, k);
-	snprintf(b, sizeof(b), "%lld", val);
-	put(j, b);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (val < 0)
+		*--p = '-';
+	lg_json_append(j, p, (size_t)(b + sizeof(b) - p));
 }
 
 void lg_json_num(struct lg_json *j, const char *k, double val)

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -63,6 +65,29 @@ static void test_invalid_bytes(void **state)
 	lg_json_free(&j);
 }
 
+/* integers by hand: the extremes, and keys that need escaping */
+static void test_ints_and_keys(void **state)
+{
+	static const long long v[] = { 0, 7, -1, 10, -10, 1234567890123LL,
+				       LLONG_MAX, LLONG_MIN };
+	struct lg_json j = { 0 };
+	char want[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		lg_json_begin(&j);
+		lg_json_int(&j, "n", v[i]);
+		snprintf(want, sizeof(want), "{\"n\":%lld}", v[i]);
+		assert_string_equal(lg_json_end(&j), want);
+	}
+	lg_json_begin(&j);
+	lg_json_int(&j, "a\"b\n", 1);
+	lg_json_int(&j, "caf\xc3\xa9", 2);
+	assert_string_equal(lg_json_end(&j),
+			    "{\"a\\\"b\\u000a\":1,\"caf\xc3\xa9\":2}");
+	lg_json_free(&j);
+}
+
 static void test_field_unescapes(void **state)
 {
 	struct lg_json j = { 0 };
@@ -110,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_valid_text_as_is),
 		cmocka_unit_test(test_controls_escaped),
 		cmocka_unit_test(test_invalid_bytes),
+		cmocka_unit_test(test_ints_and_keys),
 		cmocka_unit_test(test_field_unescapes),
 		cmocka_unit_test(test_begin_ids),
 	};
