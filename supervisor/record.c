@@ -304,10 +304,15 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		lg_json_str(&j, "summary", f->f[0].summary);
 	}
 	line(r, &j);
-	/* A trip: on disk before the kill. Else within FLUSH_MS (due). */
+	/*
+	 * A trip: on disk before the kill. Else within FLUSH_MS (due); so is
+	 * an observe mode's would-trip, which kills nothing (rm -rf of 10,000
+	 * files would otherwise write at every 3rd removal).
+	 */
 	if (!r->pending_ms)
 		r->pending_ms = now_ms ? now_ms : 1;
-	if (v > LG_WARN || now_ms - r->pending_ms >= FLUSH_MS)
+	if ((v > LG_WARN && !r->head.observe) ||
+	    now_ms - r->pending_ms >= FLUSH_MS)
 		lg_record_flush(r);
 	rotate(r);
 }
