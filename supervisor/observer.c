@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "observer_int.h"
@@ -57,18 +58,43 @@ struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add)
 	return NULL;
 }
 
-static void *loader(void *arg)
+/* The library and its programs: in the loader thread when async. */
+static int load(struct lg_observer *o)
 {
-	struct lg_observer *o = arg;
 	struct lg_bpfobs_cfg bc = { o->cfg.cgid, o->cfg.level,
 				    o->cfg.ring_bytes, o->cfg.verbose,
 				    o->cfg.cgroup_path };
+
+	o->dl = dlopen(o->cfg.lib, RTLD_NOW | RTLD_LOCAL);
+	if (o->dl)
+		o->ops = dlsym(o->dl, "lg_bpfobs_ops");
+	if (!o->ops) {
+		snprintf(o->load_why, sizeof(o->load_why), "cannot load %s: %s",
+			 o->cfg.lib, o->dl ? "no lg_bpfobs_ops" : dlerror());
+		return -ENOENT;
+	}
+	return o->ops->open(&o->bo, &bc, o->load_why, sizeof(o->load_why));
+}
+
+/*
+ * Loading takes some 15 ms of CPU (libbpf parses the kernel's 5 MB of BTF,
+ * the verifier, the maps): at nice 10, so that on a busy machine the
+ * session's own work comes first and the load takes the idle time.
+ */
+static void *loader(void *arg)
+{
+	struct lg_observer *o = arg;
 	uint64_t one = 1;
 
-	o->load_err =
-		o->ops->open(&o->bo, &bc, o->load_why, sizeof(o->load_why));
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 10) < 0) {
+		/* at the session's priority, then */
+	}
+	o->load_err = load(o);
+	if (o->load_err < 0 && !o->load_why[0])
+		snprintf(o->load_why, sizeof(o->load_why), "%s",
+			 strerror(-o->load_err));
 	atomic_store(&o->done, true);
-	if (o->cfg.async && write(o->cfg.wake_fd, &one, sizeof(one)) < 0) {
+	if (write(o->cfg.wake_fd, &one, sizeof(one)) < 0) {
 		/* the loop polls done at its next wake-up anyway */
 	}
 	return NULL;
@@ -79,6 +105,7 @@ int lg_observer_start(struct lg_observer **out,
 		      size_t why_size)
 {
 	struct lg_observer *o = calloc(1, sizeof(*o));
+	int r;
 
 	*out = NULL;
 	if (!o) {
@@ -88,14 +115,10 @@ int lg_observer_start(struct lg_observer **out,
 	o->cfg = *cfg;
 	o->fd = -1;
 	o->pend = calloc(NPENDING, sizeof(*o->pend));
-	o->dl = dlopen(cfg->lib, RTLD_NOW | RTLD_LOCAL);
-	if (o->dl)
-		o->ops = dlsym(o->dl, "lg_bpfobs_ops");
-	if (!o->pend || !o->ops) {
-		snprintf(why, why_size, "cannot load %s: %s", cfg->lib,
-			 o->dl ? "no lg_bpfobs_ops" : dlerror());
+	if (!o->pend) {
+		snprintf(why, why_size, "out of memory");
 		lg_observer_free(o);
-		return -ENOENT;
+		return -ENOMEM;
 	}
 	if (cfg->async) {
 		if (pthread_create(&o->thread, NULL, loader, o) != 0) {
@@ -105,12 +128,14 @@ int lg_observer_start(struct lg_observer **out,
 		}
 		o->threaded = true;
 	} else {
-		loader(o);
-		if (o->load_err < 0) {
-			snprintf(why, why_size, "%s", o->load_why);
+		r = load(o);
+		if (r < 0) {
+			snprintf(why, why_size, "%s",
+				 o->load_why[0] ? o->load_why : strerror(-r));
 			lg_observer_free(o);
-			return o->load_err ? o->load_err : -EINVAL;
+			return r;
 		}
+		atomic_store(&o->done, true);
 	}
 	*out = o;
 	return 0;
@@ -122,16 +147,15 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	struct epoll_event ev = { .events = EPOLLIN };
 
 	/* done first: until then the loader thread writes load_err */
-	if (!o || o->attached || !atomic_load(&o->done) || o->load_err)
+	if (!o || o->attached || o->failed || !atomic_load(&o->done))
 		return false;
 	if (o->threaded) {
 		pthread_join(o->thread, NULL);
 		o->threaded = false;
 	}
-	if (o->load_err < 0) {
+	if (o->load_err < 0) { /* said once: the caller records why */
 		snprintf(why, why_size, "%s", o->load_why);
-		if (!o->load_err)
-			o->load_err = -EINVAL;
+		o->failed = true;
 		return true;
 	}
 	o->attached = true;
@@ -170,6 +194,11 @@ size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
 bool lg_observer_attached(const struct lg_observer *o)
 {
 	return o && o->attached;
+}
+
+bool lg_observer_failed(const struct lg_observer *o)
+{
+	return o && o->failed;
 }
 
 void lg_observer_add_pid(struct lg_observer *o, pid_t pid)

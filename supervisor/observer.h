@@ -73,6 +73,8 @@ void lg_observer_lineage(struct lg_observer *o, pid_t pid, char *out,
 /* Before lgrun exits: the last events, and the counters to the session. */
 void lg_observer_finish(struct lg_observer *o);
 bool lg_observer_attached(const struct lg_observer *o);
+/* It could not load; lg_observer_ready said why (once). */
+bool lg_observer_failed(const struct lg_observer *o);
 
 /*
  * The processes the observer saw born in the session and not end (it

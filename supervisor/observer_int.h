@@ -60,6 +60,7 @@ struct lg_observer {
 	int load_err;
 	char load_why[256];
 	bool attached;
+	bool failed; /* it could not load: said once (load_why) */
 	int fd;
 	struct proc procs[NPROC];
 	unsigned nprocs;

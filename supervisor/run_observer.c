@@ -189,6 +189,8 @@ void observer_finish(struct loop *l)
 	l->obs_finished = true;
 	if (!lg_observer_attached(l->obs)) {
 		observer_ready(l); /* it may have finished just now */
+		if (lg_observer_failed(l->obs))
+			return; /* the state says why it could not load */
 		if (!lg_observer_attached(l->obs)) {
 			lg_session_bpf_state(
 				l->s,

@@ -113,6 +113,14 @@ run_lg --bpf=sometimes -- true 2>"$T/err"
 assert_rc 125 "$RC" "a bad --bpf"
 grep -q -- "--bpf: bpf.mode: 'sometimes' is not a mode (auto, on or off)" "$T/err" || fail "no message for a bad mode: $(cat "$T/err")"
 
+# 5b. A load that fails in the background (auto) says why, not that the
+# session ended before it loaded (LGB_BTF: the BTF libbpf relocates against).
+LGB_BTF=/nonexistent run_lg -v -- sleep 0.5 2>"$T/err"
+assert_rc 0 "$RC" "auto, a failing load"
+[ "$(end_field bpf)" = "off: eBPF load failed: No such file or directory" ] ||
+	fail "a failed load should say why: $(end_field bpf)"
+grep -q "the eBPF observer is off: eBPF load failed" "$T/err" || fail "-v should say the observer is off: $(cat "$T/err")"
+
 # 6. As an ordinary user: auto goes on without it, on says why it cannot.
 if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$LGRUN" 2>/dev/null; then
 	chmod 755 "$T"
