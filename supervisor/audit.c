@@ -54,7 +54,8 @@ static bool quote(struct lg_json *j, const char *s)
 		size_t len;
 		char e[7];
 
-		if (c[i] >= 0x20 && c[i] < 0x7f && c[i] != '"' && c[i] != '\\') {
+		if (c[i] >= 0x20 && c[i] < 0x7f && c[i] != '"' &&
+		    c[i] != '\\') {
 			run++; /* plain ASCII: copied in runs */
 			i++;
 			continue;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <limits.h>
 #include <string.h>
 
 #include "glob.h"
@@ -32,129 +33,197 @@ static const char *class_match(const char *p, char c, bool *hit)
 }
 
 /*
- * Matches s against p (struct gm below says where s ends). Besides a
- * match or not, the two answers of rsync's and git's wildmatch that keep
- * it polynomial: ABORT_ALL when s ran out (no later start of an earlier
- * star can do better), ABORT_TO_STARSTAR when a '*' met a '/' (only a
- * "**" further back can cross it). Without them "*a*a*a*a*b" against a
- * long run of a's took exponential time, in the notify thread.
+ * A pattern is matched as a set of positions in it, advanced one character
+ * of the path at a time (a Thompson NFA): time in path length times pattern
+ * length, whatever the pattern. Backtracking took exponential time on
+ * patterns with many "**" (fuzz_path: 30 "**" against a path of 600
+ * components, in the notify thread) even with wildmatch's early aborts.
  */
-enum { NOMATCH, MATCH, ABORT_ALL, ABORT_TO_STARSTAR };
+#define MAX_TOKENS 1024
 
 /*
- * The text a match is tried on: it ends at stop; with prefix, the match
- * may also end at any later '/' (a pattern covers what is below what it
- * matches), with dir_only only there (a directory with something in it),
- * and it is not empty. One call covers every end: trying each '/' as the
- * end made a "**" pattern O(n^3) on a deep path (0.7 s for 1000 levels,
- * per pattern, in the notify thread).
+ * "**" + "/" is T_ZERO, T_STAR2, T_LIT '/': T_ZERO goes on either after
+ * the '/' (no directory at all) or to the "**" (any text, then the '/').
  */
-struct gm {
-	const char *start, *stop;
-	bool prefix, dir_only;
+enum { T_LIT, T_ANY, T_CLASS, T_STAR, T_STAR2, T_ZERO };
+
+struct tok {
+	unsigned char kind;
+	char c; /* T_LIT */
+	const char *cls; /* T_CLASS: after its '[' */
 };
 
-static int gmatch(const char *p, const char *s, const struct gm *g)
+/* The pattern's tokens: their count, or -1 when there are too many. */
+static int compile(const char *p, struct tok *t, int max)
 {
-	const char *stop = g->stop;
+	int n = 0;
 
 	while (*p) {
+		struct tok *k = &t[n];
+		const char *end;
+		bool hit;
+
+		if (n == max)
+			return -1;
+		memset(k, 0, sizeof(*k));
+		n++;
 		switch (*p) {
 		case '*':
-			if (p[1] == '*') {
-				const char *rest = p + 2;
-
-				/* "**" + "/" also matches zero directories. */
-				if (*rest == '/' &&
-				    gmatch(rest + 1, s, g) == MATCH)
-					return MATCH;
-				for (const char *t = s;; t++) {
-					int r = gmatch(rest, t, g);
-
-					if (r == MATCH || r == ABORT_ALL)
-						return r;
-					if (t == stop)
-						return ABORT_ALL;
-				}
-			}
-			for (const char *t = s;; t++) {
-				int r = gmatch(p + 1, t, g);
-
-				if (r != NOMATCH)
-					return r;
-				if (t == stop)
-					return ABORT_ALL;
-				if (*t == '/')
-					return ABORT_TO_STARSTAR;
-			}
-		case '?':
-			if (s == stop)
-				return ABORT_ALL;
-			if (*s == '/')
-				return NOMATCH;
-			p++;
-			s++;
-			break;
-		case '[': {
-			bool hit = false;
-			const char *end;
-
-			if (s == stop)
-				return ABORT_ALL;
-			if (*s == '/')
-				return NOMATCH;
-			end = class_match(p + 1, *s, &hit);
-			if (!end) { /* no closing ']': a literal '[' */
-				if (*s != '[')
-					return NOMATCH;
+			if (p[1] == '*' && p[2] == '/') {
+				if (n == max)
+					return -1;
+				k->kind = T_ZERO;
+				memset(&t[n], 0, sizeof(t[n]));
+				t[n++].kind = T_STAR2;
+				p += 2; /* the '/' comes next */
+			} else if (p[1] == '*') {
+				k->kind = T_STAR2;
+				p += 2;
+			} else {
+				k->kind = T_STAR;
 				p++;
-				s++;
+			}
+			break;
+		case '?':
+			k->kind = T_ANY;
+			p++;
+			break;
+		case '[':
+			end = class_match(p + 1, 'x', &hit);
+			if (end) {
+				k->kind = T_CLASS;
+				k->cls = p + 1;
+				p = end;
 				break;
 			}
-			if (!hit)
-				return NOMATCH;
-			p = end;
-			s++;
+			/* no closing ']': a literal '[' */
+			k->kind = T_LIT;
+			k->c = *p++;
 			break;
-		}
 		case '\\':
 			if (p[1])
 				p++;
 			/* fall through */
 		default:
-			if (s == stop)
-				return ABORT_ALL;
-			if (*s != *p)
-				return NOMATCH;
-			p++;
-			s++;
+			k->kind = T_LIT;
+			k->c = *p++;
 		}
 	}
-	if (!g->prefix)
-		return s == stop ? MATCH : NOMATCH;
-	if (s == g->start)
-		return NOMATCH;
-	if (s == stop)
-		return g->dir_only ? NOMATCH : MATCH;
-	return *s == '/' ? MATCH : NOMATCH;
+	return n;
+}
+
+/* Positions in the pattern, each once (mark == gen), in a list. */
+struct set {
+	unsigned gen, n;
+	unsigned mark[MAX_TOKENS + 1];
+	int list[MAX_TOKENS + 1];
+};
+
+/* Position i and those it reaches by matching nothing (a star, zero dirs). */
+static void add(struct set *st, const struct tok *t, int m, int i)
+{
+	while (i <= m && st->mark[i] != st->gen) {
+		st->mark[i] = st->gen;
+		st->list[st->n++] = i;
+		if (i == m)
+			return;
+		if (t[i].kind == T_ZERO)
+			add(st, t, m, i + 3);
+		else if (t[i].kind != T_STAR && t[i].kind != T_STAR2)
+			return;
+		i++;
+	}
+}
+
+/* cur's positions after the character c, into nxt. */
+static void step(const struct set *cur, struct set *nxt, const struct tok *t,
+		 int m, char c)
+{
+	nxt->gen++;
+	nxt->n = 0;
+	for (unsigned k = 0; k < cur->n; k++) {
+		int i = cur->list[k];
+		bool hit = false;
+
+		if (i == m)
+			continue;
+		switch (t[i].kind) {
+		case T_LIT:
+			if (c == t[i].c)
+				add(nxt, t, m, i + 1);
+			break;
+		case T_ANY:
+			if (c != '/')
+				add(nxt, t, m, i + 1);
+			break;
+		case T_CLASS:
+			if (c != '/' && class_match(t[i].cls, c, &hit) && hit)
+				add(nxt, t, m, i + 1);
+			break;
+		case T_STAR:
+			if (c != '/')
+				add(nxt, t, m, i);
+			break;
+		case T_STAR2:
+			add(nxt, t, m, i);
+			break;
+		default: /* T_ZERO: matches no character itself */
+			break;
+		}
+	}
 }
 
 /*
- * Does p match s up to the end or up to some later '/' boundary? With
- * dir_only the match must end before a '/' (a directory with something in it).
+ * The text a match is tried on, [s, stop). With prefix the match may also
+ * end at any later '/' (a pattern covers what is below what it matches),
+ * with dir_only only there (a directory with something in it), and it is
+ * not empty. With floating it may start at any component, else at s.
  */
-static bool match_prefix(const char *p, const char *s, bool dir_only)
-{
-	struct gm g = { s, s + strlen(s), true, dir_only };
+struct gm {
+	const char *s, *stop;
+	bool prefix, dir_only, floating;
+};
 
-	return gmatch(p, s, &g) == MATCH;
+static bool nfa_match(const struct tok *t, int m, const struct gm *g)
+{
+	/* marks of earlier calls are older generations: no clearing */
+	static __thread struct set a, b;
+	struct set *cur = &a, *nxt = &b, *tmp;
+
+	if (a.gen > UINT_MAX - 2 * 8192 || b.gen > UINT_MAX - 2 * 8192) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+	}
+	a.gen++;
+	a.n = b.n = 0;
+	for (const char *p = g->s;; p++) {
+		/* a match ending here; one starting here comes after (empty) */
+		if (cur->n && cur->mark[m] == cur->gen &&
+		    (!g->prefix	  ? p == g->stop :
+		     p == g->stop ? !g->dir_only :
+				    *p == '/'))
+			return true;
+		if (p == g->stop)
+			return false;
+		if (p == g->s ? !g->floating || *p != '/' :
+				g->floating && p[-1] == '/' && *p != '/')
+			add(cur, t, m, 0);
+		if (!cur->n && !g->floating)
+			return false;
+		step(cur, nxt, t, m, *p);
+		tmp = cur;
+		cur = nxt;
+		nxt = tmp;
+	}
 }
 
 bool lg_glob_match_path(const char *pattern, const char *path)
 {
+	static __thread struct tok t[MAX_TOKENS];
 	char pat[1024];
 	size_t n = strlen(pattern);
 	bool dir_only = false;
+	int m;
 
 	if (!n || n >= sizeof(pat))
 		return false;
@@ -164,6 +233,9 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 		pat[--n] = '\0';
 		dir_only = true;
 	}
+	m = compile(pat[0] == '/' ? pat + 1 : pat, t, MAX_TOKENS);
+	if (m < 0)
+		return false;
 	if (!strchr(pat, '/')) {
 		for (const char *c = path; *c;) {
 			const char *e;
@@ -177,30 +249,32 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 				e = c + strlen(c);
 			/* "name" is a file's own name; "name/" any directory on the way. */
 			if ((dir_only ? *e == '/' : *e == '\0') &&
-			    gmatch(pat, c,
-				   &(struct gm){ c, e, false, false }) == MATCH)
+			    nfa_match(t, m,
+				      &(struct gm){ c, e, false, false,
+						    false }))
 				return true;
 			c = e;
 		}
 		return false;
 	}
-	if (pat[0] == '/')
-		return match_prefix(pat + 1, path[0] == '/' ? path + 1 : path,
-				    dir_only);
+	if (pat[0] == '/') {
+		path += path[0] == '/';
+		return nfa_match(t, m,
+				 &(struct gm){ path, path + strlen(path), true,
+					       dir_only, false });
+	}
 	/* "**" + "/" from the first directory covers every later one */
 	if (pat[0] == '*' && pat[1] == '*' && pat[2] == '/') {
 		while (*path == '/')
 			path++;
-		return *path && match_prefix(pat, path, dir_only);
+		return *path &&
+		       nfa_match(t, m,
+				 &(struct gm){ path, path + strlen(path), true,
+					       dir_only, false });
 	}
-	for (const char *c = path; *c; c++) {
-		if (*c == '/')
-			continue;
-		if ((c == path || c[-1] == '/') &&
-		    match_prefix(pat, c, dir_only))
-			return true;
-	}
-	return false;
+	return nfa_match(t, m,
+			 &(struct gm){ path, path + strlen(path), true,
+				       dir_only, true });
 }
 
 void lg_glob_literal(const char *pattern, char *out, size_t size)
@@ -221,6 +295,20 @@ void lg_glob_literal(const char *pattern, char *out, size_t size)
 				i++;
 			while (i < n && pattern[i] != ']')
 				i++;
+			i++;
+			continue;
+		}
+		if (pattern[i] == '\\') { /* an escaped char ends a run */
+			i += 2;
+			continue;
+		}
+		/*
+		 * The '/' of "**" + "/" may match nothing: not required, but
+		 * where a '/' or the path's start comes before the stars:
+		 * "a/", two stars, "/b" matches "a/b", which has "/b".
+		 */
+		if (pattern[i] == '/' && i >= 3 && pattern[i - 1] == '*' &&
+		    pattern[i - 2] == '*' && pattern[i - 3] != '/') {
 			i++;
 			continue;
 		}

@@ -68,7 +68,8 @@ static void test_invalid_bytes(void **state)
 /* integers by hand: the extremes, and keys that need escaping */
 static void test_ints_and_keys(void **state)
 {
-	static const long long v[] = { 0, 7, -1, 10, -10, 1234567890123LL,
+	static const long long v[] = { 0,	  7,	    -1,
+				       10,	  -10,	    1234567890123LL,
 				       LLONG_MAX, LLONG_MIN };
 	struct lg_json j = { 0 };
 	char want[64];
