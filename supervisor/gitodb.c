@@ -84,8 +84,10 @@ struct lg_gitodb {
 	/* the last directory read: git removes a directory's files in a row */
 	char last_dir[PATH_MAX];
 	int last_dfd;
-	uint8_t buf[65536];
+	uint8_t *buf; /* BUF_SIZE, for hashing; made at the first use */
 };
+
+#define BUF_SIZE 65536
 
 struct lg_gitodb *lg_gitodb_new(int64_t max_bytes)
 {
@@ -132,6 +134,7 @@ void lg_gitodb_free(struct lg_gitodb *db)
 		free(db->slots[i].dir);
 	if (db->last_dfd >= 0)
 		close(db->last_dfd);
+	free(db->buf);
 	free(db);
 }
 
@@ -580,19 +583,23 @@ static int hash_in(struct lg_gitodb *db, const char *dir, const char *name,
 		   bool sha256, bool lfs, struct digest *d)
 {
 	bool reused = db->last_dfd >= 0 && !strcmp(db->last_dir, dir);
-	int dfd = dir_fd(db, dir, false), err;
+	int dfd, err;
 
+	/* a session git never removes in: its start faults no 64 KiB in */
+	if (!db->buf && !(db->buf = malloc(BUF_SIZE)))
+		return -ENOMEM;
+	dfd = dir_fd(db, dir, false);
 	if (dfd < 0)
 		return dfd;
 	err = gitodb_hash_at(dfd, name, sha256, lfs, db->max_bytes, db->buf,
-			     sizeof(db->buf), d);
+			     BUF_SIZE, d);
 	if (err == -ENOENT && reused) {
 		/* the directory may have been replaced since: look again */
 		dfd = dir_fd(db, dir, true);
 		if (dfd < 0)
 			return dfd;
 		err = gitodb_hash_at(dfd, name, sha256, lfs, db->max_bytes,
-				     db->buf, sizeof(db->buf), d);
+				     db->buf, BUF_SIZE, d);
 	}
 	return err;
 }

@@ -25,7 +25,7 @@ struct lg_record {
 	struct lg_record_head head; /* its strings copied below */
 	char session[200], agent[200], config[PATH_MAX], profile[200];
 	char options[2048];
-	char buf[BUF_MAX];
+	char *buf; /* BUF_MAX, not cleared: a short session touches a page */
 	size_t len;
 };
 
@@ -46,9 +46,9 @@ static void out(struct lg_record *r, const char *s, size_t n)
 {
 	if (r->fd < 0)
 		return;
-	if (r->len + n > sizeof(r->buf))
+	if (r->len + n > BUF_MAX)
 		lg_record_flush(r);
-	if (n > sizeof(r->buf)) { /* one huge line: straight through */
+	if (n > BUF_MAX) { /* one huge line: straight through */
 		if (write(r->fd, s, n) < 0) {
 			/* a recording is best effort: the audit is the record */
 		}
@@ -111,6 +111,11 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 
 	if (!r)
 		return NULL;
+	r->buf = malloc(BUF_MAX);
+	if (!r->buf) {
+		free(r);
+		return NULL;
+	}
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	n = strlen(r->path);
 	if (n > 6 && strcmp(r->path + n - 6, ".jsonl") == 0)
@@ -133,6 +138,7 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 	r->head.profile = h->profile ? r->profile : NULL;
 	unlink(r->old); /* an earlier run's */
 	if (open_part(r) < 0) {
+		free(r->buf);
 		free(r);
 		return NULL;
 	}
@@ -163,6 +169,7 @@ void lg_record_close(struct lg_record *r)
 		return;
 	lg_record_flush(r);
 	lg_closep(&r->fd);
+	free(r->buf);
 	free(r);
 }
 
