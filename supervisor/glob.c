@@ -217,6 +217,38 @@ static bool nfa_match(const struct tok *t, int m, const struct gm *g)
 	}
 }
 
+/*
+ * A name pattern of plain characters and at most one '*' ("*.o", ".#*",
+ * "node_modules"): most of the shipped ones, matched by comparing its
+ * two ends with the name's, without the machine above.
+ */
+static bool plain_name(const char *pat, size_t n, size_t *star)
+{
+	*star = n;
+	for (size_t i = 0; i < n; i++) {
+		if (pat[i] == '*') {
+			if (*star != n)
+				return false;
+			*star = i;
+		} else if (pat[i] == '?' || pat[i] == '[' || pat[i] == '\\') {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool plain_match(const char *pat, size_t n, size_t star, const char *c,
+			const char *e)
+{
+	size_t len = (size_t)(e - c), tail;
+
+	if (star == n)
+		return len == n && !memcmp(pat, c, n);
+	tail = n - star - 1;
+	return len >= n - 1 && !memcmp(pat, c, star) &&
+	       !memcmp(pat + star + 1, e - tail, tail);
+}
+
 bool lg_glob_match_path(const char *pattern, const char *path)
 {
 	static __thread struct tok t[MAX_TOKENS];
@@ -233,10 +265,12 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 		pat[--n] = '\0';
 		dir_only = true;
 	}
-	m = compile(pat[0] == '/' ? pat + 1 : pat, t, MAX_TOKENS);
-	if (m < 0)
-		return false;
 	if (!strchr(pat, '/')) {
+		size_t star;
+		bool plain = plain_name(pat, n, &star);
+
+		if (!plain && (m = compile(pat, t, MAX_TOKENS)) < 0)
+			return false;
 		for (const char *c = path; *c;) {
 			const char *e;
 
@@ -249,14 +283,18 @@ bool lg_glob_match_path(const char *pattern, const char *path)
 				e = c + strlen(c);
 			/* "name" is a file's own name; "name/" any directory on the way. */
 			if ((dir_only ? *e == '/' : *e == '\0') &&
-			    nfa_match(t, m,
-				      &(struct gm){ c, e, false, false,
-						    false }))
+			    (plain ? plain_match(pat, n, star, c, e) :
+				     nfa_match(t, m,
+					       &(struct gm){ c, e, false, false,
+							     false })))
 				return true;
 			c = e;
 		}
 		return false;
 	}
+	m = compile(pat[0] == '/' ? pat + 1 : pat, t, MAX_TOKENS);
+	if (m < 0)
+		return false;
 	if (pat[0] == '/') {
 		path += path[0] == '/';
 		return nfa_match(t, m,
