@@ -580,7 +580,7 @@ store_setup() {
 	# needs the parsers of the values it checks)
 	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/*.o \
 		"$BDIR"/obj/preload/{recog,volatile}.o 2>/dev/null |
-		grep -Ev '/(lgrun|lgctl|run_[a-z]+|wsframe|zbody|tls|bpfobs|proxy|proxy_events|proxy_upstream|proxy_ws)\.o$')
+		grep -Ev '/(lgrun|lgctl|lgctl_[a-z]+|run_[a-z]+|wsframe|zbody|tls|bpfobs|proxy|proxy_events|proxy_upstream|proxy_ws)\.o$')
 	(cd "$ROOT" && cc -std=gnu11 -O2 -D_GNU_SOURCE -Isupervisor \
 		-o "$BENCHBIN/store_bench" bench/store_bench.c $objs -lhiredis -linih -ljansson \
 		-lseccomp -lpthread -ldl -lm) ||
