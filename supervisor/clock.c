@@ -13,20 +13,17 @@ uint64_t lg_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int64_t lg_real_ns(void)
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int64_t coarse_ns(void)
+int64_t lg_real_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return clock_ns(CLOCK_REALTIME);
 }
 
 /*
@@ -56,7 +53,7 @@ int lg_real_start_after(const char *dir, int64_t start_ns)
 		if (chmod(dir, sx.stx_mode & 07777) < 0)
 			break;
 	}
-	for (int i = 0; i < 100 && coarse_ns() < start_ns; i++) {
+	for (int i = 0; i < 100 && clock_ns(CLOCK_REALTIME_COARSE) < start_ns; i++) {
 		struct timespec ms = { 0, 500000 };
 
 		nanosleep(&ms, NULL);
