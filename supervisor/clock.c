@@ -53,7 +53,8 @@ int lg_real_start_after(const char *dir, int64_t start_ns)
 		if (chmod(dir, sx.stx_mode & 07777) < 0)
 			break;
 	}
-	for (int i = 0; i < 100 && clock_ns(CLOCK_REALTIME_COARSE) < start_ns; i++) {
+	for (int i = 0; i < 100 && clock_ns(CLOCK_REALTIME_COARSE) < start_ns;
+	     i++) {
 		struct timespec ms = { 0, 500000 };
 
 		nanosleep(&ms, NULL);
