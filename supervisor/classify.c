@@ -187,7 +187,8 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	 * clearing its stale runtime links loses nothing. (An empty directory
 	 * still counts: a tree's layout can be what someone kept.)
 	 */
-	if (op == LG_OP_UNLINK && (f->is_symlink || f->size == 0))
+	if (op == LG_OP_UNLINK &&
+	    (f->is_symlink || (f->size == 0 && !f->emptied)))
 		return LG_CLASS_NO_DATA;
 	/* mv to another filesystem removes what it has just copied */
 	if (f->moved && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))

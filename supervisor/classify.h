@@ -40,6 +40,12 @@ struct lg_facts {
 	 */
 	bool inherited, rewritten;
 	/*
+	 * The session emptied this pre-existing file (an O_TRUNC open that
+	 * was not counted: its content is kept): removing it now destroys
+	 * that content, empty as it looks.
+	 */
+	bool emptied;
+	/*
 	 * Set by the session: the source of a move to another filesystem
 	 * whose copy was found at the destination.
 	 */
@@ -51,6 +57,7 @@ struct lg_facts {
 	bool superseded;
 	bool is_dir;
 	bool is_symlink;
+	bool is_reg;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
 	/*

@@ -26,6 +26,13 @@ enum {
 	 * filesystem), and guard lgrun's state
 	 */
 	LG_SC_RENAME = 1u << 6,
+	/*
+	 * Not a name in guard.syscalls: [quarantine] keep_writes. Opens for
+	 * writing (O_WRONLY, O_RDWR, O_TRUNC; not O_APPEND, O_EXCL or
+	 * O_PATH alone), creat and openat2 leave the kernel so the content
+	 * from before the session is kept first; never counted.
+	 */
+	LG_SC_KEEP_WRITES = 1u << 7,
 	LG_SC_DEFAULT = LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
 			LG_SC_TRUNCATE | LG_SC_FTRUNCATE | LG_SC_RENAME,
 };
@@ -83,6 +90,7 @@ struct lg_config {
 	bool quarantine_deny; /* on_full = deny: refuse what cannot be kept */
 	uint64_t quarantine_max_bytes; /* held per session at most; 0: no limit */
 	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
+	bool quarantine_keep_writes; /* first write-open of a file: kept */
 	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
 	char *quarantine_folders; /* "DIR,DIR": a folder of one's own per mount */
 	/* [record]: the session's events, for lgctl replay (record.h) */

@@ -207,6 +207,8 @@ const struct key lg_config_keys[] = {
 	  "1G" },
 	{ "quarantine", "max_copy", K_BYTES, OFF(quarantine_max_copy), 0, 0,
 	  "64M" },
+	{ "quarantine", "keep_writes", K_BOOL, OFF(quarantine_keep_writes), 0,
+	  0, "true" },
 	{ "quarantine", "max_age", K_DURATION_U64, OFF(quarantine_max_age_ms),
 	  0, 3650 * 86400000UL, "7d" },
 	{ "quarantine", "folders", K_DIRS, OFF(quarantine_folders), 0, 0,

@@ -26,6 +26,10 @@ const char *lg_op_name(enum lg_op op)
 		return "rename";
 	case LG_OP_AGENT_CALL:
 		return "agent_call";
+	case LG_OP_OPEN_WRITE:
+		return "open_write";
+	case LG_OP_COUNT:
+		break;
 	}
 	return "?";
 }
@@ -129,7 +133,7 @@ int lg_kind_parse(const char *s)
 }
 int lg_op_parse(const char *s)
 {
-	return parse_name(s, LG_OP_AGENT_CALL + 1, op_i);
+	return parse_name(s, LG_OP_COUNT, op_i);
 }
 int lg_class_parse(const char *s)
 {

@@ -52,6 +52,9 @@ enum lg_op {
 	LG_OP_WRITE, /* an open for writing (results only) */
 	LG_OP_RENAME, /* results only */
 	LG_OP_AGENT_CALL, /* a flow's call (nested lgrun, A2A) */
+	/* an open for writing without O_TRUNC: kept first, never counted */
+	LG_OP_OPEN_WRITE,
+	LG_OP_COUNT,
 };
 
 /* What a destructive attempt would destroy; decided at the edge from facts. */

@@ -21,6 +21,9 @@ struct sysmap {
 	int nr[2]; /* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
 };
 
+/* opens leave the kernel to be counted (open_trunc) or kept first */
+#define OPENS (LG_SC_OPEN_TRUNC | LG_SC_KEEP_WRITES)
+
 static struct sysmap map[] = {
 	{ "unlink", LG_SYS_UNLINK, LG_SC_UNLINK, { 0, 0 } },
 	{ "unlinkat", LG_SYS_UNLINKAT, LG_SC_UNLINKAT, { 0, 0 } },
@@ -29,10 +32,10 @@ static struct sysmap map[] = {
 	{ "truncate64", LG_SYS_TRUNCATE64, LG_SC_TRUNCATE, { 0, 0 } },
 	{ "ftruncate", LG_SYS_FTRUNCATE, LG_SC_FTRUNCATE, { 0, 0 } },
 	{ "ftruncate64", LG_SYS_FTRUNCATE64, LG_SC_FTRUNCATE, { 0, 0 } },
-	{ "open", LG_SYS_OPEN, LG_SC_OPEN_TRUNC, { 0, 0 } },
-	{ "openat", LG_SYS_OPENAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
-	{ "creat", LG_SYS_CREAT, LG_SC_OPEN_TRUNC, { 0, 0 } },
-	{ "openat2", LG_SYS_OPENAT2, LG_SC_OPEN_TRUNC, { 0, 0 } },
+	{ "open", LG_SYS_OPEN, OPENS, { 0, 0 } },
+	{ "openat", LG_SYS_OPENAT, OPENS, { 0, 0 } },
+	{ "creat", LG_SYS_CREAT, OPENS, { 0, 0 } },
+	{ "openat2", LG_SYS_OPENAT2, OPENS, { 0, 0 } },
 	{ "rename", LG_SYS_RENAME, LG_SC_RENAME, { 0, 0 } },
 	{ "renameat", LG_SYS_RENAMEAT, LG_SC_RENAME, { 0, 0 } },
 	{ "renameat2", LG_SYS_RENAMEAT2, LG_SC_RENAME, { 0, 0 } },
@@ -91,6 +94,28 @@ static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 	r = seccomp_rule_add_array(ctx, action, nr, nargs, cmp);
 	if (r == -EDOM || r == -EINVAL)
 		return 0;
+	return r;
+}
+
+/*
+ * Plain opens never leave the kernel: the flags are a value, matched in
+ * the filter. O_TRUNC always; with keep_writes also an open for writing
+ * that is not an append (which cannot lose a byte), an O_EXCL create
+ * (nothing is there to lose) or an O_PATH (no I/O).
+ */
+static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
+		    bool writes)
+{
+	const uint64_t mask = O_ACCMODE | O_APPEND | O_EXCL | O_PATH | O_TRUNC;
+	const uint64_t acc[2] = { O_WRONLY, O_RDWR };
+	struct scmp_arg_cmp cmp = { arg, SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC };
+	int r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+
+	for (int i = 0; writes && r >= 0 && i < 2; i++) {
+		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask,
+					     acc[i] };
+		r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+	}
 	return r;
 }
 
@@ -168,20 +193,14 @@ int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 		goto fail;
 
 	for (size_t i = 0; i < NMAP; i++) {
-		struct scmp_arg_cmp cmp;
-		unsigned nargs = 0;
-
 		if (!(syscalls & map[i].needs))
 			continue;
-		/* Plain opens never leave the kernel: match O_TRUNC only. */
-		if (map[i].sys == LG_SYS_OPEN) {
-			cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC);
-			nargs = 1;
-		} else if (map[i].sys == LG_SYS_OPENAT) {
-			cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC);
-			nargs = 1;
-		}
-		r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, nargs, &cmp);
+		if (map[i].sys == LG_SYS_OPEN || map[i].sys == LG_SYS_OPENAT)
+			r = add_open(ctx, map[i].name,
+				     map[i].sys == LG_SYS_OPEN ? 1 : 2,
+				     syscalls & LG_SC_KEEP_WRITES);
+		else
+			r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, 0, NULL);
 		if (r < 0)
 			goto fail;
 	}

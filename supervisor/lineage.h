@@ -31,6 +31,10 @@ enum {
 	LG_INODE_INHERITED = 1u << 0,
 	LG_INODE_REWRITTEN = 1u << 1,
 	LG_INODE_MOVED_AWAY = 1u << 2, /* has an origin: lg_lineage_origin */
+	/* its pre-session content is in the quarantine (a write-open's keep) */
+	LG_INODE_KEPT = 1u << 3,
+	/* emptied by an uncounted O_TRUNC open: its removal still counts */
+	LG_INODE_EMPTIED = 1u << 4,
 };
 
 /* An inode, told apart from a later one with the same number by its birth. */

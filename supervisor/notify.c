@@ -203,6 +203,7 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->mnt_id = (st->stx_mask & STATX_MNT_ID) ? st->stx_mnt_id : 0;
 	f->is_dir = S_ISDIR(st->stx_mode);
 	f->is_symlink = S_ISLNK(st->stx_mode);
+	f->is_reg = S_ISREG(st->stx_mode);
 }
 
 #define STAT_MASK                                                            \
@@ -266,6 +267,24 @@ struct attempt {
 	bool relevant; /* false: an open without O_TRUNC slipped through */
 };
 
+/*
+ * An open's flags: an O_TRUNC open empties the file; any other open for
+ * writing but an append, an O_EXCL create or an O_PATH may change it in
+ * place (the filter lets the rest run in the kernel).
+ */
+static void open_flags(struct attempt *a, uint64_t flags)
+{
+	a->follow = !(flags & O_NOFOLLOW);
+	if (flags & O_TRUNC) {
+		a->op = LG_OP_OPEN_TRUNC;
+		a->relevant = true;
+		return;
+	}
+	a->op = LG_OP_OPEN_WRITE;
+	a->relevant = (flags & O_ACCMODE) != O_RDONLY &&
+		      !(flags & (O_APPEND | O_EXCL | O_PATH));
+}
+
 static bool decode(const struct seccomp_notif *req, struct attempt *a)
 {
 	const __u64 *arg = req->data.args;
@@ -307,17 +326,13 @@ static bool decode(const struct seccomp_notif *req, struct attempt *a)
 		a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
 		break;
 	case LG_SYS_OPEN:
-		a->op = LG_OP_OPEN_TRUNC;
 		a->path = arg[0];
-		a->follow = !(arg[1] & O_NOFOLLOW);
-		a->relevant = (arg[1] & O_TRUNC) != 0;
+		open_flags(a, arg[1]);
 		break;
 	case LG_SYS_OPENAT:
-		a->op = LG_OP_OPEN_TRUNC;
 		a->dirfd = (int)arg[0];
 		a->path = arg[1];
-		a->follow = !(arg[2] & O_NOFOLLOW);
-		a->relevant = (arg[2] & O_TRUNC) != 0;
+		open_flags(a, arg[2]);
 		break;
 	case LG_SYS_CREAT:
 		a->op = LG_OP_OPEN_TRUNC;
@@ -463,9 +478,8 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 
 		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)
 			return -EFAULT;
-		a->relevant = (how.flags & O_TRUNC) != 0;
-		a->follow = !(how.resolve & RESOLVE_NO_SYMLINKS) &&
-			    !(how.flags & O_NOFOLLOW);
+		open_flags(a, how.flags);
+		a->follow = a->follow && !(how.resolve & RESOLVE_NO_SYMLINKS);
 		if (!a->relevant)
 			return 0;
 	}

@@ -41,6 +41,7 @@ struct lg_quarantine {
 	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
+	int64_t start_ns;
 	/* [quarantine] folders: configured, used on their own mounts */
 	char *folders[MAX_FOLDERS];
 	size_t nfolders;
@@ -90,6 +91,11 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 		return NULL;
 	}
 	return q;
+}
+
+void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns)
+{
+	q->start_ns = start_ns;
 }
 
 void lg_quarantine_free(struct lg_quarantine *q)
@@ -343,9 +349,14 @@ static void xattrs_json(const char *path, struct lg_json *out)
 	free(value);
 }
 
-/* One line of the index: the entry, its inode's facts, who and when. */
+/*
+ * One line of the index: the entry, its inode's facts (st: the original's,
+ * as it was), the kept file's own (ks: what a restore checks it against),
+ * who and when.
+ */
 static int index_add(struct lg_quarantine *q, const char *kind,
 		     const char *path, const char *kept, const struct statx *st,
+		     const struct statx *ks,
 		     const struct lg_quarantine_who *who, const char *xattrs)
 {
 	struct lg_json j = { 0 };
@@ -374,6 +385,16 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_int(&j, "ino", (long long)st->stx_ino);
 	lg_json_int(&j, "atime_ns", ns(st->stx_atime));
 	lg_json_int(&j, "mtime_ns", ns(st->stx_mtime));
+	lg_json_int(&j, "ctime_ns", ns(st->stx_ctime));
+	lg_json_int(&j, "dev",
+		    (long long)makedev(st->stx_dev_major, st->stx_dev_minor));
+	if (ks) {
+		lg_json_int(&j, "kept_ino", (long long)ks->stx_ino);
+		lg_json_int(&j, "kept_size", (long long)ks->stx_size);
+		lg_json_int(&j, "kept_ctime_ns", ns(ks->stx_ctime));
+	}
+	if (q->start_ns)
+		lg_json_int(&j, "start_ns", q->start_ns);
 	lg_json_int(&j, "pid", who->pid);
 	lg_json_str(&j, "exe", who->exe ? who->exe : "");
 	if (who->audit_id && *who->audit_id)
@@ -441,15 +462,18 @@ static bool same_inode(const struct statx *st,
 	       makedev(st->stx_dev_major, st->stx_dev_minor) == who->dev;
 }
 
-/* An entry made at kept: into the index, and counted (else removed). */
+/*
+ * An entry made at kept: into the index, and counted (else removed). st:
+ * the original's facts; ks: the kept file's (NULL: the same inode, st).
+ */
 static int commit(struct lg_quarantine *q, const char *path,
 		  const struct spot *sp, const struct statx *st,
-		  const struct lg_quarantine_who *who)
+		  const struct statx *ks, const struct lg_quarantine_who *who)
 {
 	int e;
 
 	q->seq++;
-	e = index_add(q, "file", path, sp->kept, st, who, NULL);
+	e = index_add(q, "file", path, sp->kept, st, ks ? ks : st, who, NULL);
 	if (e) {
 		unlinkat(sp->dirfd, sp->name, 0);
 		q->seq--;
@@ -518,7 +542,7 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		unlinkat(sp.dirfd, sp.name, 0);
 		return -ENOSPC;
 	}
-	return commit(q, path, &sp, &st, who);
+	return commit(q, path, &sp, &st, NULL, who);
 }
 
 /* in's content into out: a reflink, else copied (copy_file_range). */
@@ -547,7 +571,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	LG_AUTOCLOSE int in = -1;
 	LG_AUTOCLOSE int out = -1;
 	struct spot sp;
-	struct statx st;
+	struct statx st, ks;
 	int e;
 
 	if (path[0] != '/')
@@ -578,13 +602,32 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	if (out < 0)
 		return -errno;
 	e = clone_or_copy(in, out, st.stx_size);
-	if (!e)
+	if (!e) {
+		struct timespec t[2] = {
+			{ st.stx_atime.tv_sec, st.stx_atime.tv_nsec },
+			{ st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec }
+		};
+
 		copy_xattrs(in, out);
+		/*
+		 * The copy carries the original's owner, mode and times, so a
+		 * restore takes them from the file, never from the index's text
+		 * (its folder is 0700: a setuid copy is out of anyone's reach).
+		 */
+		if (geteuid() == 0 && fchown(out, st.stx_uid, st.stx_gid) < 0) {
+			/* kept all the same; the index says the owner */
+		}
+		fchmod(out, st.stx_mode & 07777);
+		futimens(out, t);
+		/* the copy's own identity, for the restore's check */
+		if (statx(out, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &ks) < 0)
+			e = -errno;
+	}
 	if (e) {
 		unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
-	return commit(q, path, &sp, &st, who);
+	return commit(q, path, &sp, &st, &ks, who);
 }
 
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
@@ -603,7 +646,7 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 
 		xattrs_json(path, &x);
 		q->seq++;
-		e = index_add(q, "dir", path, NULL, &st, who,
+		e = index_add(q, "dir", path, NULL, &st, NULL, who,
 			      x.buf ? x.buf : "");
 		lg_json_free(&x);
 	}

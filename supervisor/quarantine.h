@@ -35,6 +35,9 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 					const char *folders);
 void lg_quarantine_free(struct lg_quarantine *q);
 
+/* The session's start (real-time ns), written with every entry. */
+void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
+
 /* What is about to go, and who removes it: for the index. */
 struct lg_quarantine_who {
 	enum lg_op op;

@@ -199,7 +199,13 @@ int prepare(struct run *run)
 	run->info.metrics_path = run->cfg.metrics_file ? run->cfg.metrics_file :
 							 run->metrics_path;
 
-	if (lg_filter_build(run->cfg.syscalls, &run->filter) < 0)
+	if (lg_filter_build(
+		    run->cfg.syscalls |
+			    (run->cfg.quarantine &&
+					     run->cfg.quarantine_keep_writes ?
+				     LG_SC_KEEP_WRITES :
+				     0),
+		    &run->filter) < 0)
 		return LG_EXIT_ERROR;
 	return 0;
 }

@@ -109,6 +109,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		s->quarantine = lg_quarantine_new(info->state_dir, info->id,
 						  cfg->quarantine_max_bytes,
 						  cfg->quarantine_folders);
+	if (s->quarantine)
+		lg_quarantine_set_start(s->quarantine, info->start_real_ns);
 	if (!s->guard || !s->content ||
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);

@@ -176,6 +176,7 @@ static void lineage_facts(const struct lg_session *s, struct lg_facts *f)
 	fl = lg_lineage_get(s->content, &k);
 	f->inherited = fl & LG_INODE_INHERITED;
 	f->rewritten = fl & LG_INODE_REWRITTEN;
+	f->emptied = fl & LG_INODE_EMPTIED;
 }
 /*
  * The source of a move to another filesystem is removed after the copy: is
@@ -359,7 +360,8 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 	who.audit_id = s->kept_audit_id;
 	if (ev->op == LG_OP_RMDIR)
 		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
-	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC)
+	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC ||
+		 ev->op == LG_OP_OPEN_WRITE)
 		r = lg_quarantine_copy(s->quarantine, ev->target, &who,
 				       s->cfg->quarantine_max_copy);
 	else
@@ -383,6 +385,72 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 	return s->cfg->deny_errno;
 }
 
+/*
+ * An open for writing (keep_writes), or an O_TRUNC open that no rule
+ * counts: the file's content from before the session is kept the first
+ * time, and nothing is counted. An O_TRUNC open of such a file with data
+ * empties it: a removal of it later counts as the removal of that data.
+ */
+static int on_write_open(struct lg_session *s, struct lg_event *ev,
+			 const struct lg_facts *facts)
+{
+	struct lg_facts f = *facts;
+	struct lg_inode_key k;
+	unsigned fl;
+	int err;
+
+	if (!f.exists || !f.is_reg || !f.ino || !s->quarantine ||
+	    !s->cfg->quarantine_keep_writes)
+		return 0; /* made now (O_CREAT), a device, a fifo */
+	/* Forging the quarantine's index or its copies: refused. */
+	if (protected_path(s, ev->target) && !our_binary(ev->pid)) {
+		char exe[64];
+
+		sess_read_exe(ev->pid, exe, sizeof(exe));
+		lg_warn("refused a write to %s by %s[%d]: lgrun's state is protected",
+			ev->target, exe, ev->pid);
+		s->st.denied++;
+		return s->cfg->deny_errno;
+	}
+	k = inode_key(&f);
+	fl = lg_lineage_get(s->content, &k);
+	if (fl & (LG_INODE_KEPT | LG_INODE_REWRITTEN | LG_INODE_INHERITED))
+		return 0; /* kept already, or the session's content by now */
+	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
+		return 0;
+	if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, ev->target, NULL))
+		return 0;
+	if (lg_path_in_git_dir(ev->target)) {
+		char exe[64];
+
+		exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
+		if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, ev->target,
+			       exe))
+			return 0;
+	}
+	err = keep(s, ev, &f);
+	if (err)
+		return err;
+	s->st.kept_writes++;
+	lg_lineage_mark(s->content, &k,
+			LG_INODE_KEPT |
+				(ev->op == LG_OP_OPEN_TRUNC && f.size > 0 ?
+					 LG_INODE_EMPTIED :
+					 0),
+			0);
+	lg_dbg("%s %s: its content from before the session is kept",
+	       lg_op_name(ev->op), ev->target);
+	return 0;
+}
+
+/* Its content from before the session is in the quarantine already. */
+static bool kept_already(const struct lg_session *s, const struct lg_facts *f)
+{
+	struct lg_inode_key k = inode_key(f);
+
+	return lg_lineage_get(s->content, &k) & LG_INODE_KEPT;
+}
+
 /* A file's: the facts the edge read, classified here. */
 static int on_file(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
@@ -395,6 +463,9 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 
 	if (s->blocked) /* a trip while the target was read */
 		return s->cfg->deny_errno;
+	if (op == LG_OP_OPEN_WRITE ||
+	    (op == LG_OP_OPEN_TRUNC && !(s->cfg->syscalls & LG_SC_OPEN_TRUNC)))
+		return on_write_open(s, ev, &f);
 	lineage_facts(s, &f);
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    moved_copy(s, path, &f, lg_mono_ms()))
@@ -405,7 +476,7 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if (!err && v->cls == LG_CLASS_DESTROY && s->quarantine &&
 	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR ||
 	     ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f.size > 0 &&
-	      !f.fd_deleted)))
+	      !f.fd_deleted && !kept_already(s, &f))))
 		err = keep(s, ev, &f);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&

@@ -60,6 +60,7 @@ static void kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_json_int(j, "kept_dirs", dirs);
 	lg_json_int(j, "kept_bytes", (long long)bytes);
 	lg_json_int(j, "not_kept", s->not_kept);
+	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
 }
 static const char *priority_of(enum lg_verdict v, bool observe)
 {

@@ -133,3 +133,24 @@ agent_bin() {
 		skip "the $name CLI is not installed (make agents installs it into ~/.cache/lgrun/agents)"
 	printf -v "$var" '%s' "$b"
 }
+
+# all_kept NAME: every file of the manifest that is gone or changed has its
+# content from before the session in the quarantine (a kept copy or link
+# with the same checksum): nothing is lost, whatever was destroyed.
+all_kept() {
+	local sum path missing=0
+	local sums
+	sums=$(cat "$STATE"/quarantine/*.jsonl 2>/dev/null |
+		python3 -c 'import json, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get("kept"): print(e["kept"])' |
+		while read -r k; do sha1sum <"$k" | cut -d' ' -f1; done)
+	while read -r sum path; do
+		if [ -e "$path" ] && [ "$(sha1sum <"$path" | cut -d' ' -f1)" = "$sum" ]; then
+			continue
+		fi
+		grep -qx "$sum" <<<"$sums" || missing=$((missing + 1))
+	done <"$META/$1.manifest"
+	[ "$missing" = 0 ] || bad "$missing file(s) of $1 lost and not in the quarantine"
+}

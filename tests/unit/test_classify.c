@@ -123,6 +123,36 @@ static void test_no_data(void **state)
 	assert_string_equal(lg_class_name(LG_CLASS_NO_DATA), "no_data");
 }
 
+/*
+ * Emptying is destroying (issue 27): a pre-existing file the session
+ * emptied with an O_TRUNC open that no rule counted (its content is kept)
+ * is still pre-existing data when it is removed, empty as it looks.
+ */
+static void test_emptied_then_removed(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.size = 0;
+	f.emptied = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/data.csv", "rm"),
+			 LG_CLASS_DESTROY);
+	/* another name still holds it, or the session made it: as before */
+	f.nlink = 2;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/data.csv", "rm"),
+			 LG_CLASS_LINKED);
+	f.nlink = 1;
+	f.btime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/data.csv", "rm"),
+			 LG_CLASS_SESSION);
+	/* truncating it again loses nothing more */
+	f = old_file();
+	f.size = 0;
+	f.emptied = true;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/data.csv", "sh"),
+			 LG_CLASS_HARMLESS);
+}
+
 static void test_session_created_btime(void **state)
 {
 	struct lg_facts f = old_file();
@@ -772,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_destroy),
 		cmocka_unit_test(test_no_data),
+		cmocka_unit_test(test_emptied_then_removed),
 		cmocka_unit_test(test_session_created_btime),
 		cmocka_unit_test(test_session_created_ctime_fallback),
 		cmocka_unit_test(test_preexisting),
