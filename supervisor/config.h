@@ -91,6 +91,10 @@ struct lg_config {
 	uint64_t quarantine_max_bytes; /* held per session at most; 0: no limit */
 	uint64_t quarantine_max_copy; /* a truncated file copied up to this */
 	bool quarantine_keep_writes; /* first write-open of a file: kept */
+	/* keeping never takes a filesystem below this (the smaller one) */
+	uint64_t quarantine_min_free;
+	double quarantine_min_free_fraction;
+	uint64_t quarantine_max_total; /* all sessions of the state dir */
 	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
 	char *quarantine_folders; /* "DIR,DIR": a folder of one's own per mount */
 	/* [record]: the session's events, for lgctl replay (record.h) */

@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "clock.h"
 #include "log.h"
 #include "quarantine.h"
+#include "quarantine_index.h"
 
 #define MAX_ROOTS 16
 #define MAX_FOLDERS 16
@@ -28,6 +30,10 @@ struct root {
 	int err; /* it could not be made: -errno, said once */
 	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
 	unsigned bucket;
+	/* its filesystem's space: read at most every SPACE_MS */
+	uint64_t linked; /* bytes this session holds there by links */
+	uint64_t avail, floor, since; /* free, the floor, kept since read */
+	uint64_t read_ms;
 };
 
 struct lg_quarantine {
@@ -42,6 +48,10 @@ struct lg_quarantine {
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
 	int64_t start_ns;
+	struct lg_quarantine_limits lim;
+	/* what the other sessions of the state dir hold (-1: not read yet) */
+	int64_t others;
+	uint64_t evicted_ms; /* the last time older sessions were dropped */
 	/* [quarantine] folders: configured, used on their own mounts */
 	char *folders[MAX_FOLDERS];
 	size_t nfolders;
@@ -85,12 +95,19 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 		 state_dir, session);
 	q->index_fd = -1;
 	q->last_dir_fd = -1;
+	q->others = -1;
 	q->max_bytes = max_bytes;
 	if (set_folders(q, folders) < 0) {
 		lg_quarantine_free(q);
 		return NULL;
 	}
 	return q;
+}
+
+void lg_quarantine_set_limits(struct lg_quarantine *q,
+			      const struct lg_quarantine_limits *l)
+{
+	q->lim = *l;
 }
 
 void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns)
@@ -412,6 +429,110 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	return r;
 }
 
+#define SPACE_MS 100 /* a filesystem's free space is read this often */
+#define EVICT_EVERY_MS 10000 /* older sessions are looked at this often */
+#define EVICT_MIN_AGE_NS (600LL * 1000000000LL) /* surely ended by then */
+
+/* r's filesystem read again: free space and the floor. */
+static int read_space(struct lg_quarantine *q, struct root *r, uint64_t now)
+{
+	struct statvfs v;
+	uint64_t total, floor;
+
+	if (statvfs(r->path, &v) < 0)
+		return -errno;
+	total = (uint64_t)v.f_blocks * v.f_frsize;
+	floor = (uint64_t)((double)total * q->lim.min_free_fraction);
+	if (q->lim.min_free < floor)
+		floor = q->lim.min_free;
+	r->avail = (uint64_t)v.f_bavail * v.f_frsize;
+	r->floor = floor;
+	r->since = 0;
+	r->read_ms = now;
+	return 0;
+}
+
+/* What the other sessions of the state dir hold, read once. */
+static uint64_t others(struct lg_quarantine *q)
+{
+	struct lgq_held *h = NULL;
+	size_t n;
+	uint64_t sum = 0;
+
+	if (q->others >= 0)
+		return (uint64_t)q->others;
+	n = lgq_sessions(q->state_dir, &h);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(h[i].id, q->session) != 0)
+			sum += h[i].bytes;
+	free(h);
+	q->others = (int64_t)sum;
+	return sum;
+}
+
+/*
+ * Older sessions' entries dropped to make room, oldest first: never a
+ * blocked session's (its trip is what an operator restores), never one
+ * that may still run (an entry in the last EVICT_MIN_AGE_NS), never this
+ * one's. At most every EVICT_EVERY_MS. True when something went.
+ */
+static bool evict(struct lg_quarantine *q, uint64_t now)
+{
+	struct lgq_held *h = NULL;
+	int64_t cut = lg_real_ns() - EVICT_MIN_AGE_NS;
+	bool any = false;
+	size_t n;
+
+	if (q->evicted_ms && now - q->evicted_ms < EVICT_EVERY_MS)
+		return false;
+	q->evicted_ms = now;
+	n = lgq_sessions(q->state_dir, &h);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t freed = 0;
+
+		if (h[i].blocked || h[i].newest_ns > cut ||
+		    strcmp(h[i].id, q->session) == 0)
+			continue;
+		if (lgq_drop(q->state_dir, h[i].id, &freed) == 0) {
+			lg_warn("quarantine: dropped what session %s kept (%llu bytes) to stay above the free-space floor",
+				h[i].id, (unsigned long long)freed);
+			any = true;
+		}
+	}
+	free(h);
+	if (any)
+		q->others = -1;
+	return any;
+}
+
+/*
+ * Is there room on r's filesystem for size more bytes (a link: space the
+ * removal would have freed)? 0, or -EDQUOT below the floor, -EOVERFLOW
+ * past max_total, once older sessions' entries are dropped.
+ */
+static int room(struct lg_quarantine *q, struct root *r, uint64_t size)
+{
+	uint64_t now = lg_mono_ms();
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool floor_ok, total_ok;
+
+		if ((!r->read_ms || now - r->read_ms >= SPACE_MS || pass) &&
+		    read_space(q, r, now) < 0)
+			return 0; /* not known: kept, as before */
+		floor_ok = r->avail >= r->since &&
+			   r->avail - r->since >= r->floor &&
+			   r->avail - r->since - r->floor >= r->linked + size;
+		total_ok = !q->lim.max_total ||
+			   others(q) + q->bytes + size <= q->lim.max_total;
+		if (floor_ok && total_ok)
+			return 0;
+		if (pass || !evict(q, now))
+			return floor_ok ? -EOVERFLOW : -EDQUOT;
+	}
+	return -EDQUOT;
+}
+
 /* Where the next entry goes: its folder (open), its name there, its path. */
 struct spot {
 	int dirfd;
@@ -484,6 +605,19 @@ static int commit(struct lg_quarantine *q, const char *path,
 	return 0;
 }
 
+/* What an entry of size bytes takes of its root's filesystem. */
+static void account(struct lg_quarantine *q, uint64_t size, bool link)
+{
+	struct root *r = q->last_root;
+
+	if (!r)
+		return;
+	if (link)
+		r->linked += size;
+	else
+		r->since += size;
+}
+
 /*
  * path linked to the spot: from the descriptor of its directory, opened
  * once for the files of one directory in a row (rm -r), which saves the
@@ -538,11 +672,20 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 	}
 	if (e)
 		return e;
-	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes) {
-		unlinkat(sp.dirfd, sp.name, 0);
-		return -ENOSPC;
+	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
+		e = -ENOSPC;
+	else if (st.stx_nlink <= 2) /* the removal would free it */
+		e = room(q, q->last_root, st.stx_size);
+	if (!e)
+		e = commit(q, path, &sp, &st, NULL, who);
+	if (e) {
+		if (e != -EIO) /* commit removed it */
+			unlinkat(sp.dirfd, sp.name, 0);
+		return e;
 	}
-	return commit(q, path, &sp, &st, NULL, who);
+	if (st.stx_nlink <= 2)
+		account(q, st.stx_size, true);
+	return 0;
 }
 
 /* in's content into out: a reflink, else copied (copy_file_range). */
@@ -594,6 +737,8 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -ENOSPC;
 	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
 		e = place(q, path, &sp, afresh);
+		if (!e && !afresh)
+			e = room(q, q->last_root, st.stx_size);
 		if (e)
 			return e;
 		out = openat(sp.dirfd, sp.name,
@@ -627,7 +772,10 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
-	return commit(q, path, &sp, &st, &ks, who);
+	e = commit(q, path, &sp, &st, &ks, who);
+	if (!e)
+		account(q, st.stx_size, false);
+	return e;
 }
 
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,

@@ -35,6 +35,23 @@ struct lg_quarantine *lg_quarantine_new(const char *state_dir,
 					const char *folders);
 void lg_quarantine_free(struct lg_quarantine *q);
 
+/*
+ * What keeping may take of a disk. Per filesystem, the bytes this session
+ * holds there by links (space its removals would have freed) plus what a
+ * new entry adds never pass the free space above the floor: the smaller of
+ * min_free and min_free_fraction of the filesystem. Below it, older ended
+ * sessions' entries (never a blocked one's) are dropped first; then the
+ * entry is not kept (-EDQUOT). max_total bounds what all sessions of the
+ * state dir hold together (0: no bound; past it: -EOVERFLOW).
+ */
+struct lg_quarantine_limits {
+	uint64_t min_free;
+	double min_free_fraction;
+	uint64_t max_total;
+};
+void lg_quarantine_set_limits(struct lg_quarantine *q,
+			      const struct lg_quarantine_limits *l);
+
 /* The session's start (real-time ns), written with every entry. */
 void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
 
@@ -51,7 +68,8 @@ struct lg_quarantine_who {
  * Keeps the file at path (absolute, in lgrun's view) before it is
  * removed: a hard link, checked to be who->ino. 0, or -errno: EXDEV when
  * no folder can be made on its mount, ESTALE when path is not that inode
- * in lgrun's view, ENOSPC past max_bytes, or why the link failed.
+ * in lgrun's view, ENOSPC past max_bytes, EDQUOT at the free-space floor,
+ * EOVERFLOW past max_total (lg_quarantine_limits), or why the link failed.
  */
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who);

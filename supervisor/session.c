@@ -109,8 +109,16 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		s->quarantine = lg_quarantine_new(info->state_dir, info->id,
 						  cfg->quarantine_max_bytes,
 						  cfg->quarantine_folders);
-	if (s->quarantine)
+	if (s->quarantine) {
+		struct lg_quarantine_limits lim = {
+			cfg->quarantine_min_free,
+			cfg->quarantine_min_free_fraction,
+			cfg->quarantine_max_total
+		};
+
 		lg_quarantine_set_start(s->quarantine, info->start_real_ns);
+		lg_quarantine_set_limits(s->quarantine, &lim);
+	}
 	if (!s->guard || !s->content ||
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);

@@ -371,7 +371,13 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 	snprintf(msg, sizeof(msg),
 		 "%s of %s could not be kept in the quarantine (%s)%s",
 		 lg_op_name(ev->op), ev->target,
-		 r == -ENOSPC ? "quarantine.max_bytes reached" : strerror(-r),
+		 r == -ENOSPC ?
+			 "quarantine.max_bytes reached" :
+		 r == -EDQUOT ?
+			 "its filesystem is at quarantine.min_free" :
+		 r == -EOVERFLOW ?
+			 "all sessions together hold quarantine.max_total" :
+			 strerror(-r),
 		 s->cfg->quarantine_deny ? ": refused (on_full = deny)" :
 					   ": let through (on_full = allow)");
 	/* said a few times; the rest are counted in the end record */
