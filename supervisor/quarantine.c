@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -28,6 +29,7 @@ struct root {
 	uint64_t mnt_id;
 	char path[PATH_MAX];
 	int err; /* it could not be made: -errno, said once */
+	int fd; /* the session's folder there, checked (trusted_at), or -1 */
 	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
 	unsigned bucket;
 	/* its filesystem's space: read at most every SPACE_MS */
@@ -121,8 +123,10 @@ void lg_quarantine_free(struct lg_quarantine *q)
 		return;
 	lg_closep(&q->index_fd);
 	lg_closep(&q->last_dir_fd);
-	for (size_t i = 0; i < q->nroots; i++)
+	for (size_t i = 0; i < q->nroots; i++) {
 		lg_closep(&q->roots[i].bucket_fd);
+		lg_closep(&q->roots[i].fd);
+	}
 	for (size_t i = 0; i < q->nfolders; i++)
 		free(q->folders[i]);
 	free(q);
@@ -230,13 +234,65 @@ static int mkdir_0700(const char *path)
 }
 
 /*
+ * A folder lgrun may keep files in: a directory, not a symlink, owned by
+ * root or by lgrun's user, writable by no one else (another local user
+ * could otherwise swap what it holds before a restore). Checked on the
+ * folder opened without following a symlink; *fd is that folder. 0, or
+ * -EPERM with why (or another -errno).
+ */
+static int trusted_at(int at, const char *name, const char *shown, int *fd,
+		      char *why, size_t size)
+{
+	struct stat st;
+	int d = openat(at, name,
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (d < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			snprintf(why, size,
+				 "%s is not a directory (a symlink?)", shown);
+		return errno == ELOOP ? -EPERM : -errno;
+	}
+	if (fstat(d, &st) < 0) {
+		close(d);
+		return -errno;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+		snprintf(
+			why, size,
+			"%s is owned by uid %u with mode %04o (it must be root's or lgrun's own, writable by no one else)",
+			shown, (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		close(d);
+		return -EPERM;
+	}
+	lg_closep(fd);
+	*fd = d;
+	return 0;
+}
+
+static int trusted(const char *path, int *fd, char *why, size_t size)
+{
+	return trusted_at(AT_FDCWD, path, path, fd, why, size);
+}
+
+/* <top>/<session>, made 0700 from top's fd (r->fd), then r->fd. */
+static int session_folder(struct lg_quarantine *q, struct root *r, char *why,
+			  size_t size)
+{
+	if (mkdirat(r->fd, q->session, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return trusted_at(r->fd, q->session, r->path, &r->fd, why, size);
+}
+
+/*
  * This session's folder on the mount that holds path: under the state dir
  * when it is that mount, else .lgrun-quarantine at the mount's top.
  */
 static struct root *find_root(struct lg_quarantine *q, const char *path,
 			      char *dir, size_t dirsize)
 {
-	char top[PATH_MAX];
+	char top[PATH_MAX], why[PATH_MAX + 100] = "";
 	uint64_t mnt;
 	struct root *r;
 	int e;
@@ -256,6 +312,7 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 	r = &q->roots[q->nroots++];
 	r->mnt_id = mnt;
 	r->bucket_fd = -1;
+	r->fd = -1;
 	if (configured(q, mnt, top, sizeof(top))) {
 		e = mkdir_0700(top); /* its parent is the user's to make */
 	} else if (mount_of(q->state_dir) == mnt) {
@@ -276,9 +333,14 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 			     q->session) >= sizeof(r->path))
 		e = e ? e : -ENAMETOOLONG;
 	if (!e)
-		e = mkdir_0700(r->path);
+		e = trusted(top, &r->fd, why, sizeof(why));
+	if (!e)
+		e = session_folder(q, r, why, sizeof(why));
 	r->err = e;
-	if (e)
+	if (e && why[0])
+		lg_warn("quarantine: %s: refused; what is removed on the mount of %s is not kept (a copy goes to the state dir)",
+			why, dir[0] ? dir : "/");
+	else if (e)
 		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
 			dir[0] ? dir : "/", strerror(-e));
 	return r;
@@ -562,10 +624,16 @@ static int place(struct lg_quarantine *q, const char *path, struct spot *sp,
 	if (afresh)
 		lg_closep(&q->last_dir_fd);
 	if (afresh || r->bucket_fd < 0 || r->bucket != n / 1024) {
+		char name[16];
+
 		lg_closep(&r->bucket_fd);
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		snprintf(name, sizeof(name), "%u", n / 1024);
+		/* from the checked folder's fd: never through a swapped path */
+		if (mkdirat(r->fd, name, 0700) < 0 && errno != EEXIST)
 			return -errno;
-		r->bucket_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		r->bucket_fd =
+			openat(r->fd, name,
+			       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (r->bucket_fd < 0)
 			return -errno;
 		r->bucket = n / 1024;
@@ -699,6 +767,10 @@ static int clone_or_copy(int in, int out, uint64_t size)
 		ssize_t n = copy_file_range(in, NULL, out, NULL,
 					    (size_t)(size - done), 0);
 
+		/* across filesystems (the state dir's folder): sendfile */
+		if (n < 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
+			      errno == EINVAL || errno == ENOSYS))
+			n = sendfile(out, in, NULL, (size_t)(size - done));
 		if (n < 0)
 			return -errno;
 		if (n == 0)
@@ -737,6 +809,16 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -ENOSPC;
 	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
 		e = place(q, path, &sp, afresh);
+		if (e) {
+			/*
+			 * No folder of ours on its mount (refused, read-only,
+			 * none can be made): a copy can go to the state dir's.
+			 */
+			char alt[PATH_MAX + 32];
+
+			snprintf(alt, sizeof(alt), "%s/-", q->state_dir);
+			e = place(q, alt, &sp, afresh);
+		}
 		if (!e && !afresh)
 			e = room(q, q->last_root, st.stx_size);
 		if (e)

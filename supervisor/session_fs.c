@@ -375,6 +375,8 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 			 "quarantine.max_bytes reached" :
 		 r == -EDQUOT ?
 			 "its filesystem is at quarantine.min_free" :
+		 r == -EPERM ?
+			 "the quarantine folder on its mount is refused" :
 		 r == -EOVERFLOW ?
 			 "all sessions together hold quarantine.max_total" :
 			 strerror(-r),
