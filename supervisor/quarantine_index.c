@@ -24,66 +24,166 @@ static bool under(const char *path, const char *top)
 	       (path[n] == '/' || path[n] == '\0' || n == 1);
 }
 
-/* The index's entries wanted: by path (or all), since a time. */
-int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
-	     long long since_ns)
+/* Standard base64 (RFC 4648) decoded into a new string; NULL if invalid. */
+static char *unb64(const char *s)
 {
-	LG_AUTOFCLOSE FILE *f = fopen(file, "re");
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(n / 4 * 3 + 1);
+	unsigned v = 0;
+	int bits = 0;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"abcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *p = s[i] ? strchr(a, s[i]) : NULL;
+
+		if (!p) {
+			free(out);
+			return NULL;
+		}
+		v = (v << 6) | (unsigned)(p - a);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (char)((v >> bits) & 0xff);
+		}
+	}
+	out[o] = '\0';
+	if (strlen(out) != o) { /* a NUL inside: no path has one */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* key's string, its exact bytes from key_b64 when the writer added one. */
+static char *str_of(json_t *o, const char *key)
+{
+	char k64[64];
+	const char *b = NULL, *v = json_string_value(json_object_get(o, key));
+
+	snprintf(k64, sizeof(k64), "%s_b64", key);
+	b = json_string_value(json_object_get(o, k64));
+	if (b)
+		return unb64(b);
+	return v ? strdup(v) : NULL;
+}
+
+static long long int_of(json_t *o, const char *key, unsigned *have,
+			unsigned bit)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		*have |= bit;
+	return json_integer_value(v);
+}
+
+/* One line into r (when wanted); 1 when it was not wanted or not valid. */
+static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
+		    long long since_ns)
+{
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	const char *op = json_string_value(json_object_get(o, "op"));
+	long long n = json_integer_value(json_object_get(o, "n"));
+	long long t = json_integer_value(json_object_get(o, "time_ns"));
+	long long start = json_integer_value(json_object_get(o, "start_ns"));
+	char *path, *kept;
+	struct lgq_entry *e;
+	bool want = npaths == 0;
+
+	if (n > r->max_n)
+		r->max_n = n;
+	if (t > r->newest_ns)
+		r->newest_ns = t;
+	if (start > 0 && !r->start_ns)
+		r->start_ns = start;
+	path = str_of(o, "path");
+	kept = str_of(o, "kept");
+	for (size_t i = 0; i < npaths && !want; i++)
+		want = under(path ? path : "", paths[i]);
+	if (!kind || !path || path[0] != '/' ||
+	    (strcmp(kind, "dir") && !kept) || !want || t < since_ns) {
+		free(path);
+		free(kept);
+		return 1;
+	}
+	e = realloc(r->e, (r->n + 1) * sizeof(*e));
+	if (!e) {
+		free(path);
+		free(kept);
+		return -ENOMEM;
+	}
+	r->e = e;
+	e = &r->e[r->n++];
+	memset(e, 0, sizeof(*e));
+	e->n = n;
+	e->time_ns = t;
+	e->atime_ns = json_integer_value(json_object_get(o, "atime_ns"));
+	e->mtime_ns = json_integer_value(json_object_get(o, "mtime_ns"));
+	e->size = json_integer_value(json_object_get(o, "size"));
+	e->ino = json_integer_value(json_object_get(o, "ino"));
+	e->ctime_ns = int_of(o, "ctime_ns", &e->have, LGQ_HAVE_CTIME);
+	e->dev = int_of(o, "dev", &e->have, LGQ_HAVE_DEV);
+	{
+		unsigned k = 0;
+
+		e->kept_ino = int_of(o, "kept_ino", &k, 1);
+		e->kept_size = int_of(o, "kept_size", &k, 2);
+		e->kept_ctime_ns = int_of(o, "kept_ctime_ns", &k, 4);
+		if (k == 7)
+			e->have |= LGQ_HAVE_KEPT;
+	}
+	e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
+	e->uid = (unsigned)json_integer_value(json_object_get(o, "uid"));
+	e->gid = (unsigned)json_integer_value(json_object_get(o, "gid"));
+	snprintf(e->op, sizeof(e->op), "%s", op ? op : "");
+	e->dir = strcmp(kind, "dir") == 0;
+	e->path = path;
+	e->kept = kept;
+	e->xattrs = json_incref(json_object_get(o, "xattrs"));
+	return 0;
+}
+
+/* The index's entries wanted: by path (or all), since a time. */
+int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
+		long long since_ns)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	LG_AUTOFCLOSE FILE *f = NULL;
 	char line[3 * PATH_MAX];
 
-	if (!f)
+	if (dfd < 0)
 		return -errno;
+	f = fdopen(dfd, "re");
+	if (!f) {
+		close(dfd);
+		return -errno;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		json_t *o = json_loads(line, 0, NULL);
-		const char *kind, *path, *kept;
-		struct lgq_entry *e;
-		bool want = npaths == 0;
+		int e;
 
 		if (!o)
 			continue; /* a line cut by a crash: skipped */
-		kind = json_string_value(json_object_get(o, "kind"));
-		path = json_string_value(json_object_get(o, "path"));
-		kept = json_string_value(json_object_get(o, "kept"));
-		for (size_t i = 0; i < npaths && !want; i++)
-			want = under(path ? path : "", paths[i]);
-		if (!kind || !path || path[0] != '/' ||
-		    (strcmp(kind, "dir") && !kept) || !want ||
-		    json_integer_value(json_object_get(o, "time_ns")) <
-			    since_ns) {
-			json_decref(o);
-			continue;
-		}
-		e = realloc(r->e, (r->n + 1) * sizeof(*e));
-		if (!e) {
-			json_decref(o);
-			return -ENOMEM;
-		}
-		r->e = e;
-		e = &r->e[r->n++];
-		memset(e, 0, sizeof(*e));
-		e->n = json_integer_value(json_object_get(o, "n"));
-		e->time_ns = json_integer_value(json_object_get(o, "time_ns"));
-		e->atime_ns =
-			json_integer_value(json_object_get(o, "atime_ns"));
-		e->mtime_ns =
-			json_integer_value(json_object_get(o, "mtime_ns"));
-		e->size = json_integer_value(json_object_get(o, "size"));
-		e->ino = json_integer_value(json_object_get(o, "ino"));
-		e->mode = (unsigned)json_integer_value(
-			json_object_get(o, "mode"));
-		e->uid =
-			(unsigned)json_integer_value(json_object_get(o, "uid"));
-		e->gid =
-			(unsigned)json_integer_value(json_object_get(o, "gid"));
-		e->dir = strcmp(kind, "dir") == 0;
-		e->path = strdup(path);
-		e->kept = kept ? strdup(kept) : NULL;
-		e->xattrs = json_incref(json_object_get(o, "xattrs"));
+		e = add_line(r, o, paths, npaths, since_ns);
 		json_decref(o);
-		if (!e->path || (kept && !e->kept))
-			return -ENOMEM;
+		if (e < 0)
+			return e;
 	}
 	return 0;
+}
+
+int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
+	     long long since_ns)
+{
+	LG_AUTOCLOSE int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return lgq_load_fd(r, fd, paths, npaths, since_ns);
 }
 
 void lgq_free(struct lgq_index *x)
@@ -95,8 +195,7 @@ void lgq_free(struct lgq_index *x)
 		json_decref(x->e[i].xattrs);
 	}
 	free(x->e);
-	x->e = NULL;
-	x->n = 0;
+	memset(x, 0, sizeof(*x));
 }
 
 static int held_of(const char *dir, const char *id, struct lgq_held *h)

@@ -11,12 +11,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Fields of a line that older indexes lack (lgq_entry.have). */
+enum {
+	LGQ_HAVE_CTIME = 1 << 0,
+	LGQ_HAVE_DEV = 1 << 1,
+	LGQ_HAVE_KEPT = 1 << 2, /* kept_ino, kept_size and kept_ctime_ns */
+};
+
 /* One line of a session's quarantine index. */
 struct lgq_entry {
-	long long n, time_ns, atime_ns, mtime_ns, size;
-	long long ino; /* the kept inode's number where it was (0: unknown) */
+	long long n, time_ns, atime_ns, mtime_ns, ctime_ns, size;
+	long long ino; /* the original's inode number (0: unknown) */
+	long long dev; /* its st_dev (makedev), when LGQ_HAVE_DEV */
+	/* the kept file right after it was made, when LGQ_HAVE_KEPT */
+	long long kept_ino, kept_size, kept_ctime_ns;
+	unsigned have;
 	bool dir;
 	unsigned mode, uid, gid;
+	char op[16]; /* unlink, rmdir, rename, truncate, open_trunc, ... */
+	/* path: the exact bytes (from path_b64 when the name is not UTF-8) */
 	char *path, *kept, *dest;
 	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
 	bool made; /* a directory this restore created */
@@ -24,6 +37,9 @@ struct lgq_entry {
 struct lgq_index {
 	struct lgq_entry *e;
 	size_t n;
+	long long max_n; /* the highest n of every line, wanted or not */
+	long long start_ns; /* the session's start, when a line says (else 0) */
+	long long newest_ns; /* the newest time_ns of every line */
 };
 
 /*
@@ -32,6 +48,9 @@ struct lgq_index {
  */
 int lgq_load(struct lgq_index *x, const char *file, char **paths, size_t npaths,
 	     long long since_ns);
+/* The same from an open index (fd stays open and is not moved). */
+int lgq_load_fd(struct lgq_index *x, int fd, char **paths, size_t npaths,
+		long long since_ns);
 void lgq_free(struct lgq_index *x);
 
 /* What one session's index says it holds. */

@@ -117,13 +117,18 @@ sleep 0.05
 run_lg --session undo10 --config "$T/otrunc.ini" -- bash -c 'truncate -s 0 "$0"; echo replaced >"$1"' "$T/tr1" "$T/tr2"
 assert_rc 0 "$RC" "a truncation and an O_TRUNC open"
 [ ! -s "$T/tr1" ] && [ "$(cat "$T/tr2")" = replaced ] || fail "the session's truncations did not happen"
-"$LGCTL" --state-dir "$STATE" restore undo10 >"$T/out"
-assert_rc 1 "$?" "restoring over the truncated files (conflicts)"
-[ ! -s "$T/tr1" ] && [ "$(cat "$T/tr2")" = replaced ] || fail "a conflict was overwritten"
-"$LGCTL" --state-dir "$STATE" restore undo10 --to "$T/old-content" >"$T/out" || fail "--to: $(cat "$T/out")"
-cmp -s "$T/tr1.orig" "$T/old-content$T/tr1" || fail "the truncated content was not kept"
-[ "$(getx "$T/old-content$T/tr1")" = truncated ] || fail "the truncated file's xattr: $(getx "$T/old-content$T/tr1")"
-[ "$(cat "$T/old-content$T/tr2")" = "keep me" ] || fail "the O_TRUNC open's old content was not kept"
+# In place: the session's versions (the inodes it truncated and rewrote,
+# unchanged since) are set aside into the quarantine, the originals go back.
+"$LGCTL" --state-dir "$STATE" restore undo10 >"$T/out" || fail "restore in place: $(cat "$T/out")"
+cmp -s "$T/tr1.orig" "$T/tr1" || fail "the truncated content was not restored: $(cat "$T/out")"
+[ "$(getx "$T/tr1")" = truncated ] || fail "the truncated file's xattr: $(getx "$T/tr1")"
+[ "$(cat "$T/tr2")" = "keep me" ] || fail "the O_TRUNC open's old content was not restored"
+grep -q "^set aside $T/tr1: the session's version (0 bytes)" "$T/out" &&
+	grep -q "^set aside $T/tr2: the session's version (9 bytes)" "$T/out" || fail "the set-asides are not named: $(cat "$T/out")"
+# the session's versions are entries in turn
+"$LGCTL" --state-dir "$STATE" restore undo10 --newest --to "$T/session-versions" >"$T/out" || fail "--newest --to: $(cat "$T/out")"
+[ -e "$T/session-versions$T/tr1" ] && [ ! -s "$T/session-versions$T/tr1" ] && [ "$(cat "$T/session-versions$T/tr2")" = replaced ] ||
+	fail "the session's versions: $(cat "$T/out")"
 
 # 5. The tree cannot reach the quarantine.
 run_lg --session undo3 -- bash -c 'rm -rf "$0"/quarantine; rm -f "$0"/quarantine/undo1.jsonl; exit 0' "$STATE" 2>/dev/null
