@@ -269,6 +269,39 @@ size_t lgq_sessions(const char *dir, struct lgq_held **out)
 	return n;
 }
 
+/*
+ * kept is <top>/<id>/<bucket>/<n>, no "." or ".." anywhere: what lgrun
+ * makes. A line the session's user forged can name any file; gc, often run
+ * as root, removes only names of this shape.
+ */
+static bool own_kept(const char *kept, const char *id)
+{
+	const char *p[3], *e = kept + strlen(kept);
+	size_t len = strlen(id);
+
+	if (kept[0] != '/' || strstr(kept, "/./") || strstr(kept, "/../") ||
+	    strstr(kept, "//") || (e - kept >= 2 && strcmp(e - 2, "/.") == 0) ||
+	    (e - kept >= 3 && strcmp(e - 3, "/..") == 0))
+		return false;
+	for (int k = 0; k < 3; k++) {
+		while (e > kept && e[-1] != '/')
+			e--;
+		if (e <= kept)
+			return false;
+		p[k] = e;
+		e--;
+	}
+	if ((size_t)(p[1] - p[2] - 1) != len || memcmp(p[2], id, len))
+		return false;
+	for (const char *c = p[1]; c < p[0] - 1; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	for (const char *c = p[0]; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return p[0][0] && p[1] < p[0] - 1;
+}
+
 int lgq_drop(const char *dir, const char *id, uint64_t *freed)
 {
 	struct lgq_index r = { 0 };
@@ -282,8 +315,8 @@ int lgq_drop(const char *dir, const char *id, uint64_t *freed)
 		struct stat st;
 		char *slash;
 
-		if (!r.e[i].kept)
-			continue;
+		if (!r.e[i].kept || !own_kept(r.e[i].kept, id))
+			continue; /* not this session's: a forged line */
 		if (freed && lstat(r.e[i].kept, &st) == 0 && st.st_nlink == 1)
 			*freed += (uint64_t)st.st_size;
 		unlink(r.e[i].kept);

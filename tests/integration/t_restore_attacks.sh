@@ -89,6 +89,9 @@ grep -q "^refused   $T/nd/loot: its kept file $T/rootonly/s is not in a quaranti
 [ "$(stat -c '%a %u' "$T/nd/suid")" = "644 $NU" ] || fail "the index set a mode or owner: $(stat -c '%a %u' "$T/nd/suid")"
 [ ! -e "$T/rootdir/planted" ] || fail "restore wrote into root's folder as root"
 grep -q "^failed    $T/rootdir/planted: Permission denied" "$T/out" || fail "not said: $(cat "$T/out")"
+# ... and gc (often run as root) removes no file a forged line names
+"$LGCTL" --state-dir "$NST" quarantine gc --force forge >"$T/out" || fail "gc of the forged index: $(cat "$T/out")"
+[ "$(cat "$T/rootonly/s")" = "root secret" ] || fail "gc removed a file a forged line named"
 
 # 5. A quarantine folder another user planted (0777) and then swapped.
 mkdir -p "$T/shm"

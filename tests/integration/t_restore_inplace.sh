@@ -15,6 +15,7 @@ head -c 3000 /dev/urandom >"$D/trunc.bin"
 printf 'line one\nline two\n' >"$D/otrunc.txt"
 printf 'alpha\nbeta\n' >"$D/sedi.txt"
 printf 'mine\n' >"$D/later.txt"
+printf 'not utf-8\n' >"$D/$(printf 'n\377me')"
 chown "$NU:$NG" "$D"/*
 chmod 640 "$D/trunc.bin"
 chmod 604 "$D/otrunc.txt"
@@ -29,7 +30,8 @@ run_lg --session ip1 --config "$T/keep.ini" -- bash -c '
 	truncate -s 10 "$0/trunc.bin"
 	echo overwritten >"$0/otrunc.txt"
 	sed -i s/beta/gamma/ "$0/sedi.txt"
-	echo session >"$0/later.txt"' "$D"
+	echo session >"$0/later.txt"
+	rm "$0"/n*me' "$D"
 assert_rc 0 "$RC" "a session that truncates, overwrites and replaces"
 [ "$(cat "$D/otrunc.txt")" = overwritten ] && grep -q gamma "$D/sedi.txt" || fail "the session's changes did not happen"
 cp "$D/otrunc.txt" "$T/otrunc.session"
@@ -59,7 +61,7 @@ grep -q "^restored  $D/otrunc.txt (18 bytes)" "$T/out" || fail "the bytes writte
 # 3. A path changed after the session is a conflict, left as it is.
 grep -q "^conflict  $D/later.txt exists" "$T/out" || fail "no conflict: $(cat "$T/out")"
 [ "$(cat "$D/later.txt")" = "after the session" ] || fail "a conflict was overwritten"
-grep -q "3 file(s) restored, 1 conflict(s), 0 missing, 0 failed; 3 set aside" "$T/out" || fail "summary: $(cat "$T/out")"
+grep -q "4 file(s) restored, 1 conflict(s), 0 missing, 0 failed; 3 set aside" "$T/out" || fail "summary: $(cat "$T/out")"
 grep '"event":"restore"' "$STATE/audit.jsonl" | grep -q '"set_aside":3' || fail "the restore record does not count the set-asides"
 
 # 4. The session's versions are in the index: restorable, as any entry.
@@ -69,7 +71,10 @@ grep -c '"op":"set_aside"' "$STATE/quarantine/ip1.jsonl" | grep -qx 3 || fail "t
 cmp -s "$T/otrunc.session" "$T/sv$D/otrunc.txt" && cmp -s "$T/sedi.session" "$T/sv$D/sedi.txt" ||
 	fail "the set-aside versions: $(cat "$T/out2")"
 
-# 5. Again: what was put back is there, nothing is done twice.
+# 5. A name that is not UTF-8 comes back byte for byte.
+[ "$(cat "$D/$(printf 'n\377me')")" = "not utf-8" ] || fail "the non-UTF-8 name: $(ls "$D" | od -c | head -3)"
+
+# 6. Again: what was put back is there, nothing is done twice.
 "$LGCTL" --state-dir "$STATE" restore ip1 "$D/trunc.bin" >"$T/out3" || fail "again: $(cat "$T/out3")"
 grep -q "^earlier   $D/trunc.bin" "$T/out3" || fail "again: $(cat "$T/out3")"
 cmp -s "$T/orig/trunc.bin" "$D/trunc.bin" || fail "a second restore changed trunc.bin"
