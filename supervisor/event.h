@@ -114,6 +114,16 @@ struct lg_event {
 	const char *exe; /* program basename, may be NULL */
 	const char *target; /* absolute path or tool-level target */
 	struct lg_target_id id; /* LG_EV_DESTRUCTIVE on a file */
+	/*
+	 * LG_EV_DESTRUCTIVE from seccomp, when at: the directory holding the
+	 * target as the tree sees it (O_PATH, open while the event is fed)
+	 * and the target's name in it: what the quarantine keeps from when
+	 * target does not name it in lgrun's view (another mount namespace,
+	 * a bind mount, a path past PATH_MAX).
+	 */
+	bool at;
+	int at_dirfd;
+	const char *at_name;
 	/* LG_EV_OP_RESULT */
 	int result; /* 0: success, else the errno */
 	/* LG_EV_TOOL_DONE */

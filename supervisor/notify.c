@@ -440,7 +440,8 @@ static void stat_where(const struct lg_where *w, bool follow,
  * not be read (the caller then denies: a read that fails never allows).
  */
 static int gather(const struct seccomp_notif *req, struct attempt *a,
-		  char *path, size_t size, struct lg_facts *f)
+		  char *path, size_t size, struct lg_facts *f,
+		  struct lg_where *wout)
 {
 	pid_t pid = (pid_t)req->pid;
 	struct lg_where w;
@@ -490,7 +491,7 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	stat_where(&w, a->follow, f);
 	if (a->op == LG_OP_RMDIR && f->exists)
 		f->nonempty_dir = dir_nonempty(&w);
-	lg_where_done(&w);
+	*wout = w; /* the caller's, until the session has kept what it needs */
 	return 0;
 }
 
@@ -646,6 +647,7 @@ static int answer_rename(struct lg_notifier *n, struct lg_session *s,
 
 int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 {
+	LG_WHERE_AUTO struct lg_where w = { .dirfd = -1 };
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
 	struct attempt a;
@@ -666,7 +668,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	 * block (see busy_since), and the main thread must stay free.
 	 */
 	busy(n, &a);
-	r = gather(n->req, &a, path, sizeof(path), &f);
+	r = gather(n->req, &a, path, sizeof(path), &f, &w);
 	atomic_store(&n->busy_since, 0);
 	if (!still_valid(n, n->req->id))
 		return 0; /* the target is gone, or it was answered for */
@@ -689,7 +691,10 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 				       .op = a.op,
 				       .pid = (pid_t)n->req->pid,
 				       .target = path,
-				       .facts = &f };
+				       .facts = &f,
+				       .at = w.dirfd >= 0,
+				       .at_dirfd = w.dirfd,
+				       .at_name = w.last };
 
 		err = lg_session_feed(s, &ev, NULL);
 	}

@@ -289,13 +289,13 @@ static int session_folder(struct lg_quarantine *q, struct root *r, char *why,
  * This session's folder on the mount that holds path: under the state dir
  * when it is that mount, else .lgrun-quarantine at the mount's top.
  */
+static struct root *root_of_mount(struct lg_quarantine *q, uint64_t mnt,
+				  const char *dir);
+
 static struct root *find_root(struct lg_quarantine *q, const char *path,
 			      char *dir, size_t dirsize)
 {
-	char top[PATH_MAX], why[PATH_MAX + 100] = "";
 	uint64_t mnt;
-	struct root *r;
-	int e;
 
 	snprintf(dir, dirsize, "%s", path);
 	*strrchr(dir, '/') = '\0';
@@ -304,6 +304,17 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 	mnt = mount_of(dir[0] ? dir : "/");
 	if (!mnt)
 		return NULL;
+	return root_of_mount(q, mnt, dir);
+}
+
+/* This session's folder on mount mnt (dir: a directory there, for words). */
+static struct root *root_of_mount(struct lg_quarantine *q, uint64_t mnt,
+				  const char *dir)
+{
+	char top[PATH_MAX], why[PATH_MAX + 100] = "";
+	struct root *r;
+	int e;
+
 	for (size_t i = 0; i < q->nroots; i++)
 		if (q->roots[i].mnt_id == mnt)
 			return &q->roots[i];
@@ -338,7 +349,7 @@ static struct root *find_root(struct lg_quarantine *q, const char *path,
 		e = session_folder(q, r, why, sizeof(why));
 	r->err = e;
 	if (e && why[0])
-		lg_warn("quarantine: %s: refused; what is removed on the mount of %s is not kept (a copy goes to the state dir)",
+		lg_warn("quarantine: %s: refused; what is removed or changed on the mount of %s is copied to the state dir's folder instead (up to max_copy)",
 			why, dir[0] ? dir : "/");
 	else if (e)
 		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
@@ -609,10 +620,18 @@ struct spot {
  * first entry comes, and kept open; afresh reopens it and forgets the
  * last directory's descriptor (a retry after a failure).
  */
+static int place_in(struct lg_quarantine *q, struct root *r, struct spot *sp,
+		    bool afresh);
+
 static int place(struct lg_quarantine *q, const char *path, struct spot *sp,
 		 bool afresh)
 {
-	struct root *r = root_for(q, path);
+	return place_in(q, root_for(q, path), sp, afresh);
+}
+
+static int place_in(struct lg_quarantine *q, struct root *r, struct spot *sp,
+		    bool afresh)
+{
 	unsigned n = q->seq + 1;
 	char dir[PATH_MAX + 16];
 
@@ -708,8 +727,74 @@ static int link_to(struct lg_quarantine *q, const char *path,
 	return 0;
 }
 
+/*
+ * The target linked from its directory as the tree sees it: a path past
+ * PATH_MAX, or one lgrun's view does not reach, on a mount lgrun has too.
+ */
+static int link_at(struct lg_quarantine *q, const struct lg_quarantine_who *who,
+		   struct spot *sp, struct statx *st)
+{
+	char top[PATH_MAX];
+	struct statx d;
+	struct root *r;
+	int e;
+
+	/* a mount of the tree's own namespace is none of lgrun's */
+	if (statx(who->at_dirfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &d) < 0 ||
+	    !(d.stx_mask & STATX_MNT_ID) ||
+	    mount_top(d.stx_mnt_id, top, sizeof(top)) < 0)
+		return -EXDEV;
+	r = root_of_mount(q, d.stx_mnt_id, "(a directory of the tree)");
+	if (!r)
+		return -EXDEV;
+	q->last_root = r;
+	q->last_dir[0] = '\0';
+	lg_closep(&q->last_dir_fd);
+	e = place_in(q, r, sp, false);
+	if (e)
+		return e;
+	if (linkat(who->at_dirfd, who->at_name, sp->dirfd, sp->name, 0) < 0)
+		return -errno;
+	if (statx(sp->dirfd, sp->name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+		  st) == 0 &&
+	    same_inode(st, who))
+		return 0;
+	unlinkat(sp->dirfd, sp->name, 0);
+	return -ESTALE;
+}
+
+/* A failure a copy from the tree's view can still make up for. */
+static bool copy_instead(int e)
+{
+	return e != -ENOSPC && e != -EDQUOT && e != -EOVERFLOW && e != -EIO &&
+	       e != -EFBIG && e != -EINVAL;
+}
+
+static int link_by_path(struct lg_quarantine *q, const char *path,
+			const struct lg_quarantine_who *who);
+
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who)
+{
+	int e = link_by_path(q, path, who);
+
+	/*
+	 * Not reachable as a link (another mount namespace, a bind mount, a
+	 * refused folder, a path past PATH_MAX): a link from the tree's own
+	 * view, else a copy of it, bounded like a truncation's.
+	 */
+	if (e && who->at_dirfd >= 0 && copy_instead(e)) {
+		int c = lg_quarantine_copy(q, path, who, q->lim.max_copy);
+
+		/* too large to copy (or no copies): why no link was made */
+		if (c != -EFBIG)
+			e = c;
+	}
+	return e;
+}
+
+static int link_by_path(struct lg_quarantine *q, const char *path,
+			const struct lg_quarantine_who *who)
 {
 	struct spot sp;
 	struct statx st;
@@ -726,6 +811,14 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 	 */
 	for (int by_path = 0; by_path < 2; by_path++) {
 		e = place(q, path, &sp, by_path);
+		if (e && who->at_dirfd >= 0 && copy_instead(e)) {
+			int l = link_at(q, who, &sp, &st);
+
+			if (!l)
+				break; /* linked from the tree's view */
+			if (l != -EXDEV)
+				e = l; /* else: why lgrun's own view failed */
+		}
 		if (e)
 			return e;
 		e = link_to(q, path, &sp, by_path);
@@ -791,12 +884,23 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 
 	if (path[0] != '/')
 		return -EINVAL;
-	/* a regular file only: opening a device or a fifo is not harmless */
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &st) < 0)
+	/*
+	 * From the tree's view when the edge gave it (its mount namespace,
+	 * a path past PATH_MAX), else by the path in lgrun's. A regular file
+	 * only: opening a device or a fifo is not harmless.
+	 */
+	if (who->at_dirfd >= 0 ?
+		    statx(who->at_dirfd, who->at_name, AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE, &st) < 0 :
+		    statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+			  &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.stx_mode))
 		return -ESTALE;
-	in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	in = who->at_dirfd >= 0 ?
+		     openat(who->at_dirfd, who->at_name,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) :
+		     open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)
 		return -errno;
 	if (statx(in, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &st) < 0)

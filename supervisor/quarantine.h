@@ -45,6 +45,7 @@ void lg_quarantine_free(struct lg_quarantine *q);
  * state dir hold together (0: no bound; past it: -EOVERFLOW).
  */
 struct lg_quarantine_limits {
+	uint64_t max_copy; /* a removal that cannot be linked: a copy */
 	uint64_t min_free;
 	double min_free_fraction;
 	uint64_t max_total;
@@ -62,6 +63,12 @@ struct lg_quarantine_who {
 	const char *exe;
 	const char *audit_id; /* the session's audit record about it */
 	uint64_t dev, ino; /* the inode the tree's view showed (makedev) */
+	/*
+	 * The target in the tree's view: its directory (O_PATH) and name, or
+	 * at_dirfd -1. Used when the path does not reach it in lgrun's view.
+	 */
+	int at_dirfd;
+	const char *at_name;
 };
 
 /*

@@ -111,7 +111,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 						  cfg->quarantine_folders);
 	if (s->quarantine) {
 		struct lg_quarantine_limits lim = {
-			cfg->quarantine_min_free,
+			cfg->quarantine_max_copy, cfg->quarantine_min_free,
 			cfg->quarantine_min_free_fraction,
 			cfg->quarantine_max_total
 		};

@@ -287,6 +287,7 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 
 		over.op = LG_OP_RENAME;
 		over.target = dst;
+		over.at = false;
 		err = keep(s, &over, &d);
 		if (err)
 			return err;
@@ -346,7 +347,14 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 {
 	char exe[64] = "", msg[LG_SUMMARY_MAX];
 	struct lg_quarantine_who who = {
-		.op = ev->op, .pid = ev->pid, .dev = f->dev, .ino = f->ino
+		.op = ev->op,
+		.pid = ev->pid,
+		.dev = f->dev,
+		.ino = f->ino,
+		.at_dirfd = ev->at && ev->at_name && ev->at_name[0] ?
+				    ev->at_dirfd :
+				    -1,
+		.at_name = ev->at ? ev->at_name : NULL,
 	};
 	int r;
 
@@ -356,7 +364,7 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 	exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
 	who.exe = exe;
 	if (!s->kept_audit_id[0])
-		sess_audit_quarantine(s);
+		sess_reserve_quarantine_id(s);
 	who.audit_id = s->kept_audit_id;
 	if (ev->op == LG_OP_RMDIR)
 		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
@@ -366,8 +374,13 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 				       s->cfg->quarantine_max_copy);
 	else
 		r = lg_quarantine_link(s->quarantine, ev->target, &who);
-	if (!r)
+	if (!r) {
+		if (!s->kept_audited) {
+			s->kept_audited = true;
+			sess_audit_quarantine(s);
+		}
 		return 0;
+	}
 	snprintf(msg, sizeof(msg),
 		 "%s of %s could not be kept in the quarantine (%s)%s",
 		 lg_op_name(ev->op), ev->target,

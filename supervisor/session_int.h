@@ -109,6 +109,8 @@ struct lg_session {
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
 	char kept_audit_id[256]; /* the record that says the quarantine holds */
+	unsigned kept_audit_n; /* its number, reserved at the first try */
+	bool kept_audited; /* written: something is kept */
 	unsigned audit_seq; /* the session's audit records so far */
 	struct lg_record *rec; /* [record] events, or NULL */
 	uint64_t feed_now; /* the time of the feed under way (recorded) */
@@ -186,6 +188,7 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
 /* Before the first entry: the record the quarantine's entries name. */
+void sess_reserve_quarantine_id(struct lg_session *s);
 void sess_audit_quarantine(struct lg_session *s);
 
 void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,

@@ -91,16 +91,30 @@ void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
 }
+/*
+ * The quarantine's record gets its id when the first entry is tried (the
+ * entries name it), and is written once one is really kept: it never says
+ * "kept" of a session that kept nothing.
+ */
+void sess_reserve_quarantine_id(struct lg_session *s)
+{
+	s->kept_audit_n =
+		__atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED);
+	snprintf(s->kept_audit_id, sizeof(s->kept_audit_id), "%s#%u",
+		 s->info.id, s->kept_audit_n);
+}
 void sess_audit_quarantine(struct lg_session *s)
 {
 	struct lg_json j = { 0 };
-	char sum[LG_SUMMARY_MAX];
+	char sum[LG_SUMMARY_MAX], n[16];
 
-	json_head_id(s, &j, "quarantine", s->kept_audit_id,
-		     sizeof(s->kept_audit_id));
+	snprintf(n, sizeof(n), "%u", s->kept_audit_n);
+	lg_audit_begin(&j, lg_real_ns(), s->info.id, n, NULL, 0);
+	lg_json_str(&j, "agent", s->info.agent);
+	lg_json_str(&j, "event", "quarantine");
 	snprintf(
 		sum, sizeof(sum),
-		"the session removes pre-existing data: lgrun keeps it in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
+		"the session changes or removes pre-existing data: lgrun keeps what was there in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
 		s->info.id);
 	lg_json_str(&j, "summary", sum);
 	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));

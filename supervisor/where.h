@@ -43,6 +43,8 @@ struct lg_where {
 int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		     struct lg_where *w);
 void lg_where_done(struct lg_where *w);
+/* Released on every return (cleanup.h's idiom); w.dirfd starts at -1. */
+#define LG_WHERE_AUTO __attribute__((cleanup(lg_where_done)))
 
 /*
  * A rename in the tree is about to run, or ran: the directory paths this

@@ -155,11 +155,13 @@ trap 'umount -l "$T/mnt" "$T/mnt2" 2>/dev/null; lg_cleanup' EXIT
 printf 'a\n' >"$T/mnt2/p"
 printf 'b\n' >"$T/mnt2/q"
 sleep 0.05
-run_lg --session undo5 -- rm "$T/mnt2/p" 2>"$T/err"
+# (no copies either: max_copy = 0, else a copy goes to the state dir)
+printf '[quarantine]\nmax_copy = 0\n' >"$T/nocopy.ini"
+run_lg --session undo5 --config "$T/nocopy.ini" -- rm "$T/mnt2/p" 2>"$T/err"
 assert_rc 0 "$RC" "on_full = allow"
 [ ! -e "$T/mnt2/p" ] || fail "on_full = allow refused the removal"
 grep -q '"reason":"not_kept"' "$STATE/audit.jsonl" || fail "no audit line for what was not kept"
-printf '[quarantine]\non_full = deny\n' >"$T/deny.ini"
+printf '[quarantine]\non_full = deny\nmax_copy = 0\n' >"$T/deny.ini"
 run_lg --session undo6 --config "$T/deny.ini" -- rm "$T/mnt2/q" 2>"$T/err"
 [ "$RC" != 0 ] || fail "on_full = deny let the removal through"
 [ -e "$T/mnt2/q" ] || fail "on_full = deny: the file was removed"
