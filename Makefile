@@ -81,7 +81,8 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/observer_watch.c supervisor/store.c supervisor/programs.c \
-	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_index.c supervisor/record.c \
+	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_folders.c \
+	supervisor/quarantine_space.c supervisor/quarantine_index.c supervisor/record.c \
 	supervisor/watchdog.c
 LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
 	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \

@@ -9,7 +9,6 @@
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -18,46 +17,7 @@
 #include "cleanup.h"
 #include "clock.h"
 #include "log.h"
-#include "quarantine.h"
-#include "quarantine_index.h"
-
-#define MAX_ROOTS 16
-#define MAX_FOLDERS 16
-
-/* A folder of this session on one mount (in lgrun's view). */
-struct root {
-	uint64_t mnt_id;
-	char path[PATH_MAX];
-	int err; /* it could not be made: -errno, said once */
-	int fd; /* the session's folder there, checked (trusted_at), or -1 */
-	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
-	unsigned bucket;
-	/* its filesystem's space: read at most every SPACE_MS */
-	uint64_t linked; /* bytes this session holds there by links */
-	uint64_t avail, floor, since; /* free, the floor, kept since read */
-	uint64_t read_ms;
-};
-
-struct lg_quarantine {
-	char state_dir[PATH_MAX], session[200], index[PATH_MAX + 256];
-	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
-	struct root roots[MAX_ROOTS];
-	size_t nroots;
-	/* the last directory's root: rm -r removes a folder's files in a row */
-	char last_dir[PATH_MAX];
-	struct root *last_root;
-	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
-	unsigned seq, files, dirs;
-	uint64_t bytes, max_bytes;
-	int64_t start_ns;
-	struct lg_quarantine_limits lim;
-	/* what the other sessions of the state dir hold (-1: not read yet) */
-	int64_t others;
-	uint64_t evicted_ms; /* the last time older sessions were dropped */
-	/* [quarantine] folders: configured, used on their own mounts */
-	char *folders[MAX_FOLDERS];
-	size_t nfolders;
-};
+#include "quarantine_int.h"
 
 /* "DIR, DIR": each trimmed, without a trailing '/'. */
 static int set_folders(struct lg_quarantine *q, const char *list)
@@ -132,244 +92,6 @@ void lg_quarantine_free(struct lg_quarantine *q)
 	free(q);
 }
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || !path[n]);
-}
-
-bool lg_quarantine_path(const struct lg_quarantine *q, const char *path)
-{
-	const char *p = strstr(path, "/" LG_QUARANTINE_DIR);
-
-	for (; p; p = strstr(p + 1, "/" LG_QUARANTINE_DIR)) {
-		char end = p[1 + sizeof(LG_QUARANTINE_DIR) - 1];
-
-		if (end == '/' || end == '\0')
-			return true;
-	}
-	for (size_t i = 0; q && i < q->nfolders; i++)
-		if (under(path, q->folders[i]))
-			return true;
-	return false;
-}
-
-static uint64_t mount_of(const char *path)
-{
-	struct statx st;
-
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &st) < 0 ||
-	    !(st.stx_mask & STATX_MNT_ID))
-		return 0;
-	return st.stx_mnt_id;
-}
-
-/* The configured folder on mount mnt (it may not exist yet: its parent's). */
-static bool configured(const struct lg_quarantine *q, uint64_t mnt, char *out,
-		       size_t size)
-{
-	for (size_t i = 0; i < q->nfolders; i++) {
-		char parent[PATH_MAX];
-		uint64_t m = mount_of(q->folders[i]);
-
-		if (!m) {
-			snprintf(parent, sizeof(parent), "%s", q->folders[i]);
-			*strrchr(parent, '/') = '\0';
-			m = mount_of(parent[0] ? parent : "/");
-		}
-		if (m == mnt) {
-			snprintf(out, size, "%s", q->folders[i]);
-			return true;
-		}
-	}
-	return false;
-}
-
-/* mountinfo's octal escapes (\040 for a space) undone in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
-/* Where mount mnt_id is mounted, in lgrun's view. */
-static int mount_top(uint64_t mnt_id, char *out, size_t size)
-{
-	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[PATH_MAX * 2];
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long id;
-		char mnt[PATH_MAX];
-
-		if (sscanf(line, "%llu %*u %*s %*s %4095s", &id, mnt) != 2 ||
-		    id != mnt_id)
-			continue;
-		unescape(mnt);
-		snprintf(out, size, "%s", mnt);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-static int mkdir_0700(const char *path)
-{
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/*
- * A folder lgrun may keep files in: a directory, not a symlink, owned by
- * root or by lgrun's user, writable by no one else (another local user
- * could otherwise swap what it holds before a restore). Checked on the
- * folder opened without following a symlink; *fd is that folder. 0, or
- * -EPERM with why (or another -errno).
- */
-static int trusted_at(int at, const char *name, const char *shown, int *fd,
-		      char *why, size_t size)
-{
-	struct stat st;
-	int d = openat(at, name,
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (d < 0) {
-		if (errno == ELOOP || errno == ENOTDIR)
-			snprintf(why, size,
-				 "%s is not a directory (a symlink?)", shown);
-		return errno == ELOOP ? -EPERM : -errno;
-	}
-	if (fstat(d, &st) < 0) {
-		close(d);
-		return -errno;
-	}
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-		snprintf(
-			why, size,
-			"%s is owned by uid %u with mode %04o (it must be root's or lgrun's own, writable by no one else)",
-			shown, (unsigned)st.st_uid,
-			(unsigned)(st.st_mode & 07777));
-		close(d);
-		return -EPERM;
-	}
-	lg_closep(fd);
-	*fd = d;
-	return 0;
-}
-
-static int trusted(const char *path, int *fd, char *why, size_t size)
-{
-	return trusted_at(AT_FDCWD, path, path, fd, why, size);
-}
-
-/* <top>/<session>, made 0700 from top's fd (r->fd), then r->fd. */
-static int session_folder(struct lg_quarantine *q, struct root *r, char *why,
-			  size_t size)
-{
-	if (mkdirat(r->fd, q->session, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return trusted_at(r->fd, q->session, r->path, &r->fd, why, size);
-}
-
-/*
- * This session's folder on the mount that holds path: under the state dir
- * when it is that mount, else .lgrun-quarantine at the mount's top.
- */
-static struct root *root_of_mount(struct lg_quarantine *q, uint64_t mnt,
-				  const char *dir);
-
-static struct root *find_root(struct lg_quarantine *q, const char *path,
-			      char *dir, size_t dirsize)
-{
-	uint64_t mnt;
-
-	snprintf(dir, dirsize, "%s", path);
-	*strrchr(dir, '/') = '\0';
-	if (q->last_root && strcmp(dir, q->last_dir) == 0)
-		return q->last_root;
-	mnt = mount_of(dir[0] ? dir : "/");
-	if (!mnt)
-		return NULL;
-	return root_of_mount(q, mnt, dir);
-}
-
-/* This session's folder on mount mnt (dir: a directory there, for words). */
-static struct root *root_of_mount(struct lg_quarantine *q, uint64_t mnt,
-				  const char *dir)
-{
-	char top[PATH_MAX], why[PATH_MAX + 100] = "";
-	struct root *r;
-	int e;
-
-	for (size_t i = 0; i < q->nroots; i++)
-		if (q->roots[i].mnt_id == mnt)
-			return &q->roots[i];
-	if (q->nroots == MAX_ROOTS)
-		return NULL;
-	r = &q->roots[q->nroots++];
-	r->mnt_id = mnt;
-	r->bucket_fd = -1;
-	r->fd = -1;
-	if (configured(q, mnt, top, sizeof(top))) {
-		e = mkdir_0700(top); /* its parent is the user's to make */
-	} else if (mount_of(q->state_dir) == mnt) {
-		snprintf(top, sizeof(top), "%s/quarantine", q->state_dir);
-		e = mkdir_0700(top);
-	} else {
-		e = mount_top(mnt, top, sizeof(top));
-		if (!e) {
-			size_t n = strlen(top);
-
-			snprintf(top + n, sizeof(top) - n, "%s%s",
-				 top[n - 1] == '/' ? "" : "/",
-				 LG_QUARANTINE_DIR);
-			e = mkdir_0700(top);
-		}
-	}
-	if ((size_t)snprintf(r->path, sizeof(r->path), "%s/%s", top,
-			     q->session) >= sizeof(r->path))
-		e = e ? e : -ENAMETOOLONG;
-	if (!e)
-		e = trusted(top, &r->fd, why, sizeof(why));
-	if (!e)
-		e = session_folder(q, r, why, sizeof(why));
-	r->err = e;
-	if (e && why[0])
-		lg_warn("quarantine: %s: refused; what is removed or changed on the mount of %s is copied to the state dir's folder instead (up to max_copy)",
-			why, dir[0] ? dir : "/");
-	else if (e)
-		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
-			dir[0] ? dir : "/", strerror(-e));
-	return r;
-}
-
-static struct root *root_for(struct lg_quarantine *q, const char *path)
-{
-	char dir[PATH_MAX];
-	struct root *r = find_root(q, path, dir, sizeof(dir));
-
-	if (r && (r != q->last_root || strcmp(dir, q->last_dir) != 0)) {
-		snprintf(q->last_dir, sizeof(q->last_dir), "%s", dir);
-		lg_closep(&q->last_dir_fd);
-		q->last_root = r;
-	}
-	return r;
-}
-
 static int index_open(struct lg_quarantine *q)
 {
 	char p[PATH_MAX + 256];
@@ -377,7 +99,7 @@ static int index_open(struct lg_quarantine *q)
 	if (q->index_fd >= 0)
 		return 0;
 	snprintf(p, sizeof(p), "%s/quarantine", q->state_dir);
-	if (mkdir_0700(p) < 0)
+	if (lg_quarantine_mkdir_0700(p) < 0)
 		return -errno;
 	q->index_fd =
 		open(q->index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -445,8 +167,8 @@ static void xattrs_json(const char *path, struct lg_json *out)
  * who and when.
  */
 static int index_add(struct lg_quarantine *q, const char *kind,
-		     const char *path, const char *kept, const struct statx *st,
-		     const struct statx *ks,
+		     const char *path, const char *tree, const char *kept,
+		     const struct statx *st, const struct statx *ks,
 		     const struct lg_quarantine_who *who, const char *xattrs)
 {
 	struct lg_json j = { 0 };
@@ -466,6 +188,8 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_str(&j, "kind", kind);
 	lg_json_str(&j, "op", lg_op_name(who->op));
 	lg_json_str(&j, "path", path);
+	if (tree) /* the tree's own view named it so */
+		lg_json_str(&j, "tree_path", tree);
 	if (kept)
 		lg_json_str(&j, "kept", kept);
 	lg_json_int(&j, "mode", st->stx_mode);
@@ -502,110 +226,6 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	return r;
 }
 
-#define SPACE_MS 100 /* a filesystem's free space is read this often */
-#define EVICT_EVERY_MS 10000 /* older sessions are looked at this often */
-#define EVICT_MIN_AGE_NS (600LL * 1000000000LL) /* surely ended by then */
-
-/* r's filesystem read again: free space and the floor. */
-static int read_space(struct lg_quarantine *q, struct root *r, uint64_t now)
-{
-	struct statvfs v;
-	uint64_t total, floor;
-
-	if (statvfs(r->path, &v) < 0)
-		return -errno;
-	total = (uint64_t)v.f_blocks * v.f_frsize;
-	floor = (uint64_t)((double)total * q->lim.min_free_fraction);
-	if (q->lim.min_free < floor)
-		floor = q->lim.min_free;
-	r->avail = (uint64_t)v.f_bavail * v.f_frsize;
-	r->floor = floor;
-	r->since = 0;
-	r->read_ms = now;
-	return 0;
-}
-
-/* What the other sessions of the state dir hold, read once. */
-static uint64_t others(struct lg_quarantine *q)
-{
-	struct lgq_held *h = NULL;
-	size_t n;
-	uint64_t sum = 0;
-
-	if (q->others >= 0)
-		return (uint64_t)q->others;
-	n = lgq_sessions(q->state_dir, &h);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(h[i].id, q->session) != 0)
-			sum += h[i].bytes;
-	free(h);
-	q->others = (int64_t)sum;
-	return sum;
-}
-
-/*
- * Older sessions' entries dropped to make room, oldest first: never a
- * blocked session's (its trip is what an operator restores), never one
- * that may still run (an entry in the last EVICT_MIN_AGE_NS), never this
- * one's. At most every EVICT_EVERY_MS. True when something went.
- */
-static bool evict(struct lg_quarantine *q, uint64_t now)
-{
-	struct lgq_held *h = NULL;
-	int64_t cut = lg_real_ns() - EVICT_MIN_AGE_NS;
-	bool any = false;
-	size_t n;
-
-	if (q->evicted_ms && now - q->evicted_ms < EVICT_EVERY_MS)
-		return false;
-	q->evicted_ms = now;
-	n = lgq_sessions(q->state_dir, &h);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t freed = 0;
-
-		if (h[i].blocked || h[i].newest_ns > cut ||
-		    strcmp(h[i].id, q->session) == 0)
-			continue;
-		if (lgq_drop(q->state_dir, h[i].id, &freed) == 0) {
-			lg_warn("quarantine: dropped what session %s kept (%llu bytes) to stay above the free-space floor",
-				h[i].id, (unsigned long long)freed);
-			any = true;
-		}
-	}
-	free(h);
-	if (any)
-		q->others = -1;
-	return any;
-}
-
-/*
- * Is there room on r's filesystem for size more bytes (a link: space the
- * removal would have freed)? 0, or -EDQUOT below the floor, -EOVERFLOW
- * past max_total, once older sessions' entries are dropped.
- */
-static int room(struct lg_quarantine *q, struct root *r, uint64_t size)
-{
-	uint64_t now = lg_mono_ms();
-
-	for (int pass = 0; pass < 2; pass++) {
-		bool floor_ok, total_ok;
-
-		if ((!r->read_ms || now - r->read_ms >= SPACE_MS || pass) &&
-		    read_space(q, r, now) < 0)
-			return 0; /* not known: kept, as before */
-		floor_ok = r->avail >= r->since &&
-			   r->avail - r->since >= r->floor &&
-			   r->avail - r->since - r->floor >= r->linked + size;
-		total_ok = !q->lim.max_total ||
-			   others(q) + q->bytes + size <= q->lim.max_total;
-		if (floor_ok && total_ok)
-			return 0;
-		if (pass || !evict(q, now))
-			return floor_ok ? -EOVERFLOW : -EDQUOT;
-	}
-	return -EDQUOT;
-}
-
 /* Where the next entry goes: its folder (open), its name there, its path. */
 struct spot {
 	int dirfd;
@@ -620,17 +240,17 @@ struct spot {
  * first entry comes, and kept open; afresh reopens it and forgets the
  * last directory's descriptor (a retry after a failure).
  */
-static int place_in(struct lg_quarantine *q, struct root *r, struct spot *sp,
-		    bool afresh);
+static int place_in(struct lg_quarantine *q, struct lg_qroot *r,
+		    struct spot *sp, bool afresh);
 
 static int place(struct lg_quarantine *q, const char *path, struct spot *sp,
 		 bool afresh)
 {
-	return place_in(q, root_for(q, path), sp, afresh);
+	return place_in(q, lg_quarantine_root_for(q, path), sp, afresh);
 }
 
-static int place_in(struct lg_quarantine *q, struct root *r, struct spot *sp,
-		    bool afresh)
+static int place_in(struct lg_quarantine *q, struct lg_qroot *r,
+		    struct spot *sp, bool afresh)
 {
 	unsigned n = q->seq + 1;
 	char dir[PATH_MAX + 16];
@@ -674,14 +294,59 @@ static bool same_inode(const struct statx *st,
  * An entry made at kept: into the index, and counted (else removed). st:
  * the original's facts; ks: the kept file's (NULL: the same inode, st).
  */
-static int commit(struct lg_quarantine *q, const char *path,
-		  const struct spot *sp, const struct statx *st,
-		  const struct statx *ks, const struct lg_quarantine_who *who)
+enum { PATH_RIGHT, PATH_CHECK, PATH_VIEW };
+
+/*
+ * The path an entry records: the path lgrun linked by (PATH_RIGHT), or,
+ * when the file was reached from the tree's view, its path in lgrun's
+ * view (PATH_VIEW; PATH_CHECK: unless path's directory is the tree's). The
+ * tree's own path goes in *tree when it differs.
+ */
+static const char *recorded(const char *path,
+			    const struct lg_quarantine_who *who, int how,
+			    char *buf, size_t size, const char **tree)
 {
 	int e;
 
+	*tree = NULL;
+	if (how == PATH_RIGHT || who->at_dirfd < 0)
+		return path;
+	if (how == PATH_CHECK && path[0] == '/') {
+		char dir[PATH_MAX];
+		struct stat a, b;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		*strrchr(dir, '/') = '\0';
+		if (stat(dir[0] ? dir : "/", &a) == 0 &&
+		    fstat(who->at_dirfd, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			return path;
+	}
+	e = lg_quarantine_view_path(who->at_dirfd, who->at_name, buf, size);
+	if (e < 0) {
+		lg_dbg("quarantine: no path in lgrun's view for %s: %s", path,
+		       strerror(-e));
+		return path; /* lgrun's view has no name for it: the tree's */
+	}
+	if (strcmp(buf, path) == 0)
+		return path;
+	*tree = path;
+	return buf;
+}
+
+static int commit(struct lg_quarantine *q, const char *path,
+		  const struct spot *sp, const struct statx *st,
+		  const struct statx *ks, const struct lg_quarantine_who *who,
+		  int how)
+{
+	char view[2 * PATH_MAX];
+	const char *tree;
+	int e;
+
+	path = recorded(path, who, how, view, sizeof(view), &tree);
 	q->seq++;
-	e = index_add(q, "file", path, sp->kept, st, ks ? ks : st, who, NULL);
+	e = index_add(q, "file", path, tree, sp->kept, st, ks ? ks : st, who,
+		      NULL);
 	if (e) {
 		unlinkat(sp->dirfd, sp->name, 0);
 		q->seq--;
@@ -690,19 +355,6 @@ static int commit(struct lg_quarantine *q, const char *path,
 	q->files++;
 	q->bytes += st->stx_size;
 	return 0;
-}
-
-/* What an entry of size bytes takes of its root's filesystem. */
-static void account(struct lg_quarantine *q, uint64_t size, bool link)
-{
-	struct root *r = q->last_root;
-
-	if (!r)
-		return;
-	if (link)
-		r->linked += size;
-	else
-		r->since += size;
 }
 
 /*
@@ -736,15 +388,16 @@ static int link_at(struct lg_quarantine *q, const struct lg_quarantine_who *who,
 {
 	char top[PATH_MAX];
 	struct statx d;
-	struct root *r;
+	struct lg_qroot *r;
 	int e;
 
 	/* a mount of the tree's own namespace is none of lgrun's */
 	if (statx(who->at_dirfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &d) < 0 ||
 	    !(d.stx_mask & STATX_MNT_ID) ||
-	    mount_top(d.stx_mnt_id, top, sizeof(top)) < 0)
+	    lg_quarantine_mount_top(d.stx_mnt_id, top, sizeof(top)) < 0)
 		return -EXDEV;
-	r = root_of_mount(q, d.stx_mnt_id, "(a directory of the tree)");
+	r = lg_quarantine_root_of_mount(q, d.stx_mnt_id,
+					"(a directory of the tree)");
 	if (!r)
 		return -EXDEV;
 	q->last_root = r;
@@ -798,9 +451,10 @@ static int link_by_path(struct lg_quarantine *q, const char *path,
 {
 	struct spot sp;
 	struct statx st;
+	bool at = false;
 	int e = 0;
 
-	if (path[0] != '/')
+	if (path[0] != '/' && who->at_dirfd < 0)
 		return -EINVAL;
 	/*
 	 * Linked by its path in lgrun's view (the tree's mounts may be
@@ -810,11 +464,12 @@ static int link_by_path(struct lg_quarantine *q, const char *path,
 	 * by the whole path.
 	 */
 	for (int by_path = 0; by_path < 2; by_path++) {
-		e = place(q, path, &sp, by_path);
+		e = path[0] == '/' ? place(q, path, &sp, by_path) : -EXDEV;
 		if (e && who->at_dirfd >= 0 && copy_instead(e)) {
 			int l = link_at(q, who, &sp, &st);
 
-			if (!l)
+			at = !l;
+			if (at)
 				break; /* linked from the tree's view */
 			if (l != -EXDEV)
 				e = l; /* else: why lgrun's own view failed */
@@ -836,16 +491,17 @@ static int link_by_path(struct lg_quarantine *q, const char *path,
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
 		e = -ENOSPC;
 	else if (st.stx_nlink <= 2) /* the removal would free it */
-		e = room(q, q->last_root, st.stx_size);
+		e = lg_quarantine_room(q, q->last_root, st.stx_size);
 	if (!e)
-		e = commit(q, path, &sp, &st, NULL, who);
+		e = commit(q, path, &sp, &st, NULL, who,
+			   at ? PATH_VIEW : PATH_RIGHT);
 	if (e) {
 		if (e != -EIO) /* commit removed it */
 			unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
 	if (st.stx_nlink <= 2)
-		account(q, st.stx_size, true);
+		lg_quarantine_account(q, st.stx_size, true);
 	return 0;
 }
 
@@ -882,7 +538,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	struct statx st, ks;
 	int e;
 
-	if (path[0] != '/')
+	if (path[0] != '/' && who->at_dirfd < 0)
 		return -EINVAL;
 	/*
 	 * From the tree's view when the edge gave it (its mount namespace,
@@ -912,7 +568,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
 		return -ENOSPC;
 	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
-		e = place(q, path, &sp, afresh);
+		e = path[0] == '/' ? place(q, path, &sp, afresh) : -EXDEV;
 		if (e) {
 			/*
 			 * No folder of ours on its mount (refused, read-only,
@@ -924,7 +580,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 			e = place(q, alt, &sp, afresh);
 		}
 		if (!e && !afresh)
-			e = room(q, q->last_root, st.stx_size);
+			e = lg_quarantine_room(q, q->last_root, st.stx_size);
 		if (e)
 			return e;
 		out = openat(sp.dirfd, sp.name,
@@ -958,29 +614,43 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
-	e = commit(q, path, &sp, &st, &ks, who);
+	e = commit(q, path, &sp, &st, &ks, who, PATH_CHECK);
 	if (!e)
-		account(q, st.stx_size, false);
+		lg_quarantine_account(q, st.stx_size, false);
 	return e;
 }
 
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who)
 {
+	char at[64 + NAME_MAX], view[2 * PATH_MAX];
+	const char *from = path, *tree = NULL;
 	struct statx st;
 	int e;
 
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &st) <
-	    0)
-		return -errno;
+	/* by path in lgrun's view, else from the tree's (past PATH_MAX...) */
+	e = path[0] == '/' ? statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
+				   STATX_BASIC_STATS, &st) :
+			     -1;
+	if ((e < 0 || !same_inode(&st, who)) && who->at_dirfd >= 0) {
+		snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", who->at_dirfd,
+			 who->at_name);
+		from = at;
+		e = statx(AT_FDCWD, at, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS,
+			  &st);
+		path = recorded(path, who, PATH_VIEW, view, sizeof(view),
+				&tree);
+	}
+	if (e < 0)
+		return path[0] == '/' ? -errno : -EINVAL;
 	if (!same_inode(&st, who))
 		return -ESTALE;
 	{
 		struct lg_json x = { 0 };
 
-		xattrs_json(path, &x);
+		xattrs_json(from, &x);
 		q->seq++;
-		e = index_add(q, "dir", path, NULL, &st, NULL, who,
+		e = index_add(q, "dir", path, tree, NULL, &st, NULL, who,
 			      x.buf ? x.buf : "");
 		lg_json_free(&x);
 	}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the quarantine (quarantine.h): the session's state, shared by
+ * quarantine.c (the entries: links, copies, directories, and the index),
+ * quarantine_folders.c (the folder per mount: which one, made and checked
+ * from fds; a target's path in lgrun's view) and quarantine_space.c (what
+ * keeping may take of a disk).
+ */
+#ifndef LG_QUARANTINE_INT_H
+#define LG_QUARANTINE_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quarantine.h"
+
+#define MAX_ROOTS 16
+#define MAX_FOLDERS 16
+
+/* A folder of this session on one mount (in lgrun's view). */
+struct lg_qroot {
+	uint64_t mnt_id;
+	char path[PATH_MAX];
+	int err; /* it could not be made: -errno, said once */
+	int fd; /* the session's folder there, checked (trusted_at), or -1 */
+	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
+	unsigned bucket;
+	/* its filesystem's space: read at most every SPACE_MS */
+	uint64_t linked; /* bytes this session holds there by links */
+	uint64_t avail, floor, since; /* free, the floor, kept since read */
+	uint64_t read_ms;
+};
+
+struct lg_quarantine {
+	char state_dir[PATH_MAX], session[200], index[PATH_MAX + 256];
+	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
+	struct lg_qroot roots[MAX_ROOTS];
+	size_t nroots;
+	/* the last directory's root: rm -r removes a folder's files in a row */
+	char last_dir[PATH_MAX];
+	struct lg_qroot *last_root;
+	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
+	unsigned seq, files, dirs;
+	uint64_t bytes, max_bytes;
+	int64_t start_ns;
+	struct lg_quarantine_limits lim;
+	/* what the other sessions of the state dir hold (-1: not read yet) */
+	int64_t others;
+	uint64_t evicted_ms; /* the last time older sessions were dropped */
+	/* [quarantine] folders: configured, used on their own mounts */
+	char *folders[MAX_FOLDERS];
+	size_t nfolders;
+};
+
+/* This session's folder on the mount that holds path (cached by its dir). */
+struct lg_qroot *lg_quarantine_root_for(struct lg_quarantine *q,
+					const char *path);
+/* This session's folder on mount mnt (dir: a directory there, for words). */
+struct lg_qroot *lg_quarantine_root_of_mount(struct lg_quarantine *q,
+					     uint64_t mnt, const char *dir);
+/* Where mount mnt_id is mounted, in lgrun's view; -ENOENT: not in it. */
+int lg_quarantine_mount_top(uint64_t mnt_id, char *out, size_t size);
+int lg_quarantine_mkdir_0700(const char *path);
+/*
+ * The absolute path, in lgrun's view, of name in the directory at_dirfd
+ * (which may be a mount of the tree's own namespace, or deeper than
+ * PATH_MAX). 0, or -errno when lgrun's view has no name for it.
+ */
+int lg_quarantine_view_path(int at_dirfd, const char *name, char *out,
+			    size_t size);
+/* Room on r's filesystem for size more bytes: 0, -EDQUOT or -EOVERFLOW. */
+int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
+		       uint64_t size);
+/* What an entry of size bytes took of the last root's filesystem. */
+void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link);
+
+#endif
