@@ -390,8 +390,9 @@ static bool changed(const struct lgq_entry *e, const struct stat *ks, char *why,
 
 /*
  * Is what is at the path now the session's own version, left as the
- * session left it: the inode it truncated or rewrote, or a file born
- * during it, and not changed since its end?
+ * session left it: the inode it truncated or rewrote, a file born during
+ * it, or one changed during it (renamed there), and not changed since its
+ * end?
  */
 static bool session_version(const struct restore *r, const struct lgq_entry *e,
 			    const struct statx *cur)
@@ -407,6 +408,9 @@ static bool session_version(const struct restore *r, const struct lgq_entry *e,
 		own = true;
 	if (r->start_ns && (cur->stx_mask & STATX_BTIME) &&
 	    ns_of(cur->stx_btime) >= r->start_ns)
+		own = true;
+	/* changed during it: another file renamed over it (mv -f) */
+	if (r->start_ns && ns_of(cur->stx_ctime) >= r->start_ns)
 		own = true;
 	return own && r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns;
 }

@@ -188,7 +188,9 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_str(&j, "kind", kind);
 	lg_json_str(&j, "op", lg_op_name(who->op));
 	lg_json_str(&j, "path", path);
-	if (tree) /* the tree's own view named it so */
+	if (tree && who->origin && strcmp(path, who->origin) == 0)
+		lg_json_str(&j, "removed_as", tree);
+	else if (tree) /* the tree's own view named it so */
 		lg_json_str(&j, "tree_path", tree);
 	if (kept)
 		lg_json_str(&j, "kept", kept);
@@ -344,6 +346,10 @@ static int commit(struct lg_quarantine *q, const char *path,
 	int e;
 
 	path = recorded(path, who, how, view, sizeof(view), &tree);
+	if (who->origin && who->origin[0] == '/' && strcmp(who->origin, path)) {
+		tree = path; /* removed as: the name it was renamed to */
+		path = who->origin;
+	}
 	q->seq++;
 	e = index_add(q, "file", path, tree, sp->kept, st, ks ? ks : st, who,
 		      NULL);

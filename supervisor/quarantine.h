@@ -69,6 +69,12 @@ struct lg_quarantine_who {
 	 */
 	int at_dirfd;
 	const char *at_name;
+	/*
+	 * The name the file had before the session, when the session renamed
+	 * it away before removing it (mv f junk/; rm junk/f): recorded as the
+	 * entry's path (what a restore puts back), the removed name beside it.
+	 */
+	const char *origin;
 };
 
 /*

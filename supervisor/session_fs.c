@@ -363,6 +363,12 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		return 0; /* it fails */
 	exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
 	who.exe = exe;
+	if (ev->op == LG_OP_UNLINK && f->ino) {
+		struct lg_inode_key k = inode_key(f);
+
+		if (lg_lineage_get(s->content, &k) & LG_INODE_MOVED_AWAY)
+			who.origin = lg_lineage_origin(s->content, &k);
+	}
 	if (!s->kept_audit_id[0])
 		sess_reserve_quarantine_id(s);
 	who.audit_id = s->kept_audit_id;
