@@ -94,6 +94,15 @@ PY
 grep '"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"kept_writes":14' ||
 	fail "the end record does not count the kept writes: $(grep session_end "$STATE/audit.jsonl")"
 
+# One restore undoes every class in place: content, mode and times.
+"$LGCTL" --state-dir "$STATE" restore kw >"$T/restore.out" || fail "restore: $(cat "$T/restore.out")"
+for c in $classes twice; do
+	cmp -s "$T/orig/$c" "$D/$c" || fail "$c is not restored byte for byte: $(cat "$T/restore.out")"
+	[ "$(stat -c '%a %Y' "$T/orig/$c")" = "$(stat -c '%a %Y' "$D/$c")" ] ||
+		fail "$c: mode or mtime $(stat -c '%a %y' "$D/$c"), was $(stat -c '%a %y' "$T/orig/$c")"
+done
+grep -q "^set aside $D/dd: the session's version" "$T/restore.out" || fail "the session's versions are not set aside: $(cat "$T/restore.out")"
+
 # The tree cannot forge its own quarantine: writes there are refused.
 run_lg --session kw2 -- python3 -c '
 import sys
