@@ -30,8 +30,10 @@
 #   BENCH_LGRUN_ARGS options every lgrun of the bench gets first, e.g.
 #                    --bpf=off (a row's own options come after and win)
 #   BENCH_STORE_N    guard events of the Redis store row (default 2000)
-#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,rename,kill,
-#                    guard,shim,proxy,watch,store,egress (shim = rows 6 and 7)
+#   BENCH_ONLY       comma-separated rows to run: startup,rm,build,edit,rename,
+#                    kill,guard,shim,proxy,watch,store,egress (shim = rows 6
+#                    and 7)
+#   BENCH_EDIT_FILES files an agent rewrites in the edit row (default 50)
 #   BENCH_RENAME_FILES  files of the rename rows' git checkout (default 2000;
 #                    sed -i rewrites half as many)
 #   BENCH_EGRESS_MB  MB downloaded by the egress row (default 100)
@@ -62,7 +64,8 @@ PROXY_N=${BENCH_PROXY_N:-200}
 EGRESS_MB=${BENCH_EGRESS_MB:-100}
 PROXY_CONN=${BENCH_PROXY_CONN:-keepalive}
 PIN_CPU=${BENCH_PIN_CPU:-}
-ONLY=${BENCH_ONLY:-startup,rm,build,rename,kill,guard,shim,proxy,watch,store,egress}
+ONLY=${BENCH_ONLY:-startup,rm,build,edit,rename,kill,guard,shim,proxy,watch,store,egress}
+EDIT_FILES=${BENCH_EDIT_FILES:-50}
 STORE_N=${BENCH_STORE_N:-2000}
 # Options every lgrun run of the bench gets first (a row's own come after
 # and win), e.g. BENCH_LGRUN_ARGS=--bpf=off to leave the eBPF observer out.
@@ -247,7 +250,7 @@ startup_nested() {
 
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
-RM_VARIANTS=(bare bulk noq norec observe diskbare disk disknoq)
+RM_VARIANTS=(bare bulk noq nokw norec observe diskbare disk disknoq)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && RM_VARIANTS+=(bpf)
 HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
@@ -314,6 +317,12 @@ rm_setup() {
 	cp "$src/profiles/"*.ini "$norec/profiles/"
 	{ cat "$src/lgrun.ini" 2>/dev/null; printf '\n[record]\nevents = false\n'; } >"$norec/lgrun.ini"
 	NOREC_ARGS=(--config "$norec/lgrun.ini" --profile bulk-cleanup)
+	# and with keep_writes off: what opens leaving the kernel cost rm
+	local nokw=$WORK/conf-rm-nokw
+	mkdir -p "$nokw/profiles"
+	cp "$src/profiles/"*.ini "$nokw/profiles/"
+	{ cat "$src/lgrun.ini" 2>/dev/null; printf '\n[quarantine]\nkeep_writes = false\n'; } >"$nokw/lgrun.ini"
+	NOKW_ARGS=(--config "$nokw/lgrun.ini" --profile bulk-cleanup)
 	qclean
 }
 rm_one() { # variant
@@ -352,6 +361,12 @@ rm_one() { # variant
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${NOQ_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
+	nokw)
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${NOKW_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
 	norec)
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
@@ -387,11 +402,12 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
-BUILD_VARIANTS=(bare lg noq null)
+BUILD_VARIANTS=(bare lg noq nokw null)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
-	mkdir -p "$WORK/conf-build-noq"
+	mkdir -p "$WORK/conf-build-noq" "$WORK/conf-nokw"
 	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nenabled = false\n'; } >"$WORK/conf-build-noq/lgrun.ini"
+	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nkeep_writes = false\n'; } >"$WORK/conf-nokw/lgrun.ini"
 	command -v make >/dev/null 2>&1 || { SKIP[build]="make is not installed"; return; }
 	command -v cc >/dev/null 2>&1 || { SKIP[build]="cc is not installed"; return; }
 	bash "$ROOT/bench/gen_project.sh" "$PROJ" "$BUILD_FILES" "$BUILD_FUNCS" ||
@@ -416,6 +432,7 @@ build_one() { # bare|lg|bpf
 		t0=$(now_us)
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
 			$([ "$1" = noq ] && echo --config "$WORK/conf-build-noq/lgrun.ini") \
+			$([ "$1" = nokw ] && echo --config "$WORK/conf-nokw/lgrun.ini") \
 			-- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
@@ -427,6 +444,45 @@ build_one() { # bare|lg|bpf
 	fi
 	add "build_$1" "$(calc %.3f "($t1 - $t0) / 1000")"
 	add "buildcpu_$1" "$(($(children_cpu_ms "$WORK/times.1") - $(children_cpu_ms "$WORK/times.0")))"
+}
+# ------------------------------------------------------- row 3c: an agent edits
+# An agent's write tool over pre-existing files: each of EDIT_FILES files
+# (4 KiB) read, then written anew with open(path, "w"), by one Python
+# process. With keep_writes (the default) each file's old content is kept
+# (a reflink, else a copy) before its O_TRUNC open runs.
+EDIT_DIR=$WORK/edit
+edit_setup() {
+	mkdir -p "$WORK/conf-nokw"
+	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nkeep_writes = false\n'; } >"$WORK/conf-nokw/lgrun.ini"
+	command -v python3 >/dev/null 2>&1 || SKIP[edit]="python3 is not installed"
+}
+edit_one() { # bare|lg|nokw
+	local t0 t1 rc i
+	[ -n "${SKIP[edit]:-}" ] && return
+	rm -rf "$EDIT_DIR"
+	mkdir -p "$EDIT_DIR"
+	for ((i = 0; i < EDIT_FILES; i++)); do head -c 4096 /dev/urandom >"$EDIT_DIR/f$i.py"; done
+	local py='import os, sys
+d = sys.argv[1]
+for n in sorted(os.listdir(d)):
+    p = os.path.join(d, n)
+    with open(p, "rb") as f:
+        old = f.read()
+    with open(p, "w") as f:
+        f.write("# edited\n" + old.hex()[:4000])'
+	t0=$(now_us)
+	case $1 in
+	bare) python3 -c "$py" "$EDIT_DIR"; rc=$? ;;
+	lg | nokw)
+		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off \
+			$([ "$1" = nokw ] && echo --config "$WORK/conf-nokw/lgrun.ini") \
+			-- python3 -c "$py" "$EDIT_DIR"
+		rc=$? ;;
+	esac
+	t1=$(now_us)
+	qclean
+	[ "$rc" = 0 ] || { SKIP[edit]="the $1 edit failed (exit $rc)"; return; }
+	add "edit_$1" "$(calc %.3f "($t1 - $t0) / 1000")"
 }
 # User+system CPU of the waited-for children, in ms, from a `times` dump
 # (taken in this shell: a command substitution would see its own children).
@@ -1040,6 +1096,7 @@ watch_one() { # variant
 
 want rm && rm_setup
 want build && build_setup
+want edit && edit_setup
 want rename && rename_setup
 want kill && kill_setup
 want guard && guard_setup
@@ -1060,6 +1117,9 @@ for ((r = 0; r < ROUNDS; r++)); do
 	fi
 	if want build && [ -z "${SKIP[build]:-}" ]; then
 		for v in $(ordered "$r" "${BUILD_VARIANTS[@]}"); do build_one "$v"; done
+	fi
+	if want edit && [ -z "${SKIP[edit]:-}" ]; then
+		for v in $(ordered "$r" bare lg nokw); do edit_one "$v"; done
 	fi
 	if want rename && [ -z "${SKIP[rename]:-}" ]; then
 		for v in $(ordered "$r" bare lg noq); do rename_one "$v"; done
@@ -1160,10 +1220,11 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk noq norec bpf observe null strace bwrap; do
+		for v in bulk noq nokw norec bpf observe null strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
 			noq) name="2 rm-heavy: no quarantine" desc="$what, bulk-cleanup, quarantine off" tgt="(vs lgrun)" ;;
+			nokw) name="2 rm-heavy: no keep_writes" desc="$what, bulk-cleanup, [quarantine] keep_writes off" tgt="(vs lgrun)" ;;
 			norec) name="2 rm-heavy: no recording" desc="$what, bulk-cleanup, [record] events off" tgt="(vs lgrun)" ;;
 			bpf) name="2 rm-heavy: +bpf" desc="$what, bulk-cleanup, --bpf=on" tgt="(vs lgrun)" ;;
 			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
@@ -1182,6 +1243,8 @@ if want rm; then
 			extra="range $(spread "rm_$v" %.1f) ms"
 			if [ "$v" = noq ] && [ -n "$(median rm_bulk)" ]; then
 				extra="lgrun (quarantine on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: keeping $RM_FILES just-written files (no blocks yet, so removing them frees little) by hard links (target <= 1.10x); $(spread rm_noq %.1f) ms"
+			elif [ "$v" = nokw ] && [ -n "$(median rm_bulk)" ]; then
+				extra="lgrun (keep_writes on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: rm opens nothing for writing; $(spread rm_nokw %.1f) ms"
 			elif [ "$v" = norec ] && [ -n "$(median rm_bulk)" ]; then
 				extra="lgrun (recording on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: a JSON line per event into a buffer; $(spread rm_norec %.1f) ms"
 			elif [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
@@ -1237,6 +1300,29 @@ if want build; then
 				"$(calc '%.3fx' "$ratio")" "$(calc '%+.0f ms' "$p - $l")" "<= 1.05x" "$(met "$ratio <= 1.05")" \
 				"$(calc '%.3fx' "$p / $b") of bare; CPU $(calc '%.3fx' "$(median buildcpu_bpf) / $(median buildcpu_lg)"); $(spread build_bpf %.0f) ms"
 		fi
+	fi
+fi
+# 3 build, keep_writes off; 3c an agent's edits
+if want build; then
+	l=$(median build_lg) p=$(median build_nokw)
+	if [ -n "$l" ] && [ -n "$p" ]; then
+		row "3 build: no keep_writes" "same, [quarantine] keep_writes off vs on" "$(calc '%.0f ms' "$p")" "$(calc '%.0f ms' "$l")" \
+			"$(calc '%.3fx' "$l / $p")" "$(calc '%+.0f ms' "$l - $p")" "(vs lgrun)" - \
+			"what keeping overwritten files costs a build (its writes are to new files: each open leaves the kernel, nothing is kept); $(spread build_nokw %.0f) ms"
+	fi
+fi
+if want edit; then
+	b=$(median edit_bare) l=$(median edit_lg) p=$(median edit_nokw)
+	what="python rewrites $EDIT_FILES pre-existing 4 KiB files (open 'w')"
+	if [ -n "${SKIP[edit]:-}" ] || [ -z "$b" ] || [ -z "$l" ] || [ -z "$p" ]; then
+		skiprow "3c edit" "$what" "(reference)" "${SKIP[edit]:-no samples}"
+	else
+		row "3c edit: lgrun" "$what" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
+			"$(calc '%.3fx' "$l / $b")" "$(calc '%+.1f ms' "$l - $b")" "(reference)" - \
+			"keep_writes on: each file's old content kept first ($(calc '%.0f' "($l - $p) * 1000 / $EDIT_FILES") us/file over keep_writes off); $(spread edit_lg %.1f) ms"
+		row "3c edit: no keep_writes" "same, keep_writes off" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$p")" \
+			"$(calc '%.3fx' "$p / $b")" "$(calc '%+.1f ms' "$p - $b")" "(reference)" - \
+			"nothing kept: lgrun's start and the notify loop; $(spread edit_nokw %.1f) ms"
 	fi
 fi
 # 3b rename
