@@ -132,7 +132,7 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 			char size[32];
 
 			lg_human_bytes(bytes, size, sizeof(size));
-			lg_err("what it removed before the trip is kept: %u file(s), %s%s; put it back with: lgctl restore %s",
+			lg_err("what it removed or changed before the trip is kept: %u file(s), %s%s; put it back with: lgctl restore %s",
 			       files, size,
 			       dirs ? " and the directories' metadata" : "",
 			       id);
