@@ -137,6 +137,9 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 			       dirs ? " and the directories' metadata" : "",
 			       id);
 		}
+		if (lg_session_not_kept(l->s))
+			lg_err("%u removal(s) or change(s) of pre-existing data could NOT be kept (why: the warnings above, and the audit's not_kept records)",
+			       lg_session_not_kept(l->s));
 	}
 	if (l->audit_err)
 		lg_err("the audit record could NOT be written to %s (%s)",

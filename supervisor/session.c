@@ -675,6 +675,11 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	return v->err = on_event[e.kind](s, &e, v);
 }
 
+unsigned lg_session_not_kept(const struct lg_session *s)
+{
+	HOLD(s);
+	return s->not_kept;
+}
 bool lg_session_kept(const struct lg_session *s, unsigned *files,
 		     unsigned *dirs, uint64_t *bytes)
 {

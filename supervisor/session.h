@@ -204,6 +204,8 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
  * What the quarantine holds of this session: files (kept_bytes of them)
  * and directories. false: the quarantine is off.
  */
+/* What could not be kept (said per file in the audit, the first ones). */
+unsigned lg_session_not_kept(const struct lg_session *s);
 bool lg_session_kept(const struct lg_session *s, unsigned *files,
 		     unsigned *dirs, uint64_t *bytes);
 
