@@ -78,6 +78,7 @@ SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/f
 	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
 	supervisor/state.c supervisor/metrics.c supervisor/session.c \
 	supervisor/session_fs.c supervisor/session_record.c supervisor/session_guard.c \
+	supervisor/session_steer.c \
 	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
 	supervisor/nested.c \
 	supervisor/pty.c supervisor/observer.c supervisor/observer_watch.c supervisor/store.c supervisor/programs.c \

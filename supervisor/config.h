@@ -37,6 +37,10 @@ enum {
 			LG_SC_TRUNCATE | LG_SC_FTRUNCATE | LG_SC_RENAME,
 };
 
+/* The rules that can steer ([steer] keys), in the order of steer_text. */
+#define LG_STEER_RULES 8
+extern const char *const lg_steer_rules[LG_STEER_RULES];
+
 #define LG_DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"
 #define LG_DEFAULT_TARGET_KEYS "asset_id,schema,table,path,id,name"
 
@@ -95,6 +99,13 @@ struct lg_config {
 	uint64_t quarantine_min_free;
 	double quarantine_min_free_fraction;
 	uint64_t quarantine_max_total; /* all sessions of the state dir */
+	/*
+	 * [steer]: lgrun's note in the model's context. Per rule (the order
+	 * of lg_steer_rules): NULL or "note" (lgrun's words), "off", or a
+	 * text of one's own.
+	 */
+	bool steer;
+	char *steer_text[LG_STEER_RULES];
 	uint64_t quarantine_max_age_ms; /* lgctl quarantine gc: older goes */
 	char *quarantine_folders; /* "DIR,DIR": a folder of one's own per mount */
 	/* [record]: the session's events, for lgctl replay (record.h) */

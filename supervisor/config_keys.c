@@ -24,6 +24,11 @@
  * A program-scoped rule applies only to that program: git managing .git/
  * is routine, anything else removing .git/ is a disaster.
  */
+const char *const lg_steer_rules[LG_STEER_RULES] = {
+	"volumetric", "same_target", "repeat",	 "budget",
+	"flow",	      "failures",    "greeting", "output_repeat",
+};
+
 const char *const lg_default_ignores[][2] = {
 	{ "git", "**/.git" },
 	/* agent CLIs pruning their own state (old sessions, todos, logs) */
@@ -101,12 +106,16 @@ const struct key lg_config_keys[] = {
 	  1000000, "3" },
 	{ "volumetric", "window", K_DURATION_U64,
 	  OFF(guard.volumetric.window_ms), 1, 86400000, "60s" },
+	{ "volumetric", "steer_at", K_UINT, OFF(guard.volumetric.steer_at), 0,
+	  100000, "0" },
 	{ "volumetric", "action", K_ACTION, OFF(guard.volumetric.action), 0, 0,
 	  "kill" },
 	{ "same_target", "max", K_UINT, OFF(guard.same_target.max), 0, 100000,
 	  "3" },
 	{ "same_target", "window", K_DURATION_U64,
 	  OFF(guard.same_target.window_ms), 1, 86400000, "60s" },
+	{ "same_target", "steer_at", K_UINT, OFF(guard.same_target.steer_at), 0,
+	  100000, "0" },
 	{ "same_target", "action", K_ACTION, OFF(guard.same_target.action), 0,
 	  0, "kill" },
 	{ "budget", "timeout", K_DURATION_U64, OFF(guard.budget.timeout_ms), 0,
@@ -133,6 +142,8 @@ const struct key lg_config_keys[] = {
 	  "3" },
 	{ "repeat", "include_result", K_BOOL, OFF(guard.repeat.include_result),
 	  0, 0, "true" },
+	{ "repeat", "steer_at", K_UINT, OFF(guard.repeat.steer_at), 0, 100000,
+	  "0" },
 	{ "repeat", "action", K_ACTION, OFF(guard.repeat.action), 0, 0,
 	  "kill" },
 	{ "failures", "max", K_UINT, OFF(guard.failures.max), 0, 100000, "4" },
@@ -219,6 +230,15 @@ const struct key lg_config_keys[] = {
 	  0, 3650 * 86400000UL, "7d" },
 	{ "quarantine", "folders", K_DIRS, OFF(quarantine_folders), 0, 0,
 	  NULL },
+	{ "steer", "enabled", K_BOOL, OFF(steer), 0, 0, "true" },
+	{ "steer", "volumetric", K_STRING, OFF(steer_text[0]), 0, 0, NULL },
+	{ "steer", "same_target", K_STRING, OFF(steer_text[1]), 0, 0, NULL },
+	{ "steer", "repeat", K_STRING, OFF(steer_text[2]), 0, 0, NULL },
+	{ "steer", "budget", K_STRING, OFF(steer_text[3]), 0, 0, NULL },
+	{ "steer", "flow", K_STRING, OFF(steer_text[4]), 0, 0, NULL },
+	{ "steer", "failures", K_STRING, OFF(steer_text[5]), 0, 0, NULL },
+	{ "steer", "greeting", K_STRING, OFF(steer_text[6]), 0, 0, NULL },
+	{ "steer", "output_repeat", K_STRING, OFF(steer_text[7]), 0, 0, NULL },
 	{ "record", "events", K_BOOL, OFF(record_events), 0, 0, "true" },
 	{ "record", "max_bytes", K_BYTES, OFF(record_max_bytes), 0, 0, "64M" },
 	{ "record", "text", K_BOOL, OFF(record_text), 0, 0, "true" },

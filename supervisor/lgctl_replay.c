@@ -87,6 +87,13 @@ static void report(const struct lg_replay *r, const char *config,
 	if (r->warnings)
 		printf("  %zu warning(s)%s\n", r->warnings,
 		       r->trip.found ? " before it" : "");
+	if (r->notes) {
+		printf("  %zu note(s) to the model ([steer])%s; the first:\n",
+		       r->notes, r->trip.found ? " before it" : "");
+		printf("  told at event %zu (%.3fs): %s (%s): %s\n",
+		       r->note.event, (double)r->note.t_ms / 1000.0,
+		       r->note.rule, r->note.reason, lgq_show(r->note.summary));
+	}
 	if (r->recorded.found &&
 	    (!r->trip.found || r->recorded.event != r->trip.event ||
 	     strcmp(r->recorded.rule, r->trip.rule) != 0))

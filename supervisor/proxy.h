@@ -94,6 +94,22 @@ int lg_proxy_listen(uint16_t *port);
  * The session's entry points come in as a table (the library cannot see
  * lgrun's hidden symbols).
  */
+/*
+ * lgrun's word in the model's context (issue 28): a short user-role text
+ * the proxy adds to a model request. at: where, as the count of items the
+ * agent's own array (messages, input, contents) held in the request that
+ * first carried it: the note goes right after items[0..at-1] (a block of
+ * the user message at at-1 for Anthropic and Gemini; a new user message or
+ * item at at for Chat Completions and Responses), again in every later
+ * request of that conversation, so the model's context stays the same.
+ */
+#define LG_STEER_TEXT_MAX 1024
+#define LG_STEER_MAX 8 /* notes of one conversation added at most */
+struct lg_steer_note {
+	char text[LG_STEER_TEXT_MAX];
+	size_t at;
+};
+
 struct lg_proxy_ops {
 	void (*defer_kill)(struct lg_session *s, bool defer);
 	/* lg_session_feed: tool calls, turns and text */
@@ -106,6 +122,19 @@ struct lg_proxy_ops {
 	bool (*judge_calls)(const struct lg_session *s);
 	/* repeat.ignore_keys: argument keys left out of a call's signature */
 	const char *(*ignore_keys)(const struct lg_session *s);
+	/*
+	 * The notes to add to this model request (steer), into out (at most
+	 * max); how many. conv: the conversation (r->conv); items: how many
+	 * items its array holds; stateful: it continues a stored response
+	 * (previous_response_id), so a note added once stays upstream and is
+	 * given once; uri: the request, for the record. Notes decided since the
+	 * last request are placed in this one (at = items) and recorded (a
+	 * steer audit record); the conversation's earlier ones come back with
+	 * their own at. In --observe nothing is returned (recorded only).
+	 */
+	size_t (*steer)(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, const char *uri,
+			struct lg_steer_note *out, size_t max);
 };
 
 struct lg_proxy_stats {

@@ -297,6 +297,15 @@ static void feed_line(struct replay_state *st, const char *line)
 			out->differ++;
 		if (got == LG_WARN)
 			out->warnings++;
+		for (size_t i = 0; i < f.n; i++) {
+			if (!lg_finding_steers(&f.f[i]))
+				continue;
+			if (!out->notes++)
+				trip_from(&out->note, out->events, t,
+					  f.f[i].action, f.f[i].rule,
+					  f.f[i].reason, f.f[i].summary,
+					  ev.target);
+		}
 		if (got > LG_WARN) {
 			trip_from(&out->trip, out->events, t, got,
 				  f.n ? f.f[0].rule : "",

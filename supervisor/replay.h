@@ -43,6 +43,8 @@ struct lg_replay {
 	/* the replay */
 	struct lg_replay_trip trip;
 	size_t warnings; /* warn verdicts before the trip (or the end) */
+	size_t notes; /* findings that tell the model ([steer]) before it */
+	struct lg_replay_trip note; /* the first of them */
 	size_t differ; /* events whose verdict is not the recorded one */
 };
 

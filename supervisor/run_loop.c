@@ -12,6 +12,7 @@ void load_proxy(struct loop *l)
 		lg_session_defer_kill,	  lg_session_feed,
 		lg_session_model_blocked, lg_session_stop_message,
 		lg_session_judge_calls,	  lg_session_ignore_keys,
+		lg_session_steer,
 	};
 	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
 				  struct lg_session *, int,

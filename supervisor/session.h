@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "config.h"
 #include "guard/guard.h"
+#include "proxy.h"
 
 struct lg_session;
 
@@ -204,6 +205,11 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
  * What the quarantine holds of this session: files (kept_bytes of them)
  * and directories. false: the quarantine is off.
  */
+/* lg_proxy_ops.steer (proxy.h): the notes for a model request. */
+size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, const char *uri,
+			struct lg_steer_note *out, size_t max);
+
 /* What could not be kept (said per file in the audit, the first ones). */
 unsigned lg_session_not_kept(const struct lg_session *s);
 bool lg_session_kept(const struct lg_session *s, unsigned *files,
@@ -219,6 +225,7 @@ struct lg_session_stats {
 	uint64_t moved; /* sources of moves to another filesystem, copied */
 	uint64_t renames; /* seen, never counted (they tell where content went) */
 	uint64_t kept_writes; /* pre-existing files kept at a write-open */
+	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };

@@ -63,12 +63,16 @@ enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 {
 	enum lg_verdict v;
 
-	if (!s->rec)
-		return lg_guard_feed(g, ev, env, out);
-	if (env->restored == sess_restored)
-		env->restored = restored_recorded;
-	s->feed_now = env->now_ms;
-	v = lg_guard_feed(g, ev, env, out);
-	lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v, out);
+	if (!s->rec) {
+		v = lg_guard_feed(g, ev, env, out);
+	} else {
+		if (env->restored == sess_restored)
+			env->restored = restored_recorded;
+		s->feed_now = env->now_ms;
+		v = lg_guard_feed(g, ev, env, out);
+		lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v,
+				out);
+	}
+	sess_steer_findings(s, out); /* a note for the model (issue 28) */
 	return v;
 }

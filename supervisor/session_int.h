@@ -53,6 +53,18 @@ struct recent {
 	char target[1024];
 };
 
+/* A note for the model (session_steer.c). */
+#define SESS_NOTES 32
+struct sess_note {
+	const char *rule, *reason; /* the guard's static strings */
+	char text[LG_STEER_TEXT_MAX];
+	char digest[LG_DIGEST_HEX];
+	bool placed; /* in a request of conv, at */
+	bool once; /* placed in a stateful request: never again */
+	uint64_t conv;
+	size_t at;
+};
+
 struct lg_session {
 	const struct lg_config *cfg;
 	struct lg_session_info info;
@@ -134,6 +146,8 @@ struct lg_session {
 		char exe[64];
 	} exes[32];
 	unsigned exes_next;
+	struct sess_note notes[SESS_NOTES];
+	size_t nnotes;
 };
 
 /* How long an allowed op may wait in the kernel before it runs. */
@@ -188,6 +202,10 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
 /* Before the first entry: the record the quarantine's entries name. */
+void sess_steer_findings(struct lg_session *s, const struct lg_findings *out);
+void sess_audit_steer(struct lg_session *s, const char *rule,
+		      const char *reason, const char *digest, const char *uri,
+		      uint64_t conv, size_t at, bool observe, const char *text);
 void sess_reserve_quarantine_id(struct lg_session *s);
 void sess_audit_quarantine(struct lg_session *s);
 

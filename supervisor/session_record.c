@@ -62,6 +62,14 @@ static void kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_json_int(j, "not_kept", s->not_kept);
 	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
 }
+/* The notes the model was given (issue 28), for the end record. */
+static void steer_fields(const struct lg_session *s, struct lg_json *j)
+{
+	lg_json_int(j, "steers", (long long)s->st.steers);
+	if (s->st.steers_dropped)
+		lg_json_int(j, "steers_dropped",
+			    (long long)s->st.steers_dropped);
+}
 static const char *priority_of(enum lg_verdict v, bool observe)
 {
 	if (observe)
@@ -247,6 +255,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
 	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
 	kept_fields(s, &j);
+	steer_fields(s, &j);
 	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
 	if (s->st.observed_http + s->st.observed_jsonrpc)
 		lg_json_int(&j, "observed_calls",
@@ -350,6 +359,35 @@ void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 					 .rule = rule,
 					 .exe = exe,
 					 .pid = pid });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+void sess_audit_steer(struct lg_session *s, const char *rule,
+		      const char *reason, const char *digest, const char *uri,
+		      uint64_t conv, size_t at, bool observe, const char *text)
+{
+	struct lg_json j = { 0 };
+	char sum[LG_SUMMARY_MAX], cv[LG_DIGEST_HEX];
+
+	snprintf(
+		sum, sizeof(sum),
+		"%s a note to the model (%s, %s): it is told what lgrun saw and what happens next",
+		observe ? "observe: would have added" : "added", rule, reason);
+	lg_digest_hex(conv, cv);
+	json_head(s, &j, "steer");
+	lg_json_str(&j, "rule", rule);
+	lg_json_str(&j, "reason", reason);
+	lg_json_str(&j, "text_digest", digest);
+	lg_json_str(&j, "request", uri ? uri : "");
+	lg_json_str(&j, "conversation", cv);
+	lg_json_int(&j, "at", (long long)at);
+	lg_json_bool(&j, "observe", observe);
+	lg_json_str(&j, "text", text);
+	lg_json_str(&j, "summary", sum);
+	falco_fields(s, &j, "steer",
+		     &(struct lg_falco){ .priority = "Notice",
+					 .output = sum,
+					 .rule = rule });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }

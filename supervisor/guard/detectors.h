@@ -61,6 +61,10 @@ struct lg_finding *lg_findings_add(struct lg_findings *out,
 				   enum lg_verdict action, const char *rule,
 				   const char *reason, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* A note at a rule's steer level (action LG_ALLOW, note set). */
+struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
+				    const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 const char *lg_op_plural(enum lg_op op);
 
 struct lg_volumetric;

@@ -157,6 +157,7 @@ struct lg_finding *lg_findings_add(struct lg_findings *out,
 	if (out->n >= LG_MAX_FINDINGS)
 		return NULL;
 	f = &out->f[out->n++];
+	f->note = false;
 	f->action = action;
 	f->rule = rule;
 	f->reason = reason;
@@ -164,6 +165,47 @@ struct lg_finding *lg_findings_add(struct lg_findings *out,
 	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
 	va_end(ap);
 	return f;
+}
+
+struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
+				    const char *reason, const char *fmt, ...)
+{
+	struct lg_finding *f;
+	va_list ap;
+
+	if (out->n >= LG_MAX_FINDINGS)
+		return NULL;
+	f = &out->f[out->n++];
+	f->note = true;
+	f->action = LG_ALLOW;
+	f->rule = rule;
+	f->reason = reason;
+	va_start(ap, fmt);
+	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+bool lg_finding_steers(const struct lg_finding *f)
+{
+	if (f->note)
+		return true;
+	/* a budget's reserve, a flow's warning: one step short too */
+	if (f->action == LG_WARN && ((strcmp(f->rule, "budget") == 0 &&
+				      ends_with(f->reason, "_reserve")) ||
+				     strcmp(f->rule, "flow") == 0))
+		return true;
+	/* seed 004's detectors correct the model when they fire */
+	return f->action != LG_ALLOW && (strcmp(f->rule, "failures") == 0 ||
+					 strcmp(f->rule, "greeting") == 0 ||
+					 strcmp(f->rule, "output_repeat") == 0);
 }
 
 const char *lg_op_plural(enum lg_op op)

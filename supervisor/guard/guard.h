@@ -24,7 +24,20 @@ struct lg_detector_cfg {
 	unsigned max; /* trips when the count reaches max; 0 = off */
 	uint64_t window_ms; /* sliding window */
 	enum lg_verdict action;
+	/*
+	 * The count at which the model is told (a note, issue 28): 0 means
+	 * one short of max (none when max < 2); >= max: never.
+	 */
+	unsigned steer_at;
 };
+
+/* The count at which a rule of max and steer_at notes; 0: none. */
+static inline unsigned lg_steer_level(unsigned max, unsigned steer_at)
+{
+	if (steer_at)
+		return steer_at < max ? steer_at : 0;
+	return max >= 2 ? max - 1 : 0;
+}
 
 /* New fields go at the end: positional initializers elsewhere stay valid. */
 struct lg_budget_cfg {
@@ -44,6 +57,7 @@ struct lg_repeat_cfg {
 	unsigned threshold; /* identical calls in a row that trip; 0 = off */
 	bool include_result; /* a different result breaks the run */
 	enum lg_verdict action;
+	unsigned steer_at; /* as lg_detector_cfg's, of threshold */
 };
 
 /* Failed writes, deletes, renames and truncations on one path. */
@@ -171,6 +185,12 @@ struct lg_finding {
 	const char *rule;
 	const char *reason; /* loop_detected, volume_exceeded, ... */
 	char summary[LG_SUMMARY_MAX];
+	/*
+	 * A rule at its steer level, one step short of its action (action
+	 * LG_ALLOW): the session tells the model (issue 28). summary says
+	 * what the rule saw.
+	 */
+	bool note;
 };
 
 struct lg_findings {
@@ -225,6 +245,13 @@ struct lg_flow_stats {
 };
 void lg_guard_flow_stats(const struct lg_guard *g, struct lg_flow_stats *st);
 const char *lg_flow_rule_reason(enum lg_flow_rule r);
+
+/*
+ * Does the finding tell the model something (issue 28)? A rule at its
+ * steer level (note), a budget's reserve or a flow's warning, or one of
+ * seed 004's detectors (failures, greeting, output_repeat) firing.
+ */
+bool lg_finding_steers(const struct lg_finding *f);
 
 const char *lg_verdict_name(enum lg_verdict v);
 int lg_verdict_parse(const char *s, enum lg_verdict *out);

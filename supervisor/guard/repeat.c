@@ -149,8 +149,28 @@ enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
 		st->last = sig;
 		st->run = 1;
 	}
-	if (st->run < d->cfg.threshold)
+	if (st->run < d->cfg.threshold) {
+		if (st->run ==
+		    lg_steer_level(d->cfg.threshold, d->cfg.steer_at)) {
+			struct previews p;
+
+			lg_preview(ev->tool && *ev->tool ? ev->tool : "?",
+				   p.tool, sizeof(p.tool), 64);
+			lg_preview(ev->args_preview && *ev->args_preview ?
+					   ev->args_preview :
+					   ev->args,
+				   p.args, sizeof(p.args), 120);
+			lg_findings_note(
+				out, "repeat", "repeat_near",
+				"the same call %s(%s) %u times in a row%s; at %u, lgrun stops the session",
+				p.tool, p.args, st->run,
+				d->cfg.include_result ?
+					" with the same result" :
+					"",
+				d->cfg.threshold);
+		}
 		return LG_ALLOW;
+	}
 	trip(d, st, ev, out);
 	/* Observe mode and warn go on: the next run starts over. */
 	st->run = 0;

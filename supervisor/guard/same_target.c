@@ -228,6 +228,13 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 		d->nodes++;
 	}
 	n->ts[n->n++] = now;
+	if (n->n == lg_steer_level(d->cfg.max, d->cfg.steer_at))
+		lg_findings_note(
+			out, "same_target", "target_near",
+			"%u %s on %s within %llus; at %u, lgrun stops the session",
+			n->n, lg_op_plural(ev->op), key,
+			(unsigned long long)(d->cfg.window_ms / 1000),
+			d->cfg.max);
 	return LG_ALLOW;
 }
 

@@ -214,6 +214,16 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		return LG_ALLOW; /* out of memory: forget rather than crash */
 	memcpy(e->member, member, sizeof(e->member));
 	d->len++;
+	if (count == lg_steer_level(d->cfg.max, d->cfg.steer_at)) {
+		char what[160];
+
+		what_counted(d, ev, count, what, sizeof(what));
+		lg_findings_note(
+			out, "volumetric", "volume_near",
+			"%s within %llus (the last: %s %s); at %u, lgrun stops the session",
+			what, (unsigned long long)(d->cfg.window_ms / 1000),
+			lg_op_name(ev->op), ev->target, d->cfg.max);
+	}
 	return LG_ALLOW;
 }
 

@@ -21,7 +21,9 @@ static int fx_setup(void **state, unsigned threshold, bool include_result,
 		    enum lg_verdict action)
 {
 	static struct fixture fx;
-	struct lg_repeat_cfg cfg = { threshold, include_result, action };
+	/* steer_at = threshold: no notes in these tests */
+	struct lg_repeat_cfg cfg = { threshold, include_result, action,
+				     threshold };
 
 	memset(&fx, 0, sizeof(fx));
 	fx.d = lg_repeat_new(&cfg);

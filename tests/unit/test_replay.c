@@ -101,7 +101,7 @@ static void test_repeat_digest(void **state)
 	assert_non_null(strstr(all, "\"args_digest\":\""));
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL };
+	cfg.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL, 0 };
 	assert_int_equal(replay(&cfg, &out), 0);
 	assert_true(out.trip.found);
 	assert_int_equal(out.trip.event,

@@ -57,7 +57,8 @@ static int fx_setup_cfg(void **state, unsigned max, uint64_t window,
 			enum lg_verdict action)
 {
 	static struct fixture fx;
-	struct lg_detector_cfg cfg = { max, window, action };
+	/* steer_at = max: no notes in these tests */
+	struct lg_detector_cfg cfg = { max, window, action, max };
 
 	memset(&fx, 0, sizeof(fx));
 	fx.d = lg_same_target_new(&cfg);

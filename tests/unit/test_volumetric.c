@@ -75,7 +75,8 @@ static int fx_setup_cfg(void **state, unsigned max, uint64_t window,
 			enum lg_verdict action)
 {
 	static struct fixture fx;
-	struct lg_detector_cfg cfg = { max, window, action };
+	/* steer_at = max: no notes here (test_note_one_short covers them) */
+	struct lg_detector_cfg cfg = { max, window, action, max };
 
 	memset(&fx, 0, sizeof(fx));
 	fx.d = lg_volumetric_new(&cfg);
@@ -115,6 +116,50 @@ static int teardown(void **state)
 
 	lg_volumetric_free(fx->d);
 	return 0;
+}
+
+/*
+ * Steer (issue 28): the count one short of max tells the model, once, and
+ * refuses nothing; the trip stays at max.
+ */
+static void test_note_one_short(void **state)
+{
+	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL, 0 };
+	struct fixture *fx = *state;
+	struct lg_volumetric *d = lg_volumetric_new(&cfg);
+	struct lg_event ev = destroy(LG_OP_UNLINK, "/p/a");
+
+	assert_non_null(d);
+	fx->env.now_ms = 1000;
+	fx->out.n = 0;
+	assert_int_equal(lg_volumetric_feed(d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	ev.target = "/p/b";
+	assert_int_equal(lg_volumetric_feed(d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(fx->out.f[0].note);
+	assert_int_equal(fx->out.f[0].action, LG_ALLOW);
+	assert_string_equal(fx->out.f[0].reason, "volume_near");
+	assert_non_null(strstr(fx->out.f[0].summary, "at 3, lgrun stops"));
+	assert_true(lg_finding_steers(&fx->out.f[0]));
+	fx->out.n = 0;
+	ev.target = "/p/c";
+	assert_int_equal(lg_volumetric_feed(d, &ev, &fx->env, &fx->out),
+			 LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_false(fx->out.f[0].note);
+	lg_volumetric_free(d);
+	/* steer_at 1: at the first; steer_at >= max: never */
+	cfg.steer_at = 1;
+	d = lg_volumetric_new(&cfg);
+	fx->out.n = 0;
+	ev.target = "/p/d";
+	lg_volumetric_feed(d, &ev, &fx->env, &fx->out);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(fx->out.f[0].note);
+	lg_volumetric_free(d);
 }
 
 static void test_third_trips(void **state)
@@ -511,7 +556,7 @@ static bool restored_b1(void *ctx, const char *target, enum lg_op op,
 /* Two supervisors of one session: the third destroy overall trips. */
 static void test_shared_window_counts_all_hosts(void **state)
 {
-	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL };
+	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL, 3 };
 	struct fake_store f = { .now = 1000000 };
 	struct lg_shared_windows wa = { fake_add, fake_forget, fake_reset,
 					NULL,	  &f,	       "hostA" };
@@ -563,6 +608,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shared_window_counts_all_hosts),
+		T(test_note_one_short, setup_default),
 		T(test_third_trips, setup_default),
 		T(test_summary_names_the_op, setup_default),
 		T(test_summary_tool_deletes, setup_default),

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Steering (issue 28): lgrun's word in the model's context. A rule at its
+ * steer level (a guard finding with note set: one step short of its
+ * action), or one of seed 004's detectors when it fires, queues a note;
+ * the proxy asks for the notes of every model request (lg_session_steer),
+ * places the queued ones in that request, right after its tool results,
+ * and adds the conversation's earlier ones again at their own place.
+ * Each placement is a steer audit record; --observe records only.
+ */
+#include "session_int.h"
+
+/* What a note says, per rule: what happens next, and what to do instead. */
+struct steer_text {
+	const char *rule;
+	const char *next; /* NULL: the seed's own corrective text, below */
+	const char *instead;
+};
+
+static const struct steer_text texts[] = {
+	{ "volumetric",
+	  "one more removal of pre-existing data within the rule's window stops this whole session; what was removed so far is kept and the user can restore it",
+	  "do not remove more files now: tell the user what you would remove and ask them to confirm, or take an approach that keeps the files" },
+	{ "same_target",
+	  "one more attempt on the same target stops this whole session",
+	  "it did not work the way you expected: check why, report it, and ask the user before trying again" },
+	{ "repeat",
+	  "one more identical call with the same result stops this whole session",
+	  "the result will not change: use what it returned, try something different, or ask the user" },
+	{ "budget",
+	  "when the budget is used up, lgrun stops this whole session",
+	  "finish the most important part now, and report what is done and what is left" },
+	{ "flow", "the next call of this kind is refused",
+	  "finish the work here instead of handing it on again" },
+	/* seed 004's corrective injections: the detector's own words */
+	{ "failures", NULL, NULL },
+	{ "greeting", NULL, NULL },
+	{ "output_repeat", NULL, NULL },
+};
+
+static const struct steer_text *text_of(const char *rule)
+{
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (strcmp(texts[i].rule, rule) == 0)
+			return &texts[i];
+	return NULL;
+}
+
+/* [steer] RULE = off | note | a text of one's own. */
+static const char *configured(const struct lg_session *s, const char *rule)
+{
+	const struct lg_config *c = s->cfg;
+
+	if (!c->steer)
+		return "off";
+	for (size_t i = 0; i < LG_STEER_RULES; i++)
+		if (strcmp(lg_steer_rules[i], rule) == 0)
+			return c->steer_text[i] && c->steer_text[i][0] ?
+				       c->steer_text[i] :
+				       "note";
+	return "off"; /* a rule that does not steer */
+}
+
+/* The note's words for a finding of rule (summary: what the rule saw). */
+static void compose(const struct lg_session *s, const struct lg_finding *f,
+		    const char *own, char *out, size_t size)
+{
+	const struct steer_text *t = text_of(f->rule);
+	static const char from[] =
+		"[lgrun] A note from lgrun, the loop guard supervising this session (not from the user): ";
+
+	if (strcmp(own, "note") != 0) {
+		snprintf(out, size, "[lgrun] %s", own);
+		return;
+	}
+	if (strcmp(f->rule, "failures") == 0) {
+		/* seed 004: rewrite the whole file rather than patch it again */
+		snprintf(
+			out, size,
+			"%s%s. Stop patching that file piece by piece: read the whole file as it is now, decide what it should contain in full, and write it again in one go.",
+			from, f->summary);
+	} else if (strcmp(f->rule, "greeting") == 0) {
+		snprintf(
+			out, size,
+			"%syou answered with a greeting, as if the conversation had just started, but there is work in progress above. Resume the task where you left off; do not start over.",
+			from);
+	} else if (strcmp(f->rule, "output_repeat") == 0) {
+		snprintf(
+			out, size,
+			"%syour last answer repeated itself in a loop (%s). Stop, take a different approach, or say plainly what is blocking you.",
+			from, f->summary);
+	} else if (t && t->next) {
+		snprintf(out, size, "%sit saw %s. Next: %s. Instead: %s.", from,
+			 f->summary, t->next, t->instead);
+	} else {
+		snprintf(out, size, "%sit saw %s.", from, f->summary);
+	}
+	(void)s;
+}
+
+/*
+ * A finding that steers: a rule at its steer level (f->note), or a seed
+ * 004 detector's warning. Queued for the next model request, once per
+ * rule and reason while it waits.
+ */
+static void queue(struct lg_session *s, const struct lg_finding *f)
+{
+	const char *own = configured(s, f->rule);
+	struct sess_note *n;
+
+	if (strcmp(own, "off") == 0)
+		return;
+	for (size_t i = 0; i < s->nnotes; i++)
+		if (!s->notes[i].placed &&
+		    strcmp(s->notes[i].rule, f->rule) == 0 &&
+		    strcmp(s->notes[i].reason, f->reason) == 0)
+			return; /* the same, not sent yet */
+	if (s->nnotes == SESS_NOTES) {
+		s->st.steers_dropped++;
+		return;
+	}
+	n = &s->notes[s->nnotes++];
+	memset(n, 0, sizeof(*n));
+	n->rule = f->rule;
+	n->reason = f->reason;
+	compose(s, f, own, n->text, sizeof(n->text));
+	lg_digest_hex(lg_digest(n->text, strlen(n->text)), n->digest);
+	lg_dbg("steer: a note for the next model request (%s, %s)", f->rule,
+	       f->reason);
+}
+
+void sess_steer_findings(struct lg_session *s, const struct lg_findings *out)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (lg_finding_steers(&out->f[i]))
+			queue(s, &out->f[i]);
+}
+
+size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, const char *uri,
+			struct lg_steer_note *out, size_t max)
+{
+	HOLD(s);
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nnotes; i++) {
+		struct sess_note *n = &s->notes[i];
+
+		if (n->placed) {
+			/* the conversation's earlier notes, at their place */
+			if (n->conv != conv || n->once || s->cfg->observe ||
+			    k == max)
+				continue;
+		} else {
+			n->placed = true;
+			n->conv = conv;
+			n->at = items;
+			n->once = stateful;
+			s->st.steers++;
+			sess_audit_steer(s, n->rule, n->reason, n->digest, uri,
+					 conv, items, s->cfg->observe, n->text);
+			if (s->cfg->observe || k == max)
+				continue;
+		}
+		snprintf(out[k].text, sizeof(out[k].text), "%s", n->text);
+		out[k].at = n->at;
+		k++;
+	}
+	return k;
+}
