@@ -40,7 +40,7 @@ struct rep {
 	bool observe, tripped;
 	uint64_t trip_t, last_t;
 	char trip_rule[32], trip_summary[LG_SUMMARY_MAX];
-	unsigned long tools, turns, destroys, warns;
+	unsigned long tools, turns, destroys, warns, notes;
 	unsigned long long tokens;
 	struct lg_config cfg;
 	bool have_cfg;
@@ -137,6 +137,8 @@ static void take(struct rep *r, json_t *o)
 	}
 	if (!strcmp(v, "warn"))
 		r->warns++;
+	if (*js(o, "note"))
+		r->notes++;
 	if (!r->tripped && (!strcmp(v, "kill") || !strcmp(v, "deny"))) {
 		r->tripped = true;
 		r->trip_t = e->t;
@@ -452,6 +454,10 @@ static void page(FILE *f, const struct rep *r, const char *dir, const char *id)
 			"<p id=\"outcome\" class=\"outcome\">No trip (%lu warning(s)).</p>\n",
 			r->warns);
 	}
+	if (r->notes)
+		fprintf(f,
+			"<p id=\"steer\">lgrun told the model %lu time(s) before acting ([steer]: what it saw, what happens next, what to do instead).</p>\n",
+			r->notes);
 	timeline(f, r);
 	window_chart(f, r);
 	budgets(f, r);

@@ -40,12 +40,12 @@ struct tsess {
 	long off;
 	bool seen, have_limits;
 	/* what the recording says so far */
-	unsigned long events, tools, turns, warns;
+	unsigned long events, tools, turns, warns, notes;
 	unsigned long long tokens;
 	uint64_t del_t[DELETES_KEPT]; /* ms since start, a ring */
 	size_t ndel, del_head;
 	unsigned long deletes; /* all of them */
-	char last[200], trip[400];
+	char last[200], trip[400], note[120];
 	bool tripped;
 	/* the limits it ran under */
 	unsigned max_ops, max_tool_calls, max_turns;
@@ -181,6 +181,11 @@ static void take(struct tsess *t, json_t *o)
 		 *js(o, "target") ? " " : "", js(o, "target"));
 	if (!strcmp(v, "warn"))
 		t->warns++;
+	if (*js(o, "note")) {
+		t->notes++;
+		snprintf(t->note, sizeof(t->note), "%s (%s)", js(o, "note"),
+			 js(o, "note_reason"));
+	}
 	if ((!strcmp(v, "kill") || !strcmp(v, "deny")) && !t->tripped) {
 		t->tripped = true;
 		snprintf(t->trip, sizeof(t->trip), "%s: %s", v,
@@ -407,6 +412,11 @@ static void frame(const char *dir, double interval, int width)
 		if (S[i].tripped)
 			put(width, "TRIPPED %s: %s", lgq_show(S[i].id),
 			    lgq_show(S[i].trip));
+	for (size_t i = 0; i < NS; i++)
+		if (S[i].notes)
+			put(width,
+			    "TOLD    %s: %lu note(s) to the model, the last: %s",
+			    lgq_show(S[i].id), S[i].notes, lgq_show(S[i].note));
 	if (tty)
 		fputs("\033[J", stdout); /* what an earlier frame left below */
 	fflush(stdout);

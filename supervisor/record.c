@@ -310,6 +310,13 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		lg_json_str(&j, "reason", f->f[0].reason);
 		lg_json_str(&j, "summary", f->f[0].summary);
 	}
+	/* a note for the model decided here ([steer], issue 28) */
+	for (size_t i = 0; f && i < f->n; i++)
+		if (lg_finding_steers(&f->f[i])) {
+			lg_json_str(&j, "note", f->f[i].rule);
+			lg_json_str(&j, "note_reason", f->f[i].reason);
+			break;
+		}
 	line(r, &j);
 	/*
 	 * A trip: on disk before the kill. Else within FLUSH_MS (due); so is

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Steer before stopping (issue 28), with the three real agent CLIs (Claude
+# Code, Codex, gemini-cli) against the mock model through lgrun's proxy: the
+# model asks the agent to remove five pre-existing files one a turn
+# (shell_rm). At the 2nd removal (volumetric's steer level, one short of
+# its action) lgrun adds its note to the next model request, after the tool
+# results:
+#  - a model that obeys the note (shell_rm 5 obey) stops and asks its user:
+#    the session ends on its own, exit 0, no trip, three files left;
+#  - a deaf model goes on and is stopped at #3 (exit 86, volume_exceeded),
+#    the note having reached it first.
+# Each placement is a steer audit record. CLIs not installed are skipped.
+source "$(dirname "$0")/lib.sh"
+
+ran=0
+steer_one() { # NAME
+	local name=$1 n
+	AGENT_BIN=$(agent_bin "$name") || { echo "skip $name: not installed (make agents)"; return; }
+	ran=$((ran + 1))
+	rm -rf "$T/work"
+	mkdir -p "$T/work/d"
+	for i in 1 2 3 4 5; do printf 'stale %s\n' "$i" >"$T/work/d/f$i"; done
+	agent_setup "$name"
+	sleep 0.05
+
+	# 1. an obedient model: told at #2, it stops; nothing is killed
+	start_mock_llm --script shell_rm 5 obey --dir d
+	agent_cmd "$name" "Remove the stale files in the directory d."
+	run_lg --session "$name-obey" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-obey.out" 2>&1
+	[ "$RC" = 0 ] || fail "$name, an obedient model: exit status $RC, expected 0: $(tail -5 "$T/$name-obey.out")"
+	grep '"event":"trip"' "$STATE/audit.jsonl" | grep -q "\"session\":\"$name-obey\"" &&
+		fail "$name, an obedient model was stopped"
+	[ -e "$T/work/d/f3" ] && [ ! -e "$T/work/d/f2" ] ||
+		fail "$name, an obedient model: f1, f2 should be gone and f3 there: $(ls "$T/work/d")"
+	n=$(python3 -c '
+import json, sys
+print(sum(1 for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("lgrun_notes")))
+' "$MOCK_LOG")
+	[ "$n" -ge 1 ] || fail "$name: no model request carried lgrun's note: $(cut -c1-300 "$MOCK_LOG")"
+	grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
+		grep -q '"rule":"volumetric","reason":"volume_near"' ||
+		fail "$name: no steer record: $(grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | cut -c1-300)"
+	grep -q "I will not remove more files" "$T/$name-obey.out" ||
+		fail "$name did not print the model's answer: $(tail -3 "$T/$name-obey.out")"
+	stop_mock_llm
+
+	# 2. a deaf model: told at #2, stopped at #3
+	for i in 1 2 3 4 5; do printf 'stale %s\n' "$i" >"$T/work/d/f$i"; done
+	sleep 0.05
+	start_mock_llm --script shell_rm 5 --dir d
+	run_lg --session "$name-deaf" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-deaf.out" 2>&1
+	[ "$RC" = 86 ] || fail "$name, a deaf model: exit status $RC, expected 86: $(tail -5 "$T/$name-deaf.out")"
+	grep '"event":"trip"' "$STATE/audit.jsonl" | grep "\"session\":\"$name-deaf\"" |
+		grep -q '"reason":"volume_exceeded"' || fail "$name, a deaf model: no volume_exceeded trip"
+	[ -e "$T/work/d/f3" ] || fail "$name, a deaf model: the 3rd removal was let through"
+	python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert any(r.get("lgrun_notes") for r in reqs), "no request carried the note"
+' "$MOCK_LOG" || fail "$name, a deaf model: the note did not reach it before the kill"
+	stop_mock_llm
+}
+
+for a in claude codex gemini; do steer_one "$a"; done
+[ "$ran" -gt 0 ] || skip "needs an agent CLI (pinned, from npm): run make agents"
+pass
