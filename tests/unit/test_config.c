@@ -1217,6 +1217,34 @@ static void test_quarantine_keys(void **state)
 	assert_string_equal(c->quarantine_folders, "/data/q, /srv/.q/");
 }
 
+/* Issue 27's keeping and issue 28's steering keys, their defaults. */
+static void test_keep_and_steer_keys(void **state)
+{
+	struct lg_config *c = *state;
+
+	assert_true(c->quarantine_keep_writes);
+	assert_true(c->quarantine_min_free == 1024ULL * 1024 * 1024);
+	assert_true(c->quarantine_min_free_fraction > 0.09 &&
+		    c->quarantine_min_free_fraction < 0.11);
+	assert_true(c->quarantine_max_total == 10ULL * 1024 * 1024 * 1024);
+	assert_true(c->steer);
+	assert_null(c->steer_text[0]);
+	assert_int_equal(c->guard.volumetric.steer_at, 0);
+	load_ok(c,
+		"[quarantine]\nkeep_writes = false\nmin_free = 64M\n"
+		"[steer]\nvolumetric = off\nrepeat = Stop and ask the user.\n"
+		"[volumetric]\nsteer_at = 1\n",
+		NULL, NULL);
+	assert_false(c->quarantine_keep_writes);
+	assert_true(c->quarantine_min_free == 64ULL * 1024 * 1024);
+	assert_string_equal(c->steer_text[0], "off");
+	assert_string_equal(lg_steer_rules[2], "repeat");
+	assert_string_equal(c->steer_text[2], "Stop and ask the user.");
+	assert_int_equal(c->guard.volumetric.steer_at, 1);
+	load_ok(c, "[steer]\nenabled = false\n", NULL, NULL);
+	assert_false(c->steer);
+}
+
 static void test_parse_errno(void **state)
 {
 	static const struct {
@@ -1418,6 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errno),
 		T(test_options),
 		T(test_quarantine_keys),
+		T(test_keep_and_steer_keys),
 		T(test_every_key_documented),
 		TT(test_load_file_with_profile_file),
 		TT(test_load_file_errors),
