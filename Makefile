@@ -153,7 +153,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 	-fvisibility=hidden -MMD -MP
 
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
-	repeat failures text canon guard recog wiredec llm output_repeat \
+	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
 	decrypt wsframe agentenv replay where clock
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
@@ -273,7 +273,8 @@ $(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h superviso
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_wire.c $(WIRE_SRC)
 
 # The model API parsers, which read what any upstream sends.
-$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor/llm_api.h
+$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor/llm_api.h \
+		supervisor/llm_steer.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \

@@ -2,13 +2,20 @@
 /*
  * libFuzzer target for the model API parsers (supervisor/llm.c): the proxy
  * feeds them whatever an upstream or an agent sends. The first byte picks
- * the API, the framing and how the rest is cut into pieces.
+ * the API, the framing and how the rest is cut into pieces. The same bytes
+ * as a request get lgrun's notes (llm_steer.c): a body it can read comes
+ * back JSON of that API with more items, one it cannot goes untouched.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+
 #include "llm.h"
+#include "llm_steer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,6 +40,31 @@ static void on_turn(void *ctx, const struct lg_llm_turn *t)
 	(void)ctx;
 	(void)t;
 	turns++;
+}
+
+/* Notes at the end and at an earlier place, as the proxy adds them. */
+static void steer(enum lg_llm_api api, unsigned pick, const char *p, size_t n)
+{
+	static struct lg_steer_note notes[2] = { { "lgrun: note", 0 },
+						 { "lgrun: earlier", 0 } };
+	size_t items = 0, after = 0;
+	bool stateful = false;
+	char *out = NULL;
+	size_t len = 0;
+	int r = lg_llm_steer_items(api, p, n, &items, &stateful), k;
+
+	notes[0].at = items;
+	notes[1].at = pick & 1 ? items / 2 : items + pick;
+	k = lg_llm_steer_apply(api, p, n, notes, 2, &out, &len);
+	if (r == -EINVAL && (k != -EINVAL || out))
+		__builtin_trap(); /* what it cannot read goes untouched */
+	if (k < 0)
+		return;
+	if (r < 0 || k != 2 || !out || strlen(out) != len ||
+	    lg_llm_steer_items(api, out, len, &after, &stateful) < 0 ||
+	    after < items)
+		__builtin_trap();
+	free(out);
 }
 
 static void on_result(void *ctx, const struct lg_llm_result *r)
@@ -76,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lg_llm_request_results(api, (const char *)data, size, on_result, NULL,
 			       model, sizeof(model));
 	lg_llm_request_streams(api, "/x", (const char *)data, size);
+	steer(api, data[-1] >> 5, (const char *)data, size);
 	if (size < 200) {
 		char msg[256];
 
