@@ -292,6 +292,49 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 	return ret;
 }
 
+/* A header of the list ("name:" with its colon, any case) left out. */
+static struct curl_slist *drop_header(struct curl_slist *l, const char *name)
+{
+	struct curl_slist *kept = NULL;
+	size_t k = strlen(name);
+
+	for (struct curl_slist *h = l; h; h = h->next) {
+		if (strncasecmp(h->data, name, k) == 0)
+			continue;
+		kept = curl_slist_append(kept, h->data);
+		if (!kept)
+			return l; /* no memory: the list stays as it was */
+	}
+	curl_slist_free_all(l);
+	return kept;
+}
+
+/*
+ * lgrun's notes for the model (ops.steer) go into the body the upstream
+ * gets. A zstd-encoded body goes plain then, without its encoding: lgrun
+ * would have to compress it again for nothing (curl sends the length).
+ */
+static void steer_request(struct req *r)
+{
+	char *out;
+	size_t len;
+
+	if (strcmp(r->method, "POST") != 0 ||
+	    !steer_body(r, BODY(r), BODY_LEN(r), &out, &len))
+		return;
+	if (r->zstd) {
+		r->headers = drop_header(r->headers, "content-encoding:");
+		free(r->plain);
+		r->plain = NULL;
+		r->plain_len = 0;
+		r->zstd = false;
+	}
+	free(r->body);
+	r->body = out;
+	r->len = len;
+	r->cap = len + 1;
+}
+
 static const struct lg_proxy_route *route_of(struct lg_proxy *p,
 					     const char *uri)
 {
@@ -386,6 +429,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 			true; /* the action applies once it is out */
 		return refuse(r, con);
 	}
+	if (r->api != LG_LLM_UNKNOWN)
+		steer_request(r);
 	return forward(r, con);
 }
 
@@ -496,6 +541,7 @@ LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
 	st->unparsed = __atomic_load_n(&p->st.unparsed, __ATOMIC_RELAXED);
 	st->upstream_errors =
 		__atomic_load_n(&p->st.upstream_errors, __ATOMIC_RELAXED);
+	st->steered = __atomic_load_n(&p->st.steered, __ATOMIC_RELAXED);
 }
 
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p)

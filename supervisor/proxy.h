@@ -139,6 +139,7 @@ struct lg_proxy_ops {
 
 struct lg_proxy_stats {
 	uint64_t requests, forwarded, refused, unparsed, upstream_errors;
+	uint64_t steered; /* notes put into requests (ops.steer) */
 };
 
 /*

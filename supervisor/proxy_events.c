@@ -215,3 +215,40 @@ uint64_t conversation(const char *route, const char *body, size_t len)
 	json_decref(root);
 	return key;
 }
+
+int steer_body(struct req *r, const char *body, size_t n, char **out,
+	       size_t *out_len)
+{
+	struct lg_steer_note *notes;
+	size_t items, k;
+	bool stateful;
+	int added = 0;
+
+	*out = NULL;
+	*out_len = 0;
+	if (!ops.steer || r->api == LG_LLM_UNKNOWN || !body || !n ||
+	    lg_llm_steer_items(r->api, body, n, &items, &stateful) < 0)
+		return 0; /* not a request lgrun can read: as it is */
+	notes = calloc(LG_STEER_MAX, sizeof(*notes));
+	if (!notes)
+		return 0;
+	k = ops.steer(r->p->s, r->conv, items, stateful, r->uri, notes,
+		      LG_STEER_MAX);
+	if (k > LG_STEER_MAX)
+		k = LG_STEER_MAX;
+	if (k)
+		added = lg_llm_steer_apply(r->api, body, n, notes, k, out,
+					   out_len);
+	free(notes);
+	if (added <= 0) {
+		if (added < 0)
+			COUNT(r->p->st.unparsed);
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+		return 0;
+	}
+	__atomic_add_fetch(&r->p->st.steered, (uint64_t)added,
+			   __ATOMIC_RELAXED);
+	return added;
+}

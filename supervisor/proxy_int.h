@@ -27,6 +27,7 @@
 #include "canon.h"
 #include "event.h"
 #include "llm.h"
+#include "llm_steer.h"
 #include "log.h"
 #include "proxy.h"
 #include "wsframe.h"
@@ -137,6 +138,14 @@ void on_result(void *ctx, const struct lg_llm_result *res);
 uint64_t conversation(const char *route, const char *body, size_t len);
 
 bool hop_by_hop(const char *h, size_t n);
+
+/*
+ * lgrun's notes for the request body (ops.steer), put in: the new body
+ * (malloc'd, NUL-terminated) into *out and how many notes it got; 0 and
+ * *out NULL when none (the body goes on as it was).
+ */
+int steer_body(struct req *r, const char *body, size_t n, char **out,
+	       size_t *out_len);
 
 void *upstream_thread(void *arg);
 

@@ -117,8 +117,12 @@ static void ws_turn_end(struct ws *w)
 	r->stream = NULL;
 }
 
-/* A text message from the agent: a request, read before it goes on. */
-static bool ws_request(struct ws *w, const char *p, size_t n)
+/*
+ * A text message from the agent: a request, read before it goes on; with
+ * lgrun's notes put in, the message to send instead into *steered.
+ */
+static bool ws_request(struct ws *w, const char *p, size_t n, char **steered,
+		       size_t *steered_len)
 {
 	struct req *r = w->r;
 	json_t *m = json_loadb(p, n, 0, NULL);
@@ -156,6 +160,7 @@ static bool ws_request(struct ws *w, const char *p, size_t n)
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
 		r->stream = lg_llm_stream_new(r->api, true, &sink);
+		steer_body(r, p, n, steered, steered_len);
 	}
 	return true;
 }
@@ -163,10 +168,16 @@ static bool ws_request(struct ws *w, const char *p, size_t n)
 static void from_agent(void *ctx, unsigned op, const char *p, size_t n)
 {
 	struct ws *w = ctx;
+	char *steered = NULL;
+	size_t steered_len = 0;
 
-	if (op == LG_WS_TEXT && !ws_request(w, p, n))
+	if (op == LG_WS_TEXT && !ws_request(w, p, n, &steered, &steered_len))
 		return;
-	ws_send(w, true, op, p, n);
+	if (steered) /* the same request with lgrun's notes */
+		ws_send(w, true, op, steered, steered_len);
+	else
+		ws_send(w, true, op, p, n);
+	free(steered);
 	if (op == LG_WS_CLOSE)
 		w->stopped = true; /* the upstream's close ends it */
 }

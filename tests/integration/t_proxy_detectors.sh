@@ -14,7 +14,7 @@ printf '[budget]\nmax_tokens = 1500\nreserve = 0.2\n' >"$T/budget.ini"
 run_lg --session tokens --config "$T/budget.ini" -- python3 "$LLM/llm_agent.py" \
 	--api anthropic --changing --turns 12 >"$T/out" 2>&1
 assert_rc 86 "$RC" "token budget: $(tail -2 "$T/out")"
-w=$(grep -n '"session":"tokens".*"reason":"tokens_reserve"' "$STATE/audit.jsonl" | cut -d: -f1)
+w=$(grep -n '"session":"tokens".*"event":"warn".*"reason":"tokens_reserve"' "$STATE/audit.jsonl" | cut -d: -f1)
 t=$(grep -n '"session":"tokens".*"event":"trip".*"reason":"max_tokens"' "$STATE/audit.jsonl" | cut -d: -f1)
 [ -n "$w" ] && [ -n "$t" ] && [ "$w" -lt "$t" ] || fail "expected a tokens_reserve warning, then a max_tokens trip"
 grep -q "model error 400: lgrun stopped this agent session (max_tokens)" "$T/out" ||
