@@ -292,20 +292,26 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 	return ret;
 }
 
-/* A header of the list ("name:" with its colon, any case) left out. */
-static struct curl_slist *drop_header(struct curl_slist *l, const char *name)
+/*
+ * The list without its header name ("name:" with its colon, any case), a
+ * new list; NULL without memory (l is kept either way).
+ */
+static struct curl_slist *without_header(const struct curl_slist *l,
+					 const char *name)
 {
-	struct curl_slist *kept = NULL;
-	size_t k = strlen(name);
+	struct curl_slist *kept = NULL, *k;
+	size_t n = strlen(name);
 
-	for (struct curl_slist *h = l; h; h = h->next) {
-		if (strncasecmp(h->data, name, k) == 0)
+	for (const struct curl_slist *h = l; h; h = h->next) {
+		if (strncasecmp(h->data, name, n) == 0)
 			continue;
-		kept = curl_slist_append(kept, h->data);
-		if (!kept)
-			return l; /* no memory: the list stays as it was */
+		k = curl_slist_append(kept, h->data);
+		if (!k) {
+			curl_slist_free_all(kept);
+			return NULL;
+		}
+		kept = k;
 	}
-	curl_slist_free_all(l);
 	return kept;
 }
 
@@ -316,6 +322,7 @@ static struct curl_slist *drop_header(struct curl_slist *l, const char *name)
  */
 static void steer_request(struct req *r)
 {
+	struct curl_slist *plain_headers = NULL;
 	char *out;
 	size_t len;
 
@@ -323,7 +330,13 @@ static void steer_request(struct req *r)
 	    !steer_body(r, BODY(r), BODY_LEN(r), &out, &len))
 		return;
 	if (r->zstd) {
-		r->headers = drop_header(r->headers, "content-encoding:");
+		plain_headers = without_header(r->headers, "content-encoding:");
+		if (!plain_headers) { /* no memory: as the agent sent it */
+			free(out);
+			return;
+		}
+		curl_slist_free_all(r->headers);
+		r->headers = plain_headers;
 		free(r->plain);
 		r->plain = NULL;
 		r->plain_len = 0;
