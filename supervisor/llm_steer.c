@@ -89,6 +89,19 @@ int lg_llm_steer_items(enum lg_llm_api api, const char *body, size_t n,
 	return r;
 }
 
+bool lg_llm_steer_agentic(enum lg_llm_api api, const char *body, size_t n)
+{
+	json_t *root = load(body, n), *h, *t;
+	const char *key = NULL;
+	bool yes = false;
+
+	h = root ? holder_of(api, root, &key) : NULL;
+	t = h ? json_object_get(h, "tools") : NULL;
+	yes = json_is_array(t) && json_array_size(t) > 0;
+	json_decref(root);
+	return yes;
+}
+
 /* A note's text as a block of that API's user content. */
 static json_t *block(enum lg_llm_api api, json_t *text)
 {

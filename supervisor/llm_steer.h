@@ -40,6 +40,14 @@ int lg_llm_steer_items(enum lg_llm_api api, const char *body, size_t n,
 		       size_t *items, bool *stateful);
 
 /*
+ * Is it a request of the agent's own loop: does it declare tools (tools,
+ * or request.tools for Code Assist)? An agent's side requests (a title, a
+ * routing or next-speaker check) declare none: a new note waits for the
+ * loop's next request rather than going where the loop never reads it.
+ */
+bool lg_llm_steer_agentic(enum lg_llm_api api, const char *body, size_t n);
+
+/*
  * The body with the notes added, into *out (malloc'd, NUL-terminated, its
  * length in *out_len): the rest of the body as it was, keys in their
  * order, compact. A note whose text is empty or not UTF-8 is left out.

@@ -127,13 +127,15 @@ struct lg_proxy_ops {
 	 * max); how many. conv: the conversation (r->conv); items: how many
 	 * items its array holds; stateful: it continues a stored response
 	 * (previous_response_id), so a note added once stays upstream and is
-	 * given once; uri: the request, for the record. Notes decided since the
-	 * last request are placed in this one (at = items) and recorded (a
-	 * steer audit record); the conversation's earlier ones come back with
-	 * their own at. In --observe nothing is returned (recorded only).
+	 * given once; agentic: it declares tools (the agent's own loop, not a
+	 * side request); uri: the request, for the record. Notes decided since
+	 * the last request are placed in the next agentic one (at = items) and
+	 * recorded (a steer audit record); the conversation's earlier ones
+	 * come back with their own at. In --observe nothing is returned
+	 * (recorded only).
 	 */
 	size_t (*steer)(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, const char *uri,
+			bool stateful, bool agentic, const char *uri,
 			struct lg_steer_note *out, size_t max);
 };
 

@@ -232,7 +232,8 @@ int steer_body(struct req *r, const char *body, size_t n, char **out,
 	notes = calloc(LG_STEER_MAX, sizeof(*notes));
 	if (!notes)
 		return 0;
-	k = ops.steer(r->p->s, r->conv, items, stateful, r->uri, notes,
+	k = ops.steer(r->p->s, r->conv, items, stateful,
+		      lg_llm_steer_agentic(r->api, body, n), r->uri, notes,
 		      LG_STEER_MAX);
 	if (k > LG_STEER_MAX)
 		k = LG_STEER_MAX;

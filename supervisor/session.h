@@ -207,7 +207,7 @@ void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
  */
 /* lg_proxy_ops.steer (proxy.h): the notes for a model request. */
 size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, const char *uri,
+			bool stateful, bool agentic, const char *uri,
 			struct lg_steer_note *out, size_t max);
 
 /* What could not be kept (said per file in the audit, the first ones). */

@@ -137,7 +137,7 @@ void sess_steer_findings(struct lg_session *s, const struct lg_findings *out)
 }
 
 size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, const char *uri,
+			bool stateful, bool agentic, const char *uri,
 			struct lg_steer_note *out, size_t max)
 {
 	HOLD(s);
@@ -151,6 +151,8 @@ size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
 			if (n->conv != conv || n->once || s->cfg->observe ||
 			    k == max)
 				continue;
+		} else if (!agentic) {
+			continue; /* a side request: the loop's next one gets it */
 		} else {
 			n->placed = true;
 			n->conv = conv;

@@ -27,8 +27,8 @@ steer_one() { # NAME
 	# 1. an obedient model: told at #2, it stops; nothing is killed
 	start_mock_llm --script shell_rm 5 obey --dir d
 	agent_cmd "$name" "Remove the stale files in the directory d."
-	run_lg --session "$name-obey" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-obey.out" 2>&1
-	[ "$RC" = 0 ] || fail "$name, an obedient model: exit status $RC, expected 0: $(tail -5 "$T/$name-obey.out")"
+	run_lg --session "$name-obey" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-obey.out" 2>"$T/$name-obey.err"
+	[ "$RC" = 0 ] || fail "$name, an obedient model: exit status $RC, expected 0: $(tail -5 "$T/$name-obey.out" "$T/$name-obey.err")"
 	grep '"event":"trip"' "$STATE/audit.jsonl" | grep -q "\"session\":\"$name-obey\"" &&
 		fail "$name, an obedient model was stopped"
 	[ -e "$T/work/d/f3" ] && [ ! -e "$T/work/d/f2" ] ||
@@ -49,8 +49,8 @@ print(sum(1 for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("lgrun
 	for i in 1 2 3 4 5; do printf 'stale %s\n' "$i" >"$T/work/d/f$i"; done
 	sleep 0.05
 	start_mock_llm --script shell_rm 5 --dir d
-	run_lg --session "$name-deaf" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-deaf.out" 2>&1
-	[ "$RC" = 86 ] || fail "$name, a deaf model: exit status $RC, expected 86: $(tail -5 "$T/$name-deaf.out")"
+	run_lg --session "$name-deaf" -vv -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-deaf.out" 2>"$T/$name-deaf.err"
+	[ "$RC" = 86 ] || fail "$name, a deaf model: exit status $RC, expected 86: $(tail -5 "$T/$name-deaf.out" "$T/$name-deaf.err")"
 	grep '"event":"trip"' "$STATE/audit.jsonl" | grep "\"session\":\"$name-deaf\"" |
 		grep -q '"reason":"volume_exceeded"' || fail "$name, a deaf model: no volume_exceeded trip"
 	[ -e "$T/work/d/f3" ] || fail "$name, a deaf model: the 3rd removal was let through"

@@ -773,6 +773,28 @@ static void test_bad_notes(void **state)
 	free(out);
 }
 
+/* Side requests (no tools) are not where a new note goes. */
+static void test_agentic(void **state)
+{
+	static const char anth[] =
+		"{\"model\":\"m\",\"tools\":[{\"name\":\"Bash\"}],\"messages\":[]}";
+	static const char side[] =
+		"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"title?\"}]}";
+	static const char ca[] =
+		"{\"model\":\"m\",\"project\":\"p\",\"request\":{\"contents\":[],"
+		"\"tools\":[{\"functionDeclarations\":[]}]}}";
+	static const char empty[] = "{\"tools\":[],\"input\":[]}";
+
+	(void)state;
+	assert_true(lg_llm_steer_agentic(LG_LLM_ANTHROPIC, anth, strlen(anth)));
+	assert_false(
+		lg_llm_steer_agentic(LG_LLM_ANTHROPIC, side, strlen(side)));
+	assert_true(lg_llm_steer_agentic(LG_LLM_GEMINI, ca, strlen(ca)));
+	assert_false(lg_llm_steer_agentic(LG_LLM_OPENAI_RESPONSES, empty,
+					  strlen(empty)));
+	assert_false(lg_llm_steer_agentic(LG_LLM_OPENAI_CHAT, "{", 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -789,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_body_kept),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_bad_notes),
+		cmocka_unit_test(test_agentic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
