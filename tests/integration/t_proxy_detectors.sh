@@ -41,17 +41,38 @@ grep -q "llm.prices: cannot read the entry 'claude=3'" "$T/err" || fail "price e
 
 kill $MOCK_PID
 start_mock_llm --script text_repeat
-run_lg --session text -- python3 "$LLM/llm_agent.py" --api openai-chat >"$T/out" 2>&1
+run_lg --session text -- python3 "$LLM/llm_agent.py" --api openai-chat --follow-up "go on" >"$T/out" 2>&1
 assert_rc 0 "$RC" "repeated text warns, it does not stop the agent"
 grep -q '"session":"text".*"event":"warn".*"reason":"output_repeat"' "$STATE/audit.jsonl" ||
 	fail "no output_repeat warning"
+# seed 004: the correction goes into the next request (issue 28)
+steered() { # SESSION RULE WORDS: a steer record with WORDS, and the mock saw it
+	grep "\"session\":\"$1\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
+		grep "\"rule\":\"$2\"" | grep -q "$3" ||
+		fail "$1: no $2 note saying '$3': $(grep "\"session\":\"$1\"" "$STATE/audit.jsonl" | cut -c1-200)"
+	python3 -c '
+import json, sys
+assert any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip())
+' "$MOCK_LOG" || fail "$1: the model request after it did not carry the note"
+}
+steered text output_repeat "repeated itself in a loop"
 
 kill $MOCK_PID
 start_mock_llm --script "greeting_after 2"
-run_lg --session hello -- python3 "$LLM/llm_agent.py" --api gemini >"$T/out" 2>&1
+run_lg --session hello -- python3 "$LLM/llm_agent.py" --api gemini --follow-up "go on" >"$T/out" 2>&1
 assert_rc 0 "$RC" "a greeting after tools"
 grep -q '"session":"hello".*"event":"warn".*"reason":"context_lost"' "$STATE/audit.jsonl" ||
 	fail "no greeting warning"
+steered hello greeting "Resume the task where you left off"
+
+# seed 004's failures: the 4th failed write of one path, then the model is
+# told to write the whole file again
+kill $MOCK_PID
+start_mock_llm --script "finish_after 1"
+run_lg --session fails -- sh -c 'for i in 1 2 3 4; do echo x >"$0/no/such/dir/f" 2>/dev/null; done
+	exec python3 "$1" --api anthropic' "$T" "$LLM/llm_agent.py" >"$T/out" 2>&1
+assert_rc 0 "$RC" "failed writes, then an agent"
+steered fails failures "write it again in one go"
 
 kill $MOCK_PID
 start_mock_llm --script greeting
