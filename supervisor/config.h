@@ -38,7 +38,7 @@ enum {
 };
 
 /* The rules that can steer ([steer] keys), in the order of steer_text. */
-#define LG_STEER_RULES 8
+#define LG_STEER_RULES 7
 extern const char *const lg_steer_rules[LG_STEER_RULES];
 
 #define LG_DEFAULT_GATE_TOOLS "delete_*,drop_*,truncate_*,remove_*"

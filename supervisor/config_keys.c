@@ -25,8 +25,8 @@
  * is routine, anything else removing .git/ is a disaster.
  */
 const char *const lg_steer_rules[LG_STEER_RULES] = {
-	"volumetric", "same_target", "repeat",	 "budget",
-	"flow",	      "failures",    "greeting", "output_repeat",
+	"volumetric", "same_target", "repeat",	      "budget",
+	"failures",   "greeting",    "output_repeat",
 };
 
 const char *const lg_default_ignores[][2] = {
@@ -235,10 +235,9 @@ const struct key lg_config_keys[] = {
 	{ "steer", "same_target", K_STRING, OFF(steer_text[1]), 0, 0, NULL },
 	{ "steer", "repeat", K_STRING, OFF(steer_text[2]), 0, 0, NULL },
 	{ "steer", "budget", K_STRING, OFF(steer_text[3]), 0, 0, NULL },
-	{ "steer", "flow", K_STRING, OFF(steer_text[4]), 0, 0, NULL },
-	{ "steer", "failures", K_STRING, OFF(steer_text[5]), 0, 0, NULL },
-	{ "steer", "greeting", K_STRING, OFF(steer_text[6]), 0, 0, NULL },
-	{ "steer", "output_repeat", K_STRING, OFF(steer_text[7]), 0, 0, NULL },
+	{ "steer", "failures", K_STRING, OFF(steer_text[4]), 0, 0, NULL },
+	{ "steer", "greeting", K_STRING, OFF(steer_text[5]), 0, 0, NULL },
+	{ "steer", "output_repeat", K_STRING, OFF(steer_text[6]), 0, 0, NULL },
 	{ "record", "events", K_BOOL, OFF(record_events), 0, 0, "true" },
 	{ "record", "max_bytes", K_BYTES, OFF(record_max_bytes), 0, 0, "64M" },
 	{ "record", "text", K_BOOL, OFF(record_text), 0, 0, "true" },

@@ -30,8 +30,6 @@ static const struct steer_text texts[] = {
 	{ "budget",
 	  "when the budget is used up, lgrun stops this whole session",
 	  "finish the most important part now, and report what is done and what is left" },
-	{ "flow", "the next call of this kind is refused",
-	  "finish the work here instead of handing it on again" },
 	/* seed 004's corrective injections: the detector's own words */
 	{ "failures", NULL, NULL },
 	{ "greeting", NULL, NULL },

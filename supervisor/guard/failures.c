@@ -9,7 +9,9 @@
  * Not failures: ENOENT from unlink or rmdir (the target is already gone,
  * which is what the op wanted; that is a loop for same_target to see, not
  * a write that fails) and EINTR (the op did not run). They leave the count
- * as it is.
+ * as it is. Nor is anything inside a repository's .git/: git probes and
+ * rewrites its own refs and logs there (ENOENT on .git/logs/ORIG_HEAD is
+ * routine), which is no agent patching a file.
  *
  * Only paths with a count above 0 are kept, at most LG_FAILURES_MAX_PATHS
  * of them; past that the one touched least recently is dropped. A path
@@ -134,10 +136,18 @@ static void evict_oldest(struct lg_failures *d)
 /* Whether this result counts as a failure, a success, or neither. */
 enum outcome { NEUTRAL, FAILED, SUCCEEDED };
 
+static bool in_git_dir(const char *p)
+{
+	return p && (strstr(p, "/.git/") || strncmp(p, ".git/", 5) == 0);
+}
+
 static enum outcome outcome_of(const struct lg_event *ev)
 {
 	/* errno, or -errno as syscalls spell it */
 	int e = ev->result < 0 ? -ev->result : ev->result;
+
+	if (in_git_dir(ev->target))
+		return NEUTRAL; /* git's own bookkeeping */
 
 	switch (ev->op) {
 	case LG_OP_UNLINK:

@@ -197,10 +197,9 @@ bool lg_finding_steers(const struct lg_finding *f)
 {
 	if (f->note)
 		return true;
-	/* a budget's reserve, a flow's warning: one step short too */
-	if (f->action == LG_WARN && ((strcmp(f->rule, "budget") == 0 &&
-				      ends_with(f->reason, "_reserve")) ||
-				     strcmp(f->rule, "flow") == 0))
+	/* a budget's reserve: one step short too */
+	if (f->action == LG_WARN && strcmp(f->rule, "budget") == 0 &&
+	    ends_with(f->reason, "_reserve"))
 		return true;
 	/* seed 004's detectors correct the model when they fire */
 	return f->action != LG_ALLOW && (strcmp(f->rule, "failures") == 0 ||

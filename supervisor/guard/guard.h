@@ -248,7 +248,7 @@ const char *lg_flow_rule_reason(enum lg_flow_rule r);
 
 /*
  * Does the finding tell the model something (issue 28)? A rule at its
- * steer level (note), a budget's reserve or a flow's warning, or one of
+ * steer level (note), a budget's reserve, or one of
  * seed 004's detectors (failures, greeting, output_repeat) firing.
  */
 bool lg_finding_steers(const struct lg_finding *f);

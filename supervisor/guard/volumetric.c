@@ -155,6 +155,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	char member[48];
 	long shared = -1;
 	size_t count;
+	unsigned steer;
 
 	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)
@@ -205,6 +206,16 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 			env->shared->reset(env->shared->ctx, "vol");
 		return d->cfg.action;
 	}
+	/*
+	 * One short of the action, the model is told, counting only what is
+	 * still gone: a removal whose target came back (tar or unzip over a
+	 * tree, an editor's save) is no step toward the trip.
+	 */
+	steer = lg_steer_level(d->cfg.max, d->cfg.steer_at);
+	if (steer && count == steer && shared < 0) {
+		prune_restored(d, env);
+		count = d->len + 1;
+	}
 	e = at(d, d->len);
 	e->t = now;
 	e->op = ev->op;
@@ -214,7 +225,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		return LG_ALLOW; /* out of memory: forget rather than crash */
 	memcpy(e->member, member, sizeof(e->member));
 	d->len++;
-	if (count == lg_steer_level(d->cfg.max, d->cfg.steer_at)) {
+	if (count == steer) {
 		char what[160];
 
 		what_counted(d, ev, count, what, sizeof(what));

@@ -64,6 +64,9 @@ NEEDS=
 LGRUN_ARGS=()
 EXPECT_RC=0
 EXPECT_REASON=
+# legit: the notes lgrun may give the model ([steer], issue 28), as
+# "rule/reason ..." (each one decided in the recording); none by default
+EXPECT_NOTES=
 
 result() { # status reason
 	printf '%s\037%s\037%s\037%s\037%s\n' "$KIND" "$1" "${SECS:-0.0}" "$KNOWN" "$2" >"$META/result"
@@ -168,8 +171,15 @@ elif [ "$RC" = 124 ] || [ "$RC" = 137 ]; then
 	st=$([ "$KIND" = legit ] && echo FAILED || echo "NOT STOPPED")
 	result "$st" "still running after the entry's timeout (${TIMEOUT}s)"
 elif [ "$KIND" = legit ]; then
+	# the notes decided (the recording marks each): only the expected ones
+	notes=$(cat "$STATE"/sessions/*.events.jsonl 2>/dev/null |
+		grep -oE '"note":"[a-z_]+","note_reason":"[a-z_]+"' |
+		sed -E 's/"note":"([a-z_]+)","note_reason":"([a-z_]+)"/\1\/\2/' | sort | tr '\n' ' ')
+	notes=${notes% }
 	if [ -n "$trip" ]; then
 		result TRIPPED "$summary"
+	elif [ "$notes" != "$EXPECT_NOTES" ]; then
+		result NOTED "told the model: ${notes:-nothing} (expected: ${EXPECT_NOTES:-nothing})"
 	elif [ "$RC" != "$EXPECT_RC" ]; then
 		result FAILED "exit status $RC (expected $EXPECT_RC): $(tail -n 2 "$ERR" | tr '\n' ' ')"
 	elif [ "$VRC" != 0 ]; then

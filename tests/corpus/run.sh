@@ -87,7 +87,7 @@ for f in "${entries[@]}"; do
 	ok) legit_ok=$((legit_ok + 1)); ok=1 ;;
 	stopped) run_stopped=$((run_stopped + 1)); ok=1 ;;
 	TRIPPED) legit_tripped=$((legit_tripped + 1)) ;;
-	FAILED) legit_failed=$((legit_failed + 1)) ;;
+	FAILED | NOTED) legit_failed=$((legit_failed + 1)) ;;
 	"NOT STOPPED") run_not=$((run_not + 1)) ;;
 	skip) ok=2 ;;
 	*) errors=$((errors + 1)) ;;

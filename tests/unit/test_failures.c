@@ -104,6 +104,26 @@ static void test_fourth_failure_trips(void **state)
 		"write_failures, 4 failed writes on /p/app.py in a row (last: EROFS)");
 }
 
+/*
+ * git's bookkeeping in its own .git/ (ENOENT probing .git/logs/ORIG_HEAD)
+ * is no agent patching a file: neither counted nor told to the model.
+ */
+static void test_git_dir_is_neutral(void **state)
+{
+	struct fixture *fx = *state;
+
+	for (unsigned i = 1; i <= 6; i++) {
+		assert_int_equal(result(fx, LG_OP_WRITE,
+					"/r/.git/logs/ORIG_HEAD", ENOENT),
+				 LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+	assert_int_equal(lg_failures_count(fx->d, "/r/.git/logs/ORIG_HEAD"), 0);
+	/* a file named .gitignore, or a work tree file, still counts */
+	assert_int_equal(failed(fx, "/r/.gitignore"), LG_ALLOW);
+	assert_int_equal(lg_failures_count(fx->d, "/r/.gitignore"), 1);
+}
+
 /* A success takes one off: the path is still suspect, not cleared. */
 static void test_success_decrements(void **state)
 {
@@ -420,6 +440,7 @@ int main(void)
 		T(test_negative_errno, setup_default),
 		T(test_eintr_is_neutral, setup_default),
 		T(test_ops, setup_default),
+		T(test_git_dir_is_neutral, setup_default),
 		T(test_other_events_ignored, setup_default),
 		T(test_reset_after_trip, setup_default),
 		T(test_max0_is_off, setup_off),

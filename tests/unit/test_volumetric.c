@@ -151,6 +151,17 @@ static void test_note_one_short(void **state)
 	assert_int_equal(fx->out.n, 1);
 	assert_false(fx->out.f[0].note);
 	lg_volumetric_free(d);
+	/* a removal whose target came back is no step toward it: no note */
+	d = lg_volumetric_new(&cfg);
+	fx->out.n = 0;
+	ev.target = "/p/x";
+	lg_volumetric_feed(d, &ev, &fx->env, &fx->out);
+	world_restore(&fx->w, "/p/x");
+	ev.target = "/p/y";
+	assert_int_equal(lg_volumetric_feed(d, &ev, &fx->env, &fx->out),
+			 LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	lg_volumetric_free(d);
 	/* steer_at 1: at the first; steer_at >= max: never */
 	cfg.steer_at = 1;
 	d = lg_volumetric_new(&cfg);

@@ -1,6 +1,9 @@
 # Claude Code (installed by `make agents`) against the mock model, which
 # asks twice for a tool Claude Code does not have (the same tool error,
 # twice: under the repeat threshold), then answers.
+# The same failing call twice: Claude Code's model is told that a third
+# identical call with the same result stops the session (issue 28).
+EXPECT_NOTES="repeat/repeat_near"
 TIMEOUT=120
 setup() {
 	agent_bin CLAUDE claude

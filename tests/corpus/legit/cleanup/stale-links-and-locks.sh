@@ -6,6 +6,9 @@
 # file has nothing to lose): not counted (class no_data). Two stale dirs (a
 # login's and a killed run's): their two rmdirs count, below the limit.
 # Found as a false kill of Codex's start after `codex login` (issue 13).
+# The two counted rmdirs are one short of the limit: the model would be told
+# (issue 28), truthfully.
+EXPECT_NOTES="volumetric/volume_near"
 setup() {
 	local i
 	for i in 1 2; do
