@@ -56,6 +56,17 @@ assert any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.stri
 ' "$MOCK_LOG" || fail "$1: the model request after it did not carry the note"
 }
 steered text output_repeat "repeated itself in a loop"
+# --observe: recorded as what it would have added; the model gets nothing
+kill $MOCK_PID
+start_mock_llm --script text_repeat
+run_lg --session textobs --observe -- python3 "$LLM/llm_agent.py" --api openai-chat --follow-up "go on" >"$T/out" 2>&1
+assert_rc 0 "$RC" "observe: repeated text"
+grep '"session":"textobs"' "$STATE/audit.jsonl" | grep '"event":"steer"' | grep -q '"observe":true' ||
+	fail "observe: no steer record of what would have been added"
+python3 -c '
+import json, sys
+assert not any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip())
+' "$MOCK_LOG" || fail "observe: a note reached the model"
 
 kill $MOCK_PID
 start_mock_llm --script "greeting_after 2"
