@@ -123,7 +123,7 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 HAVE_BPF := $(if $(and $(wildcard $(VMLINUX_BTF)),$(filter x86_64,$(shell uname -m))),1)
 BPFLIB := $(B)/lib/liblgbpf.so
 
-$(B)/bpf/vmlinux.h:
+$(B)/bpf/vmlinux.h: | deps-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  BTF     $@")
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
@@ -173,6 +173,8 @@ $(B)/man/lgrun.ini.5: conf/lgrun.ini man/ini2man.awk
 	$(Q)awk -v date=2026-11 -v version=$(VERSION) -f man/ini2man.awk conf/lgrun.ini >$@
 
 # Called by check and demo: installs what is missing (as root) or says how.
+# Every compile waits for it (an order-only prerequisite): on a fresh clone,
+# make -j2 would otherwise compile beside apt-get (jansson.h: no such file).
 deps-check:
 	@missing=0; for h in $(DEPS_HEADERS); do [ -f $$h ] || missing=1; done; \
 	for c in $(DEPS_CMDS); do command -v $$c >/dev/null || missing=1; done; \
@@ -188,7 +190,7 @@ deps:
 		echo "  apt-get install -y $(DEPS_PKGS)"; exit 1; \
 	fi
 
-$(B)/obj/%.o: %.c
+$(B)/obj/%.o: %.c | deps-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
@@ -210,7 +212,7 @@ $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -linih -ljansson -lhiredis -lm
 
-$(B)/obj/preload/%.o: preload/%.c
+$(B)/obj/preload/%.o: preload/%.c | deps-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(SHIM_CFLAGS) -c -o $@ $<
@@ -220,7 +222,7 @@ $(SHIM): $(patsubst %.c,$(B)/obj/preload/%.o,$(notdir $(SHIM_SRC)))
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
 
-$(B)/pic/%.o: %.c
+$(B)/pic/%.o: %.c | deps-check
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (pic)")
 	$(Q)$(CC) $(CFLAGS) -fPIC -c -o $@ $<
@@ -395,7 +397,10 @@ check: deps-check
 		echo "tsan: reports in $(TSAN_LOG)"; exit 1; fi
 	@echo "tsan: no report from $(words $(TSAN_TESTS)) integration tests"
 else
+# Ends with its total time and every test that was skipped, with why.
+check: export LG_SKIPS := $(CURDIR)/$(B)/check.skips
 check: deps-check
+	@mkdir -p $(B) && : >$(LG_SKIPS) && date +%s >$(B)/check.start
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory agents || true; \
@@ -406,6 +411,10 @@ check: deps-check
 	@$(MAKE) --no-print-directory load
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory format-check
+	@t=$$(( $$(date +%s) - $$(cat $(B)/check.start) )); \
+	n=$$(grep -c . $(LG_SKIPS)); \
+	echo "make check: passed in $$((t / 60))m$$((t % 60))s; $$n test(s) skipped$$([ $$n = 0 ] || echo :)"; \
+	sed 's/^/  skipped: /' $(LG_SKIPS)
 endif
 
 # LOAD_SESSIONS (100) sessions at once, mixed workloads, a summary line.

@@ -95,6 +95,7 @@ for f in "${entries[@]}"; do
 	shown=$status
 	if [ $ok = 2 ]; then
 		skipped=$((skipped + 1))
+		[ -n "${LG_SKIPS:-}" ] && printf 'corpus %s/%s: %s\n' "$kind" "$name" "$reason" >>"$LG_SKIPS"
 	elif [ -n "$kn" ] && [ $ok = 1 ]; then
 		# Marked as a known failure, but it passed: say so until the mark goes.
 		shown="FIXED?" fixed=$((fixed + 1)) passed=$((passed + 1))

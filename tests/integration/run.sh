@@ -15,7 +15,10 @@ for t in "${tests[@]}"; do
 	secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	case $rc in
 	0) pass=$((pass + 1)); printf '  ok    %-32s %5ss\n' "$name" "$secs" ;;
-	77) skipn=$((skipn + 1)); printf '  skip  %-32s %s\n' "$name" "$(echo "$out" | grep -m1 SKIP)" ;;
+	77) skipn=$((skipn + 1)); printf '  skip  %-32s %s\n' "$name" "$(echo "$out" | grep -m1 SKIP)"
+	    # make check lists every skip at its end, with the reason
+	    [ -n "${LG_SKIPS:-}" ] && printf 'integration %s: %s\n' "$name" \
+		    "$(echo "$out" | grep -m1 SKIP | sed 's/^SKIP: //')" >>"$LG_SKIPS" ;;
 	*) failn=$((failn + 1)); failed="$failed $name"
 	   printf '  FAIL  %-32s (exit %d)\n' "$name" "$rc"
 	   echo "$out" | tail -n 25 | sed 's/^/        /' ;;
