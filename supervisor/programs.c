@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "programs.h"
 
@@ -16,7 +17,19 @@ struct install {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint32_t uid;
+	char path[PATH_MAX]; /* where it was found */
 };
+
+/*
+ * A copy's verdict, by the copy's identity (its change time moves with any
+ * write or touch, so a file made to look like the program is asked again).
+ */
+struct verdict {
+	uint64_t dev, ino, size;
+	int64_t ctime_ns;
+	bool same;
+};
+#define VERDICTS 8
 
 struct program {
 	char *name;
@@ -28,6 +41,9 @@ struct lg_programs {
 	struct program prog[MAX_NAMES];
 	size_t n;
 	int64_t start_ns;
+	/* copies compared byte for byte, remembered (lg_programs_is) */
+	struct verdict verdicts[VERDICTS];
+	unsigned next_verdict;
 };
 
 static int64_t ns(const struct statx_timestamp *t)
@@ -68,6 +84,7 @@ static void look_up(struct program *pg, const char *path_env)
 			bool dup = false;
 
 			install_of(&st, &in);
+			snprintf(in.path, sizeof(in.path), "%s", file);
 			for (size_t i = 0; i < pg->n; i++)
 				dup |= pg->found[i].dev == in.dev &&
 				       pg->found[i].ino == in.ino;
@@ -116,8 +133,61 @@ void lg_programs_free(struct lg_programs *p)
 	free(p);
 }
 
-bool lg_programs_is(const struct lg_programs *p, const char *name, pid_t pid)
+/* Do the files a and b hold the same bytes (size already equal)? */
+static bool same_bytes(const char *a, const char *b)
 {
+	int fa = open(a, O_RDONLY | O_CLOEXEC), fb = -1;
+	static char ba[65536], bb[65536];
+	bool same = fa >= 0;
+
+	if (same)
+		fb = open(b, O_RDONLY | O_CLOEXEC);
+	same = same && fb >= 0;
+	while (same) {
+		ssize_t na = read(fa, ba, sizeof(ba)), nb;
+
+		if (na <= 0) {
+			same = na == 0 && read(fb, bb, 1) == 0;
+			break;
+		}
+		nb = read(fb, bb, (size_t)na);
+		same = nb == na && memcmp(ba, bb, (size_t)na) == 0;
+	}
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/*
+ * A copy of the installed program (git's exec-path): the same bytes, made
+ * before the session. Size, times and owner are the cheap first test; the
+ * bytes decide (a copy whose size and mtime were made to match, touch -r,
+ * is not the program), once per copy as it is now.
+ */
+static bool same_program(struct lg_programs *p, const struct install *f,
+			 const char *exe, const struct statx *st)
+{
+	int64_t ct = ns(&st->stx_ctime);
+	uint64_t dev = ((uint64_t)st->stx_dev_major << 32) | st->stx_dev_minor;
+	struct verdict *v;
+
+	for (unsigned i = 0; i < VERDICTS; i++) {
+		v = &p->verdicts[i];
+		if (v->ino == st->stx_ino && v->dev == dev &&
+		    v->ctime_ns == ct && v->size == st->stx_size)
+			return v->same;
+	}
+	v = &p->verdicts[p->next_verdict++ % VERDICTS];
+	*v = (struct verdict){ dev, st->stx_ino, st->stx_size, ct,
+			       same_bytes(exe, f->path) };
+	return v->same;
+}
+
+bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
+{
+	struct lg_programs *p = (struct lg_programs *)cp; /* its verdicts */
 	const struct program *pg = NULL;
 	char exe[64];
 	struct statx st;
@@ -144,7 +214,8 @@ bool lg_programs_is(const struct lg_programs *p, const char *name, pid_t pid)
 			return true;
 		/* a copy the package installed (git's exec-path) */
 		if (f->size == in.size && f->mtime_ns == in.mtime_ns &&
-		    f->uid == in.uid && born < p->start_ns)
+		    f->uid == in.uid && born < p->start_ns &&
+		    same_program(p, f, exe, &st))
 			return true;
 	}
 	return false;

@@ -3,10 +3,10 @@
  * Which programs a program-scoped rule means. A rule names a program by
  * its basename ("git"); a process counts as that program only when its
  * executable is the one installed under that name when the session
- * started: a file found on PATH then, or a file with the same content
- * (size, last write, owner) that was already there, such as git's own copy
- * in its exec-path. A binary that merely calls itself "git" does not get
- * git's rules.
+ * started: a file found on PATH then, or a file with the same bytes (and
+ * size, last write and owner) that was already there, such as git's own
+ * copy in its exec-path. A binary that merely calls itself "git", or one
+ * made to look like it (touch -r), does not get git's rules.
  */
 #ifndef LG_PROGRAMS_H
 #define LG_PROGRAMS_H
