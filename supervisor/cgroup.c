@@ -453,6 +453,33 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 	return n > 0 ? n : 0;
 }
 
+int lg_kill_leftovers(int timeout_ms, int *survivors)
+{
+	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	pid_t pids[4096];
+	int n, killed = 0;
+
+	/*
+	 * lgrun is the tree's subreaper: what left the cgroup (a root process
+	 * that moved itself out, before the observer could see it born) is
+	 * still a descendant, or became one when its parent died in the kill.
+	 */
+	for (;;) {
+		n = lg_descendants(pids, (int)(sizeof(pids) / sizeof(pids[0])));
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++)
+			killed += kill(pids[i], SIGKILL) == 0;
+		reap();
+		if (mono_ms() >= end)
+			break;
+		usleep(200);
+	}
+	reap();
+	*survivors = n > 0 ? n : 0;
+	return killed;
+}
+
 /*
  * When a live process was born (CLOCK_MONOTONIC ns), from its /proc dir;
  * 0 if unknown or it has ended (a zombie).

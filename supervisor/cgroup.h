@@ -39,6 +39,14 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 		 const char **method);
 
 /*
+ * After the tree's kill: SIGKILLs lgrun's live descendants but its
+ * watchdog (lg_descendants), until none is left or timeout_ms ran out:
+ * processes that left the cgroup stay lgrun's (it is their subreaper).
+ * Returns how many it signalled; *survivors: how many are still alive.
+ */
+int lg_kill_leftovers(int timeout_ms, int *survivors);
+
+/*
  * Starts the kill without waiting: cgroup.kill, else SIGKILL to the
  * process group of pgid. lg_tree_kill() then finishes the job.
  */

@@ -67,6 +67,14 @@ int run_trip(struct loop *l)
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
 	     (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	reap_children(l);
+	{
+		/* what left the cgroup but is still ours (lgrun's subreaping) */
+		int left = 0, killed = lg_kill_leftovers(KILL_WAIT_MS, &left);
+
+		l->escaped += killed;
+		survivors += left;
+		reap_children(l);
+	}
 	lg_launch_restore_tty(&l->child);
 	drain_output(l);
 	restore_terminal(l);

@@ -76,6 +76,24 @@ else
 	grep -q "left its cgroup" "$T/leave.err" || fail "no word of the process that left"
 fi
 
+# 3b. A root process that enters lgrun's own namespaces in its first
+#     moments (before the eBPF observer could see it born), leaves the
+#     cgroup and detaches: lgrun is its subreaper, so the trip kills it
+#     too, and counts it (issue 29, item 8: it survived, survivors:0).
+need_cmd nsenter
+mkfiles data 4
+run_lg --bpf off -s early -- sh -c "
+	nsenter -t \$PPID -m -C sh -c 'echo \$\$ >$CGMNT/cgroup.procs && exec setsid sleep 62.7371' &
+	sleep 0.5
+	rm data/f1 data/f2 data/f3 data/f4" 2>"$T/early.err"
+assert_rc 86 "$RC" "the trip with a process that left early"
+if pgrep -f "^sleep 62.7371$" >/dev/null; then
+	pkill -f "^sleep 62.7371$"
+	fail "a process that left the cgroup before the observer loaded survived the trip: $(grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | grep -o '"survivors":[0-9]*')"
+fi
+grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | grep -q '"escaped":1' ||
+	fail "the trip record does not count the process that left early: $(grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | cut -c1-300)"
+
 # 4. A killed marker that cannot be written: said, and exit status 88.
 mkfiles data 4
 "$LGRUN" --state-dir "$STATE" -s nomark -- sh -c "sleep 1; rm data/f1 data/f2 data/f3 data/f4" 2>"$T/nomark.err" &
