@@ -26,6 +26,8 @@
 struct conn {
 	struct lg_egress *e;
 	int fd;
+	bool sealed; /* from the sealed tree's listener */
+	struct sockaddr_in peer;
 	struct conn *next;
 };
 
@@ -362,6 +364,23 @@ static void *conn_main(void *arg)
 			       "the request head is too long");
 		goto out; /* a client that went away says nothing */
 	}
+	if (e->cfg.auth && !c->sealed &&
+	    !lg_egress_authorized(head, (size_t)hl, e->cfg.auth)) {
+		static const char no[] =
+			"HTTP/1.1 407 Proxy Authentication Required\r\n"
+			"Proxy-Authenticate: Basic realm=\"lgrun\"\r\n"
+			"Content-Type: text/plain\r\nContent-Length: 89\r\n"
+			"Connection: close\r\n\r\n"
+			"lgrun egress proxy: this proxy serves only the tree of "
+			"the lgrun session that started it\n";
+
+		write_all(c->fd, no, sizeof(no) - 1);
+		if (e->cfg.refused)
+			e->cfg.refused(
+				e->cfg.ctx, &c->peer,
+				"no Proxy-Authorization with the session's secret: 407");
+		goto out;
+	}
 	if (lg_egress_parse_head(head, (size_t)hl, &r, &why) < 0) {
 		answer(c->fd, "400 Bad Request", why);
 		f.error = why;
@@ -428,8 +447,11 @@ static void *acceptor(void *arg)
 				       { e->fd, POLLIN, 0 },
 				       { atomic_load(&e->fd2), POLLIN, 0 } };
 		struct conn *c;
+		struct sockaddr_in peer = { 0 };
+		socklen_t pl = sizeof(peer);
 		pthread_attr_t at;
 		pthread_t t;
+		bool sealed;
 		int fd;
 
 		if (poll(p, 3, -1) < 0)
@@ -442,8 +464,9 @@ static void *acceptor(void *arg)
 			}
 			continue;
 		}
-		fd = accept4((p[1].revents & POLLIN) ? e->fd : p[2].fd, NULL,
-			     NULL, SOCK_CLOEXEC);
+		sealed = !(p[1].revents & POLLIN);
+		fd = accept4(sealed ? p[2].fd : e->fd, (struct sockaddr *)&peer,
+			     &pl, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
 		{
@@ -474,6 +497,8 @@ static void *acceptor(void *arg)
 		}
 		c->e = e;
 		c->fd = fd;
+		c->sealed = sealed;
+		c->peer = peer;
 		c->next = e->conns;
 		e->conns = c;
 		e->nconns++;

@@ -46,6 +46,23 @@ bool lg_egress_token_eq(const char *p, size_t n, const char *lit);
 int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
 			 const char **why);
 
+/*
+ * The value a client sends for a proxy URL http://lgrun:SECRET@HOST:PORT
+ * ("Basic " and base64 of "lgrun:SECRET"), into out; false when it does
+ * not fit.
+ */
+#define LG_EGRESS_USER "lgrun"
+bool lg_egress_basic_auth(const char *secret, char *out, size_t size);
+
+/*
+ * Does the head in buf[0..n) carry "Proxy-Authorization: <want>" (the
+ * scheme in any case, the credentials compared in constant time)? Read
+ * from the raw head, so a request the parser refuses is judged too.
+ */
+bool lg_egress_authorized(const char *buf, size_t n, const char *want);
+
+struct sockaddr_in;
+
 struct lg_egress_flow {
 	enum lg_egress_kind kind;
 	const char *host;
@@ -69,6 +86,18 @@ struct lg_egress_cfg {
 	int (*mitm)(void *ctx, int fd, const struct lg_egress_req *r,
 		    const char *route, uint64_t *up, uint64_t *down,
 		    const char **why);
+	/*
+	 * Only the session's tree may use the proxy (loopback answers every
+	 * local user): a request head without "Proxy-Authorization: <auth>"
+	 * (lg_egress_basic_auth of the session's secret) gets 407, and
+	 * refused() is told (no flow report: an outsider feeds no counter).
+	 * NULL: anyone. The second listener (lg_egress_listen_also, in the
+	 * sealed tree's own network namespace) is reachable by the tree
+	 * alone: it asks for nothing.
+	 */
+	const char *auth;
+	void (*refused)(void *ctx, const struct sockaddr_in *peer,
+			const char *why);
 	unsigned max_conns; /* at once; more get 503 (0: 512) */
 	int connect_timeout_ms; /* 0: 30 s */
 };

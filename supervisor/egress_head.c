@@ -174,3 +174,78 @@ int lg_egress_parse_head(const char *buf, size_t n, struct lg_egress_req *r,
 	*why = NULL;
 	return 0;
 }
+
+bool lg_egress_basic_auth(const char *secret, char *out, size_t size)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char plain[256];
+	int n = snprintf(plain, sizeof(plain), "%s:%s", LG_EGRESS_USER, secret);
+	size_t o;
+
+	if (n < 0 || (size_t)n >= sizeof(plain) ||
+	    size < 6 + ((size_t)n + 2) / 3 * 4 + 1)
+		return false;
+	o = (size_t)snprintf(out, size, "Basic ");
+	for (size_t i = 0; i < (size_t)n; i += 3) {
+		unsigned v = (unsigned char)plain[i] << 16;
+		size_t left = (size_t)n - i;
+
+		if (left > 1)
+			v |= (unsigned char)plain[i + 1] << 8;
+		if (left > 2)
+			v |= (unsigned char)plain[i + 2];
+		out[o++] = b64[(v >> 18) & 63];
+		out[o++] = b64[(v >> 12) & 63];
+		out[o++] = left > 1 ? b64[(v >> 6) & 63] : '=';
+		out[o++] = left > 2 ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* a and b of n bytes equal, in a time that does not say where they differ */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	unsigned char d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+bool lg_egress_authorized(const char *buf, size_t n, const char *want)
+{
+	const char *end = buf + n, *p = memmem(buf, n, "\r\n", 2);
+	const char *wsp = strchr(want, ' ');
+	size_t scheme = wsp ? (size_t)(wsp - want) : 0, wn = strlen(want);
+	bool ok = false;
+
+	if (!p || !scheme)
+		return false;
+	for (p += 2; p < end;) {
+		const char *le = memmem(p, (size_t)(end - p), "\r\n", 2);
+		const char *colon, *v, *ve;
+
+		if (!le || le == p)
+			break;
+		colon = memchr(p, ':', (size_t)(le - p));
+		if (colon && lg_egress_token_eq(p, (size_t)(colon - p),
+						"proxy-authorization")) {
+			v = colon + 1;
+			ve = le;
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			/* the scheme in any case, one space, the credentials */
+			if ((size_t)(ve - v) == wn &&
+			    strncasecmp(v, want, scheme) == 0 &&
+			    v[scheme] == ' ' &&
+			    same_bytes(v + scheme, want + scheme, wn - scheme))
+				ok = true;
+		}
+		p = le + 2;
+	}
+	return ok;
+}

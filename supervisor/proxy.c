@@ -377,6 +377,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	(void)version;
 	if (!r)
 		return MHD_NO;
+	if (!r->method[0] && r->outsider) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+			con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		const struct sockaddr_in *peer =
+			ci && ci->client_addr &&
+					ci->client_addr->sa_family == AF_INET ?
+				(const struct sockaddr_in *)ci->client_addr :
+				NULL;
+
+		snprintf(r->method, sizeof(r->method), "%s", method);
+		if (ops.refused)
+			ops.refused(p->s, "LLM", peer,
+				    "the path lacks the session's secret: 403");
+		return answer(
+			con, 403,
+			"{\"error\":\"lgrun proxy: this proxy serves only the tree of the lgrun session that started it\"}",
+			"application/json");
+	}
 	if (!r->method[0]) { /* the first call: headers are in */
 		snprintf(r->method, sizeof(r->method), "%s", method);
 		r->route = route_of(p, r->uri);
@@ -447,15 +465,50 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	return forward(r, con);
 }
 
+/*
+ * The rest of uri after /SECRET (a path, "/..." or "?..." or ""), or NULL
+ * when it does not start with it; compared in a time that does not say
+ * where it differs.
+ */
+static const char *past_secret(const char *secret, const char *uri)
+{
+	size_t n = strlen(secret), i;
+	unsigned char d = 0;
+
+	if (!n)
+		return uri;
+	if (uri[0] != '/')
+		return NULL;
+	uri++;
+	for (i = 0; i < n && uri[i]; i++)
+		d |= (unsigned char)(uri[i] ^ secret[i]);
+	if (i < n || d || (uri[n] && uri[n] != '/' && uri[n] != '?'))
+		return NULL;
+	return uri + n;
+}
+
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *con)
 {
 	struct req *r = calloc(1, sizeof(*r));
+	struct lg_proxy *p = cls;
+	const char *rest = past_secret(p->secret, uri);
 
 	(void)con;
 	if (!r)
 		return NULL;
 	r->p = cls;
-	r->uri = strdup(uri);
+	r->outsider = !rest;
+	/* "/SECRET" or "/SECRET?q" alone: the path is "/" */
+	if (rest && rest[0] != '/') {
+		if (asprintf(&r->uri, "/%s", rest) < 0)
+			r->uri = NULL;
+	} else {
+		r->uri = strdup(rest ? rest : uri);
+	}
+	if (!r->uri) {
+		free(r);
+		return NULL;
+	}
 	r->pipe[0] = r->pipe[1] = -1;
 	pthread_mutex_init(&r->m, NULL);
 	pthread_cond_init(&r->c, NULL);
@@ -499,7 +552,8 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
-	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize)
+	       const char *secret, void (*wake)(void *ctx), void *ctx,
+	       char *err, size_t errsize)
 {
 	const union MHD_DaemonInfo *info;
 	struct lg_proxy *p;
@@ -513,6 +567,7 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 		return NULL;
 	ops = *o;
 	p->s = s;
+	snprintf(p->secret, sizeof(p->secret), "%s", secret ? secret : "");
 	pthread_mutex_init(&p->calls_lock, NULL);
 	p->wake = wake;
 	p->wake_ctx = ctx;

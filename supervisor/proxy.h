@@ -25,6 +25,7 @@ struct lg_session;
 struct lg_session_verdict;
 struct lg_event;
 struct lg_proxy;
+struct sockaddr_in;
 
 struct lg_proxy_route {
 	char name[64]; /* the URL prefix: "anthropic", or the variable's name */
@@ -137,6 +138,12 @@ struct lg_proxy_ops {
 	size_t (*steer)(struct lg_session *s, uint64_t conv, size_t items,
 			bool stateful, bool agentic, const char *uri,
 			struct lg_steer_note *out, size_t max);
+	/*
+	 * A request from outside the session's tree (its path lacked the
+	 * secret), refused with 403: lg_session_refused.
+	 */
+	void (*refused)(struct lg_session *s, const char *proxy,
+			const struct sockaddr_in *peer, const char *why);
 };
 
 struct lg_proxy_stats {
@@ -147,12 +154,18 @@ struct lg_proxy_stats {
 /*
  * Starts serving listen_fd (taken over). wake() is called (any thread)
  * after a trip decided on the proxy's path has been answered to the agent,
- * so lgrun applies the action. Returns NULL with err set on failure.
+ * so lgrun applies the action. secret: every request's path starts with
+ * /SECRET (the base URLs lgrun gives the tree, and liblgtls's decrypted
+ * requests), which the proxy takes off; any other gets 403 and
+ * ops->refused (loopback answers every local user). NULL or "": anyone.
+ * Returns NULL with err set on failure.
  */
+#define LG_PROXY_SECRET_MAX 64
 LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
 	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
-	       void (*wake)(void *ctx), void *ctx, char *err, size_t errsize);
+	       const char *secret, void (*wake)(void *ctx), void *ctx,
+	       char *err, size_t errsize);
 LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,

@@ -57,6 +57,7 @@ struct lg_proxy {
 	uint16_t port;
 	struct lg_session *s;
 	pthread_mutex_t calls_lock; /* calls[], seq (the session locks itself) */
+	char secret[LG_PROXY_SECRET_MAX]; /* every path's first segment */
 	struct lg_proxy_route routes[16];
 	size_t nroutes;
 	void (*wake)(void *ctx);
@@ -76,7 +77,8 @@ struct lg_proxy {
 /* One request in flight: the MHD side and the curl side meet here. */
 struct req {
 	struct lg_proxy *p;
-	char *uri; /* as the agent sent it, query included */
+	char *uri; /* as the agent sent it, query included, no secret */
+	bool outsider; /* the path lacked the secret: refused */
 	char method[16];
 	char *body;
 	size_t len, cap;

@@ -100,6 +100,13 @@ struct loop {
 	struct lg_child child;
 	const struct lg_config *cfg;
 	struct lg_control *ctl;
+	/*
+	 * The session's secret: in the proxy URL and the base URLs the tree
+	 * gets, so only the tree uses lgrun's proxies (loopback answers every
+	 * local user); egress_auth is what the egress proxy asks for.
+	 */
+	char secret[33];
+	char egress_auth[128];
 	/* the LLM proxy: a socket from the start, the library on first use */
 	int proxy_fd;
 	uint16_t proxy_port;
@@ -251,6 +258,10 @@ int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
 void agentenv_say(void *ctx, const char *file, const char *key);
 
 void egress_flow(void *ctx, const struct lg_egress_flow *f);
+/* A connection to the egress proxy from outside the tree, refused. */
+void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why);
+/* The session's secret for its proxies (random, hex) into l->secret. */
+int make_secret(struct loop *l);
 
 void wake_main(void *ctx);
 

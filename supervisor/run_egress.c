@@ -128,8 +128,13 @@ int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
 {
 	struct loop *l = ctx;
 	unsigned long long u = 0, d = 0;
-	int rc = l->tls->mitm(l->ca, fd, r->host, r->port, route, l->proxy_port,
-			      &u, &d, why);
+	char path[sizeof(l->secret) + 32];
+	int rc;
+
+	/* under the route, behind the secret the LLM proxy asks for */
+	snprintf(path, sizeof(path), "%s/%s", l->secret, route);
+	rc = l->tls->mitm(l->ca, fd, r->host, r->port, path, l->proxy_port, &u,
+			  &d, why);
 
 	*up += u;
 	*down += d;
@@ -161,4 +166,26 @@ void egress_flow(void *ctx, const struct lg_egress_flow *f)
 			       .egress = f };
 
 	lg_session_feed(l->s, &ev, NULL);
+}
+
+void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why)
+{
+	struct loop *l = ctx;
+
+	lg_session_refused(l->s, "egress", peer, why);
+}
+
+int make_secret(struct loop *l)
+{
+	unsigned char b[16];
+	ssize_t n = getrandom(b, sizeof(b), 0);
+
+	if (n != (ssize_t)sizeof(b))
+		return n < 0 ? -errno : -EIO;
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(l->secret + 2 * i, 3, "%02x", b[i]);
+	if (!lg_egress_basic_auth(l->secret, l->egress_auth,
+				  sizeof(l->egress_auth)))
+		return -E2BIG;
+	return 0;
 }

@@ -83,6 +83,16 @@ static int setvar(char **set, size_t max, const char *key, const char *fmt, ...)
  */
 int start_proxies(struct run *run)
 {
+	int r = run->cfg.llm_proxy || run->cfg.llm_mode != LG_LLM_BASE_URL ||
+				run->cfg.sealed ?
+			make_secret(&run->l) :
+			0;
+
+	if (r < 0) {
+		lg_err("cannot make the session's secret for its proxies: %s",
+		       strerror(-r));
+		return LG_EXIT_ERROR;
+	}
 	if (run->cfg.llm_proxy) {
 		const char *bad = NULL;
 		int nr, with_default = 0;
@@ -141,6 +151,8 @@ int start_proxies(struct run *run)
 		struct lg_egress_cfg ec = { .flow = egress_flow,
 					    .decrypt = egress_decrypt,
 					    .mitm = egress_mitm,
+					    .auth = run->l.egress_auth,
+					    .refused = egress_refused,
 					    .ctx = &run->l };
 
 		run->l.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
@@ -225,7 +237,8 @@ int build_env(struct run *run)
 		     run->cfg.llm_mode != LG_LLM_PROXY && i < run->nroutes;
 		     i++)
 			e |= setvar(set, max, run->routes[i].env,
-				    "http://127.0.0.1:%u/%s", run->l.proxy_port,
+				    "http://127.0.0.1:%u/%s/%s",
+				    run->l.proxy_port, run->l.secret,
 				    run->routes[i].name);
 		if (run->l.egress) {
 			static const char *const vars[] = { "HTTP_PROXY",
@@ -235,7 +248,8 @@ int build_env(struct run *run)
 
 			for (size_t i = 0; i < 4; i++)
 				e |= setvar(set, max, vars[i],
-					    "http://127.0.0.1:%u",
+					    "http://%s:%s@127.0.0.1:%u",
+					    LG_EGRESS_USER, run->l.secret,
 					    run->l.egress_port);
 			/*
 			 * Set and empty, not unset: gemini-cli's .env files

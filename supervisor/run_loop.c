@@ -12,12 +12,9 @@ void load_proxy(struct loop *l)
 		lg_session_defer_kill,	  lg_session_feed,
 		lg_session_model_blocked, lg_session_stop_message,
 		lg_session_judge_calls,	  lg_session_ignore_keys,
-		lg_session_steer,
+		lg_session_steer,	  lg_session_refused,
 	};
-	struct lg_proxy *(*start)(const struct lg_proxy_ops *,
-				  struct lg_session *, int,
-				  const struct lg_proxy_route *, size_t,
-				  void (*)(void *), void *, char *, size_t);
+	__typeof__(lg_proxy_start) *start;
 	char path[PATH_MAX + 32], err[256] = "";
 	void *h;
 
@@ -39,7 +36,7 @@ void load_proxy(struct loop *l)
 		goto fail;
 	}
 	l->proxy = start(&ops, l->s, l->proxy_fd, l->routes, l->nroutes,
-			 wake_main, l, err, sizeof(err));
+			 l->secret, wake_main, l, err, sizeof(err));
 	if (l->proxy)
 		return;
 fail:

@@ -18,6 +18,7 @@
 #include "proxy.h"
 
 struct lg_session;
+struct sockaddr_in;
 
 struct lg_session_info {
 	const char *id, *agent, *state_dir, *audit_path, *metrics_path;
@@ -159,6 +160,14 @@ void lg_session_audit_simple(struct lg_session *s, const char *event,
 /* A warning that is not a detector's (rule and reason name it). */
 void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
 		     pid_t pid, const char *exe, const char *summary);
+/*
+ * A connection to one of lgrun's proxies (proxy: "egress" or "LLM") that
+ * did not come from the tree (it lacked the session's secret), refused.
+ * Counted (the end record's refused_outsiders); the first ones audited,
+ * with the peer's address and the owner of its socket when found.
+ */
+void lg_session_refused(struct lg_session *s, const char *proxy,
+			const struct sockaddr_in *peer, const char *why);
 /* The eBPF observer: its state ("attached", "off: why") and counters. */
 void lg_session_bpf_state(struct lg_session *s, const char *state);
 struct lg_bpf_stats {

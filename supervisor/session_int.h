@@ -136,6 +136,8 @@ struct lg_session {
 	size_t n_egress;
 	uint64_t egress_conns, egress_failed, egress_up, egress_down;
 	uint64_t egress_hosts_dropped;
+	/* connections to lgrun's proxies from outside the tree: refused */
+	uint64_t refused_outsiders;
 	/* hashes of the paths, a ring: see sess_restored() */
 	uint64_t lost_by_git[LOST_BY_GIT];
 	size_t nlost, lost_head;

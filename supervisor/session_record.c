@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "cleanup.h"
 #include "session_int.h"
 
 static void json_recent(struct lg_session *s, struct lg_json *j)
@@ -298,6 +302,9 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 			lg_json_int(&j, "egress_failed",
 				    (long long)s->egress_failed);
 	}
+	if (s->refused_outsiders)
+		lg_json_int(&j, "refused_outsiders",
+			    (long long)s->refused_outsiders);
 	if (s->bpf_state[0])
 		lg_json_str(&j, "bpf", s->bpf_state);
 	if (s->bpf_counted) {
@@ -335,6 +342,71 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	if (r < 0)
 		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
 		       strerror(-r));
+	lg_json_free(&j);
+}
+/*
+ * The owner of the peer's end of a loopback TCP connection: its line in
+ * /proc/net/tcp (local address and port the peer's, not listening). -1
+ * when not found (gone already, or another network namespace).
+ */
+static long peer_uid(const struct sockaddr_in *peer)
+{
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512], want[16];
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
+		 ntohs(peer->sin_port));
+	while (fgets(line, sizeof(line), f)) {
+		char local[64], remote[64], st[8];
+		unsigned long uid;
+
+		if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %lu", local,
+			   remote, st, &uid) == 4 &&
+		    strcmp(local, want) == 0 && strcmp(st, "0A") != 0)
+			return (long)uid;
+	}
+	return -1;
+}
+
+#define REFUSED_AUDITED 20 /* then counted only: a flood fills no disk */
+
+void lg_session_refused(struct lg_session *s, const char *proxy,
+			const struct sockaddr_in *peer, const char *why)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	char line[LG_SUMMARY_MAX], addr[INET_ADDRSTRLEN] = "?", who[32] = "";
+	long uid = -1;
+	uint64_t n = ++s->refused_outsiders;
+
+	if (n > REFUSED_AUDITED)
+		return;
+	if (peer) {
+		inet_ntop(AF_INET, &peer->sin_addr, addr, sizeof(addr));
+		uid = peer_uid(peer);
+	}
+	if (uid >= 0)
+		snprintf(who, sizeof(who), ", uid %ld", uid);
+	snprintf(
+		line, sizeof(line),
+		"the %s proxy refused a connection from outside the session's tree (%s:%u%s): %s%s",
+		proxy, addr, peer ? ntohs(peer->sin_port) : 0, who, why,
+		n == REFUSED_AUDITED ? " (further refusals are counted only)" :
+				       "");
+	lg_warn("%s", line);
+	json_head(s, &j, "refused");
+	lg_json_str(&j, "proxy", proxy);
+	lg_json_str(&j, "peer", addr);
+	lg_json_int(&j, "peer_port", peer ? ntohs(peer->sin_port) : 0);
+	if (uid >= 0)
+		lg_json_int(&j, "uid", uid);
+	lg_json_str(&j, "summary", line);
+	falco_fields(s, &j, "refused",
+		     &(struct lg_falco){ .priority = "Warning",
+					 .output = line });
+	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
 void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,

@@ -124,7 +124,7 @@ fi
 
 # The tree was pointed at the proxy, NO_PROXY set but empty.
 for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy; do
-	grep -q "^$v=http://127.0.0.1:[0-9]*$" env.txt || fail "$v is not lgrun's proxy: $(cat env.txt)"
+	grep -q "^$v=http://lgrun:[0-9a-f]\{32\}@127.0.0.1:[0-9]*$" env.txt || fail "$v is not lgrun's proxy with the session's secret: $(cat env.txt)"
 done
 grep -qx "NO_PROXY=" env.txt && grep -qx "no_proxy=" env.txt || fail "NO_PROXY is not set and empty: $(cat env.txt)"
 
@@ -199,12 +199,13 @@ grep -q "llm.decrypt: cannot read 'example.org'" "$T/decerr" || fail "no clear l
 
 # A malformed request gets 400; the session goes on.
 run_lg -c "$T/both.ini" -s bad -- python3 -c "
-import os, socket
-port = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])
-for req in (b'GARBAGE\r\n\r\n', b'GET /relative HTTP/1.1\r\nHost: x\r\n\r\n',
-            b'CONNECT nohostport HTTP/1.1\r\n\r\n', b'GET http://a b/ HTTP/1.1\r\n\r\n'):
-    s = socket.create_connection(('127.0.0.1', port))
-    s.sendall(req)
+import base64, os, socket, urllib.parse
+u = urllib.parse.urlparse(os.environ['HTTP_PROXY'])
+auth = b'Proxy-Authorization: Basic ' + base64.b64encode(f'{u.username}:{u.password}'.encode()) + b'\r\n'
+for req in (b'GARBAGE\r\n', b'GET /relative HTTP/1.1\r\nHost: x\r\n',
+            b'CONNECT nohostport HTTP/1.1\r\n', b'GET http://a b/ HTTP/1.1\r\n'):
+    s = socket.create_connection(('127.0.0.1', u.port))
+    s.sendall(req + auth + b'\r\n')
     assert s.recv(100).startswith(b'HTTP/1.1 400'), req
     s.close()
 "
@@ -240,9 +241,9 @@ grep -q "no model turn" "$T/other.err" && fail "a program that is not an agent C
 run_lg -s default -- sh -c "env | grep -ci '^https\\?_proxy=127' >'$T/n' ; true"
 [ "$(cat "$T/n")" = 0 ] || fail "auto mode set proxy variables for a command that is not an agent"
 run_lg -s auto -- sh -c ": codex; env >'$T/auto.env'"
-grep -q '^HTTPS_PROXY=http://127.0.0.1:[0-9]*$' "$T/auto.env" &&
+grep -q '^HTTPS_PROXY=http://lgrun:[0-9a-f]*@127.0.0.1:[0-9]*$' "$T/auto.env" &&
 	grep -q '^NODE_EXTRA_CA_CERTS=.*\.ca\.pem$' "$T/auto.env" &&
-	grep -q '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]*/openai' "$T/auto.env" ||
+	grep -q '^OPENAI_BASE_URL=http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/openai' "$T/auto.env" ||
 	fail "auto mode did not give an agent CLI's command both: $(grep -i 'proxy\|base_url\|ca_cert' "$T/auto.env")"
 printf '[llm]\nmode = tunnel\n' >badmode.ini
 run_lg -c "$T/badmode.ini" -- true 2>"$T/cfgerr"

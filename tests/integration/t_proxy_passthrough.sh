@@ -40,7 +40,7 @@ export ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$T/port")
 run_lg --session pass -- python3 - "$T/sha" <<'PY'
 import hashlib, http.client, json, os, sys, urllib.parse
 u = urllib.parse.urlparse(os.environ["ANTHROPIC_BASE_URL"])
-assert u.hostname == "127.0.0.1" and u.path == "/anthropic", u   # lgrun's proxy, not the upstream
+assert u.hostname == "127.0.0.1" and u.path.endswith("/anthropic"), u   # lgrun's proxy, not the upstream
 c = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
 c.request("POST", u.path + "/v1/messages", body=b'{"stream":true}', headers={"x-api-key": "k"})
 r = c.getresponse(); h = hashlib.sha256()

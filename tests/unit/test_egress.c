@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -82,11 +83,52 @@ static void test_absolute_http(void **state)
 	assert_int_equal(parse("GARBAGE\r\n\r\n", &r), -EINVAL);
 }
 
+static void test_auth(void **state)
+{
+	char want[128], head[512];
+
+	(void)state;
+	/* what curl sends for http://lgrun:0123abcd@127.0.0.1:PORT */
+	assert_true(lg_egress_basic_auth("0123abcd", want, sizeof(want)));
+	assert_string_equal(want, "Basic bGdydW46MDEyM2FiY2Q=");
+	assert_false(lg_egress_basic_auth("0123abcd", want, 20));
+	snprintf(head, sizeof(head),
+		 "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n"
+		 "Proxy-Authorization: %s\r\n\r\n",
+		 want);
+	assert_true(lg_egress_authorized(head, strlen(head), want));
+	/* the header name and the scheme in any case, spaces around */
+	snprintf(head, sizeof(head),
+		 "GET http://h/ HTTP/1.1\r\nproxy-authorization:   basic "
+		 "bGdydW46MDEyM2FiY2Q=  \r\n\r\n");
+	assert_true(lg_egress_authorized(head, strlen(head), want));
+	/* none, another secret, a prefix of it, in the request line only */
+	snprintf(head, sizeof(head), "CONNECT h:443 HTTP/1.1\r\n\r\n");
+	assert_false(lg_egress_authorized(head, strlen(head), want));
+	snprintf(head, sizeof(head),
+		 "CONNECT h:443 HTTP/1.1\r\n"
+		 "Proxy-Authorization: Basic bGdydW46MDEyM2FiY2U=\r\n\r\n");
+	assert_false(lg_egress_authorized(head, strlen(head), want));
+	snprintf(head, sizeof(head),
+		 "CONNECT h:443 HTTP/1.1\r\n"
+		 "Proxy-Authorization: Basic bGdydW46MDEy\r\n\r\n");
+	assert_false(lg_egress_authorized(head, strlen(head), want));
+	snprintf(head, sizeof(head),
+		 "GET http://h/Proxy-Authorization:%s HTTP/1.1\r\n\r\n", want);
+	assert_false(lg_egress_authorized(head, strlen(head), want));
+	/* a header past the blank line is a body's, not the head's */
+	snprintf(head, sizeof(head),
+		 "POST http://h/ HTTP/1.1\r\n\r\nProxy-Authorization: %s\r\n",
+		 want);
+	assert_false(lg_egress_authorized(head, strlen(head), want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect),
 		cmocka_unit_test(test_absolute_http),
+		cmocka_unit_test(test_auth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
