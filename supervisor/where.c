@@ -77,6 +77,71 @@ static bool proc_self(const char *raw, pid_t pid, char *out, size_t size)
 	return r > 0 && (size_t)r < size;
 }
 
+/*
+ * "/dev/fd/N...", "/dev/stdin", "/dev/stdout", "/dev/stderr": the links
+ * every system has to /proc/self/fd. Followed by the kernel from lgrun's
+ * view they would name lgrun's own descriptors: as /proc/self/fd/... they
+ * are the task's (proc_self).
+ */
+static bool dev_fd(const char *raw, char *out, size_t size)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout",
+					   "/dev/stderr" };
+	int r = -1;
+
+	if (strncmp(raw, "/dev/fd", 7) == 0 && (raw[7] == '/' || !raw[7])) {
+		r = snprintf(out, size, "/proc/self/fd%s", raw + 7);
+	} else {
+		for (int i = 0; i < 3 && r < 0; i++) {
+			size_t n = strlen(std[i]);
+
+			if (strncmp(raw, std[i], n) == 0 &&
+			    (raw[n] == '/' || !raw[n]))
+				r = snprintf(out, size, "/proc/self/fd/%d%s", i,
+					     raw + n);
+		}
+	}
+	return r > 0 && (size_t)r < size;
+}
+
+static size_t digits(const char *p)
+{
+	size_t n = 0;
+
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n;
+}
+
+/*
+ * The length of a magic link at the start of raw, when a path goes on
+ * through it: "/proc/N/cwd", "/proc/N/root", "/proc/N/fd/M" (and under
+ * /proc/N/task/T/), then "/". 0 when raw does not start with one.
+ */
+static size_t magic_prefix(const char *raw)
+{
+	const char *p = raw;
+	size_t n;
+
+	if (strncmp(p, "/proc/", 6) != 0 || !(n = digits(p + 6)) ||
+	    p[6 + n] != '/')
+		return 0;
+	p += 6 + n + 1;
+	if (strncmp(p, "task/", 5) == 0 && (n = digits(p + 5)) &&
+	    p[5 + n] == '/')
+		p += 5 + n + 1;
+	if (strncmp(p, "cwd/", 4) == 0)
+		p += 3;
+	else if (strncmp(p, "root/", 5) == 0)
+		p += 4;
+	else if (strncmp(p, "fd/", 3) == 0 && (n = digits(p + 3)) &&
+		 p[3 + n] == '/')
+		p += 3 + n;
+	else
+		return 0;
+	return (size_t)(p - raw);
+}
+
 static struct statx our_root;
 static bool have_root;
 
@@ -115,10 +180,20 @@ static int open_dir(int base, const char *path, bool in_root)
 	};
 	long fd = syscall(SYS_openat2, base, path, &how, sizeof(how));
 
-	if (fd < 0 && errno == ELOOP && in_root) {
-		/* RESOLVE_IN_ROOT refuses magic links (/proc/N/fd/M/...) */
+	if (fd < 0 && (errno == EXDEV || errno == ELOOP) && in_root) {
+		/*
+		 * RESOLVE_IN_ROOT refuses a magic link (/proc/N/fd/M/...)
+		 * with EXDEV (ELOOP before Linux 5.x): one that step() did
+		 * not see in the text (through a symlink). Walked again
+		 * from the task's root, relative: its components are the
+		 * task's, only an absolute link among them means lgrun's
+		 * root then.
+		 */
+		while (*path == '/')
+			path++;
 		how.resolve = 0;
-		fd = syscall(SYS_openat2, base, path, &how, sizeof(how));
+		fd = syscall(SYS_openat2, base, *path ? path : ".", &how,
+			     sizeof(how));
 	}
 	if (fd < 0 && errno == ENOSYS) /* before Linux 5.6 */
 		fd = openat(base, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -420,17 +495,47 @@ static void display(struct lg_where *w, struct statx *st)
 static int step(pid_t pid, int base, int dirfd, const char *raw,
 		struct lg_where *w, struct statx *st)
 {
-	char parent[PATH_MAX + 1], proc[PATH_MAX + 1];
+	char parent[PATH_MAX + 1], proc[PATH_MAX + 1], devfd[PATH_MAX + 1];
 	struct statx own_st = { 0 };
-	bool in_root = false;
+	bool in_root = false, in_proc = false;
+	size_t magic;
 	int own = -1, r;
 
 	st->stx_mask = 0; /* which directory w->dirfd is: not known yet */
 	if (!raw[0])
 		return -ENOENT;
+	if (raw[0] == '/' && dev_fd(raw, devfd, sizeof(devfd)))
+		raw = devfd;
 	if (raw[0] == '/' && proc_self(raw, pid, proc, sizeof(proc))) {
 		raw = proc; /* in lgrun's /proc, where pid means the task */
 		base = AT_FDCWD;
+		in_proc = true;
+	}
+	magic = raw[0] == '/' ? magic_prefix(raw) : 0;
+	if (magic) {
+		/*
+		 * A magic link (a task's cwd, root or open directory) is
+		 * the very directory it names, whatever the view: opened
+		 * in lgrun's /proc, the rest of the path is walked from it.
+		 */
+		char link[64];
+
+		if (magic >= sizeof(link))
+			return -ENAMETOOLONG;
+		memcpy(link, raw, magic);
+		link[magic] = '\0';
+		own = open(link, O_PATH | O_CLOEXEC);
+		if (own < 0) {
+			w->err = errno; /* the call will fail as well */
+			return 0;
+		}
+		for (raw += magic; *raw == '/'; raw++)
+			;
+		if (!*raw)
+			raw = ".";
+		base = own;
+	} else if (in_proc) {
+		/* from lgrun's root: the /proc it reads */
 	} else if (raw[0] == '/' && same_root(pid)) {
 		base = AT_FDCWD;
 	} else if (base < 0 || raw[0] == '/') {

@@ -38,6 +38,25 @@ os.unlink('/proc/self/fd/%d/f4' % fd)
 "
 expect_trip "/proc/self" procself "$T/procself"
 
+# 2b. Magic links (issue 29, item 5): /dev/fd/N of an open directory is the
+#     process's own (not lgrun's), /proc/PID/cwd and /proc/PID/root of
+#     another process, and a symlink to a magic link; each one a removal of
+#     the real file, kept. Under root the tree has its own mount namespace,
+#     where RESOLVE_IN_ROOT answers EXDEV for a magic link.
+magic() { # session-id real-dir script
+	mkfiles "$2" 5
+	run_lg -s "$1" -- bash -c "$3" >"$T/$1.out" 2>&1
+	expect_trip "$1" "$1" "$2"
+	grep -q "\"event\":\"quarantine\"" "$STATE/audit.jsonl" && [ -n "$(ls "$STATE"/quarantine/*.jsonl 2>/dev/null)" ] ||
+		fail "$1: nothing kept"
+	[ "$(cat "$STATE"/quarantine/*.jsonl | grep -c "$2/f[12]")" = 2 ] ||
+		fail "$1: f1 and f2 are not kept: $(cat "$STATE"/quarantine/*.jsonl | cut -c1-300)"
+}
+magic devfd "$T/devfd" "cd /; exec 7<'$T/devfd'; for i in 1 2 3 4; do rm /dev/fd/7/f\$i || exit 1; done"
+magic pidcwd "$T/pidcwd" "cd '$T/pidcwd'; for i in 1 2 3 4; do rm /proc/\$\$/cwd/f\$i || exit 1; done"
+magic pidroot "$T/pidroot" "cd /; for i in 1 2 3 4; do rm /proc/\$\$/root'$T/pidroot'/f\$i || exit 1; done"
+magic viasym "$T/viasym" "cd '$T/viasym'; ln -s /proc/\$\$/cwd '$T/cwdlink'; for i in 1 2 3 4; do rm '$T/cwdlink'/f\$i || exit 1; done"
+
 # 3. Paths longer than PATH_MAX: rm -rf of a tree the session made works as
 #    it does bare; one that was there before is guarded, not broken.
 deep() { # dir: 24 levels of 200-character names, a file in each

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -181,6 +183,94 @@ static void test_absolute_symlink(void **state)
 	assert_string_equal(got, want);
 }
 
+/*
+ * Magic links as another task names them (issue 29, item 5): /dev/fd/N
+ * and /dev/stdin are that task's descriptors, not ours; /proc/PID/cwd,
+ * /proc/PID/root and /proc/PID/fd/N lead to the directories they name.
+ */
+static void test_magic_links(void **state)
+{
+	char cwd[PATH_MAX + 8], open_dir[PATH_MAX + 8], ours[PATH_MAX + 8],
+		arg[PATH_MAX + 64], want[PATH_MAX + 16], got[PATH_MAX + 1];
+	int ready[2], fd;
+	pid_t child;
+	char c;
+
+	(void)state;
+	snprintf(cwd, sizeof(cwd), "%s/cwd", top);
+	snprintf(open_dir, sizeof(open_dir), "%s/opened", top);
+	snprintf(ours, sizeof(ours), "%s/ours", top);
+	make_old_dir(cwd);
+	make_old_dir(open_dir);
+	make_old_dir(ours);
+	snprintf(arg, sizeof(arg), "%s/sub", cwd);
+	assert_int_equal(mkdir(arg, 0755), 0);
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		fd = open(open_dir, O_RDONLY | O_DIRECTORY);
+		if (fd < 0 || dup2(fd, 7) < 0 || dup2(fd, 0) < 0 ||
+		    chdir(cwd) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	/* our own fd 7 names another directory */
+	fd = open(ours, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_true(dup2(fd, 7) == 7);
+	{
+		const struct {
+			const char *fmt, *dir;
+		} cases[] = {
+			{ "/dev/fd/7/f", open_dir },
+			{ "/dev/stdin/f", open_dir },
+			{ "/proc/self/fd/7/f", open_dir },
+			{ "/proc/%d/fd/7/f", open_dir },
+			{ "/proc/%d/cwd/f", cwd },
+			{ "/proc/%d/task/%d/cwd/f", cwd },
+			{ "/proc/self/cwd/sub/../f", cwd },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct lg_where w;
+
+			snprintf(arg, sizeof(arg), cases[i].fmt, child, child);
+			snprintf(want, sizeof(want), "%s/f", cases[i].dir);
+			assert_int_equal(lg_where_resolve(child, AT_FDCWD, arg,
+							  false, &w),
+					 0);
+			assert_true(w.dirfd >= 0);
+			snprintf(got, sizeof(got), "%s", w.path);
+			lg_where_done(&w);
+			assert_string_equal(got, want);
+		}
+		/* the root: the path from it */
+		snprintf(arg, sizeof(arg), "/proc/%d/root%s/f", child, cwd);
+		snprintf(want, sizeof(want), "%s/f", cwd);
+		{
+			struct lg_where w;
+
+			assert_int_equal(lg_where_resolve(child, AT_FDCWD, arg,
+							  false, &w),
+					 0);
+			assert_true(w.dirfd >= 0);
+			assert_string_equal(w.path, want);
+			lg_where_done(&w);
+		}
+	}
+	close(7);
+	close(fd);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_rename_unseen),
 		cmocka_unit_test(test_inode_reused),
 		cmocka_unit_test(test_absolute_symlink),
+		cmocka_unit_test(test_magic_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

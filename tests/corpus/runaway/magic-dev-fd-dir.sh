@@ -1,7 +1,6 @@
 # An agent removing files through /dev/fd/N/... of a directory it opened:
 # /dev/fd is /proc/self/fd, which must be the target's own, and fd N is a
 # magic link to the open directory (issue 29, item 5).
-KNOWN=issue-29
 EXPECT_REASON=volume_exceeded
 setup() {
 	mkfiles data 10 row_ .csv

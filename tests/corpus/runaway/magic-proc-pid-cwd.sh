@@ -4,7 +4,6 @@
 # target's root is not lgrun's, and RESOLVE_IN_ROOT answers EXDEV for a
 # magic link: the removals went unseen as "missing" (issue 29, item 5).
 # (/proc/self/cwd/... is rewritten to the target's /proc/PID and was seen.)
-KNOWN=issue-29
 EXPECT_REASON=volume_exceeded
 setup() {
 	mkfiles data 10 rec_ .json

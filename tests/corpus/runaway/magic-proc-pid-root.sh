@@ -2,7 +2,6 @@
 # root, a magic link), one rm a file: under lgrun's mount namespace the
 # target's root is not lgrun's, where RESOLVE_IN_ROOT answers EXDEV for a
 # magic link (issue 29, item 5).
-KNOWN=issue-29
 EXPECT_REASON=volume_exceeded
 setup() {
 	mkfiles data 10 doc_ .txt
