@@ -144,6 +144,202 @@ bool lg_classify_lost_by_git(enum lg_op op, enum lg_class cls, const char *path,
 	       !lg_path_in_git_dir(path);
 }
 
+/*
+ * The compressors that replace a file by its transformed form, and the
+ * suffixes they write (or, decompressing, read). By the program's name:
+ * the content test is the magic of what is written (a stub with no
+ * header is no transform, whoever writes it).
+ */
+static const struct {
+	const char *exe;
+	const char *suffixes[3];
+} compressors[] = {
+	{ "gzip", { ".gz" } },	      { "gunzip", { ".gz" } },
+	{ "pigz", { ".gz" } },	      { "unpigz", { ".gz" } },
+	{ "xz", { ".xz", ".lzma" } }, { "unxz", { ".xz", ".lzma" } },
+	{ "lzma", { ".lzma" } },      { "unlzma", { ".lzma" } },
+	{ "bzip2", { ".bz2" } },      { "bunzip2", { ".bz2" } },
+	{ "pbzip2", { ".bz2" } },     { "lbzip2", { ".bz2" } },
+	{ "zstd", { ".zst" } },	      { "unzstd", { ".zst" } },
+	{ "zstdmt", { ".zst" } },     { "pzstd", { ".zst" } },
+	{ "lz4", { ".lz4" } },	      { "unlz4", { ".lz4" } },
+	{ "lzip", { ".lz" } },	      { "plzip", { ".lz" } },
+	{ "lunzip", { ".lz" } },      { "brotli", { ".br" } },
+	{ "compress", { ".Z" } },     { "uncompress", { ".Z" } },
+	{ "ncompress", { ".Z" } },    { "lzop", { ".lzo" } },
+};
+
+const char *lg_transform_suffix(const char *exe, size_t i)
+{
+	if (!exe || i >= 3)
+		return NULL;
+	for (size_t k = 0; k < sizeof(compressors) / sizeof(compressors[0]);
+	     k++)
+		if (strcmp(compressors[k].exe, exe) == 0)
+			return compressors[k].suffixes[i];
+	return NULL;
+}
+
+bool lg_transform_magic(const char *suffix, const unsigned char *head, size_t n)
+{
+	static const struct {
+		const char *suffix;
+		unsigned char magic[6];
+		size_t n;
+	} magics[] = {
+		{ ".gz", { 0x1f, 0x8b }, 2 },
+		{ ".xz", { 0xfd, '7', 'z', 'X', 'Z', 0x00 }, 6 },
+		{ ".lzma", { 0x5d, 0x00, 0x00 }, 3 },
+		{ ".bz2", { 'B', 'Z', 'h' }, 3 },
+		{ ".zst", { 0x28, 0xb5, 0x2f, 0xfd }, 4 },
+		{ ".lz4", { 0x04, 0x22, 0x4d, 0x18 }, 4 },
+		{ ".lz", { 'L', 'Z', 'I', 'P' }, 4 },
+		{ ".Z", { 0x1f, 0x9d }, 2 },
+		{ ".lzo", { 0x89, 'L', 'Z', 'O' }, 4 },
+	};
+
+	if (!suffix || !head)
+		return false;
+	if (strcmp(suffix, ".br") == 0)
+		return n > 0;
+	for (size_t k = 0; k < sizeof(magics) / sizeof(magics[0]); k++)
+		if (strcmp(magics[k].suffix, suffix) == 0)
+			return n >= magics[k].n &&
+			       memcmp(head, magics[k].magic, magics[k].n) == 0;
+	return false;
+}
+
+bool lg_transform_sibling_fresh(const struct lg_facts *sib,
+				int64_t session_start_ns, int64_t now_ns)
+{
+	return sib->exists && sib->is_reg && sib->size > 0 &&
+	       !lg_facts_preexisting(sib, session_start_ns) &&
+	       sib->ctime_ns >= now_ns - LG_TRANSFORM_FRESH_NS;
+}
+
+/* A venv's own top-level names: what python3 -m venv and virtualenv make. */
+static bool venv_layout(const char *c, size_t n, bool last)
+{
+	static const char *const dirs[] = { "bin",     "lib",	 "lib64",
+					    "include", "share",	 "Scripts",
+					    "Lib",     "Include" };
+
+	if (last && ((n == 10 && memcmp(c, "pyvenv.cfg", 10) == 0) ||
+		     (n == 10 && memcmp(c, ".gitignore", 10) == 0)))
+		return true;
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++)
+		if (strlen(dirs[k]) == n && memcmp(c, dirs[k], n) == 0)
+			return true;
+	return false;
+}
+
+int lg_venv_root(enum lg_op op, const char *path, size_t i, char *root,
+		 size_t size)
+{
+	size_t len = strlen(path), found = 0;
+
+	if (path[0] != '/')
+		return 0;
+	if (op == LG_OP_RMDIR && i == found++) {
+		if (len + 1 > size)
+			return 0;
+		memcpy(root, path, len + 1);
+		return 1;
+	}
+	/* from the nearest: each '/' that starts a layout name */
+	for (size_t p = len; p-- > 0;) {
+		const char *c;
+		size_t n;
+
+		if (path[p] != '/')
+			continue;
+		c = path + p + 1;
+		n = strcspn(c, "/");
+		if (!venv_layout(c, n, c[n] == '\0') || i != found++)
+			continue;
+		if (p == 0)
+			return 0; /* the root directory is no venv */
+		if (p + 1 > size)
+			return 0;
+		memcpy(root, path, p);
+		root[p] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+bool lg_tool_value_names(const char *value, const char *path)
+{
+	char v[4096];
+	size_t vn = 0, pn = strlen(path);
+
+	if (strncmp(value, "file://", 7) == 0)
+		value += 7;
+	/* normalise: no empty or "." components, no "..", no trailing '/' */
+	for (const char *c = value; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return false;
+		if (n && !(n == 1 && c[0] == '.')) {
+			if (vn + n + 2 > sizeof(v))
+				return false;
+			if (vn || value[0] == '/')
+				v[vn++] = '/';
+			memcpy(v + vn, c, n);
+			vn += n;
+		}
+		c += n;
+		c += *c == '/';
+	}
+	v[vn] = '\0';
+	if (!vn)
+		return false;
+	if (value[0] == '/')
+		return strcmp(v, path) == 0;
+	return pn > vn && path[pn - vn - 1] == '/' &&
+	       strcmp(path + pn - vn, v) == 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int lg_url_last_segment(const char *url, char *out, size_t size)
+{
+	size_t n = strcspn(url, "?#"), b, o = 0;
+
+	while (n && url[n - 1] == '/')
+		n--;
+	for (b = n; b && url[b - 1] != '/';)
+		b--;
+	if (b == n || !size)
+		return -EINVAL;
+	for (size_t k = b; k < n; k++) {
+		int c = (unsigned char)url[k];
+
+		if (c == '%' && k + 2 < n && hexval(url[k + 1]) >= 0 &&
+		    hexval(url[k + 2]) >= 0) {
+			c = hexval(url[k + 1]) * 16 + hexval(url[k + 2]);
+			k += 2;
+		}
+		if (c == '/' || c == '\0' || o + 1 >= size)
+			return -EINVAL;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	if (strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
+		return -EINVAL;
+	return 0;
+}
+
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,
 			  const struct lg_ignore_rule *rules, size_t nrules,
@@ -162,6 +358,9 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	    !lg_facts_content_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
 	if (ignored_op(rules, nrules, op, path, exe))
+		return LG_CLASS_IGNORED;
+	/* a venv's own files: made again by python3 -m venv, as node_modules/ */
+	if (f->regenerable && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
 		return LG_CLASS_IGNORED;
 	/*
 	 * rmdir of a non-empty directory fails and destroys nothing; git,
@@ -193,6 +392,21 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	/* mv to another filesystem removes what it has just copied */
 	if (f->moved && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
 		return LG_CLASS_MOVED;
+	/*
+	 * One decision, several witnesses: the tool delete that named this
+	 * path was counted; the server's removal of it is the same decision
+	 * (kept all the same).
+	 */
+	if (f->tool_deleted && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))
+		return LG_CLASS_TOOL_DELETED;
+	/*
+	 * gzip f writes f.gz and then removes f: the content lives on,
+	 * transformed (kept all the same). The session checked the remover
+	 * is a known compressor and the sibling is fresh, non-empty and of
+	 * the compressed format.
+	 */
+	if (f->transformed && op == LG_OP_UNLINK && f->is_reg)
+		return LG_CLASS_TRANSFORMED;
 	/*
 	 * What git removes while changing branches is still in its object
 	 * database: asked last, since it reads the file.

@@ -55,6 +55,24 @@ struct lg_facts {
 	 * in the session, and that path holds content again.
 	 */
 	bool superseded;
+	/*
+	 * Set by the session: a known compressor removes this regular file
+	 * while its content lives on, transformed, in a sibling the session
+	 * just wrote (lg_transform_suffix, lg_transform_magic,
+	 * lg_transform_sibling_fresh).
+	 */
+	bool transformed;
+	/*
+	 * Set by the session: the path is part of a Python virtual
+	 * environment's own layout (lg_venv_root): regenerable, like
+	 * node_modules/.
+	 */
+	bool regenerable;
+	/*
+	 * Set by the session: an agent's tool delete named this path moments
+	 * ago (lg_tool_value_names); the removal is that decision's.
+	 */
+	bool tool_deleted;
 	bool is_dir;
 	bool is_symlink;
 	bool is_reg;
@@ -117,6 +135,55 @@ bool lg_path_in_git_dir(const char *path);
  */
 bool lg_classify_lost_by_git(enum lg_op op, enum lg_class cls, const char *path,
 			     const char *exe);
+
+/*
+ * Transforms. A compressor writes the transformed file, then removes the
+ * original: gzip f writes f.gz, gzip -d f.gz writes f. The i-th suffix
+ * exe (a program's basename) writes or reads, NULL past the last; NULL at
+ * i = 0 when exe is not a known compressor.
+ */
+const char *lg_transform_suffix(const char *exe, size_t i);
+/*
+ * Do the first n bytes of a file named ...suffix start as that format
+ * does? (Brotli has no magic: any non-empty head.)
+ */
+bool lg_transform_magic(const char *suffix, const unsigned char *head,
+			size_t n);
+/* How recently the sibling must have been written (its change time). */
+#define LG_TRANSFORM_FRESH_NS (120LL * 1000000000LL)
+/*
+ * The sibling holds the content: a regular, non-empty file born in the
+ * session and changed in the last LG_TRANSFORM_FRESH_NS before now_ns.
+ */
+bool lg_transform_sibling_fresh(const struct lg_facts *sib,
+				int64_t session_start_ns, int64_t now_ns);
+
+/*
+ * Virtual environments. The i-th directory (from the nearest) that would
+ * make path part of a virtual environment's own layout, if it holds a
+ * pyvenv.cfg: path is that directory itself (op rmdir), its pyvenv.cfg
+ * or .gitignore, or lies under its bin/, lib/, lib64/, include/, share/
+ * (Scripts/, Lib/, Include/ on Windows' layout). Written into root; 1, or
+ * 0 past the last (or when it does not fit). A venv made at a project's
+ * root leaves the project's own files (src/, docs/) outside it.
+ */
+int lg_venv_root(enum lg_op op, const char *path, size_t i, char *root,
+		 size_t size);
+
+/*
+ * Tool deletes. Does value, a path the agent handed its tool (absolute,
+ * relative to wherever the server resolves it, or a file:// URI), name
+ * path (absolute, normalised)? An absolute value must be path; a relative
+ * one must be path's last components. A value that climbs (..) names
+ * nothing.
+ */
+bool lg_tool_value_names(const char *value, const char *path);
+/*
+ * An HTTP request's path (query left out) to its last segment,
+ * percent-decoded: what a file service maps to a file. 0, or -EINVAL
+ * (none, or it decodes to '/' or NUL or "..").
+ */
+int lg_url_last_segment(const char *url, char *out, size_t size);
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,

@@ -57,6 +57,10 @@ const char *lg_class_name(enum lg_class cls)
 		return "superseded";
 	case LG_CLASS_NO_DATA:
 		return "no_data";
+	case LG_CLASS_TRANSFORMED:
+		return "transformed";
+	case LG_CLASS_TOOL_DELETED:
+		return "tool_deleted";
 	}
 	return "?";
 }
@@ -137,7 +141,7 @@ int lg_op_parse(const char *s)
 }
 int lg_class_parse(const char *s)
 {
-	return parse_name(s, LG_CLASS_NO_DATA + 1, class_i);
+	return parse_name(s, LG_CLASS_TOOL_DELETED + 1, class_i);
 }
 int lg_source_parse(const char *s)
 {

@@ -85,6 +85,16 @@ enum lg_class {
 	 * an empty file; an attempt on that target all the same
 	 */
 	LG_CLASS_NO_DATA,
+	/*
+	 * a known compressor removes the original it has just written out
+	 * transformed next to it (gzip f: f.gz; gzip -d f.gz: f): nothing lost
+	 */
+	LG_CLASS_TRANSFORMED,
+	/*
+	 * the removal an agent's tool delete decided moments ago (an MCP
+	 * server's unlink of the path its delete_file got): counted there
+	 */
+	LG_CLASS_TOOL_DELETED,
 };
 
 /*
@@ -130,6 +140,12 @@ struct lg_event {
 	const char *tool; /* tool name, or "HTTP DELETE" and the like */
 	const char *args; /* canonical JSON of the arguments */
 	const char *result_digest; /* hash of the result, "" when none */
+	/*
+	 * LG_EV_DESTRUCTIVE of a tool delete: args is its JSON arguments (MCP)
+	 * and url the request's path (HTTP), when the shim sent them: what the
+	 * server may remove (session_fs.c)
+	 */
+	const char *url;
 	const char *args_preview, *result_preview; /* short, for humans */
 	uint64_t stream; /* which conversation or process: runs are per stream */
 	/* LG_EV_TURN */

@@ -782,6 +782,285 @@ static void test_path_in_git_dir(void **state)
 				 cases[i].want);
 }
 
+/*
+ * Transforms (issue 29, item 1): a known compressor's removal of the
+ * original it wrote out transformed is not a loss; the facts (the sibling
+ * and its magic) are the session's, the class is decided here.
+ */
+static void test_transform_suffixes(void **state)
+{
+	static const struct {
+		const char *exe, *first;
+	} cases[] = {
+		{ "gzip", ".gz" },   { "gunzip", ".gz" },
+		{ "pigz", ".gz" },   { "xz", ".xz" },
+		{ "unxz", ".xz" },   { "lzma", ".lzma" },
+		{ "bzip2", ".bz2" }, { "bunzip2", ".bz2" },
+		{ "zstd", ".zst" },  { "unzstd", ".zst" },
+		{ "lz4", ".lz4" },   { "lzip", ".lz" },
+		{ "brotli", ".br" }, { "compress", ".Z" },
+		{ "lzop", ".lzo" },  { "rm", NULL },
+		{ "python3", NULL }, { "gzip2", NULL },
+		{ "", NULL },	     { NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = lg_transform_suffix(cases[i].exe, 0);
+
+		if (!cases[i].first ? got != NULL :
+				      !got || strcmp(got, cases[i].first))
+			fail_msg("%s: %s", cases[i].exe ? cases[i].exe : "NULL",
+				 got ? got : "NULL");
+	}
+	assert_string_equal(lg_transform_suffix("xz", 1), ".lzma");
+	assert_null(lg_transform_suffix("xz", 2));
+	assert_null(lg_transform_suffix("gzip", 1));
+	assert_null(lg_transform_suffix("gzip", 99));
+}
+
+static void test_transform_magic(void **state)
+{
+	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00 },
+				   xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 },
+				   bz[] = "BZh91AY",
+				   zst[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x24 },
+				   lz4[] = { 0x04, 0x22, 0x4d, 0x18 },
+				   lz[] = "LZIP\x01", stub[] = "x\n";
+
+	(void)state;
+	assert_true(lg_transform_magic(".gz", gz, sizeof(gz)));
+	assert_true(lg_transform_magic(".xz", xz, sizeof(xz)));
+	assert_true(lg_transform_magic(".bz2", bz, 7));
+	assert_true(lg_transform_magic(".zst", zst, sizeof(zst)));
+	assert_true(lg_transform_magic(".lz4", lz4, sizeof(lz4)));
+	assert_true(lg_transform_magic(".lz", lz, 5));
+	/* a stub with no header, a short one, another format's */
+	assert_false(lg_transform_magic(".gz", stub, 2));
+	assert_false(lg_transform_magic(".gz", gz, 1));
+	assert_false(lg_transform_magic(".xz", gz, sizeof(gz)));
+	assert_false(lg_transform_magic(".gz", NULL, 0));
+	assert_false(lg_transform_magic(".unknown", gz, sizeof(gz)));
+	/* brotli has no magic: anything not empty */
+	assert_true(lg_transform_magic(".br", stub, 2));
+	assert_false(lg_transform_magic(".br", stub, 0));
+}
+
+static void test_transform_sibling_fresh(void **state)
+{
+	struct lg_facts sib = old_file();
+	int64_t now = AFTER;
+
+	(void)state;
+	sib.is_reg = true;
+	sib.btime_ns = sib.ctime_ns = AFTER - SEC;
+	assert_true(lg_transform_sibling_fresh(&sib, START, now));
+	/* older than the session: not what the compressor just wrote */
+	sib.btime_ns = BEFORE;
+	assert_false(lg_transform_sibling_fresh(&sib, START, now));
+	sib.btime_ns = AFTER - SEC;
+	/* empty, not a regular file, missing */
+	sib.size = 0;
+	assert_false(lg_transform_sibling_fresh(&sib, START, now));
+	sib.size = 100;
+	sib.is_reg = false;
+	assert_false(lg_transform_sibling_fresh(&sib, START, now));
+	sib.is_reg = true;
+	sib.exists = false;
+	assert_false(lg_transform_sibling_fresh(&sib, START, now));
+	sib.exists = true;
+	/* written long ago in a long session */
+	now = AFTER + LG_TRANSFORM_FRESH_NS + SEC;
+	assert_false(lg_transform_sibling_fresh(&sib, START, now));
+}
+
+static void test_transformed_class(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.is_reg = true;
+	f.transformed = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/app.log", NULL),
+			 LG_CLASS_TRANSFORMED);
+	assert_string_equal(lg_class_name(LG_CLASS_TRANSFORMED), "transformed");
+	assert_int_equal(lg_class_parse("transformed"), LG_CLASS_TRANSFORMED);
+	/* only a removal of a regular file */
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/app.log", NULL),
+			 LG_CLASS_DESTROY);
+	f.is_reg = false;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/app.log", NULL),
+			 LG_CLASS_DESTROY);
+	/* the session's own, missing and other names come first */
+	f.is_reg = true;
+	f.btime_ns = AFTER;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/app.log", NULL),
+			 LG_CLASS_SESSION);
+}
+
+/* A venv's own layout (issue 29, item 2), from the nearest root. */
+static void test_venv_root(void **state)
+{
+	static const struct {
+		enum lg_op op;
+		const char *path;
+		const char *roots[3];
+	} cases[] = {
+		{ LG_OP_UNLINK, "/p/.venv/bin/pip", { "/p/.venv" } },
+		{ LG_OP_UNLINK, "/p/lib/x/bin/y", { "/p/lib/x", "/p" } },
+		{ LG_OP_UNLINK,
+		  "/p/.venv/lib/python3.11/site-packages/x.py",
+		  { "/p/.venv" } },
+		{ LG_OP_UNLINK, "/p/.venv/pyvenv.cfg", { "/p/.venv" } },
+		{ LG_OP_UNLINK, "/p/.venv/.gitignore", { "/p/.venv" } },
+		{ LG_OP_RMDIR, "/p/.venv", { "/p/.venv" } },
+		{ LG_OP_RMDIR,
+		  "/p/.venv/include",
+		  { "/p/.venv/include", "/p/.venv" } },
+		{ LG_OP_UNLINK, "/p/.venv/Scripts/python.exe", { "/p/.venv" } },
+		/* a project's own files beside a venv made at its root */
+		{ LG_OP_UNLINK, "/p/src/main.py", { NULL } },
+		{ LG_OP_UNLINK, "/p/docs/pyvenv.cfg.md", { NULL } },
+		{ LG_OP_UNLINK, "/p/pyvenv.cfg/x", { NULL } },
+		{ LG_OP_UNLINK, "/p/binary/x", { NULL } },
+		/* the root directory is no venv */
+		{ LG_OP_UNLINK, "/bin/ls", { NULL } },
+		{ LG_OP_UNLINK, "relative/bin/x", { NULL } },
+	};
+	char root[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t k = 0;
+
+		for (; k < 3 && cases[i].roots[k]; k++) {
+			if (lg_venv_root(cases[i].op, cases[i].path, k, root,
+					 sizeof(root)) != 1)
+				fail_msg("%s: no root %zu", cases[i].path, k);
+			if (strcmp(root, cases[i].roots[k]) != 0)
+				fail_msg("%s: root %zu is %s, not %s",
+					 cases[i].path, k, root,
+					 cases[i].roots[k]);
+		}
+		if (lg_venv_root(cases[i].op, cases[i].path, k, root,
+				 sizeof(root)) != 0)
+			fail_msg("%s: a root too many: %s", cases[i].path,
+				 root);
+	}
+	/* too long for the buffer: no root */
+	assert_int_equal(
+		lg_venv_root(LG_OP_UNLINK, "/p/.venv/bin/pip", 0, root, 4), 0);
+}
+
+static void test_regenerable_class(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.regenerable = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/.venv/bin/pip", "rm"),
+			 LG_CLASS_IGNORED);
+	f.is_dir = true;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/.venv/lib", "rm"),
+			 LG_CLASS_IGNORED);
+	/* a truncation is not a venv's recreation */
+	f = old_file();
+	f.regenerable = true;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/.venv/x", "sh"),
+			 LG_CLASS_DESTROY);
+}
+
+/* One decision, several witnesses (issue 29, item 3). */
+static void test_tool_value_names(void **state)
+{
+	static const struct {
+		const char *value, *path;
+		bool want;
+	} cases[] = {
+		{ "/w/p/a.txt", "/w/p/a.txt", true },
+		{ "/w/p//./a.txt", "/w/p/a.txt", true },
+		{ "file:///w/p/a.txt", "/w/p/a.txt", true },
+		{ "/w/p/a.txt/", "/w/p/a.txt", true },
+		{ "a.txt", "/w/p/a.txt", true },
+		{ "./a.txt", "/w/p/a.txt", true },
+		{ "p/a.txt", "/w/p/a.txt", true },
+		{ "/w/q/a.txt", "/w/p/a.txt", false },
+		{ "/p/a.txt", "/w/p/a.txt", false },
+		{ "b/a.txt", "/w/p/a.txt", false },
+		{ "xa.txt", "/w/p/a.txt", false },
+		{ "../p/a.txt", "/w/p/a.txt", false },
+		{ "p/../p/a.txt", "/w/p/a.txt", false },
+		{ "", "/w/p/a.txt", false },
+		{ ".", "/w/p", false },
+		{ "/", "/", false },
+		{ "w/p/a.txt", "/w/p/a.txt", true },
+		{ "/w/p/a.txt", "/w/p/a.txt.gz", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (lg_tool_value_names(cases[i].value, cases[i].path) !=
+		    cases[i].want)
+			fail_msg("%s names %s: expected %d", cases[i].value,
+				 cases[i].path, cases[i].want);
+}
+
+static void test_url_last_segment(void **state)
+{
+	static const struct {
+		const char *url, *want;
+	} cases[] = {
+		{ "/files/old-a.log", "old-a.log" },
+		{ "/files/old%20a.log?force=1", "old a.log" },
+		{ "/files/dir/", "dir" },
+		{ "/files/x#frag", "x" },
+		{ "/f", "f" },
+		{ "/", NULL },
+		{ "", NULL },
+		{ "/files/..", NULL },
+		{ "/files/a%2Fb", NULL },
+		{ "/files/a%00b", NULL },
+		{ "/files/%zz", "%zz" },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = lg_url_last_segment(cases[i].url, out, sizeof(out));
+
+		if (!cases[i].want ? r == 0 :
+				     r != 0 || strcmp(out, cases[i].want))
+			fail_msg("%s: r=%d out=%s", cases[i].url, r,
+				 r ? "" : out);
+	}
+	assert_int_equal(lg_url_last_segment("/files/longname", out, 4),
+			 -EINVAL);
+}
+
+static void test_tool_deleted_class(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.tool_deleted = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a.txt", "python3"),
+			 LG_CLASS_TOOL_DELETED);
+	assert_string_equal(lg_class_name(LG_CLASS_TOOL_DELETED),
+			    "tool_deleted");
+	assert_int_equal(lg_class_parse("tool_deleted"), LG_CLASS_TOOL_DELETED);
+	/* what loses nothing says so first; a truncation is not a removal */
+	f.size = 0;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/a.txt", "python3"),
+			 LG_CLASS_NO_DATA);
+	f = old_file();
+	f.tool_deleted = true;
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/a.txt", "python3"),
+			 LG_CLASS_DESTROY);
+	/* the tool delete itself always counts */
+	assert_int_equal(classify(LG_OP_TOOL_DELETE, &f, "path=a.txt", NULL),
+			 LG_CLASS_DESTROY);
+}
+
 static void test_class_names(void **state)
 {
 	(void)state;
@@ -800,6 +1079,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_transform_suffixes),
+		cmocka_unit_test(test_transform_magic),
+		cmocka_unit_test(test_transform_sibling_fresh),
+		cmocka_unit_test(test_transformed_class),
+		cmocka_unit_test(test_venv_root),
+		cmocka_unit_test(test_regenerable_class),
+		cmocka_unit_test(test_tool_value_names),
+		cmocka_unit_test(test_url_last_segment),
+		cmocka_unit_test(test_tool_deleted_class),
 		cmocka_unit_test(test_destroy),
 		cmocka_unit_test(test_no_data),
 		cmocka_unit_test(test_emptied_then_removed),
