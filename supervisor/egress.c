@@ -292,15 +292,24 @@ static void answer(int fd, const char *status, const char *why)
  * upgrades, so each request of the client comes on its own connection
  * and goes to its own host.
  */
-static int forward_head(int up, const struct lg_egress_req *r)
+static int forward_head(int up, const struct lg_egress_req *r,
+			const char *prefix)
 {
 	const char *p = r->headers, *end = r->headers + r->headers_len;
-	char line[64 + HEAD_MAX];
-	int n = snprintf(line, sizeof(line), "%s %s%.*s HTTP/1.1\r\n",
-			 r->method, r->path[0] == '?' ? "/" : "",
-			 (int)r->path_len, r->path);
+	char line[64 + LG_EGRESS_HOST_MAX + HEAD_MAX];
+	bool v6 = strchr(r->host, ':') != NULL;
+	int n = prefix ? snprintf(line, sizeof(line),
+				  "%s /%s/%s%s%s:%u%s%.*s HTTP/1.1\r\n",
+				  r->method, prefix, v6 ? "[" : "", r->host,
+				  v6 ? "]" : "", r->port,
+				  r->path[0] == '?' ? "/" : "",
+				  (int)r->path_len, r->path) :
+			 snprintf(line, sizeof(line), "%s %s%.*s HTTP/1.1\r\n",
+				  r->method, r->path[0] == '?' ? "/" : "",
+				  (int)r->path_len, r->path);
 
-	if (n < 0 || write_all(up, line, (size_t)n) < 0)
+	if (n < 0 || (size_t)n >= sizeof(line) ||
+	    write_all(up, line, (size_t)n) < 0)
 		return -EIO;
 	while (p < end) {
 		const char *le = memmem(p, (size_t)(end - p), "\r\n", 2);
@@ -325,6 +334,13 @@ static int forward_head(int up, const struct lg_egress_req *r)
 	if (!r->upgrade && write_all(up, "Connection: close\r\n", 19) < 0)
 		return -EIO;
 	return write_all(up, "\r\n", 2);
+}
+
+/* A name of this host's loopback, where lgrun's LLM proxy listens. */
+static bool is_loopback(const char *host)
+{
+	return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+	       strcasecmp(host, "localhost") == 0;
 }
 
 static void conn_done(struct conn *c)
@@ -374,11 +390,12 @@ static void *conn_main(void *arg)
 			"lgrun egress proxy: this proxy serves only the tree of "
 			"the lgrun session that started it\n";
 
-		write_all(c->fd, no, sizeof(no) - 1);
+		/* told first: the peer still holds its socket (who is it?) */
 		if (e->cfg.refused)
 			e->cfg.refused(
 				e->cfg.ctx, &c->peer,
 				"no Proxy-Authorization with the session's secret: 407");
+		write_all(c->fd, no, sizeof(no) - 1);
 		goto out;
 	}
 	if (lg_egress_parse_head(head, (size_t)hl, &r, &why) < 0) {
@@ -405,7 +422,18 @@ static void *conn_main(void *arg)
 			goto report;
 		}
 	}
-	up = dial(r.host, r.port, e->cfg.connect_timeout_ms, &why);
+	if (r.kind == LG_EGRESS_HTTP && e->cfg.model_port &&
+	    e->cfg.model_prefix && e->cfg.model_prefix[0] &&
+	    lg_egress_is_model(&r) &&
+	    !(r.port == e->cfg.model_port && is_loopback(r.host))) {
+		/* a model gateway in clear: read by the LLM proxy */
+		up = dial("127.0.0.1", e->cfg.model_port,
+			  e->cfg.connect_timeout_ms, &why);
+		if (up >= 0)
+			f.read = true;
+	}
+	if (up < 0)
+		up = dial(r.host, r.port, e->cfg.connect_timeout_ms, &why);
 	if (up < 0) {
 		answer(c->fd, "502 Bad Gateway", why);
 		f.error = why;
@@ -417,7 +445,8 @@ static void *conn_main(void *arg)
 
 		if (write_all(c->fd, ok, sizeof(ok) - 1) < 0)
 			goto report;
-	} else if (forward_head(up, &r) < 0) {
+	} else if (forward_head(up, &r, f.read ? e->cfg.model_prefix : NULL) <
+		   0) {
 		goto report;
 	}
 	/* what the client sent after its head (a TLS hello, a body) */

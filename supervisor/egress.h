@@ -61,6 +61,15 @@ bool lg_egress_basic_auth(const char *secret, char *out, size_t size);
  */
 bool lg_egress_authorized(const char *buf, size_t n, const char *want);
 
+/*
+ * Is a plain-HTTP request a model API's (a local gateway: LiteLLM, vLLM,
+ * Ollama, a Codex config.toml provider at an http:// address)? POST to a
+ * path ending in /v1/messages, /v1/responses, /codex/responses,
+ * /chat/completions, :generateContent or :streamGenerateContent (the query
+ * aside), or a websocket's GET to a Responses path. Pure.
+ */
+bool lg_egress_is_model(const struct lg_egress_req *r);
+
 struct sockaddr_in;
 
 struct lg_egress_flow {
@@ -71,6 +80,7 @@ struct lg_egress_flow {
 	uint64_t up, down; /* bytes client->upstream, upstream->client */
 	const char *error; /* NULL, or why it failed (502, 400) */
 	bool decrypted; /* a model host: read by lgrun (mitm) */
+	bool read; /* a plain-HTTP model request: read by the LLM proxy */
 };
 
 struct lg_egress_cfg {
@@ -90,7 +100,8 @@ struct lg_egress_cfg {
 	 * Only the session's tree may use the proxy (loopback answers every
 	 * local user): a request head without "Proxy-Authorization: <auth>"
 	 * (lg_egress_basic_auth of the session's secret) gets 407, and
-	 * refused() is told (no flow report: an outsider feeds no counter).
+	 * refused() is told before the answer, while the peer still holds
+	 * its socket (no flow report: an outsider feeds no counter).
 	 * NULL: anyone. The second listener (lg_egress_listen_also, in the
 	 * sealed tree's own network namespace) is reachable by the tree
 	 * alone: it asks for nothing.
@@ -98,6 +109,15 @@ struct lg_egress_cfg {
 	const char *auth;
 	void (*refused)(void *ctx, const struct sockaddr_in *peer,
 			const char *why);
+	/*
+	 * A plain-HTTP model request (lg_egress_is_model) goes to lgrun's LLM
+	 * proxy on 127.0.0.1:model_port as "METHOD /model_prefix/HOST:PORT
+	 * PATH" (the route whose upstream is "http:/", behind the session's
+	 * secret), so the proxy's parsers and actions serve it; 0: forwarded
+	 * unread. A request to the LLM proxy itself goes on as it is.
+	 */
+	uint16_t model_port;
+	const char *model_prefix;
 	unsigned max_conns; /* at once; more get 503 (0: 512) */
 	int connect_timeout_ms; /* 0: 30 s */
 };

@@ -249,3 +249,34 @@ bool lg_egress_authorized(const char *buf, size_t n, const char *want)
 	}
 	return ok;
 }
+
+bool lg_egress_is_model(const struct lg_egress_req *r)
+{
+	static const char *const suffix[] = {
+		"/v1/messages",	    "/v1/responses",
+		"/codex/responses", "/chat/completions",
+		":generateContent", ":streamGenerateContent",
+	};
+	size_t n;
+
+	if (r->kind != LG_EGRESS_HTTP || !r->path)
+		return false;
+	for (n = 0; n < r->path_len && r->path[n] != '?' && r->path[n] != '#';
+	     n++)
+		;
+	if (r->upgrade) /* a websocket: Codex's Responses protocol */
+		return strcmp(r->method, "GET") == 0 &&
+		       ((n >= 13 &&
+			 !memcmp(r->path + n - 13, "/v1/responses", 13)) ||
+			(n >= 16 &&
+			 !memcmp(r->path + n - 16, "/codex/responses", 16)));
+	if (strcmp(r->method, "POST") != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		size_t k = strlen(suffix[i]);
+
+		if (n >= k && !memcmp(r->path + n - k, suffix[i], k))
+			return true;
+	}
+	return false;
+}

@@ -107,6 +107,8 @@ struct loop {
 	 */
 	char secret[33];
 	char egress_auth[128];
+	/* the route of plain-HTTP model requests, behind the secret */
+	char model_prefix[48];
 	/* the LLM proxy: a socket from the start, the library on first use */
 	int proxy_fd;
 	uint16_t proxy_port;

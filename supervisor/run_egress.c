@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
+#include <dirent.h>
+
 #include "run.h"
 
 /*
@@ -168,10 +171,75 @@ void egress_flow(void *ctx, const struct lg_egress_flow *f)
 	lg_session_feed(l->s, &ev, NULL);
 }
 
+/* The inode of the peer's socket, from its line in /proc/net/tcp; or 0. */
+static unsigned long peer_inode(const struct sockaddr_in *peer)
+{
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512], want[16];
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
+		 ntohs(peer->sin_port));
+	while (fgets(line, sizeof(line), f)) {
+		char local[64];
+		unsigned long ino;
+
+		if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %lu",
+			   local, &ino) == 2 &&
+		    strcmp(local, want) == 0)
+			return ino;
+	}
+	return 0;
+}
+
+/* Does a process of the tree (lgrun's descendants) hold socket ino? */
+static bool tree_holds(unsigned long ino)
+{
+	pid_t pids[4096];
+	int n = lg_descendants(pids, 4096);
+	char want[40], got[40], dir[40];
+
+	snprintf(want, sizeof(want), "socket:[%lu]", ino);
+	for (int i = 0; i < n; i++) {
+		struct dirent *de;
+		bool found = false;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "/proc/%d/fd", pids[i]);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		while (!found && (de = readdir(d))) {
+			ssize_t k = readlinkat(dirfd(d), de->d_name, got,
+					       sizeof(got) - 1);
+
+			if (k > 0) {
+				got[k] = '\0';
+				found = strcmp(got, want) == 0;
+			}
+		}
+		closedir(d);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why)
 {
 	struct loop *l = ctx;
+	unsigned long ino = peer ? peer_inode(peer) : 0;
 
+	/*
+	 * A client of the tree that asks before it sends its credentials
+	 * (git: libcurl's CURLAUTH_ANY) gets its 407 challenge and comes
+	 * again with them: not an outsider.
+	 */
+	if (ino && tree_holds(ino)) {
+		lg_dbg("egress proxy: a client of the tree asked without its credentials first: 407, it comes again with them");
+		return;
+	}
 	lg_session_refused(l->s, "egress", peer, why);
 }
 

@@ -126,6 +126,30 @@ int start_proxies(struct run *run)
 						   run->l.decrypt,
 						   &run->l.ndecrypt);
 		}
+		if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed) {
+			/*
+			 * A model gateway in clear through the egress proxy
+			 * (a Codex provider at http://127.0.0.1:PORT/v1):
+			 * its requests come to this route as
+			 * /http/HOST:PORT/PATH, its upstream http://HOST:PORT.
+			 */
+			if (run->nroutes < 16) {
+				struct lg_proxy_route *rt =
+					&run->routes[run->nroutes++];
+
+				memset(rt, 0, sizeof(*rt));
+				snprintf(rt->name, sizeof(rt->name), "http");
+				snprintf(rt->format, sizeof(rt->format),
+					 "openai");
+				snprintf(rt->upstream, sizeof(rt->upstream),
+					 "http:/");
+				snprintf(run->l.model_prefix,
+					 sizeof(run->l.model_prefix), "%s/http",
+					 run->l.secret);
+			} else {
+				lg_warn("llm.mode: no room for the route of plain-HTTP model gateways (16 routes): their requests are forwarded unread");
+			}
+		}
 		run->l.proxy_fd = lg_proxy_listen(&run->l.proxy_port);
 		if (run->l.proxy_fd < 0) {
 			lg_warn("the LLM proxy is off: cannot listen on 127.0.0.1: %s",
@@ -148,12 +172,18 @@ int start_proxies(struct run *run)
 	}
 	if (run->cfg.llm_mode != LG_LLM_BASE_URL || run->cfg.sealed) {
 		LG_AUTOCLOSE int fd = lg_proxy_listen(&run->l.egress_port);
-		struct lg_egress_cfg ec = { .flow = egress_flow,
-					    .decrypt = egress_decrypt,
-					    .mitm = egress_mitm,
-					    .auth = run->l.egress_auth,
-					    .refused = egress_refused,
-					    .ctx = &run->l };
+		struct lg_egress_cfg ec = {
+			.flow = egress_flow,
+			.decrypt = egress_decrypt,
+			.mitm = egress_mitm,
+			.auth = run->l.egress_auth,
+			.refused = egress_refused,
+			/* plain-HTTP model requests: to the LLM proxy, if on */
+			.model_port = run->l.proxy_fd >= 0 ? run->l.proxy_port :
+							     0,
+			.model_prefix = run->l.model_prefix,
+			.ctx = &run->l
+		};
 
 		run->l.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
 		if (!run->l.egress) {
@@ -236,10 +266,11 @@ int build_env(struct run *run)
 		     run->l.proxy_fd >= 0 && !run->cfg.sealed &&
 		     run->cfg.llm_mode != LG_LLM_PROXY && i < run->nroutes;
 		     i++)
-			e |= setvar(set, max, run->routes[i].env,
-				    "http://127.0.0.1:%u/%s/%s",
-				    run->l.proxy_port, run->l.secret,
-				    run->routes[i].name);
+			if (run->routes[i].env[0])
+				e |= setvar(set, max, run->routes[i].env,
+					    "http://127.0.0.1:%u/%s/%s",
+					    run->l.proxy_port, run->l.secret,
+					    run->routes[i].name);
 		if (run->l.egress) {
 			static const char *const vars[] = { "HTTP_PROXY",
 							    "HTTPS_PROXY",

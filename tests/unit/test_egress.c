@@ -2,6 +2,7 @@
 /* Unit tests for the egress proxy's request head parser. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -123,12 +124,53 @@ static void test_auth(void **state)
 	assert_false(lg_egress_authorized(head, strlen(head), want));
 }
 
+/* A plain-HTTP request that a model gateway answers (issue 29, item 7). */
+static void test_is_model(void **state)
+{
+	static const struct {
+		const char *head;
+		bool model;
+	} cases[] = {
+		{ "POST http://127.0.0.1:8000/v1/responses HTTP/1.1\r\n\r\n",
+		  true },
+		{ "POST http://gw:4000/v1/chat/completions?x=1 HTTP/1.1\r\n\r\n",
+		  true },
+		{ "POST http://gw/openai/deployments/d/chat/completions HTTP/1.1\r\n\r\n",
+		  true },
+		{ "POST http://gw/v1/messages HTTP/1.1\r\n\r\n", true },
+		{ "POST http://gw/v1beta/models/g:streamGenerateContent?alt=sse HTTP/1.1\r\n\r\n",
+		  true },
+		{ "POST http://gw/backend-api/codex/responses HTTP/1.1\r\n\r\n",
+		  true },
+		{ "GET http://gw/v1/responses HTTP/1.1\r\nConnection: Upgrade\r\n"
+		  "Upgrade: websocket\r\n\r\n",
+		  true },
+		/* not a model request: the method, another path, a prefix */
+		{ "GET http://gw/v1/responses HTTP/1.1\r\n\r\n", false },
+		{ "GET http://gw/v1/models HTTP/1.1\r\n\r\n", false },
+		{ "POST http://gw/api/messages HTTP/1.1\r\n\r\n", false },
+		{ "POST http://gw/v1/responses/x HTTP/1.1\r\n\r\n", false },
+		{ "POST http://gw/?q=/v1/responses HTTP/1.1\r\n\r\n", false },
+		{ "CONNECT gw:443 HTTP/1.1\r\n\r\n", false },
+	};
+	struct lg_egress_req r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(cases[i].head, &r), 0);
+		if (lg_egress_is_model(&r) != cases[i].model)
+			fail_msg("%s: %s", cases[i].head,
+				 cases[i].model ? "not read" : "read");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect),
 		cmocka_unit_test(test_absolute_http),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_is_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,6 @@
 # which auto mode does not know for an agent CLI: mode = both, as auto
 # gives `codex exec ...`.
 TIMEOUT=120
-KNOWN=issue-29
 EXPECT_REASON=repeat
 setup() {
 	agent_bin CODEX codex
