@@ -86,7 +86,7 @@ static const char *gate_target(struct lg_control *c,
 static void on_gate(struct lg_control *c, struct conn *k,
 		    const struct lg_wire_msg *m, const char *exe)
 {
-	char target[512];
+	char target[512], args[4096];
 	int err;
 
 	c->st.gates++;
@@ -108,6 +108,17 @@ static void on_gate(struct lg_control *c, struct conn *k,
 							     sizeof(target)),
 				       .tool = m->tool };
 
+		/*
+		 * What its server may remove: the session takes the server's
+		 * removal of a path named here for this same decision.
+		 */
+		if (m->args_len && m->args_len < sizeof(args)) {
+			memcpy(args, m->args, m->args_len);
+			args[m->args_len] = '\0';
+			ev.args = args;
+		}
+		if (m->proto == LG_P_HTTP && m->target[0])
+			ev.url = m->target;
 		err = lg_session_feed(c->s, &ev, NULL);
 	} else /* any call waits, so none leaves a blocked session */
 		err = lg_session_refusal(c->s);

@@ -42,6 +42,12 @@
 #define MAX_WARN_RECORDS 20
 /* git's removals of content not in its object database, remembered */
 #define LOST_BY_GIT 1024
+/* directories asked "a venv's root?" lately (session_fs.c: in_venv) */
+#define VENV_DIRS 64
+/* recent tool deletes and the paths they named (session_fs.c) */
+#define TOOL_DELETES 16
+#define TOOL_VALUES 4
+#define TOOL_VALUE_MAX 1024
 
 struct recent {
 	uint64_t t_ms;
@@ -118,6 +124,20 @@ struct lg_session {
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
+	struct sess_venv_dir {
+		uint64_t hash; /* of the directory's path */
+		uint64_t checked_ms; /* 0: a free slot */
+		uint64_t confirmed_ms; /* its pre-existing pyvenv.cfg seen */
+		bool venv;
+	} venv_dirs[VENV_DIRS];
+	unsigned venv_next;
+	struct sess_tool_delete {
+		uint64_t at_ms; /* 0: a free slot */
+		bool used; /* a removal was taken for it already */
+		unsigned n;
+		char values[TOOL_VALUES][TOOL_VALUE_MAX];
+	} tool_deletes[TOOL_DELETES];
+	unsigned tool_deletes_next;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
 	char kept_audit_id[256]; /* the record that says the quarantine holds */

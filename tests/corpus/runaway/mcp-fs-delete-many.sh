@@ -2,7 +2,6 @@
 # server's delete_file: each call is counted once (the tool delete and the
 # server's unlink are one decision), and the third is stopped
 # (issue 29, item 3: counted once, still stopped).
-KNOWN=issue-29
 NEEDS=python3
 EXPECT_REASON=volume_exceeded
 setup() {

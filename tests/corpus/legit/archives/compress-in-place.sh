@@ -2,7 +2,6 @@
 # space does: gzip *.log, xz -T0, bzip2, zstd --rm, lz4 --rm and lzip each
 # write the compressed file, then remove the original. The content lives on,
 # transformed, next to where it was (issue 29, item 1).
-KNOWN=issue-29
 NEEDS="gzip xz bzip2 zstd lz4"
 setup() {
 	mkfiles logs 6 app .log
@@ -21,7 +20,7 @@ run() {
 	xz -T0 dumps/*.sql
 	bzip2 traces/*.json
 	zstd -q --rm csv/*.csv
-	lz4 -q --rm bin/*.dat
+	lz4 -q -m --rm bin/*.dat
 	if command -v lzip >/dev/null; then
 		mkdir more && seq 1 500 >more/a.txt && lzip more/a.txt
 	fi

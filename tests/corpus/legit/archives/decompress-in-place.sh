@@ -2,7 +2,6 @@
 # reading old logs or a data drop does: gzip -d (and gunzip), unxz, bunzip2
 # and zstd -d --rm each write the plain file, then remove the compressed one
 # (issue 29, item 1: the decompress direction).
-KNOWN=issue-29
 NEEDS="gzip xz bzip2 zstd"
 setup() {
 	local d

@@ -1,10 +1,9 @@
 # Re-creating a project's virtual environment made before the session
 # (python -m venv --clear), then installing the project's wheel again: the
 # usual fix for a broken venv.
-# Known false kill: venv --clear removes the old tree, and the empty
-# pre-existing directories it rmdirs (lib/python3.X, lib, bin...) count as
-# destroyed; filed under issue 11 (legit work killed), needs its own fix.
-KNOWN=issue-11
+# It was killed (issue 11): venv --clear removes the old tree, and the
+# pre-existing directories it rmdirs (lib/python3.X, lib, bin...) counted as
+# destroyed. A venv's own layout is regenerable (issue 29, item 2).
 NEEDS=python3
 TIMEOUT=90
 setup() {

@@ -3,7 +3,6 @@
 # of the project's wheel; and a second venv (venv/, made with --upgrade-deps
 # off) removed by a Python script (shutil.rmtree) and recreated
 # (issue 29, item 2: a venv is regenerable).
-KNOWN=issue-29
 NEEDS=python3
 TIMEOUT=90
 setup() {
