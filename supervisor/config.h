@@ -33,6 +33,13 @@ enum {
 	 * from before the session is kept first; never counted.
 	 */
 	LG_SC_KEEP_WRITES = 1u << 7,
+	/*
+	 * Not a name in guard.syscalls either: execve and execveat leave the
+	 * kernel when the eBPF observer may load, so a static or setuid
+	 * program's syscalls are traced from its first instruction (the
+	 * decision is made at its exec, before it runs).
+	 */
+	LG_SC_EXEC = 1u << 8,
 	LG_SC_DEFAULT = LG_SC_UNLINK | LG_SC_UNLINKAT | LG_SC_RMDIR |
 			LG_SC_TRUNCATE | LG_SC_FTRUNCATE | LG_SC_RENAME,
 };

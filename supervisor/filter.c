@@ -39,6 +39,8 @@ static struct sysmap map[] = {
 	{ "rename", LG_SYS_RENAME, LG_SC_RENAME, { 0, 0 } },
 	{ "renameat", LG_SYS_RENAMEAT, LG_SC_RENAME, { 0, 0 } },
 	{ "renameat2", LG_SYS_RENAMEAT2, LG_SC_RENAME, { 0, 0 } },
+	{ "execve", LG_SYS_EXECVE, LG_SC_EXEC, { 0, 0 } },
+	{ "execveat", LG_SYS_EXECVEAT, LG_SC_EXEC, { 0, 0 } },
 };
 #define NMAP (sizeof(map) / sizeof(map[0]))
 

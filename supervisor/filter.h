@@ -26,6 +26,8 @@ enum lg_sys {
 	LG_SYS_RENAME, /* old, new */
 	LG_SYS_RENAMEAT, /* olddirfd, old, newdirfd, new */
 	LG_SYS_RENAMEAT2, /* olddirfd, old, newdirfd, new, flags */
+	LG_SYS_EXECVE, /* path, argv, envp */
+	LG_SYS_EXECVEAT, /* dirfd, path, argv, envp, flags */
 };
 
 /* A compiled filter, ready for seccomp(2) in the child. */

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +48,32 @@ static int send_fd(int sock, int fd)
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* One notification received and let through (the launch's own exec). */
+static void continue_one(int fd)
+{
+	struct seccomp_notif_sizes sz = { 0 };
+	union {
+		struct seccomp_notif n;
+		char room[512];
+	} req;
+	union {
+		struct seccomp_notif_resp r;
+		char room[512];
+	} resp;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) == 0 &&
+	    (sz.seccomp_notif > sizeof(req) ||
+	     sz.seccomp_notif_resp > sizeof(resp)))
+		return;
+	memset(&req, 0, sizeof(req));
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return;
+	memset(&resp, 0, sizeof(resp));
+	resp.r.id = req.n.id;
+	resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
 static int recv_fd(int sock, int *fd, char *tag)
@@ -396,10 +424,25 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 
 	if (write(ours, "G", 1) != 1)
 		return -errno;
-	/* EOF: exec succeeded (close-on-exec). An int: exec's errno. */
-	do
+	/*
+	 * EOF: exec succeeded (close-on-exec). An int: exec's errno. The
+	 * exec itself may leave the kernel (LG_SC_EXEC) before the notify
+	 * thread runs: it is let through here, or both would wait forever.
+	 */
+	do {
+		struct pollfd pf[2] = { { ours, POLLIN, 0 },
+					{ c->notify_fd, POLLIN, 0 } };
+
+		n = -1;
+		errno = EINTR;
+		if (poll(pf, 2, -1) < 0)
+			continue;
+		if (pf[1].revents & POLLIN) {
+			continue_one(c->notify_fd);
+			continue;
+		}
 		n = read(ours, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	} while (n < 0 && errno == EINTR);
 	if (n == sizeof(e)) {
 		*exec_errno = e;
 		waitpid(c->pid, NULL, 0);

@@ -69,4 +69,24 @@ bool lg_notifier_abandoned(struct lg_notifier *n);
 /* Any thread: refuses notification id with error (> 0). 0 or -errno. */
 int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error);
 
+/* What an exec's image is (lg_notifier_on_exec). */
+enum { LG_IMAGE_STATIC = 1u << 0, LG_IMAGE_SECURE = 1u << 1 };
+
+/*
+ * The file name in dirfd (AT_FDCWD: a path) read as an image: a mask of
+ * LG_IMAGE_*; 0 for a dynamic ELF, a script, or what cannot be read.
+ */
+unsigned lg_image_flags(int dirfd, const char *name);
+
+/*
+ * Execs (LG_SC_EXEC in the filter): while wanted(ctx) is true, an exec of
+ * an image the shim cannot enter calls fn(ctx, pid, path, flags) before
+ * the exec is let through; fn may block (bounded) until the session's
+ * syscalls are traced. Spares made later inherit it.
+ */
+void lg_notifier_on_exec(struct lg_notifier *n, bool (*wanted)(void *ctx),
+			 void (*fn)(void *ctx, pid_t pid, const char *path,
+				    unsigned flags),
+			 void *ctx);
+
 #endif

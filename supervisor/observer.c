@@ -191,6 +191,12 @@ size_t lg_observer_live(const struct lg_observer *o, struct lg_observed *out,
 	return n;
 }
 
+void lg_observer_watch_syscalls(struct lg_observer *o, const char *why)
+{
+	if (o && o->attached)
+		obs_watch_syscalls(o, why);
+}
+
 bool lg_observer_attached(const struct lg_observer *o)
 {
 	return o && o->attached;

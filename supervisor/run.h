@@ -163,6 +163,15 @@ struct loop {
 	int audit_err; /* the trip record could not be written: -errno */
 	uint64_t watched_id; /* the notification watch_reader acted on */
 	atomic_bool stop;
+	/*
+	 * An exec of a static or setuid image waits (run_notify.c) until the
+	 * main thread has the observer trace syscalls (exec_watch_serve).
+	 */
+	pthread_mutex_t exec_mu;
+	pthread_cond_t exec_cv;
+	bool exec_asked; /* under exec_mu */
+	char exec_why[200];
+	atomic_bool exec_traced; /* traced now, or it will not be: no more asks */
 	bool main_exited, draining;
 	int status;
 	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
@@ -292,6 +301,9 @@ bool store_is_up(void *ctx);
 void observer_ready(struct loop *l);
 
 bool may_load_bpf(void);
+/* An exec's wish to trace syscalls, served on the main thread. */
+void exec_watch_serve(struct loop *l);
+void exec_watch_init(struct loop *l);
 
 int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
 		   char *why, size_t why_size);

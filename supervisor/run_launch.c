@@ -410,6 +410,28 @@ static void watch_output(struct run *run, const struct output_ends *e,
 	}
 }
 
+/* What the command's file is (lg_image_flags), found as execvp would. */
+static unsigned command_image(const char *cmd)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return lg_image_flags(AT_FDCWD, cmd);
+	for (const char *p = path; p && *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char file[PATH_MAX];
+
+		if (n &&
+		    snprintf(file, sizeof(file), "%.*s/%s", (int)n, p, cmd) <
+			    (int)sizeof(file) &&
+		    access(file, X_OK) == 0)
+			return lg_image_flags(AT_FDCWD, file);
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
 /*
  * The tree, launched: the observer first with --bpf=on, the output's
  * pipes or pseudo-terminal, lgrun's state protected, the network sealed.
@@ -420,14 +442,38 @@ int launch_tree(struct run *run)
 	struct output_ends ends __attribute__((
 		cleanup(output_ends_close))) = { { -1, -1 }, { -1, -1 }, -1 };
 	int r, exec_errno;
+	unsigned img = 0;
 
-	if (run->cfg.bpf_mode == LG_BPF_ON) {
+	/*
+	 * The command itself runs without the shim (static, setuid): its
+	 * syscalls are traced from its first instruction, so the observer
+	 * loads before it starts, as with --bpf=on (issue 29: a short static
+	 * program was seen in some runs only).
+	 */
+	if (run->cfg.bpf_mode != LG_BPF_OFF && may_load_bpf())
+		img = command_image(run->o.argv[0]);
+	if (run->cfg.bpf_mode == LG_BPF_ON || img) {
 		char why[300];
 
 		if (observer_start(&run->l, &run->cfg, false, why,
 				   sizeof(why)) < 0) {
-			lg_err("--bpf=on: %s", why);
-			return LG_EXIT_ERROR;
+			if (run->cfg.bpf_mode == LG_BPF_ON) {
+				lg_err("--bpf=on: %s", why);
+				return LG_EXIT_ERROR;
+			}
+			lg_info("the eBPF observer is off: %s", why);
+		} else if (img) {
+			char say[300];
+
+			observer_ready(&run->l);
+			snprintf(
+				say, sizeof(say),
+				"the command %s is %s (decided at its exec)",
+				run->o.argv[0],
+				img & LG_IMAGE_STATIC ?
+					"a static binary" :
+					"setuid, setgid or privileged (no LD_PRELOAD)");
+			lg_observer_watch_syscalls(run->l.obs, say);
 		}
 	}
 	if (run->cfg.watch_output) {
@@ -488,6 +534,7 @@ int start_watching(struct run *run)
 		kill(run->l.child.pid, SIGKILL);
 		return LG_EXIT_ERROR;
 	}
+	exec_watch_init(&run->l);
 	if (!lg_notifier_sync_wakeup(run->l.nt))
 		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
 	{

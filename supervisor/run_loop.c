@@ -315,6 +315,7 @@ static bool wake_handle(void *ctx, int fd)
 	}
 	if (l->obs && !lg_observer_attached(l->obs))
 		observer_ready(l);
+	exec_watch_serve(l); /* an exec waits for syscall tracing */
 	return true;
 }
 

@@ -81,8 +81,10 @@ void observer_ready(struct loop *l)
 		snprintf(st, sizeof(st), "off: %s", why);
 		lg_session_bpf_state(l->s, st);
 		lg_info("the eBPF observer is off: %s", why);
+		exec_watch_serve(l);
 		return;
 	}
+	exec_watch_serve(l); /* an exec waited for it: trace from now on */
 	lg_session_bpf_state(l->s, "attached");
 	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
 	if (l->child.pid > 0)
@@ -170,8 +172,8 @@ void observer_auto(struct loop *l)
 	char why[300], st[340];
 
 	l->bpf_at = 0;
-	if (l->main_exited)
-		return;
+	if (l->main_exited || l->obs)
+		return; /* loaded already: the command is static */
 	if (observer_start(l, l->cfg, true, why, sizeof(why)) < 0) {
 		snprintf(st, sizeof(st), "off: %s", why);
 		lg_info("the eBPF observer is off: %s", why);
@@ -179,6 +181,7 @@ void observer_auto(struct loop *l)
 		snprintf(st, sizeof(st), "loading");
 	}
 	lg_session_bpf_state(l->s, st);
+	exec_watch_serve(l); /* an exec that waits: it may go on now */
 }
 
 /* Once, before the session's last records: the last events, counters. */

@@ -199,14 +199,17 @@ int prepare(struct run *run)
 	run->info.metrics_path = run->cfg.metrics_file ? run->cfg.metrics_file :
 							 run->metrics_path;
 
-	if (lg_filter_build(
-		    run->cfg.syscalls |
-			    (run->cfg.quarantine &&
-					     run->cfg.quarantine_keep_writes ?
-				     LG_SC_KEEP_WRITES :
-				     0),
-		    &run->filter) < 0)
-		return LG_EXIT_ERROR;
+	{
+		unsigned sc = run->cfg.syscalls;
+
+		if (run->cfg.quarantine && run->cfg.quarantine_keep_writes)
+			sc |= LG_SC_KEEP_WRITES;
+		/* a static program's syscalls traced from its exec on */
+		if (run->cfg.bpf_mode != LG_BPF_OFF && may_load_bpf())
+			sc |= LG_SC_EXEC;
+		if (lg_filter_build(sc, &run->filter) < 0)
+			return LG_EXIT_ERROR;
+	}
 	return 0;
 }
 
