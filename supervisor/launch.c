@@ -50,7 +50,7 @@ static int send_fd(int sock, int fd)
 	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
-/* One notification received and let through (the launch's own exec). */
+/* One notification received and answered: the launch's own exec goes on. */
 static void continue_one(int fd)
 {
 	struct seccomp_notif_sizes sz = { 0 };
@@ -72,7 +72,13 @@ static void continue_one(int fd)
 		return;
 	memset(&resp, 0, sizeof(resp));
 	resp.r.id = req.n.id;
-	resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (lg_filter_classify(req.n.data.arch, req.n.data.nr) ==
+		    LG_SYS_EXECVE ||
+	    lg_filter_classify(req.n.data.arch, req.n.data.nr) ==
+		    LG_SYS_EXECVEAT)
+		resp.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else /* never let anything else through unjudged */
+		resp.r.error = -EPERM;
 	ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
@@ -437,7 +443,13 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		errno = EINTR;
 		if (poll(pf, 2, -1) < 0)
 			continue;
-		if (pf[1].revents & POLLIN) {
+		/*
+		 * The status first: once the exec is done (EOF) every
+		 * notification is the new program's, the notify thread's to
+		 * judge. Before it, the only one can be the exec itself.
+		 */
+		if (!(pf[0].revents & (POLLIN | POLLHUP)) &&
+		    (pf[1].revents & POLLIN)) {
 			continue_one(c->notify_fd);
 			continue;
 		}
