@@ -481,6 +481,40 @@ static int index_set_aside(struct restore *r, long long n, const char *path,
  * The session's version at pfd/name moved into the session's folder on
  * its mount (f), as a new entry. 0 or -errno (why said).
  */
+static int copy_into(int in, int pfd, const char *name);
+
+/*
+ * The session's version moved into the folder of its kept file: renamed,
+ * or, when the kept file is on another filesystem (a copy kept in the
+ * state dir's folder), copied there and then removed from its path.
+ */
+static int move_aside(int pfd, const char *name, int bfd, const char *nn,
+		      bool *copied)
+{
+	LG_AUTOCLOSE int in = -1;
+	int err;
+
+	*copied = false;
+	if (renameat2(pfd, name, bfd, nn, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return -errno;
+	in = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	err = copy_into(in, bfd, nn); /* the copy's fd, or -errno */
+	if (err >= 0) {
+		close(err);
+		err = 0;
+	}
+	if (!err && unlinkat(pfd, name, 0) < 0) {
+		err = -errno;
+		unlinkat(bfd, nn, 0);
+	}
+	*copied = !err;
+	return err;
+}
+
 static int set_aside(struct restore *r, const struct lgq_entry *e,
 		     const struct folder *f, int pfd, const char *name,
 		     const struct statx *cur)
@@ -490,6 +524,7 @@ static int set_aside(struct restore *r, const struct lgq_entry *e,
 	LG_AUTOCLOSE int bfd = -1;
 	struct statx after;
 	struct stat st;
+	bool copied = false;
 	int err;
 
 	snprintf(b, sizeof(b), "%lld", n / 1024);
@@ -500,13 +535,12 @@ static int set_aside(struct restore *r, const struct lgq_entry *e,
 		err = bfd;
 	else if (!trusted(r, bfd, true, &st))
 		err = -EPERM;
-	else if (renameat2(pfd, name, bfd, nn, RENAME_NOREPLACE) < 0)
-		err = -errno;
 	else
-		err = 0;
+		err = move_aside(pfd, name, bfd, nn, &copied);
 	if (err) {
 		printf("failed    %s: the session's version could not be set aside (%s): left as it is\n",
-		       lgq_show(e->path), why_of(err));
+		       lgq_show(e->path),
+		       err == -EXDEV ? strerror(EXDEV) : why_of(err));
 		r->failed++;
 		return err;
 	}
@@ -520,7 +554,7 @@ static int set_aside(struct restore *r, const struct lgq_entry *e,
 	printf("set aside %s: the session's version (%lld bytes) is in the quarantine as %s%s\n",
 	       lgq_show(e->path), (long long)after.stx_size, lgq_show(kept),
 	       err ? " (not in its index: move it back by hand)" : "");
-	if (after.stx_ino != cur->stx_ino)
+	if (!copied && after.stx_ino != cur->stx_ino)
 		printf("note      %s changed while it was set aside: what was moved is what is kept\n",
 		       lgq_show(e->path));
 	r->set_aside++;

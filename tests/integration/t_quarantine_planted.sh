@@ -40,11 +40,14 @@ for name, text in (("secret", "root only"), ("conf", "rewritten")):
     st = os.stat(k)
     assert st.st_uid == 0 and st.st_mode & 0o777 == 0o600, oct(st.st_mode)
 PY
-	# (the removed file; the overwritten one's session version would be set
-	# aside on its own mount, whose folder is refused: it is left as it is)
-	"$LGCTL" --state-dir "$STATE" restore "planted$mode" "$M/secret" >"$T/out" || fail "restore: $(cat "$T/out")"
+	# both: the overwritten file's session version is set aside into the
+	# state dir's folder too (copied there: another filesystem)
+	"$LGCTL" --state-dir "$STATE" restore "planted$mode" >"$T/out" || fail "restore: $(cat "$T/out")"
 	[ "$(cat "$M/secret")" = "root only $mode" ] && [ "$(stat -c '%U %a' "$M/secret")" = "root 600" ] ||
 		fail "the removed file is not back as it was: $(cat "$T/out")"
+	[ "$(cat "$M/conf")" = "rewritten $mode" ] || fail "the overwritten file is not back: $(cat "$T/out")"
+	grep -q "^set aside $M/conf: the session's version (4 bytes) is in the quarantine as $STATE/quarantine/" "$T/out" ||
+		fail "the session's version is not set aside: $(cat "$T/out")"
 done
 
 # With copies off, a removal there is not kept: said, and counted.
