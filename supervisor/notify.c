@@ -293,10 +293,10 @@ static void open_flags(struct attempt *a, uint64_t flags)
 		      !(flags & (O_APPEND | O_EXCL | O_PATH));
 }
 
-static bool decode(const struct seccomp_notif *req, struct attempt *a)
+static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
+		   struct attempt *a)
 {
 	const __u64 *arg = req->data.args;
-	enum lg_sys sys = lg_filter_classify(req->data.arch, req->data.nr);
 
 	memset(a, 0, sizeof(*a));
 	a->dirfd = AT_FDCWD;
@@ -758,16 +758,13 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
 	struct attempt a;
+	enum lg_sys sys;
 	int r, err;
 
-	{
-		enum lg_sys sys =
-			lg_filter_classify(n->req->data.arch, n->req->data.nr);
-
-		if (sys == LG_SYS_EXECVE || sys == LG_SYS_EXECVEAT)
-			return answer_exec(n, sys);
-	}
-	if (!decode(n->req, &a)) {
+	sys = lg_filter_classify(n->req->data.arch, n->req->data.nr);
+	if (sys == LG_SYS_EXECVE || sys == LG_SYS_EXECVEAT)
+		return answer_exec(n, sys);
+	if (!decode(n->req, sys, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return respond(n, n->req->id, 0);
 	}
