@@ -164,7 +164,7 @@ struct loop {
 	uint64_t watched_id; /* the notification watch_reader acted on */
 	atomic_bool stop;
 	/*
-	 * An exec of a static or setuid image waits (run_notify.c) until the
+	 * An exec of a static or setuid image waits (run_observer.c, on_exec) until the
 	 * main thread has the observer trace syscalls (exec_watch_serve).
 	 */
 	pthread_mutex_t exec_mu;

@@ -203,3 +203,97 @@ void observer_finish(struct loop *l)
 	}
 	lg_observer_finish(l->obs);
 }
+
+/*
+ * Syscall tracing decided at an exec (issue 29): the notify thread asks
+ * (on_exec), the main thread serves (exec_watch_serve).
+ */
+#define EXEC_WAIT_MS 2000 /* an exec waits for the tracing at most this */
+
+static bool exec_wanted(void *ctx)
+{
+	struct loop *l = ctx;
+
+	return !atomic_load(&l->exec_traced);
+}
+
+/*
+ * A static or setuid image is about to run (its exec waits in the
+ * kernel): the main thread has the observer trace the session's syscalls
+ * first, so its very first failed write is seen. Bounded: the exec goes
+ * on after EXEC_WAIT_MS whatever happened.
+ */
+static void on_exec(void *ctx, pid_t pid, const char *path, unsigned flags)
+{
+	struct loop *l = ctx;
+	struct timespec until;
+	uint64_t one = 1;
+	const char *base = strrchr(path, '/');
+
+	pthread_mutex_lock(&l->exec_mu);
+	if (!l->exec_asked)
+		snprintf(
+			l->exec_why, sizeof(l->exec_why),
+			"pid %d (%s) is %s (decided at its exec)", pid,
+			base ? base + 1 : path,
+			flags & LG_IMAGE_STATIC ?
+				"a static binary" :
+				"setuid, setgid or privileged (no LD_PRELOAD)");
+	l->exec_asked = true;
+	pthread_mutex_unlock(&l->exec_mu);
+	if (write(l->efd, &one, sizeof(one)) < 0) {
+		/* the main loop looks at least at its next tick */
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += EXEC_WAIT_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&l->exec_mu);
+	while (l->exec_asked && !atomic_load(&l->exec_traced) &&
+	       !atomic_load(&l->stop))
+		if (pthread_cond_timedwait(&l->exec_cv, &l->exec_mu, &until))
+			break;
+	pthread_mutex_unlock(&l->exec_mu);
+	if (!atomic_load(&l->exec_traced))
+		lg_info("pid %d (%s) runs without the shim and is not traced: the eBPF observer did not load within %d ms",
+			pid, base ? base + 1 : path, EXEC_WAIT_MS);
+}
+
+void exec_watch_init(struct loop *l)
+{
+	pthread_mutex_init(&l->exec_mu, NULL);
+	pthread_cond_init(&l->exec_cv, NULL);
+	if (l->nt)
+		lg_notifier_on_exec(l->nt, exec_wanted, on_exec, l);
+}
+
+/*
+ * On the main thread: an exec asked for syscall tracing. Done once the
+ * observer is attached; given up when it is off or failed (the exec goes
+ * on untraced, as it would have).
+ */
+void exec_watch_serve(struct loop *l)
+{
+	bool done = false;
+
+	/* --bpf=auto and not loading yet: an exec waits, load it now */
+	if (!l->obs && l->bpf_at && l->exec_asked)
+		observer_auto(l); /* it serves us again when it is done */
+	pthread_mutex_lock(&l->exec_mu);
+	if (l->exec_asked) {
+		if (l->obs && lg_observer_attached(l->obs)) {
+			lg_observer_watch_syscalls(l->obs, l->exec_why);
+			atomic_store(&l->exec_traced, true);
+			done = true;
+		} else if (!l->obs || lg_observer_failed(l->obs)) {
+			done = !l->obs ? l->bpf_at == 0 : true;
+			if (done) /* it will not load: no exec asks again */
+				atomic_store(&l->exec_traced, true);
+		}
+		if (done) {
+			l->exec_asked = false;
+			pthread_cond_broadcast(&l->exec_cv);
+		}
+	}
+	pthread_mutex_unlock(&l->exec_mu);
+}

@@ -147,6 +147,23 @@ void lg_guard_stats(const struct lg_guard *g, struct lg_guard_stats *st)
 	*st = g->st;
 }
 
+static struct lg_finding *vadd(struct lg_findings *out, enum lg_verdict action,
+			       bool note, const char *rule, const char *reason,
+			       const char *fmt, va_list ap)
+{
+	struct lg_finding *f;
+
+	if (out->n >= LG_MAX_FINDINGS)
+		return NULL;
+	f = &out->f[out->n++];
+	f->note = note;
+	f->action = action;
+	f->rule = rule;
+	f->reason = reason;
+	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	return f;
+}
+
 struct lg_finding *lg_findings_add(struct lg_findings *out,
 				   enum lg_verdict action, const char *rule,
 				   const char *reason, const char *fmt, ...)
@@ -154,15 +171,8 @@ struct lg_finding *lg_findings_add(struct lg_findings *out,
 	struct lg_finding *f;
 	va_list ap;
 
-	if (out->n >= LG_MAX_FINDINGS)
-		return NULL;
-	f = &out->f[out->n++];
-	f->note = false;
-	f->action = action;
-	f->rule = rule;
-	f->reason = reason;
 	va_start(ap, fmt);
-	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	f = vadd(out, action, false, rule, reason, fmt, ap);
 	va_end(ap);
 	return f;
 }
@@ -173,15 +183,8 @@ struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
 	struct lg_finding *f;
 	va_list ap;
 
-	if (out->n >= LG_MAX_FINDINGS)
-		return NULL;
-	f = &out->f[out->n++];
-	f->note = true;
-	f->action = LG_ALLOW;
-	f->rule = rule;
-	f->reason = reason;
 	va_start(ap, fmt);
-	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	f = vadd(out, LG_ALLOW, true, rule, reason, fmt, ap);
 	va_end(ap);
 	return f;
 }
