@@ -14,6 +14,21 @@ mkdir -p "$M"
 mount -t tmpfs -o size=60m tmpfs "$M" || skip "cannot mount a tmpfs"
 trap 'umount -l "$M" 2>/dev/null; lg_cleanup' EXIT
 
+# age_hour SESSION: its entries made to look an hour old
+age_hour() {
+	python3 - "$STATE/quarantine/$1.jsonl" <<'PY'
+import json, sys, time
+p = sys.argv[1]
+old = int((time.time() - 3600) * 1e9)
+lines = [json.loads(l) for l in open(p)]
+with open(p, "w") as f:
+    for e in lines:
+        e["time_ns"] = old
+        f.write(json.dumps(e) + "\n")
+PY
+	touch -d '1 hour ago' "$STATE/quarantine/$1.jsonl"
+}
+
 fill() { # dir n: n files of 1 MB
 	mkdir -p "$1"
 	for i in $(seq 1 "$2"); do head -c 1000000 /dev/urandom >"$1/f$i"; done
@@ -40,17 +55,7 @@ kept1=$(find "$M/.lgrun-quarantine/space1" -type f | wc -l)
 
 # 2. At the floor, an older ended session's entries go first: space1 is
 # made to look an hour old; a new session removing more is kept again.
-python3 - "$STATE/quarantine/space1.jsonl" <<'PY'
-import json, sys, time
-p = sys.argv[1]
-old = int((time.time() - 3600) * 1e9)
-lines = [json.loads(l) for l in open(p)]
-with open(p, "w") as f:
-    for e in lines:
-        e["time_ns"] = old
-        f.write(json.dumps(e) + "\n")
-PY
-touch -d '1 hour ago' "$STATE/quarantine/space1.jsonl"
+age_hour space1
 fill "$M/e" 30
 sleep 0.05
 run_lg --session space2 --profile bulk-cleanup -- rm -rf "$M/e" 2>"$T/err2"
@@ -65,16 +70,7 @@ mkfiles "$M/g" 5
 sleep 0.05
 run_lg --session blocked1 -- sh -c 'for f in "$0"/*; do rm "$f"; done' "$M/g" 2>/dev/null
 assert_rc 86 "$RC" "the loop that blocks its session"
-python3 - "$STATE/quarantine/blocked1.jsonl" <<'PY'
-import json, sys, time
-p = sys.argv[1]
-old = int((time.time() - 3600) * 1e9)
-lines = [json.loads(l) for l in open(p)]
-with open(p, "w") as f:
-    for e in lines:
-        e["time_ns"] = old
-        f.write(json.dumps(e) + "\n")
-PY
+age_hour blocked1
 fill "$M/h" 45
 sleep 0.05
 run_lg --session space3 --profile bulk-cleanup -- rm -rf "$M/h" 2>"$T/err3"
