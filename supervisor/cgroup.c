@@ -456,8 +456,8 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 int lg_kill_leftovers(int timeout_ms, int *survivors)
 {
 	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
-	pid_t pids[4096];
-	int n, killed = 0;
+	pid_t pids[4096], seen[256];
+	int n, killed = 0, nseen = 0;
 
 	/*
 	 * lgrun is the tree's subreaper: what left the cgroup (a root process
@@ -468,8 +468,20 @@ int lg_kill_leftovers(int timeout_ms, int *survivors)
 		n = lg_descendants(pids, (int)(sizeof(pids) / sizeof(pids[0])));
 		if (n <= 0)
 			break;
-		for (int i = 0; i < n; i++)
-			killed += kill(pids[i], SIGKILL) == 0;
+		for (int i = 0; i < n; i++) {
+			bool again = false;
+
+			if (kill(pids[i], SIGKILL) != 0)
+				continue;
+			/* one dying process may be found on several passes */
+			for (int k = 0; k < nseen && !again; k++)
+				again = seen[k] == pids[i];
+			if (again)
+				continue;
+			if (nseen < (int)(sizeof(seen) / sizeof(seen[0])))
+				seen[nseen++] = pids[i];
+			killed++;
+		}
 		reap();
 		if (mono_ms() >= end)
 			break;

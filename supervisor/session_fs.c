@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <jansson.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 
 #include "cleanup.h"
 #include "session_int.h"
@@ -421,6 +423,35 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
  * time, and nothing is counted. An O_TRUNC open of such a file with data
  * empties it: a removal of it later counts as the removal of that data.
  */
+/*
+ * A file of the kernel's own filesystems (/proc, /sys, cgroups, tracing):
+ * writing one is a request to the kernel, not data lgrun could keep.
+ */
+static bool kernel_file(const struct lg_event *ev)
+{
+	struct statfs sf;
+	int r = ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0 ?
+			fstatfs(ev->at_dirfd, &sf) :
+			statfs(ev->target, &sf);
+
+	if (r != 0)
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case CGROUP_SUPER_MAGIC:
+	case CGROUP2_SUPER_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+	case SECURITYFS_MAGIC:
+	case BPF_FS_MAGIC:
+	case DEVPTS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int on_write_open(struct lg_session *s, struct lg_event *ev,
 			 const struct lg_facts *facts)
 {
@@ -458,10 +489,18 @@ static int on_write_open(struct lg_session *s, struct lg_event *ev,
 			       exe))
 			return 0;
 	}
-	err = keep(s, ev, &f);
-	if (err)
-		return err;
-	s->st.kept_writes++;
+	if (kernel_file(ev))
+		return 0;
+	{
+		unsigned not_kept = s->not_kept;
+
+		err = keep(s, ev, &f);
+		if (err)
+			return err;
+		/* not kept, let through (on_full = allow): said, not counted */
+		if (s->not_kept == not_kept)
+			s->st.kept_writes++;
+	}
 	lg_lineage_mark(s->content, &k,
 			LG_INODE_KEPT |
 				(ev->op == LG_OP_OPEN_TRUNC && f.size > 0 ?

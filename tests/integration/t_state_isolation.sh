@@ -91,6 +91,9 @@ if pgrep -f "^sleep 62.7371$" >/dev/null; then
 	pkill -f "^sleep 62.7371$"
 	fail "a process that left the cgroup before the observer loaded survived the trip: $(grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | grep -o '"survivors":[0-9]*')"
 fi
+# Writing cgroup.procs is a request to the kernel, not data to keep.
+grep '"session":"early"' "$STATE/audit.jsonl" | grep -q '"reason":"not_kept"\|"not_kept":[1-9]\|"kept_writes":[1-9]' &&
+	fail "a write to a kernel file was reported as data not kept: $(grep '"session":"early".*not_kept' "$STATE/audit.jsonl" | cut -c1-300)"
 grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | grep -q '"escaped":1' ||
 	fail "the trip record does not count the process that left early: $(grep '"session":"early".*"event":"trip"' "$STATE/audit.jsonl" | cut -c1-300)"
 
