@@ -22,7 +22,7 @@ CFLAGS ?= -O2 -g
 # what the caller gave (a package build's dpkg-buildflags), for the install
 # rebuild: the defines below are added anew there
 CFLAGS_GIVEN := $(CFLAGS)
-CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden \
+CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden -Isupervisor \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
 LDLIBS_SUP := -lseccomp -linih -ljansson -lhiredis -lm -lpthread
 
@@ -64,36 +64,34 @@ DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl 
 	lintian $(BPFTOOL) \
 	redis-server
 
-# the model APIs: llm.c and one file each (llm_api.h)
-LLM_SRC := supervisor/llm.c $(sort $(wildcard supervisor/llm_*.c))
+# The supervisor's source, one folder per subsystem (HACKING.md draws the
+# map). What each program links is named by folder below.
+sup = $(sort $(wildcard $(addprefix supervisor/,$(addsuffix /*.c,$(1)))))
+# the model APIs: llm.c and one file each (api.h)
+LLM_SRC := $(call sup,llm)
 # the configuration: loading, the keys and options, the values, the parsers
-CONFIG_SRC := supervisor/config.c $(sort $(wildcard supervisor/config_*.c))
-# every detector is a file here (and a line of detectors.def)
-GUARD_SRC := $(sort $(wildcard supervisor/guard/*.c))
-PURE_SRC := supervisor/termtext.c supervisor/event.c supervisor/glob.c supervisor/pathres.c \
-	supervisor/gitodb.c supervisor/gitodb_hash.c \
-	supervisor/classify.c $(CONFIG_SRC) supervisor/text.c supervisor/lineage.c \
-	supervisor/canon.c supervisor/egress_head.c $(LLM_SRC) supervisor/proxy_routes.c $(GUARD_SRC)
-SYS_SRC := supervisor/log.c supervisor/clock.c supervisor/sources.c supervisor/filter.c supervisor/notify.c supervisor/where.c supervisor/egress.c \
-	supervisor/cgroup.c supervisor/launch.c supervisor/audit.c \
-	supervisor/state.c supervisor/metrics.c supervisor/session.c \
-	supervisor/session_fs.c supervisor/session_record.c supervisor/session_guard.c \
-	supervisor/session_steer.c \
-	supervisor/control.c supervisor/control_frames.c supervisor/control_flows.c \
-	supervisor/nested.c \
-	supervisor/pty.c supervisor/observer.c supervisor/observer_watch.c supervisor/store.c supervisor/programs.c \
-	supervisor/agentenv.c supervisor/quarantine.c supervisor/quarantine_folders.c \
-	supervisor/quarantine_space.c supervisor/quarantine_index.c supervisor/record.c \
-	supervisor/watchdog.c
-LGRUN_SRC := supervisor/lgrun.c supervisor/run_notify.c supervisor/run_egress.c \
-	supervisor/run_trip.c supervisor/run_output.c supervisor/run_observer.c \
-	supervisor/run_loop.c supervisor/run_setup.c supervisor/run_launch.c
-LGCTL_SRC := supervisor/lgctl.c supervisor/lgctl_quarantine.c supervisor/lgctl_restore.c \
-	supervisor/lgctl_replay.c supervisor/lgctl_suggest.c supervisor/lgctl_top.c \
-	supervisor/lgctl_report.c
+CONFIG_SRC := $(call sup,config)
+# the pure guard: events, classes, and every detector a file (detectors.def)
+GUARD_SRC := $(call sup,guard)
+PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
+	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
+	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
+	supervisor/seccomp/gitodb_hash.c supervisor/session/lineage.c \
+	supervisor/egress/head.c supervisor/proxy/routes.c
+SYS_SRC := $(call sup,session quarantine tree store record) \
+	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
+	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
+	supervisor/seccomp/where.c supervisor/egress/egress.c \
+	supervisor/egress/agentenv.c supervisor/control/control.c \
+	supervisor/control/frames.c supervisor/control/flows.c \
+	supervisor/control/nested.c supervisor/observer/observer.c \
+	supervisor/observer/watch.c
+SYS_SRC := $(filter-out $(PURE_SRC) supervisor/record/replay.c,$(SYS_SRC))
+LGRUN_SRC := $(call sup,lgrun)
+LGCTL_SRC := $(call sup,lgctl)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-WIRE_SRC := supervisor/wiredec.c preload/recog.c preload/volatile.c
+WIRE_SRC := supervisor/control/wiredec.c preload/recog.c preload/volatile.c
 PURE_OBJ := $(call obj,$(PURE_SRC) $(WIRE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 
@@ -106,11 +104,11 @@ PROXYLIB := $(B)/lib/liblgproxy.so
 # The session CA and TLS for the egress proxy: OpenSSL, loaded only when
 # [llm] mode asks for the egress proxy (linked in, it costs every start).
 TLSLIB := $(B)/lib/liblgtls.so
-PROXY_SRC := supervisor/proxy.c supervisor/proxy_events.c supervisor/proxy_upstream.c \
-	supervisor/proxy_ws.c $(LLM_SRC) supervisor/canon.c supervisor/zbody.c \
-	supervisor/wsframe.c \
+PROXY_SRC := supervisor/proxy/proxy.c supervisor/proxy/events.c supervisor/proxy/upstream.c \
+	supervisor/proxy/ws.c $(LLM_SRC) supervisor/lib/canon.c supervisor/proxy/zbody.c \
+	supervisor/proxy/wsframe.c \
 	preload/volatile.c \
-	supervisor/text.c
+	supervisor/lib/text.c
 
 # The eBPF observer (bpf/): CO-RE programs compiled with clang against a
 # vmlinux.h dumped from the running kernel's BTF at build time (nothing
@@ -137,7 +135,7 @@ $(B)/bpf/lgobserve.skel.h: $(B)/bpf/lgobserve.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name lgobserve >$@.tmp && mv $@.tmp $@
 
-$(BPFLIB): supervisor/bpfobs.c supervisor/bpfobs.h bpf/lgobserve.h \
+$(BPFLIB): supervisor/observer/bpfobs.c supervisor/observer/bpfobs.h bpf/lgobserve.h \
 		$(B)/bpf/lgobserve.skel.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -200,13 +198,14 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_SUP)
 
-# lgctl reads the config, the state dir, the audit and the store: it links
-# those (and what the config layer checks values with), never the guard,
-# the session or the supervisor's threads.
-LGCTL_DEPS := audit quarantine_index watchdog cgroup $(patsubst supervisor/%.c,%,$(CONFIG_SRC)) log state termtext store \
-	clock text proxy_routes canon glob classify event replay \
-	$(patsubst supervisor/%.c,%,$(GUARD_SRC))
+# lgctl reads the config, the state dir, the audit and the store, and runs
+# recordings through the pure guard (replay, suggest): it links those, never
+# the session, the notify path or the supervisor's threads.
+LGCTL_DEPS := record/audit record/record record/replay quarantine/index \
+	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext \
+	lib/canon lib/glob store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
+		$(CONFIG_SRC) $(GUARD_SRC) \
 		preload/recog.c)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -233,21 +232,21 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd -lwslay \
 		-lpthread
 
-$(TLSLIB): $(B)/pic/supervisor/tls.o
+$(TLSLIB): $(B)/pic/supervisor/egress/tls.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lssl -lcrypto -lpthread
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
-$(B)/tests/test_audit: $(B)/obj/supervisor/audit.o
-$(B)/tests/test_replay: $(B)/obj/supervisor/record.o $(B)/obj/supervisor/replay.o \
-	$(B)/obj/supervisor/audit.o
-$(B)/tests/test_egress: $(B)/obj/supervisor/egress.o
-$(B)/tests/test_tls: $(B)/pic/supervisor/tls.o
-$(B)/tests/test_wsframe: $(B)/obj/supervisor/wsframe.o
-$(B)/tests/test_agentenv: $(B)/obj/supervisor/agentenv.o
-$(B)/tests/test_where: $(B)/obj/supervisor/where.o $(B)/obj/supervisor/clock.o
-$(B)/tests/test_clock: $(B)/obj/supervisor/clock.o
+$(B)/tests/test_audit: $(B)/obj/supervisor/record/audit.o
+$(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/replay.o \
+	$(B)/obj/supervisor/record/audit.o
+$(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o
+$(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
+$(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
+$(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
+$(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
+$(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'
@@ -268,15 +267,15 @@ test: deps-check $(UNIT_BINS)
 
 # The shim frame decoder under libFuzzer (clang), briefly: it must not crash.
 FUZZ_SECONDS ?= 10
-$(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h supervisor/wiredec.h
+$(B)/fuzz/fuzz_wire: tests/fuzz/fuzz_wire.c $(WIRE_SRC) preload/wire.h supervisor/control/wiredec.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_wire.c $(WIRE_SRC)
 
 # The model API parsers, which read what any upstream sends.
-$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor/llm_api.h \
-		supervisor/llm_steer.h
+$(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm/llm.h supervisor/llm/api.h \
+		supervisor/llm/steer.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
@@ -284,41 +283,41 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm.h supervisor
 		$(LLM_SRC) -ljansson
 
 # What lgrun writes from names it does not choose: JSON and terminal text.
-$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/audit.c \
-		supervisor/termtext.c supervisor/audit.h supervisor/termtext.h \
-		supervisor/egress_head.c supervisor/egress.h
+$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/record/audit.c \
+		supervisor/lib/termtext.c supervisor/record/audit.h supervisor/lib/termtext.h \
+		supervisor/egress/head.c supervisor/egress/egress.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
-		supervisor/audit.c supervisor/termtext.c supervisor/egress_head.c
+		supervisor/record/audit.c supervisor/lib/termtext.c supervisor/egress/head.c
 
 # zstd request bodies (Codex), decoded and read by the parsers.
-$(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/zbody.c \
-		supervisor/zbody.h $(LLM_SRC) supervisor/llm.h
+$(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/proxy/zbody.c \
+		supervisor/proxy/zbody.h $(LLM_SRC) supervisor/llm/llm.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_zbody.c \
-		supervisor/zbody.c $(LLM_SRC) -ljansson -lzstd
+		supervisor/proxy/zbody.c $(LLM_SRC) -ljansson -lzstd
 
 # Websocket frames (Codex), reassembled and read by the parsers.
-$(B)/fuzz/fuzz_ws: tests/fuzz/fuzz_ws.c supervisor/wsframe.c \
-		supervisor/wsframe.h $(LLM_SRC) supervisor/llm.h
+$(B)/fuzz/fuzz_ws: tests/fuzz/fuzz_ws.c supervisor/proxy/wsframe.c \
+		supervisor/proxy/wsframe.h $(LLM_SRC) supervisor/llm/llm.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_ws.c \
-		supervisor/wsframe.c $(LLM_SRC) -ljansson -lwslay
+		supervisor/proxy/wsframe.c $(LLM_SRC) -ljansson -lwslay
 
 # The path resolver and the path globs (any path a process passes).
-$(B)/fuzz/fuzz_path: tests/fuzz/fuzz_path.c supervisor/pathres.c supervisor/glob.c \
-		supervisor/pathres.h supervisor/glob.h
+$(B)/fuzz/fuzz_path: tests/fuzz/fuzz_path.c supervisor/seccomp/pathres.c supervisor/lib/glob.c \
+		supervisor/seccomp/pathres.h supervisor/lib/glob.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_path.c \
-		supervisor/pathres.c supervisor/glob.c
+		supervisor/seccomp/pathres.c supervisor/lib/glob.c
 
 # The shim's HTTP, JSON-RPC and TLS recognisers and endpoint patterns.
 $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
@@ -329,12 +328,12 @@ $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
 		preload/recog.c
 
 # The config loader (any file a user writes).
-FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/log.c supervisor/clock.c supervisor/text.c \
-	supervisor/proxy_routes.c supervisor/canon.c supervisor/glob.c supervisor/classify.c \
-	supervisor/event.c supervisor/termtext.c supervisor/audit.c preload/recog.c \
+FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \
+	supervisor/proxy/routes.c supervisor/lib/canon.c supervisor/lib/glob.c supervisor/guard/classify.c \
+	supervisor/guard/event.c supervisor/lib/termtext.c supervisor/record/audit.c preload/recog.c \
 	supervisor/guard/verdict.c
-$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config.h \
-		supervisor/config_int.h
+$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
+		supervisor/config/config_int.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \

@@ -5,7 +5,7 @@
  * Writes "1" to CGROUP_DIR/cgroup.kill and waits until CGROUP_DIR/cgroup.events
  * says "populated 0"; prints the elapsed milliseconds (one number).
  *
- * "poll" (default) waits the way lgrun does (supervisor/cgroup.c:
+ * "poll" (default) waits the way lgrun does (supervisor/tree/cgroup.c:
  * lg_tree_kill + wait_cgroup_empty): open/write/close cgroup.kill; then loop
  * { open/read/close cgroup.events; reap; pread the kept-open events fd to re-arm;
  * poll(POLLPRI, 10 ms) }. "spin" re-reads cgroup.events in a tight loop.

@@ -609,8 +609,8 @@ kill_base() {
 # ------------------------------------------------------------- row 5: guard
 guard_setup() {
 	local objs
-	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/event.o "$BDIR"/obj/supervisor/text.o 2>/dev/null)
-	[ -n "$objs" ] && [ -f "$BDIR/obj/supervisor/event.o" ] ||
+	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/lib/text.o 2>/dev/null)
+	[ -n "$objs" ] && [ -f "$BDIR/obj/supervisor/guard/event.o" ] ||
 		{ SKIP[guard]="no guard objects in $BDIR/obj (run 'make')"; return; }
 	# The Makefile's language flags, from the source root so -Isupervisor resolves.
 	(cd "$ROOT" && cc -std=gnu11 -O2 -D_GNU_SOURCE -Isupervisor \
@@ -634,9 +634,9 @@ store_setup() {
 	command -v redis-server >/dev/null || { SKIP[store]="redis-server is not installed"; return; }
 	# lgrun's objects but its CLI's (the store needs the config layer, which
 	# needs the parsers of the values it checks)
-	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/*.o \
+	objs=$(ls "$BDIR"/obj/supervisor/*/*.o \
 		"$BDIR"/obj/preload/{recog,volatile}.o 2>/dev/null |
-		grep -Ev '/(lgrun|lgctl|lgctl_[a-z]+|run_[a-z]+|wsframe|zbody|tls|bpfobs|proxy|proxy_events|proxy_upstream|proxy_ws)\.o$')
+		grep -Ev '/(lgrun|lgctl|proxy)/|/(wsframe|zbody|tls|bpfobs)\.o$')
 	(cd "$ROOT" && cc -std=gnu11 -O2 -D_GNU_SOURCE -Isupervisor \
 		-o "$BENCHBIN/store_bench" bench/store_bench.c $objs -lhiredis -linih -ljansson \
 		-lseccomp -lpthread -ldl -lm) ||

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "guard/guard.h"
-#include "store.h"
+#include "store/store.h"
 
 static double now_s(void)
 {

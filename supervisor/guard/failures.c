@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../text.h"
+#include "lib/text.h"
 #include "detectors.h"
 
 #define NBUCKETS (2 * LG_FAILURES_MAX_PATHS) /* a power of 2 */

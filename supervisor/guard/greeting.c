@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../text.h"
+#include "lib/text.h"
 #include "detectors.h"
 
 #define GREETING_MAX 200 /* bytes, trimmed */

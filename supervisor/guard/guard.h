@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../event.h"
+#include "event.h"
 
 enum lg_verdict {
 	LG_ALLOW,

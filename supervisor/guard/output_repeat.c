@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../text.h"
+#include "lib/text.h"
 #include "detectors.h"
 
 /* Code points between checks within one large delta. */

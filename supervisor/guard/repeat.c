@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../text.h"
+#include "lib/text.h"
 #include "detectors.h"
 
 /*

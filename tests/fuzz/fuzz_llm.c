@@ -14,8 +14,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "llm.h"
-#include "llm_steer.h"
+#include "llm/llm.h"
+#include "llm/steer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glob.h"
-#include "pathres.h"
+#include "lib/glob.h"
+#include "seccomp/pathres.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

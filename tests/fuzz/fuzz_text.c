@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
-#include "egress.h"
-#include "termtext.h"
+#include "record/audit.h"
+#include "egress/egress.h"
+#include "lib/termtext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llm.h"
-#include "wsframe.h"
+#include "llm/llm.h"
+#include "proxy/wsframe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llm.h"
-#include "zbody.h"
+#include "llm/llm.h"
+#include "proxy/zbody.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "agentenv.h"
+#include "egress/agentenv.h"
 
 static const char *is(const char *a0, const char *a1, const char *a2)
 {

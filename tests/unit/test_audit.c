@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "audit.h"
+#include "record/audit.h"
 
 static const char *one(struct lg_json *j, const char *key, const char *val)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "guard/detectors.h"
 
 static const struct lg_event tick = { .kind = LG_EV_TICK,

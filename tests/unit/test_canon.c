@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "canon.h"
-#include "text.h"
+#include "lib/canon.h"
+#include "lib/text.h"
 
 #define BIG 4096
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "config.h"
+#include "guard/classify.h"
+#include "config/config.h"
 
 #define SEC 1000000000LL
 #define START (1700000000LL * SEC) /* session start, CLOCK_REALTIME ns */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "clock.h"
+#include "lib/clock.h"
 
 static int64_t born(const char *path)
 {

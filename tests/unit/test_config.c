@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "config_int.h"
+#include "config/config.h"
+#include "config/config_int.h"
 
 /* Each test gets a fresh config in *state, freed by the teardown. */
 static int setup(void **state)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy.h"
+#include "proxy/proxy.h"
 
 static void test_defaults(void **state)
 {

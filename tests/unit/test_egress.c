@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "egress.h"
+#include "egress/egress.h"
 
 static int parse(const char *head, struct lg_egress_req *r)
 {

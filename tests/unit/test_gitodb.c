@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "gitodb.h"
+#include "seccomp/gitodb.h"
 
 static char T[64];
 static bool have_git, have_sha256;

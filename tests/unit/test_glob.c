@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "glob.h"
+#include "lib/glob.h"
 
 struct glob_case {
 	const char *pattern;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "guard/detectors.h"
 
 static const char hello[] = "Hello! How can I help you today?";

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "guard/detectors.h"
 
 /* The world: which removed targets exist again. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "lineage.h"
+#include "session/lineage.h"
 
 static void test_marks(void **state)
 {

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "llm.h"
+#include "llm/llm.h"
 
 /* --- a sink that writes what it hears as one string ---------------------- */
 

@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "llm.h"
-#include "llm_steer.h"
+#include "llm/llm.h"
+#include "llm/steer.h"
 
 #define DIR "tests/unit/samples/requests/"
 #define NOTE "lgrun: a note for the model"

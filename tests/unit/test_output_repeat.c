@@ -9,9 +9,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "guard/detectors.h"
-#include "text.h"
+#include "lib/text.h"
 
 /* 60 characters, no repetition inside. */
 static const char s60[] =

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pathres.h"
+#include "seccomp/pathres.h"
 
 struct res_case {
 	const char *base;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../preload/recog.h"
+#include "../../preload/recog.h"
 
 static void assert_span(struct lg_span s, const char *want)
 {

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
-#include "replay.h"
+#include "record/record.h"
+#include "record/replay.h"
 
 static char path[64];
 

@@ -16,9 +16,9 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../preload/volatile.h"
-#include "canon.h"
-#include "llm.h"
+#include "../../preload/volatile.h"
+#include "lib/canon.h"
+#include "llm/llm.h"
 
 #define DIR "tests/unit/samples/"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "termtext.h"
+#include "lib/termtext.h"
 
 static char got[8192];
 static size_t got_len;

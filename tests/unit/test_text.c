@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "text.h"
+#include "lib/text.h"
 
 /* Published FNV-1a 64 test vectors: the digest must never change. */
 static void test_digest_vectors(void **state)

@@ -17,7 +17,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#include "tls.h"
+#include "egress/tls.h"
 
 static X509 *read_pem(const char *path)
 {

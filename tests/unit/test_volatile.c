@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../preload/volatile.h"
+#include "../../preload/volatile.h"
 
 static const struct {
 	const char *in, *want;

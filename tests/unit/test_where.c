@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "where.h"
+#include "seccomp/where.h"
 
 static char top[PATH_MAX];
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "wiredec.h"
+#include "control/wiredec.h"
 
 static char scratch[LG_WIRE_MAX];
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "wsframe.h"
+#include "proxy/wsframe.h"
 
 struct got {
 	unsigned op[16];

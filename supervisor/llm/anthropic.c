@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Anthropic's Messages API: its stream's events, a whole message, the
+ * tool results in a request, its error shapes.
+ */
+#include <string.h>
+
+#include "api.h"
+
+static void anthropic_usage(struct lg_llm_stream *s, const json_t *u)
+{
+	/* input_tokens excludes the cached prompt: all three are read */
+	llm_jcount(u, "input_tokens", &s->in[0]);
+	llm_jcount(u, "cache_creation_input_tokens", &s->in[1]);
+	llm_jcount(u, "cache_read_input_tokens", &s->in[2]);
+	llm_jcount(u, "output_tokens", &s->out[0]);
+}
+
+/* A whole message: the non-streamed body. */
+static void anthropic_message(struct lg_llm_stream *s, const json_t *m)
+{
+	const json_t *b;
+	size_t i;
+
+	llm_set_str(s->model, sizeof(s->model), llm_jstr(m, "model"));
+	json_array_foreach(json_object_get(m, "content"), i, b)
+	{
+		const char *type = llm_jstr(b, "type");
+
+		if (!type)
+			continue;
+		if (strcmp(type, "text") == 0)
+			llm_emit_text(s, json_object_get(b, "text"));
+		else if (strcmp(type, "tool_use") == 0)
+			llm_emit_call(s, llm_jstr(b, "id"), llm_jstr(b, "name"),
+				      llm_dump(json_object_get(b, "input")));
+	}
+	llm_set_str(s->stop, sizeof(s->stop), llm_jstr(m, "stop_reason"));
+	anthropic_usage(s, json_object_get(m, "usage"));
+}
+
+static void anthropic_event(struct lg_llm_stream *s, const json_t *ev,
+			    const char *name)
+{
+	const char *type = llm_jstr(ev, "type");
+	const json_t *jidx = json_object_get(ev, "index");
+	long long idx = json_integer_value(jidx);
+	const json_t *b, *d;
+	struct call *c;
+
+	if (!type)
+		type = name;
+	if (!type) {
+		s->errors++;
+	} else if (strcmp(type, "message_start") == 0) {
+		b = json_object_get(ev, "message");
+		llm_set_str(s->model, sizeof(s->model), llm_jstr(b, "model"));
+		anthropic_usage(s, json_object_get(b, "usage"));
+	} else if (strcmp(type, "content_block_start") == 0) {
+		b = json_object_get(ev, "content_block");
+		type = llm_jstr(b, "type");
+		if (!json_is_integer(jidx) || !type) {
+			s->errors++;
+		} else if (strcmp(type, "text") == 0) {
+			llm_emit_text(s, json_object_get(b, "text"));
+		} else if (strcmp(type, "tool_use") == 0 &&
+			   (c = llm_call_open(s, idx))) {
+			llm_call_set(&c->id, llm_jstr(b, "id"));
+			llm_call_set(&c->name, llm_jstr(b, "name"));
+			c->start = llm_dump(json_object_get(b, "input"));
+		}
+	} else if (strcmp(type, "content_block_delta") == 0) {
+		d = json_object_get(ev, "delta");
+		type = llm_jstr(d, "type");
+		if (!type) {
+			s->errors++;
+		} else if (strcmp(type, "text_delta") == 0) {
+			llm_emit_text(s, json_object_get(d, "text"));
+		} else if (strcmp(type, "input_json_delta") == 0) {
+			b = json_object_get(d, "partial_json");
+			c = json_is_integer(jidx) ? llm_call_find(s, idx) :
+						    NULL;
+			if (!c || !json_is_string(b))
+				s->errors++;
+			else
+				llm_call_args(s, c, json_string_value(b),
+					      json_string_length(b));
+		}
+	} else if (strcmp(type, "content_block_stop") == 0) {
+		c = json_is_integer(jidx) ? llm_call_find(s, idx) : NULL;
+		if (c)
+			llm_call_finish(s, c);
+	} else if (strcmp(type, "message_delta") == 0) {
+		d = json_object_get(ev, "delta");
+		llm_set_str(s->stop, sizeof(s->stop),
+			    llm_jstr(d, "stop_reason"));
+		anthropic_usage(s, json_object_get(ev, "usage"));
+	} else if (strcmp(type, "message_stop") == 0) {
+		llm_calls_drop(s);
+		llm_report_turn(s);
+	} else if (strcmp(type, "error") == 0) {
+		llm_set_str(s->stop, sizeof(s->stop), "error");
+	} else if (strcmp(type, "message") == 0) {
+		anthropic_message(s, ev);
+	}
+	/* ping, and event types added later, are ignored */
+}
+
+static void anthropic_results(struct llm_results *rs, const json_t *m)
+{
+	const json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, "content"), i, b)
+	{
+		const char *type = llm_jstr(b, "type");
+
+		if (type && strcmp(type, "tool_result") == 0)
+			llm_result(
+				rs, llm_jstr(b, "tool_use_id"), "",
+				llm_content_text(json_object_get(b, "content")),
+				llm_jtrue(b, "is_error"));
+	}
+}
+
+static const json_t *anthropic_messages(const json_t *root)
+{
+	const json_t *m = json_object_get(root, "messages");
+
+	return m ? m : json_null(); /* no messages: not a request of ours */
+}
+
+static bool anthropic_makes_calls(const json_t *m)
+{
+	const char *role = llm_jstr(m, "role");
+
+	return role && strcmp(role, "assistant") == 0 &&
+	       llm_has_type(json_object_get(m, "content"), "tool_use");
+}
+
+static json_t *anthropic_error_body(json_t *msg)
+{
+	return json_pack("{s:s, s:{s:s, s:o}}", "type", "error", "error",
+			 "type", "invalid_request_error", "message", msg);
+}
+
+static void anthropic_error_event(json_t *ev, json_t *err, const char *message)
+{
+	(void)message;
+	json_object_set_new(err, "type", json_string("invalid_request_error"));
+	json_object_set_new(ev, "type", json_string("error"));
+	json_object_set(ev, "error", err);
+}
+
+const struct llm_api llm_anthropic = {
+	.event = anthropic_event,
+	.messages = anthropic_messages,
+	.makes_calls = anthropic_makes_calls,
+	.results = anthropic_results,
+	.error_body = anthropic_error_body,
+	.error_event = anthropic_error_event,
+	.error_event_name = "error",
+};

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The request side of the model APIs: which API a path is, the model it
+ * names, the tool results a request carries (all, or those answering the
+ * last turn), and the error answers lgrun gives when it refuses.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm.h"
+#include "api.h"
+
+enum lg_llm_api lg_llm_api_of(const char *route, const char *path)
+{
+	static const struct {
+		const char *suffix;
+		enum lg_llm_api api;
+	} map[] = {
+		{ "/messages", LG_LLM_ANTHROPIC },
+		{ "/responses", LG_LLM_OPENAI_RESPONSES },
+		{ "/chat/completions", LG_LLM_OPENAI_CHAT },
+		{ ":generateContent", LG_LLM_GEMINI },
+		{ ":streamGenerateContent", LG_LLM_GEMINI },
+	};
+	size_t n;
+
+	if (!route || !path ||
+	    (strcmp(route, "anthropic") != 0 && strcmp(route, "openai") != 0 &&
+	     strcmp(route, "gemini") != 0))
+		return LG_LLM_UNKNOWN;
+	n = strcspn(path, "?#");
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t k = strlen(map[i].suffix);
+
+		if (n >= k && memcmp(path + n - k, map[i].suffix, k) == 0)
+			return map[i].api;
+	}
+	return LG_LLM_UNKNOWN;
+}
+
+size_t lg_llm_path_model(const char *path, char *model, size_t size)
+{
+	const char *m = NULL, *q;
+	size_t n, end;
+
+	if (size)
+		model[0] = '\0';
+	if (!path)
+		return 0;
+	end = strcspn(path, "?#");
+	for (q = path; (q = strstr(q, "/models/")) && (size_t)(q - path) < end;
+	     q++)
+		m = q + 8;
+	if (!m)
+		return 0;
+	n = strcspn(m, ":/?#");
+	if (!size || n >= size)
+		return 0;
+	memcpy(model, m, n);
+	model[n] = '\0';
+	return n;
+}
+
+/* Text of a result's content: a string, or the text parts of an array. */
+char *llm_content_text(const json_t *c)
+{
+	struct buf b = { 0 };
+	const json_t *el;
+	bool first = true;
+	size_t i;
+
+	if (!c || json_is_null(c))
+		return strdup("");
+	if (json_is_string(c))
+		return strndup(json_string_value(c), json_string_length(c));
+	if (!json_is_array(c))
+		return llm_dump(c);
+	json_array_foreach(c, i, el)
+	{
+		const json_t *t =
+			json_is_string(el) ? el : json_object_get(el, "text");
+
+		if (!json_is_string(t))
+			continue; /* images, documents */
+		if ((!first && llm_buf_add(&b, "\n", 1, SIZE_MAX / 2) < 0) ||
+		    llm_buf_add(&b, json_string_value(t), json_string_length(t),
+				SIZE_MAX / 2) < 0) {
+			llm_buf_free(&b);
+			return NULL;
+		}
+		first = false;
+	}
+	return b.p ? b.p : strdup("");
+}
+
+void llm_result(struct llm_results *rs, const char *id, const char *name,
+		char *content, bool is_error)
+{
+	struct lg_llm_result r = { id ? id : "", name ? name : "", content,
+				   is_error };
+
+	if (!content)
+		return;
+	rs->n++;
+	if (rs->fn)
+		rs->fn(rs->ctx, &r);
+	free(content);
+}
+
+bool llm_has_type(const json_t *array, const char *type)
+{
+	const json_t *el;
+	size_t i;
+
+	json_array_foreach(array, i, el)
+	{
+		const char *t = llm_jstr(el, "type");
+
+		if (t && strcmp(t, type) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Where the results answering the last model turn start: after the last
+ * message that made tool calls (Responses: the start of the run of model
+ * items around the last call, whose outputs may be interleaved with
+ * calls). 0 when the request holds no call (Responses continuing with
+ * previous_response_id: only results).
+ */
+static size_t last_turn_start(const struct llm_api *a, const json_t *msgs)
+{
+	size_t k = json_array_size(msgs);
+
+	while (k > 0 && !a->makes_calls(json_array_get(msgs, k - 1)))
+		k--;
+	if (!k || !a->in_turn)
+		return k; /* just after the message that made the calls */
+	k--;
+	while (k > 0 && a->in_turn(json_array_get(msgs, k - 1)))
+		k--;
+	return k;
+}
+
+static int request_results(enum lg_llm_api api, const char *body, size_t n,
+			   void (*fn)(void *ctx, const struct lg_llm_result *r),
+			   void *ctx, char *model, size_t model_size, bool last)
+{
+	struct llm_results rs = { fn, ctx, 0 };
+	const struct llm_api *a;
+	const json_t *msgs = NULL, *m;
+	size_t i, from;
+	json_t *root;
+	int r = -EINVAL;
+
+	if (model && model_size)
+		model[0] = '\0';
+	root = body ? llm_parse(body, n) : NULL;
+	if (!json_is_object(root))
+		goto out;
+	if (model && model_size && llm_jstr(root, "model"))
+		snprintf(model, model_size, "%s", llm_jstr(root, "model"));
+	a = llm_api(api);
+	if (!a)
+		goto out;
+	msgs = a->messages(root);
+	if (!msgs) {
+		r = 0; /* none to read (Responses' input as a string) */
+		goto out;
+	}
+	if (!json_is_array(msgs))
+		goto out;
+	from = last ? last_turn_start(a, msgs) : 0;
+	json_array_foreach(msgs, i, m)
+	{
+		if (i >= from)
+			a->results(&rs, m);
+	}
+	r = rs.n;
+out:
+	json_decref(root);
+	return r;
+}
+
+int lg_llm_request_results(enum lg_llm_api api, const char *body, size_t n,
+			   void (*fn)(void *ctx, const struct lg_llm_result *r),
+			   void *ctx, char *model, size_t model_size)
+{
+	return request_results(api, body, n, fn, ctx, model, model_size, false);
+}
+
+int lg_llm_request_last_results(enum lg_llm_api api, const char *body, size_t n,
+				void (*fn)(void *ctx,
+					   const struct lg_llm_result *r),
+				void *ctx, char *model, size_t model_size)
+{
+	return request_results(api, body, n, fn, ctx, model, model_size, true);
+}
+
+bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
+			    const char *body, size_t n)
+{
+	json_t *root;
+	bool r;
+
+	if (api == LG_LLM_GEMINI)
+		return path && strstr(path, ":streamGenerateContent");
+	if (api == LG_LLM_UNKNOWN || !body)
+		return false;
+	root = llm_parse(body, n);
+	r = llm_jtrue(root, "stream");
+	json_decref(root);
+	return r;
+}
+
+/* --- error bodies -------------------------------------------------------- */
+
+int lg_llm_error_body(enum lg_llm_api api, const char *message, char *out,
+		      size_t size, int *status)
+{
+	json_t *root, *msg;
+	size_t n;
+	int r;
+
+	if (status)
+		*status = 400; /* SDKs retry 408, 409, 429 and 5xx: not this */
+	msg = json_string(message ? message : "");
+	if (!msg && message) {
+		/* not UTF-8: keep the ASCII, mark the rest */
+		char *copy = strdup(message);
+
+		for (char *c = copy; c && *c; c++)
+			if ((unsigned char)*c >= 0x80)
+				*c = '?';
+		msg = copy ? json_string(copy) : NULL;
+		free(copy);
+	}
+	if (!msg)
+		return -ENOMEM;
+	/* an API lgrun cannot name gets OpenAI's shape, the most common */
+	root = (llm_api(api) ? llm_api(api) : &llm_chat)->error_body(msg);
+	if (!root)
+		return -ENOMEM;
+	n = json_dumpb(root, NULL, 0, JSON_COMPACT);
+	if (!n) {
+		r = -ENOMEM;
+	} else if (!out || n >= size || n > INT_MAX) {
+		r = -ENOSPC;
+	} else {
+		json_dumpb(root, out, size, JSON_COMPACT);
+		out[n] = '\0';
+		r = (int)n;
+	}
+	json_decref(root);
+	return r;
+}
+
+bool lg_llm_stream_call_open(const struct lg_llm_stream *s)
+{
+	if (s->responses_open)
+		return true;
+	for (size_t i = 0; i < LLM_MAX_OPEN; i++)
+		if (s->calls[i].open)
+			return true;
+	return false;
+}
+
+int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
+			      char *out, size_t size)
+{
+	json_t *err = json_object(), *ev = json_object();
+	const struct llm_api *a;
+	char *text = NULL;
+	int n = -ENOMEM;
+
+	if (!err || !ev)
+		goto done;
+	json_object_set_new(err, "message",
+			    json_string(message ? message : ""));
+	a = llm_api(api) ? llm_api(api) : &llm_chat;
+	a->error_event(ev, err, message ? message : "");
+	text = json_dumps(ev, JSON_COMPACT);
+	if (!text)
+		goto done;
+	n = snprintf(out, size, "%s%s%sdata: %s\n\n",
+		     a->error_event_name ? "event: " : "",
+		     a->error_event_name ? a->error_event_name : "",
+		     a->error_event_name ? "\n" : "", text);
+	if (n < 0 || (size_t)n >= size)
+		n = -ENOSPC;
+done:
+	free(text);
+	json_decref(err);
+	json_decref(ev);
+	return n;
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * OpenAI's Responses API (Codex's, over HTTPS or a websocket): its
+ * stream's events, a whole response, the tool results in a request's input,
+ * its error shapes.
+ */
+#include <string.h>
+
+#include "api.h"
+
+/* An output item; messages only when whole (streamed text comes as deltas) */
+static void responses_item(struct lg_llm_stream *s, const json_t *it,
+			   bool whole)
+{
+	const char *type = llm_jstr(it, "type");
+	const json_t *v, *part;
+	size_t i;
+
+	if (!type)
+		return;
+	if (strcmp(type, "function_call") == 0) {
+		v = json_object_get(it, "arguments");
+		llm_emit_call(s, llm_jstr(it, "call_id"), llm_jstr(it, "name"),
+			      json_is_string(v) ?
+				      llm_args_text(s, json_string_value(v),
+						    json_string_length(v)) :
+				      llm_dump(v));
+	} else if (strcmp(type, "custom_tool_call") == 0) {
+		/* free-form input (Codex's apply_patch): a JSON string */
+		v = json_object_get(it, "input");
+		llm_emit_call(s, llm_jstr(it, "call_id"), llm_jstr(it, "name"),
+			      json_is_string(v) ?
+				      llm_dump_string(json_string_value(v),
+						      json_string_length(v)) :
+				      llm_dump(v));
+	} else if (strcmp(type, "local_shell_call") == 0) {
+		llm_emit_call(s, llm_jstr(it, "call_id"), "local_shell",
+			      llm_dump(json_object_get(it, "action")));
+	} else if (whole && strcmp(type, "message") == 0) {
+		json_array_foreach(json_object_get(it, "content"), i, part)
+		{
+			const char *pt = llm_jstr(part, "type");
+
+			if (pt && strcmp(pt, "output_text") == 0)
+				llm_emit_text(s, json_object_get(part, "text"));
+		}
+	}
+}
+
+/* The response object: whole (non-streamed), or in a final event. */
+static void responses_response(struct lg_llm_stream *s, const json_t *r,
+			       bool whole)
+{
+	const char *status = llm_jstr(r, "status");
+	const json_t *u = json_object_get(r, "usage"), *it;
+	size_t i;
+
+	llm_set_str(s->model, sizeof(s->model), llm_jstr(r, "model"));
+	if (whole) {
+		json_array_foreach(json_object_get(r, "output"), i, it)
+		{
+			responses_item(s, it, true);
+		}
+	}
+	llm_set_str(s->stop, sizeof(s->stop), status);
+	if (status && strcmp(status, "incomplete") == 0)
+		llm_set_str(s->stop, sizeof(s->stop),
+			    llm_jstr(json_object_get(r, "incomplete_details"),
+				     "reason"));
+	llm_jcount(u, "input_tokens", &s->in[0]);
+	llm_jcount(u, "output_tokens", &s->out[0]);
+}
+
+static void responses_event(struct lg_llm_stream *s, const json_t *ev,
+			    const char *name)
+{
+	const char *type = llm_jstr(ev, "type");
+	const json_t *r = json_object_get(ev, "response");
+
+	if (!type && json_is_object(json_object_get(ev, "error")))
+		type = "error"; /* an error body */
+	if (!type &&
+	    (json_object_get(ev, "output") || json_object_get(ev, "status")))
+		type = "response"; /* a whole response */
+	if (!type)
+		type = name;
+	if (!type) {
+		s->errors++;
+	} else if (strcmp(type, "response") == 0) {
+		responses_response(s, ev, true);
+	} else if (strcmp(type, "response.created") == 0 ||
+		   strcmp(type, "response.in_progress") == 0) {
+		llm_set_str(s->model, sizeof(s->model), llm_jstr(r, "model"));
+	} else if (strcmp(type, "response.output_item.added") == 0) {
+		const char *it = llm_jstr(json_object_get(ev, "item"), "type");
+
+		if (it && strcmp(it, "function_call") == 0)
+			s->responses_open++;
+	} else if (strcmp(type, "response.output_item.done") == 0) {
+		const char *it = llm_jstr(json_object_get(ev, "item"), "type");
+
+		if (it && strcmp(it, "function_call") == 0 && s->responses_open)
+			s->responses_open--;
+		responses_item(s, json_object_get(ev, "item"), false);
+	} else if (strcmp(type, "response.output_text.delta") == 0) {
+		llm_emit_text(s, json_object_get(ev, "delta"));
+	} else if (strcmp(type, "response.completed") == 0 ||
+		   strcmp(type, "response.incomplete") == 0 ||
+		   strcmp(type, "response.failed") == 0) {
+		if (!json_is_object(r))
+			s->errors++;
+		responses_response(s, r, false);
+		llm_report_turn(s);
+	} else if (strcmp(type, "error") == 0) {
+		llm_set_str(s->stop, sizeof(s->stop), "error");
+	}
+	/*
+	 * function_call_arguments.delta/.done are not needed: output_item.done
+	 * carries the complete call.
+	 */
+}
+
+/*
+ * Is a Responses input item part of the model's turn (what it said or
+ * called, and what the tools answered)? A user, system or developer
+ * message is not.
+ */
+static bool responses_in_turn(const json_t *it)
+{
+	const char *type = llm_jstr(it, "type"), *role = llm_jstr(it, "role");
+
+	if (role)
+		return strcmp(role, "assistant") == 0;
+	return type && strcmp(type, "message") != 0;
+}
+
+static void responses_results(struct llm_results *rs, const json_t *it)
+{
+	const char *type = llm_jstr(it, "type");
+
+	if (type && (strcmp(type, "function_call_output") == 0 ||
+		     strcmp(type, "custom_tool_call_output") == 0 ||
+		     strcmp(type, "local_shell_call_output") == 0))
+		llm_result(rs, llm_jstr(it, "call_id"), "",
+			   llm_content_text(json_object_get(it, "output")),
+			   false);
+}
+
+/* A string input (a prompt alone) holds no results: NULL. */
+static const json_t *responses_messages(const json_t *root)
+{
+	const json_t *in = json_object_get(root, "input");
+
+	return !in || json_is_string(in) ? NULL : in;
+}
+
+static bool responses_makes_calls(const json_t *m)
+{
+	const char *type = llm_jstr(m, "type");
+
+	return type && (strcmp(type, "function_call") == 0 ||
+			strcmp(type, "custom_tool_call") == 0 ||
+			strcmp(type, "local_shell_call") == 0);
+}
+
+static json_t *responses_error_body(json_t *msg)
+{
+	return json_pack("{s:{s:o, s:s, s:n, s:s}}", "error", "message", msg,
+			 "type", "invalid_request_error", "param", "code",
+			 "lgrun_session_stopped");
+}
+
+static void responses_error_event(json_t *ev, json_t *err, const char *message)
+{
+	(void)err;
+	json_object_set_new(ev, "type", json_string("error"));
+	json_object_set_new(ev, "code", json_string("lgrun_session_stopped"));
+	json_object_set_new(ev, "message", json_string(message));
+}
+
+const struct llm_api llm_responses = {
+	.event = responses_event,
+	.messages = responses_messages,
+	.makes_calls = responses_makes_calls,
+	.in_turn = responses_in_turn,
+	.results = responses_results,
+	.error_body = responses_error_body,
+	.error_event = responses_error_event,
+	.error_event_name = "error",
+};

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "lib/clock.h"
+#include "index.h"
+#include "store/state.h"
+
+static bool under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 1 && top[n - 1] == '/')
+		n--;
+	return strncmp(path, top, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* Standard base64 (RFC 4648) decoded into a new string; NULL if invalid. */
+static char *unb64(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(n / 4 * 3 + 1);
+	unsigned v = 0;
+	int bits = 0;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"abcdefghijklmnopqrstuvwxyz0123456789+/";
+		const char *p = s[i] ? strchr(a, s[i]) : NULL;
+
+		if (!p) {
+			free(out);
+			return NULL;
+		}
+		v = (v << 6) | (unsigned)(p - a);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (char)((v >> bits) & 0xff);
+		}
+	}
+	out[o] = '\0';
+	if (strlen(out) != o) { /* a NUL inside: no path has one */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* key's string, its exact bytes from key_b64 when the writer added one. */
+static char *str_of(json_t *o, const char *key)
+{
+	char k64[64];
+	const char *b = NULL, *v = json_string_value(json_object_get(o, key));
+
+	snprintf(k64, sizeof(k64), "%s_b64", key);
+	b = json_string_value(json_object_get(o, k64));
+	if (b)
+		return unb64(b);
+	return v ? strdup(v) : NULL;
+}
+
+static long long int_of(json_t *o, const char *key, unsigned *have,
+			unsigned bit)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		*have |= bit;
+	return json_integer_value(v);
+}
+
+/* One line into r (when wanted); 1 when it was not wanted or not valid. */
+static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
+		    long long since_ns)
+{
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	const char *op = json_string_value(json_object_get(o, "op"));
+	long long n = json_integer_value(json_object_get(o, "n"));
+	long long t = json_integer_value(json_object_get(o, "time_ns"));
+	long long start = json_integer_value(json_object_get(o, "start_ns"));
+	char *path, *kept;
+	struct lgq_entry *e;
+	bool want = npaths == 0;
+
+	if (n > r->max_n)
+		r->max_n = n;
+	if (t > r->newest_ns)
+		r->newest_ns = t;
+	if (start > 0 && !r->start_ns)
+		r->start_ns = start;
+	path = str_of(o, "path");
+	kept = str_of(o, "kept");
+	for (size_t i = 0; i < npaths && !want; i++)
+		want = under(path ? path : "", paths[i]);
+	if (!kind || !path || path[0] != '/' ||
+	    (strcmp(kind, "dir") && !kept) || !want || t < since_ns) {
+		free(path);
+		free(kept);
+		return 1;
+	}
+	e = realloc(r->e, (r->n + 1) * sizeof(*e));
+	if (!e) {
+		free(path);
+		free(kept);
+		return -ENOMEM;
+	}
+	r->e = e;
+	e = &r->e[r->n++];
+	memset(e, 0, sizeof(*e));
+	e->n = n;
+	e->time_ns = t;
+	e->atime_ns = json_integer_value(json_object_get(o, "atime_ns"));
+	e->mtime_ns = json_integer_value(json_object_get(o, "mtime_ns"));
+	e->size = json_integer_value(json_object_get(o, "size"));
+	e->ino = json_integer_value(json_object_get(o, "ino"));
+	e->ctime_ns = int_of(o, "ctime_ns", &e->have, LGQ_HAVE_CTIME);
+	e->dev = int_of(o, "dev", &e->have, LGQ_HAVE_DEV);
+	{
+		unsigned k = 0;
+
+		e->kept_ino = int_of(o, "kept_ino", &k, 1);
+		e->kept_size = int_of(o, "kept_size", &k, 2);
+		e->kept_ctime_ns = int_of(o, "kept_ctime_ns", &k, 4);
+		if (k == 7)
+			e->have |= LGQ_HAVE_KEPT;
+	}
+	e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
+	e->uid = (unsigned)json_integer_value(json_object_get(o, "uid"));
+	e->gid = (unsigned)json_integer_value(json_object_get(o, "gid"));
+	snprintf(e->op, sizeof(e->op), "%s", op ? op : "");
+	e->dir = strcmp(kind, "dir") == 0;
+	e->path = path;
+	e->kept = kept;
+	e->xattrs = json_incref(json_object_get(o, "xattrs"));
+	return 0;
+}
+
+/* The index's entries wanted: by path (or all), since a time. */
+int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
+		long long since_ns)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	LG_AUTOFCLOSE FILE *f = NULL;
+	char line[3 * PATH_MAX];
+
+	if (dfd < 0)
+		return -errno;
+	f = fdopen(dfd, "re");
+	if (!f) {
+		close(dfd);
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		int e;
+
+		if (!o)
+			continue; /* a line cut by a crash: skipped */
+		e = add_line(r, o, paths, npaths, since_ns);
+		json_decref(o);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
+	     long long since_ns)
+{
+	LG_AUTOCLOSE int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return lgq_load_fd(r, fd, paths, npaths, since_ns);
+}
+
+void lgq_free(struct lgq_index *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->e[i].path);
+		free(x->e[i].kept);
+		free(x->e[i].dest);
+		json_decref(x->e[i].xattrs);
+	}
+	free(x->e);
+	memset(x, 0, sizeof(*x));
+}
+
+static int held_of(const char *dir, const char *id, struct lgq_held *h)
+{
+	struct lgq_index r = { 0 };
+	char index[PATH_MAX + 300], buf[64];
+	int e;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(h->id, sizeof(h->id), "%s", id);
+	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
+	e = lgq_load(&r, index, NULL, 0, 0);
+	for (size_t i = 0; i < r.n; i++) {
+		struct stat st;
+
+		if (r.e[i].dir) {
+			h->dirs++;
+		} else if (lstat(r.e[i].kept, &st) == 0) {
+			h->files++;
+			h->bytes += (uint64_t)st.st_size;
+		}
+		if (!h->oldest_ns || r.e[i].time_ns < h->oldest_ns)
+			h->oldest_ns = r.e[i].time_ns;
+		if (r.e[i].time_ns > h->newest_ns)
+			h->newest_ns = r.e[i].time_ns;
+	}
+	h->blocked = lg_state_killed(dir, id, buf, sizeof(buf)) == 1;
+	lgq_free(&r);
+	return e;
+}
+
+size_t lgq_sessions(const char *dir, struct lgq_held **out)
+{
+	char qdir[PATH_MAX + 16];
+	struct lgq_held *h = NULL;
+	size_t n = 0;
+	struct dirent *d;
+	DIR *dd;
+
+	snprintf(qdir, sizeof(qdir), "%s/quarantine", dir);
+	dd = opendir(qdir);
+	while (dd && (d = readdir(dd))) {
+		size_t len = strlen(d->d_name);
+		char id[200];
+		struct lgq_held *m;
+
+		if (len <= 6 || len - 6 >= sizeof(id) ||
+		    strcmp(d->d_name + len - 6, ".jsonl"))
+			continue;
+		memcpy(id, d->d_name, len - 6);
+		id[len - 6] = '\0';
+		if (!lg_session_id_valid(id))
+			continue;
+		m = realloc(h, (n + 1) * sizeof(*h));
+		if (!m)
+			break;
+		h = m;
+		held_of(dir, id, &h[n++]);
+	}
+	if (dd)
+		closedir(dd);
+	for (size_t i = 1; i < n; i++) /* by age of the newest entry */
+		for (size_t k = i; k > 0 && h[k].newest_ns < h[k - 1].newest_ns;
+		     k--) {
+			struct lgq_held t = h[k];
+
+			h[k] = h[k - 1];
+			h[k - 1] = t;
+		}
+	*out = h;
+	return n;
+}
+
+/*
+ * kept is <top>/<id>/<bucket>/<n>, no "." or ".." anywhere: what lgrun
+ * makes. A line the session's user forged can name any file; gc, often run
+ * as root, removes only names of this shape.
+ */
+static bool own_kept(const char *kept, const char *id)
+{
+	const char *p[3], *e = kept + strlen(kept);
+	size_t len = strlen(id);
+
+	if (kept[0] != '/' || strstr(kept, "/./") || strstr(kept, "/../") ||
+	    strstr(kept, "//") || (e - kept >= 2 && strcmp(e - 2, "/.") == 0) ||
+	    (e - kept >= 3 && strcmp(e - 3, "/..") == 0))
+		return false;
+	for (int k = 0; k < 3; k++) {
+		while (e > kept && e[-1] != '/')
+			e--;
+		if (e <= kept)
+			return false;
+		p[k] = e;
+		e--;
+	}
+	if ((size_t)(p[1] - p[2] - 1) != len || memcmp(p[2], id, len))
+		return false;
+	for (const char *c = p[1]; c < p[0] - 1; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	for (const char *c = p[0]; *c; c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return p[0][0] && p[1] < p[0] - 1;
+}
+
+int lgq_drop(const char *dir, const char *id, uint64_t *freed)
+{
+	struct lgq_index r = { 0 };
+	char index[PATH_MAX + 300];
+	int e;
+
+	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
+	e = lgq_load(&r, index, NULL, 0, 0);
+	for (size_t i = 0; i < r.n; i++) {
+		char folder[PATH_MAX];
+		struct stat st;
+		char *slash;
+
+		if (!r.e[i].kept || !own_kept(r.e[i].kept, id))
+			continue; /* not this session's: a forged line */
+		if (freed && lstat(r.e[i].kept, &st) == 0 && st.st_nlink == 1)
+			*freed += (uint64_t)st.st_size;
+		unlink(r.e[i].kept);
+		/* <root>/<session>/<bucket>/<n>: the bucket, then the session's */
+		snprintf(folder, sizeof(folder), "%s", r.e[i].kept);
+		for (int up = 0; up < 2 && (slash = strrchr(folder, '/'));
+		     up++) {
+			*slash = '\0';
+			rmdir(folder); /* not empty yet: another entry's */
+		}
+	}
+	lgq_free(&r);
+	if (e == 0 && unlink(index) < 0)
+		e = -errno;
+	return e;
+}
+
+#define EXPIRE_EVERY_NS (3600LL * 1000000000LL)
+
+static long long mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL +
+	       st->st_mtim.tv_nsec;
+}
+
+int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
+	       unsigned *sessions, uint64_t *bytes)
+{
+	char qdir[PATH_MAX + 16], path[PATH_MAX + 300], buf[64];
+	long long now = lg_real_ns();
+	struct dirent *d;
+	struct stat st;
+	DIR *dd;
+
+	*sessions = 0;
+	*bytes = 0;
+	snprintf(path, sizeof(path), "%s/quarantine/.expired", dir);
+	if (!max_age_ms ||
+	    (stat(path, &st) == 0 && now - mtime_ns(&st) < EXPIRE_EVERY_NS))
+		return 1;
+	{
+		LG_AUTOCLOSE int fd =
+			open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			return -errno; /* no quarantine here yet */
+		futimens(fd, NULL);
+	}
+	snprintf(qdir, sizeof(qdir), "%s/quarantine", dir);
+	dd = opendir(qdir);
+	while (dd && (d = readdir(dd))) {
+		size_t len = strlen(d->d_name);
+		char id[200];
+
+		if (len <= 6 || len - 6 >= sizeof(id) ||
+		    strcmp(d->d_name + len - 6, ".jsonl"))
+			continue;
+		memcpy(id, d->d_name, len - 6);
+		id[len - 6] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", qdir, d->d_name);
+		/* the index is appended at every entry: its mtime, the newest */
+		if (!lg_session_id_valid(id) || strcmp(id, except) == 0 ||
+		    stat(path, &st) < 0 ||
+		    now - mtime_ns(&st) <= (long long)max_age_ms * 1000000LL ||
+		    lg_state_killed(dir, id, buf, sizeof(buf)) == 1)
+			continue;
+		if (lgq_drop(dir, id, bytes) == 0)
+			(*sessions)++;
+	}
+	if (dd)
+		closedir(dd);
+	return 0;
+}

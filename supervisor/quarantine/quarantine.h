@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quarantine: what a session is about to destroy of pre-existing data,
+ * kept before the operation is let through, so `lgctl restore` can put it
+ * back. A removed file is kept by a hard link into a folder on the same
+ * mount (one syscall, no copy); a removed directory by its metadata.
+ *
+ * Where: <folder>/<session>/ when a configured folder is on the target's
+ * mount, else <state_dir>/quarantine/<session>/ when the state dir is, else
+ * <mount top>/.lgrun-quarantine/<session>/, folders made 0700. The index of a session is one JSON line per entry in
+ * <state_dir>/quarantine/<session>.jsonl (what, where it was, its inode's
+ * facts, who and when), read by lgctl.
+ */
+#ifndef LG_QUARANTINE_H
+#define LG_QUARANTINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "guard/event.h"
+
+#define LG_QUARANTINE_DIR ".lgrun-quarantine"
+
+struct lg_quarantine;
+
+/*
+ * NULL when out of memory; the folders are made at the first entry.
+ * folders ("DIR,DIR", or NULL): configured places, each used for the mount
+ * it is on, before the state dir and the mount's top.
+ */
+struct lg_quarantine *lg_quarantine_new(const char *state_dir,
+					const char *session, uint64_t max_bytes,
+					const char *folders);
+void lg_quarantine_free(struct lg_quarantine *q);
+
+/*
+ * What keeping may take of a disk. Per filesystem, the bytes this session
+ * holds there by links (space its removals would have freed) plus what a
+ * new entry adds never pass the free space above the floor: the smaller of
+ * min_free and min_free_fraction of the filesystem. Below it, older ended
+ * sessions' entries (never a blocked one's) are dropped first; then the
+ * entry is not kept (-EDQUOT). max_total bounds what all sessions of the
+ * state dir hold together (0: no bound; past it: -EOVERFLOW).
+ */
+struct lg_quarantine_limits {
+	uint64_t max_copy; /* a removal that cannot be linked: a copy */
+	uint64_t min_free;
+	double min_free_fraction;
+	uint64_t max_total;
+};
+void lg_quarantine_set_limits(struct lg_quarantine *q,
+			      const struct lg_quarantine_limits *l);
+
+/* The session's start (real-time ns), written with every entry. */
+void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
+
+/* What is about to go, and who removes it: for the index. */
+struct lg_quarantine_who {
+	enum lg_op op;
+	pid_t pid;
+	const char *exe;
+	const char *audit_id; /* the session's audit record about it */
+	uint64_t dev, ino; /* the inode the tree's view showed (makedev) */
+	/*
+	 * The target in the tree's view: its directory (O_PATH) and name, or
+	 * at_dirfd -1. Used when the path does not reach it in lgrun's view.
+	 */
+	int at_dirfd;
+	const char *at_name;
+	/*
+	 * The name the file had before the session, when the session renamed
+	 * it away before removing it (mv f junk/; rm junk/f): recorded as the
+	 * entry's path (what a restore puts back), the removed name beside it.
+	 */
+	const char *origin;
+};
+
+/*
+ * Keeps the file at path (absolute, in lgrun's view) before it is
+ * removed: a hard link, checked to be who->ino. 0, or -errno: EXDEV when
+ * no folder can be made on its mount, ESTALE when path is not that inode
+ * in lgrun's view, ENOSPC past max_bytes, EDQUOT at the free-space floor,
+ * EOVERFLOW past max_total (lg_quarantine_limits), or why the link failed.
+ */
+int lg_quarantine_link(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who);
+
+/*
+ * Keeps the content of the file at path before it is truncated: a reflink
+ * where the filesystem has them, else a copy of at most max_copy bytes
+ * (larger: -EFBIG; 0: no copies). 0 or -errno as lg_quarantine_link.
+ */
+int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who, uint64_t max_copy);
+
+/* Keeps a directory's metadata (mode, owner, times) before rmdir. */
+int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
+		      const struct lg_quarantine_who *who);
+
+/* The index's path (<state_dir>/quarantine/<session>.jsonl). */
+const char *lg_quarantine_index(const struct lg_quarantine *q);
+
+/* What is held so far (files and directories, bytes of the files). */
+void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
+			  unsigned *dirs, uint64_t *bytes);
+
+/*
+ * A path lgrun keeps a quarantine under (protected from the tree): any
+ * .lgrun-quarantine, and q's configured folders (q may be NULL).
+ */
+bool lg_quarantine_path(const struct lg_quarantine *q, const char *path);
+
+#endif

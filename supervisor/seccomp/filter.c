@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "filter.h"
+#include "lib/log.h"
+
+struct sysmap {
+	const char *name;
+	enum lg_sys sys;
+	unsigned needs; /* LG_SC_* bit that enables it */
+	int nr[2]; /* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
+};
+
+/* opens leave the kernel to be counted (open_trunc) or kept first */
+#define OPENS (LG_SC_OPEN_TRUNC | LG_SC_KEEP_WRITES)
+
+static struct sysmap map[] = {
+	{ "unlink", LG_SYS_UNLINK, LG_SC_UNLINK, { 0, 0 } },
+	{ "unlinkat", LG_SYS_UNLINKAT, LG_SC_UNLINKAT, { 0, 0 } },
+	{ "rmdir", LG_SYS_RMDIR, LG_SC_RMDIR, { 0, 0 } },
+	{ "truncate", LG_SYS_TRUNCATE, LG_SC_TRUNCATE, { 0, 0 } },
+	{ "truncate64", LG_SYS_TRUNCATE64, LG_SC_TRUNCATE, { 0, 0 } },
+	{ "ftruncate", LG_SYS_FTRUNCATE, LG_SC_FTRUNCATE, { 0, 0 } },
+	{ "ftruncate64", LG_SYS_FTRUNCATE64, LG_SC_FTRUNCATE, { 0, 0 } },
+	{ "open", LG_SYS_OPEN, OPENS, { 0, 0 } },
+	{ "openat", LG_SYS_OPENAT, OPENS, { 0, 0 } },
+	{ "creat", LG_SYS_CREAT, OPENS, { 0, 0 } },
+	{ "openat2", LG_SYS_OPENAT2, OPENS, { 0, 0 } },
+	{ "rename", LG_SYS_RENAME, LG_SC_RENAME, { 0, 0 } },
+	{ "renameat", LG_SYS_RENAMEAT, LG_SC_RENAME, { 0, 0 } },
+	{ "renameat2", LG_SYS_RENAMEAT2, LG_SC_RENAME, { 0, 0 } },
+	{ "execve", LG_SYS_EXECVE, LG_SC_EXEC, { 0, 0 } },
+	{ "execveat", LG_SYS_EXECVEAT, LG_SC_EXEC, { 0, 0 } },
+};
+#define NMAP (sizeof(map) / sizeof(map[0]))
+
+static const uint32_t arches[2] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
+
+static void resolve_numbers(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	for (size_t i = 0; i < NMAP; i++)
+		for (int a = 0; a < 2; a++)
+			map[i].nr[a] = seccomp_syscall_resolve_name_arch(
+				arches[a], map[i].name);
+	done = 1;
+}
+
+int lg_filter_arch_is_32(uint32_t arch)
+{
+	return arch == AUDIT_ARCH_I386;
+}
+
+enum lg_sys lg_filter_classify(uint32_t arch, int nr)
+{
+	int a;
+
+	if (arch == AUDIT_ARCH_X86_64)
+		a = 0;
+	else if (arch == AUDIT_ARCH_I386)
+		a = 1;
+	else
+		return LG_SYS_OTHER;
+	resolve_numbers();
+	for (size_t i = 0; i < NMAP; i++)
+		if (map[i].nr[a] == nr)
+			return map[i].sys;
+	return LG_SYS_OTHER;
+}
+
+/*
+ * Adds rule for every arch in the filter that has the syscall; libseccomp
+ * refuses a name an arch lacks (truncate64 on x86_64), which is fine.
+ */
+static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
+	       unsigned nargs, const struct scmp_arg_cmp *cmp)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	int r;
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;
+	r = seccomp_rule_add_array(ctx, action, nr, nargs, cmp);
+	if (r == -EDOM || r == -EINVAL)
+		return 0;
+	return r;
+}
+
+/*
+ * Plain opens never leave the kernel: the flags are a value, matched in
+ * the filter. O_TRUNC always; with keep_writes also an open for writing
+ * that is not an append (which cannot lose a byte), an O_EXCL create
+ * (nothing is there to lose) or an O_PATH (no I/O).
+ */
+static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
+		    bool writes)
+{
+	const uint64_t mask = O_ACCMODE | O_APPEND | O_EXCL | O_PATH | O_TRUNC;
+	const uint64_t acc[2] = { O_WRONLY, O_RDWR };
+	struct scmp_arg_cmp cmp = { arg, SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC };
+	int r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+
+	for (int i = 0; writes && r >= 0 && i < 2; i++) {
+		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask,
+					     acc[i] };
+		r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+	}
+	return r;
+}
+
+/* libseccomp 2.5 exports only to an fd: go through a memfd. */
+static int export_bpf(scmp_filter_ctx ctx, struct lg_bpf *out)
+{
+	struct sock_filter *insns;
+	off_t size;
+	int fd, r;
+
+	fd = memfd_create("lgrun-filter", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		goto out;
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size % (off_t)sizeof(*insns) ||
+	    size / (off_t)sizeof(*insns) > BPF_MAXINSNS) {
+		r = -EINVAL;
+		goto out;
+	}
+	insns = malloc((size_t)size);
+	if (!insns) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, insns, (size_t)size, 0) != size) {
+		free(insns);
+		r = -EIO;
+		goto out;
+	}
+	out->prog.filter = insns;
+	out->prog.len = (unsigned short)(size / (off_t)sizeof(*insns));
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+void lg_filter_free(struct lg_bpf *bpf)
+{
+	free(bpf->prog.filter);
+	bpf->prog.filter = NULL;
+	bpf->prog.len = 0;
+}
+
+int lg_filter_load(const struct lg_bpf *bpf)
+{
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &bpf->prog);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
+{
+	scmp_filter_ctx ctx;
+	int r;
+
+	resolve_numbers();
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	/*
+	 * i386 programs are supervised like native ones; any other ABI
+	 * (x32) is killed: it could do what the native rules deny.
+	 */
+	r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
+	if (r < 0 && r != -EEXIST)
+		goto fail;
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+			     SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		goto fail;
+
+	for (size_t i = 0; i < NMAP; i++) {
+		if (!(syscalls & map[i].needs))
+			continue;
+		if (map[i].sys == LG_SYS_OPEN || map[i].sys == LG_SYS_OPENAT)
+			r = add_open(ctx, map[i].name,
+				     map[i].sys == LG_SYS_OPEN ? 1 : 2,
+				     syscalls & LG_SC_KEEP_WRITES);
+		else
+			r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, 0, NULL);
+		if (r < 0)
+			goto fail;
+	}
+	/* io_uring ops bypass seccomp; an errno lets libuv fall back. */
+	static const char *const uring[] = { "io_uring_setup", "io_uring_enter",
+					     "io_uring_register" };
+	for (size_t i = 0; i < 3; i++) {
+		r = add(ctx, SCMP_ACT_ERRNO(ENOSYS), uring[i], 0, NULL);
+		if (r < 0)
+			goto fail;
+	}
+	r = export_bpf(ctx, out);
+	if (r < 0)
+		goto fail;
+	seccomp_release(ctx);
+	return 0;
+fail:
+	lg_err("cannot build the seccomp filter: %s", strerror(-r));
+	seccomp_release(ctx);
+	return r;
+}

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: MIT
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "lib/cleanup.h"
+#include "session_int.h"
+
+static void json_recent(struct lg_session *s, struct lg_json *j)
+{
+	struct lg_json arr = { 0 };
+
+	lg_json_append(&arr, "[", 1);
+	for (size_t i = 0; i < s->nrecent; i++) {
+		struct recent *r = &s->recent[(s->recent_head + i) % RECENT];
+		struct lg_json e = { 0 };
+
+		lg_json_begin(&e);
+		lg_json_num(&e, "t",
+			    (double)(r->t_ms - s->info.start_mono_ms) / 1000.0);
+		lg_json_str(&e, "op", lg_op_name(r->op));
+		lg_json_str(&e, "target", r->target);
+		if (r->op != LG_OP_AGENT_CALL)
+			lg_json_str(&e, "class", lg_class_name(r->cls));
+		lg_json_str(&e, "verdict", lg_verdict_name(r->verdict));
+		lg_json_int(&e, "pid", r->pid);
+		lg_json_str(&e, "exe", r->exe);
+		if (i)
+			lg_json_append(&arr, ",", 1);
+		lg_json_end(&e);
+		if (e.buf)
+			lg_json_append(&arr, e.buf, e.len);
+		lg_json_free(&e);
+	}
+	lg_json_append(&arr, "]", 1);
+	lg_json_raw(j, "recent", arr.buf ? arr.buf : "[]");
+	lg_json_free(&arr);
+}
+static void json_head_id(struct lg_session *s, struct lg_json *j,
+			 const char *event, char *id, size_t size)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u",
+		 __atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED));
+	lg_audit_begin(j, lg_real_ns(), s->info.id, n, id, size);
+	lg_json_str(j, "agent", s->info.agent);
+	lg_json_str(j, "event", event);
+}
+static void json_head(struct lg_session *s, struct lg_json *j,
+		      const char *event)
+{
+	json_head_id(s, j, event, NULL, 0);
+}
+/* What the quarantine holds of the session, for its trip and end records. */
+static void kept_fields(const struct lg_session *s, struct lg_json *j)
+{
+	unsigned files, dirs;
+	uint64_t bytes;
+
+	if (!s->quarantine)
+		return;
+	lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
+	lg_json_int(j, "kept_files", files);
+	lg_json_int(j, "kept_dirs", dirs);
+	lg_json_int(j, "kept_bytes", (long long)bytes);
+	lg_json_int(j, "not_kept", s->not_kept);
+	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
+}
+/* The notes the model was given (issue 28), for the end record. */
+static void steer_fields(const struct lg_session *s, struct lg_json *j)
+{
+	lg_json_int(j, "steers", (long long)s->st.steers);
+	if (s->st.steers_dropped)
+		lg_json_int(j, "steers_dropped",
+			    (long long)s->st.steers_dropped);
+}
+static const char *priority_of(enum lg_verdict v, bool observe)
+{
+	if (observe)
+		return "Notice";
+	switch (v) {
+	case LG_KILL:
+		return "Critical";
+	case LG_DENY:
+		return "Error";
+	case LG_WARN:
+		return "Warning";
+	default:
+		return "Informational";
+	}
+}
+/* Falco's fields (audit.h) of one of the session's records. */
+static void falco_fields(const struct lg_session *s, struct lg_json *j,
+			 const char *event, const struct lg_falco *f)
+{
+	lg_audit_falco(j, s->info.id, s->info.agent, event, f);
+}
+void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
+{
+	int r = lg_audit_append(s->info.audit_path, lg_json_end(j), sync);
+
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+}
+/*
+ * The quarantine's record gets its id when the first entry is tried (the
+ * entries name it), and is written once one is really kept: it never says
+ * "kept" of a session that kept nothing.
+ */
+void sess_reserve_quarantine_id(struct lg_session *s)
+{
+	s->kept_audit_n =
+		__atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED);
+	snprintf(s->kept_audit_id, sizeof(s->kept_audit_id), "%s#%u",
+		 s->info.id, s->kept_audit_n);
+}
+void sess_audit_quarantine(struct lg_session *s)
+{
+	struct lg_json j = { 0 };
+	char sum[LG_SUMMARY_MAX], n[16];
+
+	snprintf(n, sizeof(n), "%u", s->kept_audit_n);
+	lg_audit_begin(&j, lg_real_ns(), s->info.id, n, NULL, 0);
+	lg_json_str(&j, "agent", s->info.agent);
+	lg_json_str(&j, "event", "quarantine");
+	snprintf(
+		sum, sizeof(sum),
+		"the session changes or removes pre-existing data: lgrun keeps what was there in the quarantine (see it: lgctl quarantine list; put it back: lgctl restore %s)",
+		s->info.id);
+	lg_json_str(&j, "summary", sum);
+	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));
+	falco_fields(s, &j, "quarantine",
+		     &(struct lg_falco){ .priority = "Informational",
+					 .output = sum });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+int sess_on_egress(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	const struct lg_egress_flow *f = ev->egress;
+	struct egress_host *h = NULL;
+
+	(void)v;
+	if (!f)
+		return 0;
+
+	s->egress_conns++;
+	s->egress_up += f->up;
+	s->egress_down += f->down;
+	if (f->error)
+		s->egress_failed++;
+	for (size_t i = 0; i < s->n_egress && !h; i++)
+		if (s->egress[i].port == f->port &&
+		    strcmp(s->egress[i].host, f->host) == 0)
+			h = &s->egress[i];
+	if (h) {
+		h->conns++;
+		goto warn;
+	}
+	if (s->n_egress >= MAX_EGRESS_HOSTS) {
+		s->egress_hosts_dropped++;
+		return 0;
+	}
+	if (!s->egress) {
+		s->egress = calloc(MAX_EGRESS_HOSTS, sizeof(*s->egress));
+		if (!s->egress)
+			return 0;
+	}
+	h = &s->egress[s->n_egress++];
+	snprintf(h->host, sizeof(h->host), "%s", f->host);
+	h->port = f->port;
+	h->conns = 1;
+	{
+		/* a new destination: host and port only, never a URL */
+		struct lg_json j = { 0 };
+		char exe[64];
+
+		json_head(s, &j, "egress");
+		lg_json_str(&j, "host", f->host);
+		lg_json_int(&j, "port", f->port);
+		lg_json_str(&j, "via",
+			    f->decrypted		 ? "decrypt" :
+			    f->kind == LG_EGRESS_CONNECT ? "connect" :
+							   "http");
+		if (f->pid > 0) {
+			sess_read_exe(f->pid, exe, sizeof(exe));
+			lg_json_int(&j, "pid", f->pid);
+			lg_json_str(&j, "exe", exe);
+		}
+		if (f->error)
+			lg_json_str(&j, "error", f->error);
+		{
+			char out[320];
+
+			snprintf(out, sizeof(out),
+				 "egress: a new destination %s:%u", f->host,
+				 f->port);
+			falco_fields(s, &j, "egress",
+				     &(struct lg_falco){
+					     .priority = "Informational",
+					     .output = out,
+					     .exe = f->pid > 0 ? exe : NULL,
+					     .pid = f->pid });
+		}
+		lg_json_end(&j);
+		if (lg_audit_append(s->info.audit_path, j.buf, false) < 0)
+			lg_dbg("cannot write the audit log %s",
+			       s->info.audit_path);
+		lg_json_free(&j);
+	}
+	lg_dbg("egress: %s:%u%s%s", f->host, f->port, f->error ? ": " : "",
+	       f->error ? f->error : "");
+warn:
+	if (f->decrypted && f->error && !h->warned) {
+		/* the agent's own traffic failed because of us: say so */
+		h->warned = true;
+		lg_warn("egress proxy: a decrypted connection to %s failed: %s (a client with a CA store of its own cannot trust lgrun's session CA; [llm] mode = base_url leaves its TLS alone)",
+			f->host, f->error);
+	}
+	return 0;
+}
+/*
+ * An agent CLI that ran without one model turn through lgrun: if it did
+ * talk to its model, that traffic went around the proxy. Said, never
+ * guessed at: "model_traffic": "not seen" in the end record.
+ */
+static bool model_unseen(const struct lg_session *s)
+{
+	static const char *const clis[] = { "claude", "codex", "gemini" };
+	const char *a = s->info.agent ? s->info.agent : "";
+
+	if (!s->cfg->llm_proxy || s->st.turns)
+		return false;
+	for (size_t i = 0; i < sizeof(clis) / sizeof(clis[0]); i++)
+		if (strcmp(a, clis[i]) == 0)
+			return true;
+	return false;
+}
+void lg_session_audit_end(struct lg_session *s, const char *end,
+			  int exit_status, const char *summary)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	int r;
+
+	lg_record_flush(s->rec); /* the recording is whole before the end */
+	if (model_unseen(s))
+		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
+			s->info.agent,
+			s->bpf_direct ? ": see the direct connections above" :
+					"");
+	json_head(s, &j, "session_end");
+	lg_json_str(&j, "end", end);
+	lg_json_int(&j, "exit_status", exit_status);
+	lg_json_str(&j, "summary", summary);
+	lg_json_num(&j, "duration_s",
+		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
+	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
+	kept_fields(s, &j);
+	steer_fields(s, &j);
+	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	if (s->st.observed_http + s->st.observed_jsonrpc)
+		lg_json_int(&j, "observed_calls",
+			    (long long)(s->st.observed_http +
+					s->st.observed_jsonrpc));
+	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	if (s->st.recoverable)
+		lg_json_int(&j, "recoverable", (long long)s->st.recoverable);
+	if (s->st.moved)
+		lg_json_int(&j, "moved", (long long)s->st.moved);
+	if (s->st.warnings_suppressed)
+		lg_json_int(&j, "warnings_suppressed",
+			    (long long)s->st.warnings_suppressed);
+	{
+		struct lg_flow_stats fs;
+		uint64_t rej = 0;
+
+		lg_guard_flow_stats(s->guard, &fs);
+		for (int i = 0; i < LG_FLOW_NRULES; i++)
+			if (i != LG_FLOW_R_NO_WORK)
+				rej += fs.rejected[i];
+		if (fs.calls || rej) {
+			lg_json_int(&j, "agent_calls", (long long)fs.calls);
+			lg_json_int(&j, "agent_calls_rejected", (long long)rej);
+			lg_json_int(&j, "longest_chain", fs.longest);
+		}
+	}
+	if (model_unseen(s))
+		lg_json_str(&j, "model_traffic", "not seen");
+	if (s->cfg->sealed) /* the egress proxy was the only way out */
+		lg_json_str(&j, "network", "proxy-only");
+	if (s->egress_conns) {
+		lg_json_int(&j, "egress_connections",
+			    (long long)s->egress_conns);
+		lg_json_int(&j, "egress_hosts",
+			    (long long)(s->n_egress + s->egress_hosts_dropped));
+		lg_json_int(&j, "egress_bytes_up", (long long)s->egress_up);
+		lg_json_int(&j, "egress_bytes_down", (long long)s->egress_down);
+		if (s->egress_failed)
+			lg_json_int(&j, "egress_failed",
+				    (long long)s->egress_failed);
+	}
+	if (s->refused_outsiders)
+		lg_json_int(&j, "refused_outsiders",
+			    (long long)s->refused_outsiders);
+	if (s->bpf_state[0])
+		lg_json_str(&j, "bpf", s->bpf_state);
+	if (s->bpf_counted) {
+		lg_json_int(&j, "bpf_drops", (long long)s->bpf_drops);
+		if (s->bpf_tracing[0])
+			lg_json_str(&j, "syscall_tracing", s->bpf_tracing);
+		if (strcmp(s->bpf_tracing, "off") != 0)
+			lg_json_int(&j, "syscalls", (long long)s->bpf_syscalls);
+		lg_json_int(&j, "bytes_written", (long long)s->bpf_bytes);
+		lg_json_int(&j, "shim_bypass", (long long)s->bpf_bypass);
+		if (s->bpf_direct)
+			lg_json_int(&j, "direct_connections",
+				    (long long)s->bpf_direct);
+	}
+	falco_fields(s, &j, "session_end",
+		     &(struct lg_falco){
+			     .priority =
+				     strcmp(end, "completed") == 0 ||
+						     strcmp(end, "cancelled") ==
+							     0 ?
+					     "Informational" :
+					     "Warning",
+			     .output = summary });
+	/*
+	 * Forced to disk when the session did something worth the record
+	 * (a destructive attempt, a tool call, a model turn, a warning, an
+	 * end other than completion); a short command that did none of it
+	 * does not wait a journal commit (0.3-1 ms on ext4) at its exit.
+	 */
+	r = lg_audit_append(
+		s->info.audit_path, lg_json_end(&j),
+		s->st.attempts || s->st.tool_calls || s->st.turns ||
+			s->st.would_trip || s->st.warnings_suppressed ||
+			s->kill_pending || strcmp(end, "completed") != 0);
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+	lg_json_free(&j);
+}
+/*
+ * The owner of the peer's end of a loopback TCP connection: its line in
+ * /proc/net/tcp (local address and port the peer's, not listening). -1
+ * when not found (gone already, or another network namespace).
+ */
+static long peer_uid(const struct sockaddr_in *peer)
+{
+	LG_AUTOFCLOSE FILE *f = fopen("/proc/net/tcp", "re");
+	char line[512], want[16];
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
+		 ntohs(peer->sin_port));
+	while (fgets(line, sizeof(line), f)) {
+		char local[64], remote[64], st[8];
+		unsigned long uid;
+
+		if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %lu", local,
+			   remote, st, &uid) == 4 &&
+		    strcmp(local, want) == 0 && strcmp(st, "0A") != 0)
+			return (long)uid;
+	}
+	return -1;
+}
+
+#define REFUSED_AUDITED 20 /* then counted only: a flood fills no disk */
+
+void lg_session_refused(struct lg_session *s, const char *proxy,
+			const struct sockaddr_in *peer, const char *why)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	char line[LG_SUMMARY_MAX], addr[INET_ADDRSTRLEN] = "?", who[32] = "";
+	long uid = -1;
+	uint64_t n = ++s->refused_outsiders;
+
+	if (n > REFUSED_AUDITED)
+		return;
+	if (peer) {
+		inet_ntop(AF_INET, &peer->sin_addr, addr, sizeof(addr));
+		uid = peer_uid(peer);
+	}
+	if (uid >= 0)
+		snprintf(who, sizeof(who), ", uid %ld", uid);
+	snprintf(
+		line, sizeof(line),
+		"the %s proxy refused a connection from outside the session's tree (%s:%u%s): %s%s",
+		proxy, addr, peer ? ntohs(peer->sin_port) : 0, who, why,
+		n == REFUSED_AUDITED ? " (further refusals are counted only)" :
+				       "");
+	lg_warn("%s", line);
+	json_head(s, &j, "refused");
+	lg_json_str(&j, "proxy", proxy);
+	lg_json_str(&j, "peer", addr);
+	lg_json_int(&j, "peer_port", peer ? ntohs(peer->sin_port) : 0);
+	if (uid >= 0)
+		lg_json_int(&j, "uid", uid);
+	lg_json_str(&j, "summary", line);
+	falco_fields(s, &j, "refused",
+		     &(struct lg_falco){ .priority = "Warning",
+					 .output = line });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
+		     pid_t pid, const char *exe, const char *summary)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	char line[LG_SUMMARY_MAX + 32];
+
+	snprintf(line, sizeof(line), "warning: %s", summary);
+	lg_warn("%s", line);
+	json_head(s, &j, "warn");
+	lg_json_str(&j, "rule", rule);
+	lg_json_str(&j, "reason", reason);
+	lg_json_str(&j, "action", "warn");
+	lg_json_str(&j, "summary", line);
+	lg_json_int(&j, "pid", pid);
+	lg_json_str(&j, "exe", exe);
+	falco_fields(s, &j, "warn",
+		     &(struct lg_falco){ .priority = "Warning",
+					 .output = line,
+					 .rule = rule,
+					 .exe = exe,
+					 .pid = pid });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+void sess_audit_steer(struct lg_session *s, const char *rule,
+		      const char *reason, const char *digest, const char *uri,
+		      uint64_t conv, size_t at, bool observe, const char *text)
+{
+	struct lg_json j = { 0 };
+	char sum[LG_SUMMARY_MAX], cv[LG_DIGEST_HEX];
+
+	snprintf(
+		sum, sizeof(sum),
+		"%s a note to the model (%s, %s): it is told what lgrun saw and what happens next",
+		observe ? "observe: would have added" : "added", rule, reason);
+	lg_digest_hex(conv, cv);
+	json_head(s, &j, "steer");
+	lg_json_str(&j, "rule", rule);
+	lg_json_str(&j, "reason", reason);
+	lg_json_str(&j, "text_digest", digest);
+	lg_json_str(&j, "request", uri ? uri : "");
+	lg_json_str(&j, "conversation", cv);
+	lg_json_int(&j, "at", (long long)at);
+	lg_json_bool(&j, "observe", observe);
+	lg_json_str(&j, "text", text);
+	lg_json_str(&j, "summary", sum);
+	falco_fields(s, &j, "steer",
+		     &(struct lg_falco){ .priority = "Notice",
+					 .output = sum,
+					 .rule = rule });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+void lg_session_bpf_state(struct lg_session *s, const char *state)
+{
+	HOLD(s);
+	snprintf(s->bpf_state, sizeof(s->bpf_state), "%s", state);
+}
+void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st)
+{
+	uint64_t drops = st->drops;
+
+	HOLD(s);
+	s->bpf_counted = true;
+	s->bpf_direct = st->direct;
+	s->bpf_drops = drops;
+	s->bpf_syscalls = st->syscalls;
+	s->bpf_bytes = st->bytes_written;
+	s->bpf_bypass = st->bypass_warnings;
+	snprintf(s->bpf_tracing, sizeof(s->bpf_tracing), "%s",
+		 st->syscall_tracing ? st->syscall_tracing : "");
+	if (drops) {
+		char msg[256];
+
+		snprintf(
+			msg, sizeof(msg),
+			"the eBPF observer dropped %llu events (its ring buffer was full): raise [bpf] ring",
+			(unsigned long long)drops);
+		lg_session_warn(s, "bpf", "bpf_drops", 0, "lgrun", msg);
+	}
+}
+void lg_session_audit_simple(struct lg_session *s, const char *event,
+			     const char *summary)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+
+	json_head(s, &j, event);
+	if (summary)
+		lg_json_str(&j, "summary", summary);
+	falco_fields(s, &j, event,
+		     &(struct lg_falco){ .priority = "Informational",
+					 .output = summary });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
+}
+static const char *prefix_for(enum lg_verdict v, bool observe)
+{
+	if (observe)
+		return "would_kill";
+	switch (v) {
+	case LG_KILL:
+		return "session_killed";
+	case LG_DENY:
+		return "op_denied";
+	default:
+		return "warning";
+	}
+}
+void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
+			const char *event, enum lg_op op, pid_t pid,
+			const char *exe, const char *target, bool sync)
+{
+	struct lg_json j = { 0 };
+	char summary[LG_SUMMARY_MAX + 32];
+
+	snprintf(summary, sizeof(summary), "%s: %s",
+		 prefix_for(f->action, s->cfg->observe && f->action > LG_WARN),
+		 f->summary);
+	json_head(s, &j, event);
+	lg_json_str(&j, "rule", f->rule);
+	lg_json_str(&j, "reason", f->reason);
+	lg_json_str(&j, "action", lg_verdict_name(f->action));
+	lg_json_bool(&j, "observe", s->cfg->observe);
+	lg_json_str(&j, "summary", summary);
+	if (op != LG_OP_NONE) {
+		lg_json_str(&j, "op", lg_op_name(op));
+		lg_json_str(&j, "target", target);
+		lg_json_int(&j, "pid", pid);
+		lg_json_str(&j, "exe", exe);
+	}
+	falco_fields(s, &j, event,
+		     &(struct lg_falco){
+			     .priority = priority_of(
+				     f->action,
+				     s->cfg->observe && f->action > LG_WARN),
+			     .output = summary,
+			     .rule = f->rule,
+			     .op = op != LG_OP_NONE ? lg_op_name(op) : NULL,
+			     .target = op != LG_OP_NONE ? target : NULL,
+			     .exe = exe,
+			     .pid = op != LG_OP_NONE ? pid : 0 });
+	json_recent(s, &j);
+	sess_audit(s, &j, sync);
+	lg_json_free(&j);
+}
+int lg_session_record_trip(struct lg_session *s, const char *method,
+			   double kill_ms, int survivors, unsigned escaped,
+			   int *audit_err)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	const struct lg_finding *f = &s->trip;
+	int r, marker;
+
+	json_head(s, &j, "trip");
+	lg_json_str(&j, "rule", f->rule);
+	lg_json_str(&j, "reason", f->reason);
+	lg_json_str(&j, "action", lg_verdict_name(f->action));
+	lg_json_bool(&j, "observe", false);
+	lg_json_str(&j, "summary", s->trip_summary);
+	if (s->trip_op != LG_OP_NONE) {
+		lg_json_str(&j, "op", lg_op_name(s->trip_op));
+		lg_json_str(&j, "target", s->trip_target);
+		lg_json_int(&j, "pid", s->trip_pid);
+		lg_json_str(&j, "exe", s->trip_exe);
+		lg_json_str(&j, "errno", lg_errno_name(s->cfg->deny_errno));
+		{
+			/* the observer's (main thread) knows exited parents */
+			char lin[1024] = "";
+
+			if (s->lineage && s->trip_pid > 0)
+				s->lineage(s->lineage_ctx, s->trip_pid, lin,
+					   sizeof(lin));
+			if (lin[0] || s->trip_lineage[0])
+				lg_json_str(&j, "lineage",
+					    lin[0] ? lin : s->trip_lineage);
+		}
+	}
+	kept_fields(s, &j);
+	lg_json_str(&j, "kill_method", method);
+	lg_json_num(&j, "kill_ms", kill_ms);
+	lg_json_int(&j, "survivors", survivors);
+	if (escaped) /* had left the cgroup; killed by pid */
+		lg_json_int(&j, "escaped", escaped);
+	falco_fields(
+		s, &j, "trip",
+		&(struct lg_falco){
+			.priority = priority_of(f->action, false),
+			.output = s->trip_summary,
+			.rule = f->rule,
+			.op = s->trip_op != LG_OP_NONE ?
+				      lg_op_name(s->trip_op) :
+				      NULL,
+			.target = s->trip_op != LG_OP_NONE ? s->trip_target :
+							     NULL,
+			.exe = s->trip_exe,
+			.pid = s->trip_op != LG_OP_NONE ? s->trip_pid : 0 });
+	json_recent(s, &j);
+	lg_json_end(&j);
+	/* The marker first: even if the log write fails, the block holds. */
+	marker = lg_state_mark_killed(s->info.state_dir, s->info.id, j.buf);
+	if (marker < 0)
+		lg_err("cannot mark session '%s' killed in %s: %s", s->info.id,
+		       s->info.state_dir, strerror(-marker));
+	r = lg_audit_append(s->info.audit_path, j.buf, true);
+	if (r < 0)
+		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
+		       strerror(-r));
+	if (audit_err)
+		*audit_err = r < 0 ? r : 0;
+	lg_json_free(&j);
+	if (s->info.metrics_path) {
+		r = lg_metrics_count_trip(s->info.metrics_path, s->info.agent,
+					  f->reason);
+		if (r < 0)
+			lg_warn("cannot update the metrics file %s: %s",
+				s->info.metrics_path, strerror(-r));
+	}
+	return marker < 0 ? marker : 0;
+}
+void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
+			   uint64_t refused, uint64_t malformed,
+			   uint64_t dropped, uint64_t gates, uint64_t tls)
+{
+	HOLD(s);
+	s->shim[0] = accepted;
+	s->shim[1] = refused;
+	s->shim[2] = malformed;
+	s->shim[3] = dropped;
+	s->shim[4] = gates;
+	s->shim[5] = tls;
+}
+void lg_session_write_metrics(struct lg_session *s)
+{
+	HOLD(s);
+	struct lg_metric_inc inc[] = {
+		{ "lgrun_events_total", "source=\"seccomp\"",
+		  s->st.ev_seccomp },
+		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
+		{ "lgrun_events_total", "source=\"proxy\"", s->st.ev_proxy },
+		{ "lgrun_events_total", "source=\"bpf\"", s->st.ev_bpf },
+		{ "lgrun_shim_dropped_events_total", "", s->shim[3] },
+		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
+		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
+		{ "lgrun_gated_calls_total", "", s->shim[4] },
+		{ "lgrun_observed_calls_total", "proto=\"http\"",
+		  s->st.observed_http },
+		{ "lgrun_observed_calls_total", "proto=\"jsonrpc\"",
+		  s->st.observed_jsonrpc },
+	};
+	struct lg_metric_inc flow[1 + LG_FLOW_NRULES];
+	char labels[LG_FLOW_NRULES][64];
+	struct lg_metric_inc all[sizeof(inc) / sizeof(inc[0]) +
+				 sizeof(flow) / sizeof(flow[0])];
+	struct lg_flow_stats fs;
+	size_t n = 0;
+	bool any = false;
+	int r;
+
+	/* lgrun_flow_calls_total, lgrun_flow_rejected_calls_total{reason} */
+	lg_guard_flow_stats(s->guard, &fs);
+	flow[0] = (struct lg_metric_inc){ "lgrun_flow_calls_total", "",
+					  fs.calls };
+	for (int i = 0; i < LG_FLOW_NRULES; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "reason=\"%s\"",
+			 lg_flow_rule_reason((enum lg_flow_rule)i));
+		flow[1 + i] = (struct lg_metric_inc){
+			"lgrun_flow_rejected_calls_total", labels[i],
+			fs.rejected[i]
+		};
+	}
+	for (size_t i = 0; i < sizeof(inc) / sizeof(inc[0]); i++)
+		all[n++] = inc[i];
+	for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++)
+		if (flow[i].n)
+			all[n++] = flow[i];
+	for (size_t i = 0; i < n; i++)
+		any |= all[i].n != 0;
+	/* nothing to add: leave the file alone (a quiet session is cheap) */
+	if (!s->info.metrics_path || !any)
+		return;
+	r = lg_metrics_add(s->info.metrics_path, all, n);
+	if (r < 0)
+		lg_warn("cannot update the metrics file %s: %s",
+			s->info.metrics_path, strerror(-r));
+}
+void lg_session_write_state(struct lg_session *s, const char *state,
+			    int exit_status, pid_t pid)
+{
+	HOLD(s);
+	struct lg_json j = { 0 };
+	char t[40];
+	int r;
+
+	lg_json_begin(&j);
+	lg_json_str(&j, "session", s->info.id);
+	lg_json_str(&j, "agent", s->info.agent);
+	lg_json_str(&j, "state", state);
+	lg_json_int(&j, "lgrun_pid", getpid());
+	lg_json_int(&j, "pid", pid);
+	/* for whoever notices that lgrun died: what to kill, where to say it */
+	if (s->info.cgroup)
+		lg_json_str(&j, "cgroup", s->info.cgroup);
+	lg_json_str(&j, "audit", s->info.audit_path);
+	lg_time_iso(s->info.start_real_ns, t, sizeof(t));
+	lg_json_str(&j, "started", t);
+	lg_time_iso(lg_real_ns(), t, sizeof(t));
+	lg_json_str(&j, "updated", t);
+	if (exit_status >= 0)
+		lg_json_int(&j, "exit_status", exit_status);
+	if (s->kill_pending) {
+		lg_json_str(&j, "reason", s->trip.reason);
+		lg_json_str(&j, "summary", s->trip_summary);
+	}
+	lg_json_int(&j, "attempts", (long long)s->st.attempts);
+	lg_json_int(&j, "counted", (long long)s->st.counted);
+	lg_json_int(&j, "denied", (long long)s->st.denied);
+	lg_json_int(&j, "would_trip", (long long)s->st.would_trip);
+	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
+	lg_json_int(&j, "model_turns", (long long)s->st.turns);
+	lg_json_int(&j, "tokens_in", (long long)s->st.tokens_in);
+	lg_json_int(&j, "tokens_out", (long long)s->st.tokens_out);
+	lg_json_int(&j, "max_tokens_stops", (long long)s->st.max_tokens_stops);
+	lg_json_num(&j, "cost_usd", s->st.cost);
+	lg_json_int(&j, "shim_connections", (long long)s->shim[0]);
+	lg_json_int(&j, "shim_refused", (long long)s->shim[1]);
+	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);
+	lg_json_int(&j, "shim_dropped", (long long)s->shim[3]);
+	lg_json_int(&j, "gated_calls", (long long)s->shim[4]);
+	lg_json_int(&j, "tls_channels", (long long)s->shim[5]);
+	if (s->bpf_state[0])
+		lg_json_str(&j, "bpf", s->bpf_state);
+	r = lg_state_write_session(s->info.state_dir, s->info.id,
+				   lg_json_end(&j));
+	if (r < 0)
+		lg_dbg("cannot write the session record: %s", strerror(-r));
+	lg_json_free(&j);
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One supervised session: owns the guard, turns gathered facts into
+ * events, keeps the recent events for the audit record, and remembers the
+ * trip. The notify loop asks it for verdicts; lgrun acts on the trip.
+ */
+#ifndef LG_SESSION_H
+#define LG_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "guard/classify.h"
+#include "lib/clock.h"
+#include "config/config.h"
+#include "guard/guard.h"
+#include "proxy/proxy.h"
+
+struct lg_session;
+struct sockaddr_in;
+
+struct lg_session_info {
+	const char *id, *agent, *state_dir, *audit_path, *metrics_path;
+	const char *cgroup; /* the tree's leaf, NULL: none */
+	/* the flow's correlation id and this session's name in its chains;
+	 * the session starts the flow (a user's call) */
+	const char *flow, *name;
+	int64_t start_real_ns;
+	uint64_t start_mono_ms;
+	/* the options that set config keys, [["--name", "arg"|null], ...] */
+	const char *options;
+};
+
+struct lg_session *lg_session_new(const struct lg_config *cfg,
+				  const struct lg_session_info *info);
+void lg_session_free(struct lg_session *s);
+
+/*
+ * The session's lock is its own: every function here takes it (no caller
+ * does). fn is called once a kill is decided, by the thread that decided
+ * it, after that thread has left the lock and before the tripping
+ * operation is answered, so that the tree stops before it can take
+ * another step. lgrun writes cgroup.kill there.
+ */
+void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
+
+/*
+ * While set on a thread, a kill the guard decides on that thread waits:
+ * the proxy first answers the agent with the reason, then lgrun applies
+ * it (kill_pending is set).
+ */
+void lg_session_defer_kill(struct lg_session *s, bool defer);
+
+/* Repeat judges calls without their results (repeat.include_result off). */
+bool lg_session_judge_calls(const struct lg_session *s);
+
+/* repeat.ignore_keys, or the defaults (LG_DEFAULT_IGNORE_KEYS). */
+const char *lg_session_ignore_keys(const struct lg_session *s);
+
+/*
+ * What the session made of an event: the guard's verdict (LG_ALLOW when
+ * no rule was asked), and for the operation the errno to refuse it with
+ * (0: let it go) and a refusal's user-facing reason.
+ */
+struct lg_session_verdict {
+	enum lg_verdict verdict;
+	enum lg_class cls; /* a destructive file operation's class */
+	int err;
+	char why[LG_SUMMARY_MAX + 32];
+};
+
+/*
+ * The one way in for every source: the event it saw (event.h says what
+ * each kind carries). The session takes its lock, does its bookkeeping,
+ * feeds the guard and applies the findings (audit, deny, kill). Returns
+ * v->err; v may be NULL.
+ *  - LG_EV_DESTRUCTIVE: a file's (facts set: the session classifies it;
+ *    refused while the session is blocked, a trip while it was read) or a
+ *    tool-level delete held back by the shim (op LG_OP_TOOL_DELETE,
+ *    always counted).
+ *  - LG_EV_RENAME: never counted; refused when it would move or replace
+ *    lgrun's state. LG_EV_UNREADABLE: always refused.
+ *  - LG_EV_CALL: an agent-to-agent call of the session's flow (a nested
+ *    lgrun starting: from its session, to its name; an A2A request: to
+ *    the endpoint). LG_EV_RETURN: control goes back.
+ *  - LG_EV_TURN: target is the model's name (may be ""); priced here.
+ *  - LG_EV_TEXT: the model's (LG_SRC_PROXY) or the terminal's
+ *    (LG_SRC_OUTPUT, --watch-output) text.
+ *  - LG_EV_TOOL_DONE: pid 0 when it came through the LLM proxy.
+ *  - LG_EV_OBSERVED, LG_EV_EGRESS, LG_EV_WORK: counted, judged by no rule
+ *    (the first connection to a host:port is audited).
+ *  - LG_EV_PROCESSES, LG_EV_TICK: the timers' (budget.max_processes, the
+ *    time-based rules: see lg_session_next_deadline()).
+ */
+int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
+		    struct lg_session_verdict *v);
+const char *lg_session_flow(const struct lg_session *s);
+const char *lg_session_name(const struct lg_session *s);
+
+/* A kill, or a deny decided on the model's path: refuse model calls. */
+bool lg_session_model_blocked(const struct lg_session *s);
+
+/* The user-facing reason the session stopped, for an error response. */
+void lg_session_stop_message(const struct lg_session *s, char *out,
+			     size_t size);
+
+/*
+ * 0 while the session runs, else the errno that refuses whatever the tree
+ * tries (it is blocked), in one look.
+ */
+int lg_session_refusal(const struct lg_session *s);
+
+/* When the guard's time-based rules want an LG_EV_TICK (0: never). */
+uint64_t lg_session_next_deadline(const struct lg_session *s);
+
+/*
+ * The recording's buffer (record.h) is written within 250 ms of its first
+ * unwritten event (lgctl top reads it live): when that is (0: nothing
+ * waits), and the write.
+ */
+uint64_t lg_session_record_due(const struct lg_session *s);
+void lg_session_record_flush(struct lg_session *s);
+
+/* Set once the guard decided to kill (never in observe mode). */
+bool lg_session_kill_pending(const struct lg_session *s);
+/*
+ * When a kill decided on the proxy's path (defer_kill set) was decided
+ * (lg_mono_ms), or 0: the agent is being told why, and the tree waits.
+ */
+uint64_t lg_session_kill_deferred(const struct lg_session *s);
+const char *lg_session_trip_summary(const struct lg_session *s);
+const char *lg_session_trip_reason(const struct lg_session *s);
+
+/*
+ * After the tree is dead: the trip's audit record (fsync'ed), the killed
+ * marker, the metrics. method and kill_ms describe the kill; survivors
+ * counts what still runs, escaped what had left the cgroup. 0, or -errno
+ * when the killed marker could not be written (the session is not
+ * blocked); *audit_err (if given): 0 or why the record was not written.
+ */
+int lg_session_record_trip(struct lg_session *s, const char *method,
+			   double kill_ms, int survivors, unsigned escaped,
+			   int *audit_err);
+/* Adds this session's counters to the metrics file (once, at the end). */
+void lg_session_write_metrics(struct lg_session *s);
+
+/* The session's record in the state dir; state is running, exited, ... */
+void lg_session_write_state(struct lg_session *s, const char *state,
+			    int exit_status, pid_t pid);
+/*
+ * The session's one terminal record: end is completed, cancelled,
+ * timed_out, budget_exceeded, tripped or error. fsync'ed.
+ */
+void lg_session_audit_end(struct lg_session *s, const char *end,
+			  int exit_status, const char *summary);
+void lg_session_audit_simple(struct lg_session *s, const char *event,
+			     const char *summary);
+
+/* A warning that is not a detector's (rule and reason name it). */
+void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
+		     pid_t pid, const char *exe, const char *summary);
+/*
+ * A connection to one of lgrun's proxies (proxy: "egress" or "LLM") that
+ * did not come from the tree (it lacked the session's secret), refused.
+ * Counted (the end record's refused_outsiders); the first ones audited,
+ * with the peer's address and the owner of its socket when found.
+ */
+void lg_session_refused(struct lg_session *s, const char *proxy,
+			const struct sockaddr_in *peer, const char *why);
+/* The eBPF observer: its state ("attached", "off: why") and counters. */
+void lg_session_bpf_state(struct lg_session *s, const char *state);
+struct lg_bpf_stats {
+	uint64_t drops; /* events the ring buffer could not take */
+	uint64_t syscalls; /* the session's, while sys_enter was attached */
+	uint64_t bytes_written; /* by the session's threads (wchar) */
+	uint64_t bypass_warnings;
+	uint64_t direct; /* connects off this host around the egress proxy */
+	/* "off", or since when and why syscalls were traced */
+	const char *syscall_tracing;
+};
+void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st);
+/* Windows shared with the session's other supervisors (the store). */
+void lg_session_shared(struct lg_session *s,
+		       const struct lg_shared_windows *shared);
+/* on_store_error = fail: destructive ops are refused while up() is false. */
+void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
+			       void *ctx);
+/*
+ * Another supervisor of the session tripped (the store's kill channel):
+ * this one kills its tree too (reason killed_by_peer).
+ */
+void lg_session_peer_kill(struct lg_session *s, const char *summary);
+bool lg_session_peer_killed(const struct lg_session *s);
+/*
+ * The supervisor itself stops the session (reason: a short name for the
+ * audit; the summary says why). Like a trip; the main loop kills.
+ */
+void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
+				const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Where the trip record gets the tripping process's ancestry from. */
+void lg_session_lineage_fn(struct lg_session *s,
+			   void (*fn)(void *ctx, pid_t pid, char *out,
+				      size_t size),
+			   void *ctx);
+
+/* Shim connection counters, recorded with the session's state. */
+void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
+			   uint64_t refused, uint64_t malformed,
+			   uint64_t dropped, uint64_t gates, uint64_t tls);
+
+/*
+ * What the quarantine holds of this session: files (kept_bytes of them)
+ * and directories. false: the quarantine is off.
+ */
+/* lg_proxy_ops.steer (proxy.h): the notes for a model request. */
+size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, bool agentic, const char *uri,
+			struct lg_steer_note *out, size_t max);
+
+/* What could not be kept (said per file in the audit, the first ones). */
+unsigned lg_session_not_kept(const struct lg_session *s);
+bool lg_session_kept(const struct lg_session *s, unsigned *files,
+		     unsigned *dirs, uint64_t *bytes);
+
+struct lg_session_stats {
+	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
+	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
+	uint64_t ev_seccomp, ev_shim, ev_proxy, ev_bpf; /* events by source */
+	/* calls of the programs an agent runs: observed, judged by no rule */
+	uint64_t observed_http, observed_jsonrpc;
+	uint64_t recoverable; /* removals git can give back: not counted */
+	uint64_t moved; /* sources of moves to another filesystem, copied */
+	uint64_t renames; /* seen, never counted (they tell where content went) */
+	uint64_t kept_writes; /* pre-existing files kept at a write-open */
+	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
+	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
+	double cost; /* USD, from [llm] prices */
+};
+void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
+
+#endif

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the session: its state and the lock every public function holds
+ * (HOLD), shared by session.c (the events and the actions), session_fs.c
+ * (destructive file operations: facts, lineage, renames, decisions) and
+ * session_record.c (the audit records, the state file, the metrics).
+ */
+#ifndef LG_SESSION_INT_H
+#define LG_SESSION_INT_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "../../preload/wire.h"
+#include "record/audit.h"
+#include "lib/canon.h"
+#include "tree/cgroup.h"
+#include "lineage.h"
+#include "lib/log.h"
+#include "store/metrics.h"
+#include "seccomp/pathres.h"
+#include "programs.h"
+#include "quarantine/quarantine.h"
+#include "record/record.h"
+#include "egress/egress.h"
+#include "session.h"
+#include "store/state.h"
+#include "lib/text.h"
+
+#define RECENT 16
+#define MAX_WOULD_TRIP_RECORDS 20
+/* Warnings of one reason recorded at most; the rest are counted. */
+#define MAX_WARN_RECORDS 20
+/* git's removals of content not in its object database, remembered */
+#define LOST_BY_GIT 1024
+/* directories asked "a venv's root?" lately (session_fs.c: in_venv) */
+#define VENV_DIRS 64
+/* recent tool deletes and the paths they named (session_fs.c) */
+#define TOOL_DELETES 16
+#define TOOL_VALUES 4
+#define TOOL_VALUE_MAX 1024
+
+struct recent {
+	uint64_t t_ms;
+	enum lg_op op;
+	enum lg_class cls;
+	enum lg_verdict verdict;
+	pid_t pid;
+	char exe[64];
+	char target[1024];
+};
+
+/* A note for the model (session_steer.c). */
+#define SESS_NOTES 32
+struct sess_note {
+	const char *rule, *reason; /* the guard's static strings */
+	char text[LG_STEER_TEXT_MAX];
+	char digest[LG_DIGEST_HEX];
+	bool placed; /* in a request of conv, at */
+	bool once; /* placed in a stateful request: never again */
+	uint64_t conv;
+	size_t at;
+};
+
+struct lg_session {
+	const struct lg_config *cfg;
+	struct lg_session_info info;
+	struct lg_guard *guard;
+	/* terminal output has its own repeated-output state (not model text) */
+	struct lg_guard *out_guard;
+	bool has_program_rules;
+	struct recent recent[RECENT];
+	size_t nrecent, recent_head;
+	bool blocked, kill_pending;
+	struct lg_finding trip;
+	enum lg_op trip_op;
+	pid_t trip_pid;
+	char trip_exe[64];
+	char trip_target[1024];
+	char trip_summary[LG_SUMMARY_MAX + 32];
+	struct lg_session_stats st;
+	uint64_t shim[6]; /* accepted, refused, malformed, dropped, gates, tls */
+	void (*on_kill)(void *ctx);
+	void *on_kill_ctx;
+	bool kill_start; /* decided: on_kill() on the outermost release */
+	uint64_t kill_deferred_ms; /* when a deferred kill was decided */
+	/*
+	 * The session's lock: every public function holds it for its whole
+	 * body (HOLD). Recursive, since they call one another; depth is the
+	 * holder's count. No other module takes it.
+	 */
+	pthread_mutex_t mu;
+	unsigned depth;
+	/* a deny on the model's path: model calls are refused from now on */
+	bool model_blocked;
+	bool unpriced_warned;
+	char deny_summary[LG_SUMMARY_MAX + 32];
+	char bpf_state[300];
+	bool bpf_counted;
+	uint64_t bpf_drops, bpf_syscalls, bpf_bytes, bpf_bypass, bpf_direct;
+	char bpf_tracing[200];
+	void (*lineage)(void *ctx, pid_t pid, char *out, size_t size);
+	void *lineage_ctx;
+	char trip_lineage[1024]; /* from /proc, when the kill was decided */
+	const struct lg_shared_windows *shared; /* the store's, or NULL */
+	bool (*store_up)(void *ctx); /* set: refuse while it is down */
+	void *store_ctx;
+	bool store_refusing;
+	bool peer_killed; /* the kill came from another supervisor */
+	struct {
+		const char *reason; /* static strings of the guard */
+		unsigned n;
+	} warns[32];
+	pid_t feeding_tid; /* whose attempt the guard is deciding */
+	/* where pre-existing content went: renames, truncations, moves */
+	struct lg_lineage *content;
+	struct lg_programs *programs; /* what program-scoped rules mean */
+	struct sess_venv_dir {
+		uint64_t hash; /* of the directory's path */
+		uint64_t checked_ms; /* 0: a free slot */
+		uint64_t confirmed_ms; /* its pre-existing pyvenv.cfg seen */
+		bool venv;
+	} venv_dirs[VENV_DIRS];
+	unsigned venv_next;
+	struct sess_tool_delete {
+		uint64_t at_ms; /* 0: a free slot */
+		bool used; /* a removal was taken for it already */
+		unsigned n;
+		char values[TOOL_VALUES][TOOL_VALUE_MAX];
+	} tool_deletes[TOOL_DELETES];
+	unsigned tool_deletes_next;
+	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
+	unsigned not_kept; /* removals of pre-existing data not kept */
+	char kept_audit_id[256]; /* the record that says the quarantine holds */
+	unsigned kept_audit_n; /* its number, reserved at the first try */
+	bool kept_audited; /* written: something is kept */
+	unsigned audit_seq; /* the session's audit records so far */
+	struct lg_record *rec; /* [record] events, or NULL */
+	uint64_t feed_now; /* the time of the feed under way (recorded) */
+	/* the egress proxy's flows, by host:port (the first ones) */
+	struct egress_host {
+		char host[LG_EGRESS_HOST_MAX];
+		uint16_t port;
+		uint64_t conns;
+		bool warned; /* a decryption failed: said once */
+	} * egress;
+	size_t n_egress;
+	uint64_t egress_conns, egress_failed, egress_up, egress_down;
+	uint64_t egress_hosts_dropped;
+	/* connections to lgrun's proxies from outside the tree: refused */
+	uint64_t refused_outsiders;
+	/* hashes of the paths, a ring: see sess_restored() */
+	uint64_t lost_by_git[LOST_BY_GIT];
+	size_t nlost, lost_head;
+	/* the programs of the last processes seen, so every event names one */
+	struct {
+		pid_t pid;
+		uint64_t read_ms; /* when exe was read */
+		char exe[64];
+	} exes[32];
+	unsigned exes_next;
+	struct sess_note notes[SESS_NOTES];
+	size_t nnotes;
+};
+
+/* How long an allowed op may wait in the kernel before it runs. */
+#define PENDING_MS 1000
+#define MAX_EGRESS_HOSTS 256 /* recorded one by one; more are counted */
+/* How long a failed rename to another filesystem explains a removal. */
+#define MOVE_MAX_AGE_MS (30ULL * 60 * 1000)
+
+static inline struct lg_session *hold(const struct lg_session *cs)
+{
+	/* the lock is the session's own, whatever the caller may change */
+	struct lg_session *s = (struct lg_session *)cs;
+
+	pthread_mutex_lock(&s->mu);
+	s->depth++;
+	return s;
+}
+
+/*
+ * Leaves the lock; the outermost release starts a kill decided under it,
+ * outside the lock and before the caller answers the tripping operation.
+ */
+static inline void release(struct lg_session **held)
+{
+	struct lg_session *s = *held;
+	bool start = false;
+
+	if (--s->depth == 0 && s->kill_start) {
+		s->kill_start = false;
+		start = s->on_kill != NULL;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (start)
+		s->on_kill(s->on_kill_ctx);
+}
+
+/* Holds s's lock until the enclosing function returns. */
+#define HOLD(s)                  \
+	struct lg_session *held_ \
+		__attribute__((cleanup(release), unused)) = hold(s)
+
+void sess_read_exe(pid_t pid, char *out, size_t size);
+
+bool sess_lost_by_git(const struct lg_session *s, const char *path);
+
+bool sess_restored(void *ctx, const char *target, enum lg_op op,
+		   const struct lg_target_id *id);
+
+void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
+		   enum lg_class cls, enum lg_verdict v, const char *exe,
+		   const char *target);
+
+void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
+/* Before the first entry: the record the quarantine's entries name. */
+void sess_steer_findings(struct lg_session *s, const struct lg_findings *out);
+void sess_audit_steer(struct lg_session *s, const char *rule,
+		      const char *reason, const char *digest, const char *uri,
+		      uint64_t conv, size_t at, bool observe, const char *text);
+void sess_reserve_quarantine_id(struct lg_session *s);
+void sess_audit_quarantine(struct lg_session *s);
+
+void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
+			const char *event, enum lg_op op, pid_t pid,
+			const char *exe, const char *target, bool sync);
+
+int sess_store_gate(struct lg_session *s, pid_t pid, const char *exe);
+
+int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
+	     pid_t pid, const char *exe, const char *target,
+	     struct lg_session_verdict *v);
+
+/* The recording of this run (record.h); without it the session goes on. */
+void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
+		      const struct lg_session_info *info);
+/* Every feed of a guard goes here: recorded (record.h) with its verdict. */
+enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
+			  const struct lg_event *ev, struct lg_guard_env *env,
+			  struct lg_findings *out);
+int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
+	       bool restored, struct lg_session_verdict *v);
+
+/* The handlers of lg_session_feed() that live with what they use. */
+int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
+			struct lg_session_verdict *v);
+int sess_on_rename(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v);
+int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
+		       struct lg_session_verdict *v);
+int sess_on_egress(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v);
+
+bool sess_under(const char *path, const char *dir);
+
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		const char *path, const struct lg_facts *f,
+		struct lg_session_verdict *v);
+
+#endif

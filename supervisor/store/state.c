@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record/audit.h"
+#include "config/config.h"
+#include "state.h"
+
+int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
+			 char *out, size_t size)
+{
+	const char *env = getenv("LGRUN_STATE_DIR");
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (cli && *cli)
+		n = snprintf(out, size, "%s", cli);
+	else if (env && *env)
+		n = snprintf(out, size, "%s", env);
+	else if (cfg && cfg->state_dir)
+		n = snprintf(out, size, "%s", cfg->state_dir);
+	else if (geteuid() == 0)
+		n = snprintf(out, size, "/var/lib/lgrun");
+	else if (xdg && *xdg)
+		n = snprintf(out, size, "%s/lgrun", xdg);
+	else if (home && *home)
+		n = snprintf(out, size, "%s/.local/state/lgrun", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int mkdir_p(const char *dir, mode_t mode)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (char *c = p + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*c = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int lg_state_prepare(const char *dir)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s/sessions", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	return mkdir_p(p, 0750);
+}
+
+bool lg_session_id_valid(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n > 128 || id[0] == '.')
+		return false;
+	for (const char *c = id; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("._:@+-", *c))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static int session_path(const char *dir, const char *id, const char *ext,
+			char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s/sessions/%s.%s", dir, id, ext);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int lg_state_killed(const char *dir, const char *id, char *buf, size_t size)
+{
+	char p[PATH_MAX];
+	ssize_t r;
+	int fd;
+
+	if (session_path(dir, id, "killed", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = read(fd, buf, size - 1);
+	close(fd);
+	buf[r > 0 ? r : 0] = '\0';
+	return 1;
+}
+
+/* Writes path via a temporary file and rename: all or nothing. */
+static int write_atomic(const char *path, const char *text, bool sync)
+{
+	char tmp[PATH_MAX + 16];
+	size_t len = strlen(text);
+	int fd, r = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+		r = errno ? -errno : -EIO;
+	if (!r && sync && fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	return r;
+}
+
+int lg_state_mark_killed(const char *dir, const char *id, const char *json)
+{
+	char p[PATH_MAX];
+
+	if (session_path(dir, id, "killed", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	return write_atomic(p, json, true);
+}
+
+int lg_state_reset(const char *dir, const char *id)
+{
+	char p[PATH_MAX];
+
+	if (session_path(dir, id, "killed", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	return unlink(p) < 0 ? -errno : 0;
+}
+
+int lg_state_write_session(const char *dir, const char *id, const char *json)
+{
+	char p[PATH_MAX];
+
+	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	/*
+	 * One line appended per state change, the last one current. An append
+	 * costs nothing much; replacing a file on ext4 forces its data out
+	 * (auto_da_alloc), a millisecond on every start and exit. Kept small.
+	 */
+	{
+		struct stat st;
+
+		if (stat(p, &st) == 0 && st.st_size > (1 << 16))
+			return write_atomic(p, json, false);
+	}
+	return lg_audit_append(p, json, false);
+}
+
+int lg_state_last(const char *dir, const char *id, char *buf, size_t size)
+{
+	char p[PATH_MAX], line[8192];
+	FILE *f;
+
+	buf[0] = '\0';
+	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	f = fopen(p, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] == '{')
+			snprintf(buf, size, "%s", line);
+	fclose(f);
+	return 0;
+}
+
+bool lg_state_orphaned(const char *line)
+{
+	char state[32], pid[16];
+	long p;
+
+	lg_json_field(line, "state", state, sizeof(state));
+	lg_json_field(line, "lgrun_pid", pid, sizeof(pid));
+	p = atol(pid);
+	return strcmp(state, "running") == 0 && p > 1 &&
+	       kill((pid_t)p, 0) < 0 && errno == ESRCH;
+}
+
+int lg_state_claim_lost(const char *dir, const char *id, const char *by)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (session_path(dir, id, "lost", p, sizeof(p)) < 0)
+		return -ENAMETOOLONG;
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if (write(fd, by, strlen(by)) < 0) {
+		/* the claim is the file; its text only says who */
+	}
+	close(fd);
+	return 1;
+}
