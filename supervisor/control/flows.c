@@ -1,6 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "control_int.h"
 
+/* The session's flow and name: strings that live as long as it does. */
+static const char *session_flow(struct lg_control *c)
+{
+	struct lg_session_view v;
+
+	lg_session_view(c->s, &v);
+	return v.flow;
+}
+
+static const char *session_name(struct lg_control *c)
+{
+	struct lg_session_view v;
+
+	lg_session_view(c->s, &v);
+	return v.name;
+}
+
 /* The newest live nested session of pid, or NULL. */
 static struct nested *nested_of(struct lg_control *c, pid_t pid)
 {
@@ -33,14 +50,14 @@ static const char *caller_of(struct lg_control *c, pid_t pid)
 			break;
 		pid = ppid;
 	}
-	return lg_session_name(c->s);
+	return session_name(c);
 }
 
 /* The flow id a frame carries, if it is this session's; else "". */
 static const char *our_flow(struct lg_control *c, const struct lg_wire_msg *m,
 			    pid_t pid)
 {
-	if (*m->flow && strcmp(m->flow, lg_session_flow(c->s)) != 0) {
+	if (*m->flow && strcmp(m->flow, session_flow(c)) != 0) {
 		lg_warn("pid %d gave a correlation id that is not this session's flow: treated as none",
 			pid);
 		return "";
@@ -72,7 +89,7 @@ static void flow_return(struct lg_control *c, const char *from, const char *to)
 {
 	struct lg_event ev = { .kind = LG_EV_RETURN,
 			       .source = LG_SRC_SHIM,
-			       .flow = lg_session_flow(c->s),
+			       .flow = session_flow(c),
 			       .from = from,
 			       .to = to };
 
@@ -165,8 +182,8 @@ int ctl_on_a2a(struct lg_control *c, struct conn *k,
 	c->st.a2a_calls++;
 	if (c->on_call)
 		c->on_call(c->on_call_ctx);
-	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "?",
-			lg_session_flow(c->s), from, to, &v);
+	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "?", session_flow(c),
+			from, to, &v);
 	if (err) {
 		lg_warn("%s", v.why[0] ? v.why : "an A2A call was refused");
 		return err;

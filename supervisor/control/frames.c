@@ -34,8 +34,14 @@ static void remember_call(struct lg_control *c, struct conn *k,
 					msg, sizeof(msg),
 					"the shim's calls awaiting results reached [shim] max_memory (%llu bytes): further calls of new connections are dropped (counted in shim_dropped), not judged",
 					(unsigned long long)c->mem_cap);
-				lg_session_warn(c->s, "shim", "memory_cap",
-						k->pid, k->exe, msg);
+				lg_session_notice(c->s, LG_EV_WARN,
+						  &(struct lg_notice){
+							  .rule = "shim",
+							  .reason =
+								  "memory_cap",
+							  .pid = k->pid,
+							  .exe = k->exe,
+							  .summary = msg });
 			}
 			return;
 		}
@@ -141,6 +147,7 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 	const char *tool, *args, *raw;
 	struct pending *p = NULL;
 	uint64_t endpoint = m->endpoint;
+	struct lg_session_view view;
 	bool decision;
 
 	if (ctl_a2a_done(c, k, m->chan))
@@ -164,8 +171,9 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 		decision = p->decision;
 		endpoint = p->endpoint;
 		/* Same arguments however the agent spelled them. */
+		lg_session_view(c->s, &view);
 		args = lg_canon_call(tool, p->args, strlen(p->args),
-				     lg_session_ignore_keys(c->s), canon,
+				     view.ignore_keys, canon,
 				     sizeof(canon)) >= 0 ?
 			       canon :
 			       p->args;

@@ -101,6 +101,10 @@ const char *lg_kind_name(enum lg_event_kind k)
 		[LG_EV_UNREADABLE] = "unreadable",
 		[LG_EV_OBSERVED] = "observed",
 		[LG_EV_EGRESS] = "egress",
+		[LG_EV_WARN] = "warn",
+		[LG_EV_REFUSED] = "refused",
+		[LG_EV_STOP] = "stop",
+		[LG_EV_COUNTERS] = "counters",
 	};
 
 	return (unsigned)k < LG_EV_KINDS && names[k] ? names[k] : "?";

@@ -29,6 +29,11 @@ enum lg_event_kind {
 	/* a call of a program an agent runs, not an agent's decision (shim) */
 	LG_EV_OBSERVED,
 	LG_EV_EGRESS, /* a connection through the egress proxy ended */
+	/* The supervisor's own word to the session (notice, counters): */
+	LG_EV_WARN, /* a warning that is not a detector's */
+	LG_EV_REFUSED, /* a proxy refused a connection from outside the tree */
+	LG_EV_STOP, /* the supervisor, or another of the session's, stops it */
+	LG_EV_COUNTERS, /* the shim's and the observer's counters, its state */
 	LG_EV_KINDS
 };
 
@@ -114,6 +119,8 @@ struct lg_target_id {
 
 struct lg_facts;
 struct lg_egress_flow;
+struct lg_notice;
+struct lg_counters;
 
 struct lg_event {
 	enum lg_event_kind kind;
@@ -183,6 +190,9 @@ struct lg_event {
 	bool cross_fs;
 	unsigned proto; /* LG_EV_OBSERVED: enum lg_wire_proto */
 	const struct lg_egress_flow *egress; /* LG_EV_EGRESS */
+	/* LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP (session.h) */
+	const struct lg_notice *notice;
+	const struct lg_counters *counters; /* LG_EV_COUNTERS (session.h) */
 };
 
 const char *lg_op_name(enum lg_op op);

@@ -154,7 +154,12 @@ void agentenv_say(void *ctx, const char *file, const char *key)
 		msg, sizeof(msg),
 		"%s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
 		file, key);
-	lg_session_warn(l->s, "llm", "agent_settings", 0, "", msg);
+	lg_session_notice(l->s, LG_EV_WARN,
+			  &(struct lg_notice){ .rule = "llm",
+					       .reason = "agent_settings",
+					       .pid = 0,
+					       .exe = "",
+					       .summary = msg });
 }
 
 /* An egress proxy connection ended (its own thread). */
@@ -240,7 +245,10 @@ void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why)
 		lg_dbg("egress proxy: a client of the tree asked without its credentials first: 407, it comes again with them");
 		return;
 	}
-	lg_session_refused(l->s, "egress", peer, why);
+	lg_session_notice(l->s, LG_EV_REFUSED,
+			  &(struct lg_notice){ .rule = "egress",
+					       .summary = why,
+					       .peer = peer });
 }
 
 int make_secret(struct loop *l)

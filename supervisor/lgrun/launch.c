@@ -559,27 +559,35 @@ int start_watching(struct run *run)
 		 */
 		if (may_load_bpf()) {
 			run->l.bpf_at = lg_mono_ms() + BPF_AUTO_DELAY_MS;
-			lg_session_bpf_state(
+			lg_session_counters(
 				run->l.s,
-				"off: the session ended before the observer was loaded");
+				&(struct lg_counters){
+					.bpf_state =
+						"off: the session ended before the observer was loaded" });
 		} else {
-			lg_session_bpf_state(
+			lg_session_counters(
 				run->l.s,
-				"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+				&(struct lg_counters){
+					.bpf_state =
+						"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON" });
 			lg_info("the eBPF observer is off: it needs root, or CAP_BPF and CAP_PERFMON");
 		}
 	} else {
-		lg_session_bpf_state(run->l.s, "off");
+		lg_session_counters(
+			run->l.s, &(struct lg_counters){ .bpf_state = "off" });
 	}
 	run->l.id = run->id;
 	if (run->l.store) {
 		struct epoll_event ev = { .events = EPOLLIN };
 
-		lg_session_shared(run->l.s, lg_store_windows(run->l.store));
+		lg_session_bind(
+			run->l.s,
+			&(struct lg_session_hooks){
+				.shared = lg_store_windows(run->l.store),
+				.store_up = run->cfg.store_fail ? store_is_up :
+								  NULL,
+				.store_ctx = run->l.store });
 		lg_store_on_state(run->l.store, store_state, &run->l);
-		if (run->cfg.store_fail)
-			lg_session_store_required(run->l.s, store_is_up,
-						  run->l.store);
 		ev.data.fd = lg_store_sub_fd(run->l.store);
 		if (ev.data.fd >= 0)
 			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -590,11 +598,18 @@ int start_watching(struct run *run)
 			msg, sizeof(msg),
 			"the shared store is unavailable (%s): this session counts on this host alone (on_store_error = local)",
 			run->store_down);
-		lg_session_warn(run->l.s, "store", "store_unavailable", 0,
-				"lgrun", msg);
+		lg_session_notice(
+			run->l.s, LG_EV_WARN,
+			&(struct lg_notice){ .rule = "store",
+					     .reason = "store_unavailable",
+					     .pid = 0,
+					     .exe = "lgrun",
+					     .summary = msg });
 	}
 	lg_session_write_state(run->l.s, "running", -1, run->l.child.pid);
-	lg_session_on_kill(run->l.s, kill_now, &run->l);
+	lg_session_bind(run->l.s,
+			&(struct lg_session_hooks){ .on_kill = kill_now,
+						    .on_kill_ctx = &run->l });
 	if (run->cfg.guard.budget.max_processes) {
 		run->l.procs_at = lg_mono_ms() + PROCS_TICK_MS;
 		if (run->cg.ok) {

@@ -8,12 +8,6 @@
  */
 void load_proxy(struct loop *l)
 {
-	static const struct lg_proxy_ops ops = {
-		lg_session_defer_kill,	  lg_session_feed,
-		lg_session_model_blocked, lg_session_stop_message,
-		lg_session_judge_calls,	  lg_session_ignore_keys,
-		lg_session_steer,	  lg_session_refused,
-	};
 	__typeof__(lg_proxy_start) *start;
 	char path[PATH_MAX + 32], err[256] = "";
 	void *h;
@@ -35,8 +29,8 @@ void load_proxy(struct loop *l)
 		snprintf(err, sizeof(err), "%s lacks lg_proxy_start", path);
 		goto fail;
 	}
-	l->proxy = start(&ops, l->s, l->proxy_fd, l->routes, l->nroutes,
-			 l->secret, wake_main, l, err, sizeof(err));
+	l->proxy = start(lg_session_proxy_ops(), l->s, l->proxy_fd, l->routes,
+			 l->nroutes, l->secret, wake_main, l, err, sizeof(err));
 	if (l->proxy)
 		return;
 fail:
@@ -52,8 +46,13 @@ void store_state(void *ctx, bool up, const char *what)
 	struct loop *l = ctx;
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	lg_session_warn(l->s, "store", up ? "store_back" : "store_lost", 0,
-			"lgrun", what);
+	lg_session_notice(l->s, LG_EV_WARN,
+			  &(struct lg_notice){ .rule = "store",
+					       .reason = up ? "store_back" :
+							      "store_lost",
+					       .pid = 0,
+					       .exe = "lgrun",
+					       .summary = what });
 	ev.data.fd = lg_store_sub_fd(l->store);
 	if (up && ev.data.fd >= 0) /* the kill channel, reopened */
 		epoll_ctl(l->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -75,15 +74,23 @@ static void store_message(struct loop *l)
 
 		if (fd >= 0)
 			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-		lg_session_warn(
-			l->s, "store", "store_lost", 0, "lgrun",
-			"the store's kill channel was lost: a trip on another host no longer stops this one");
+		lg_session_notice(
+			l->s, LG_EV_WARN,
+			&(struct lg_notice){
+				.rule = "store",
+				.reason = "store_lost",
+				.pid = 0,
+				.exe = "lgrun",
+				.summary =
+					"the store's kill channel was lost: a trip on another host no longer stops this one" });
 		return;
 	}
 	if (r == 0)
 		return;
 	lg_warn("another supervisor of the session stopped it: %s", summary);
-	lg_session_peer_kill(l->s, summary);
+	lg_session_notice(l->s, LG_EV_STOP,
+			  &(struct lg_notice){ .rule = "store",
+					       .summary = summary });
 }
 
 int event_loop(struct loop *l)

@@ -264,6 +264,8 @@ static void expire_quarantine(struct run *run)
 
 static int finish(struct run *run, int rc)
 {
+	struct lg_session_view v;
+
 	drain_output(&run->l);
 	restore_terminal(&run->l);
 	run->readers_left = !stop_notify_thread(&run->l);
@@ -271,10 +273,11 @@ static int finish(struct run *run, int rc)
 	run->egress_left = !lg_egress_stop(run->l.egress);
 	run->l.egress = NULL;
 	observer_finish(&run->l);
+	lg_session_view(run->l.s, &v);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
-		const char *why = lg_session_trip_reason(run->l.s);
+		const char *why = v.trip_reason;
 
-		print_trip(&run->l, run->id, lg_session_trip_summary(run->l.s),
+		print_trip(&run->l, run->id, v.trip_summary,
 			   run->info.audit_path, run->state_dir);
 		/* the one terminal record: how the session ended */
 		lg_session_audit_end(run->l.s,
@@ -284,7 +287,7 @@ static int finish(struct run *run, int rc)
 					     strncmp(why, "max_", 4) == 0) ?
 					     "budget_exceeded" :
 					     "tripped",
-				     rc, lg_session_trip_summary(run->l.s));
+				     rc, v.trip_summary);
 	} else {
 		lg_launch_restore_tty(&run->l.child);
 		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(run->l.status);
@@ -311,16 +314,12 @@ static int finish(struct run *run, int rc)
 						    "completed",
 				rc, why);
 		}
-		{
-			struct lg_session_stats st;
-
-			lg_session_stats(run->l.s, &st);
-			if (st.would_trip)
-				fprintf(stderr,
-					"lgrun: observe mode: the guard would have tripped %llu time(s); see %s\n",
-					(unsigned long long)st.would_trip,
-					run->info.audit_path);
-		}
+		lg_session_view(run->l.s, &v);
+		if (v.stats.would_trip)
+			fprintf(stderr,
+				"lgrun: observe mode: the guard would have tripped %llu time(s); see %s\n",
+				(unsigned long long)v.stats.would_trip,
+				run->info.audit_path);
 	}
 	expire_quarantine(run);
 	return rc;

@@ -141,10 +141,16 @@ void watch_reader(struct loop *l)
 			lg_notifier_spare(l->nt) :
 			NULL;
 	if (!spare) {
-		lg_session_supervisor_kill(
-			l->s, "unreadable",
+		char msg[200];
+
+		snprintf(
+			msg, sizeof(msg),
 			"%d reads of syscall arguments in the tree never finished (memory nobody serves, such as a userfaultfd page)",
 			(int)atomic_load(&l->readers));
+		lg_session_notice(l->s, LG_EV_STOP,
+				  &(struct lg_notice){ .rule = "supervisor",
+						       .reason = "unreadable",
+						       .summary = msg });
 		return; /* the kill ends the reads */
 	}
 	{
@@ -155,8 +161,12 @@ void watch_reader(struct loop *l)
 			"the %s arguments of pid %d have not been readable for %d s (a userfaultfd page?): that call waits for them, the tree's other calls are answered meanwhile",
 			lg_op_name((enum lg_op)b.op), b.pid,
 			READ_DEADLINE_MS / 1000);
-		lg_session_warn(l->s, "supervisor", "stuck_read", b.pid, "",
-				msg);
+		lg_session_notice(l->s, LG_EV_WARN,
+				  &(struct lg_notice){ .rule = "supervisor",
+						       .reason = "stuck_read",
+						       .pid = b.pid,
+						       .exe = "",
+						       .summary = msg });
 	}
 	lg_notifier_abandon(l->nt);
 	pthread_detach(l->thread);
@@ -166,9 +176,13 @@ void watch_reader(struct loop *l)
 		lg_notifier_free(spare);
 		l->nt = NULL;
 		lg_err("cannot start a new notify thread: stopping the session");
-		lg_session_supervisor_kill(
-			l->s, "unreadable",
-			"no notify thread was left to answer the tree's syscalls");
+		lg_session_notice(
+			l->s, LG_EV_STOP,
+			&(struct lg_notice){
+				.rule = "supervisor",
+				.reason = "unreadable",
+				.summary =
+					"no notify thread was left to answer the tree's syscalls" });
 	}
 }
 
@@ -184,7 +198,12 @@ uint64_t trip_grace(struct loop *l)
 
 	if (g)
 		return g;
-	d = lg_session_kill_deferred(l->s);
+	{
+		struct lg_session_view v;
+
+		lg_session_view(l->s, &v);
+		d = v.kill_deferred_ms;
+	}
 	return d ? d + PROXY_TRIP_GRACE_MS : 0;
 }
 

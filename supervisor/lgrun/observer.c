@@ -79,14 +79,18 @@ void observer_ready(struct loop *l)
 		char st[340];
 
 		snprintf(st, sizeof(st), "off: %s", why);
-		lg_session_bpf_state(l->s, st);
+		lg_session_counters(l->s,
+				    &(struct lg_counters){ .bpf_state = st });
 		lg_info("the eBPF observer is off: %s", why);
 		exec_watch_serve(l);
 		return;
 	}
 	exec_watch_serve(l); /* an exec waited for it: trace from now on */
-	lg_session_bpf_state(l->s, "attached");
-	lg_session_lineage_fn(l->s, obs_lineage, l->obs);
+	lg_session_counters(l->s,
+			    &(struct lg_counters){ .bpf_state = "attached" });
+	lg_session_bind(l->s,
+			&(struct lg_session_hooks){ .lineage = obs_lineage,
+						    .lineage_ctx = l->obs });
 	if (l->child.pid > 0)
 		lg_session_write_state(l->s, "running", -1, l->child.pid);
 	if (l->ctl) {
@@ -180,7 +184,7 @@ void observer_auto(struct loop *l)
 	} else {
 		snprintf(st, sizeof(st), "loading");
 	}
-	lg_session_bpf_state(l->s, st);
+	lg_session_counters(l->s, &(struct lg_counters){ .bpf_state = st });
 	exec_watch_serve(l); /* an exec that waits: it may go on now */
 }
 
@@ -195,9 +199,11 @@ void observer_finish(struct loop *l)
 		if (lg_observer_failed(l->obs))
 			return; /* the state says why it could not load */
 		if (!lg_observer_attached(l->obs)) {
-			lg_session_bpf_state(
+			lg_session_counters(
 				l->s,
-				"off: the session ended before the observer had loaded");
+				&(struct lg_counters){
+					.bpf_state =
+						"off: the session ended before the observer had loaded" });
 			return;
 		}
 	}

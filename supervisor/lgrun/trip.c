@@ -32,8 +32,14 @@ void record_shim_stats(struct loop *l)
 	if (!l->ctl)
 		return;
 	lg_control_stats(l->ctl, &st);
-	lg_session_shim_stats(l->s, st.accepted, st.refused, st.malformed,
-			      st.dropped, st.gates, st.tls);
+	lg_session_counters(
+		l->s, &(struct lg_counters){ .shim = &(struct lg_shim_stats){
+						     .accepted = st.accepted,
+						     .refused = st.refused,
+						     .malformed = st.malformed,
+						     .dropped = st.dropped,
+						     .gates = st.gates,
+						     .tls = st.tls } });
 	if (st.dropped) {
 		char msg[160];
 
@@ -52,6 +58,7 @@ int run_trip(struct loop *l)
 	int survivors;
 	double ms;
 	struct timespec a, b;
+	struct lg_session_view v;
 
 	/* Timed from the moment the kill began, in kill_now(). */
 	{
@@ -96,19 +103,20 @@ int run_trip(struct loop *l)
 	record_shim_stats(l);
 	l->marker_err = lg_session_record_trip(l->s, method, ms, survivors,
 					       l->escaped, &l->audit_err);
-	if (l->store && !lg_session_peer_killed(l->s)) {
+	lg_session_view(l->s, &v);
+	if (l->store && !v.peer_killed) {
 		/* every supervisor of the session stops, and stays blocked */
 		struct lg_json j = { 0 };
 		char t[40];
 
 		lg_json_begin(&j);
 		lg_json_str(&j, "session", l->id);
-		lg_json_str(&j, "reason", lg_session_trip_reason(l->s));
-		lg_json_str(&j, "summary", lg_session_trip_summary(l->s));
+		lg_json_str(&j, "reason", v.trip_reason);
+		lg_json_str(&j, "summary", v.trip_summary);
 		lg_time_iso(lg_real_ns(), t, sizeof(t));
 		lg_json_str(&j, "time", t);
 		if (lg_store_mark_killed(l->store, lg_json_end(&j),
-					 lg_session_trip_summary(l->s)) < 0)
+					 v.trip_summary) < 0)
 			lg_err("cannot mark the session killed in the shared store: the other hosts were not told");
 		lg_json_free(&j);
 	}
@@ -132,22 +140,22 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 			       " (some had left its cgroup: killed by pid)" :
 			       "");
 	{
-		unsigned files, dirs;
-		uint64_t bytes;
+		struct lg_session_view v;
 
-		if (lg_session_kept(l->s, &files, &dirs, &bytes) &&
-		    files + dirs) {
+		lg_session_view(l->s, &v);
+		if (v.quarantine && v.kept_files + v.kept_dirs) {
 			char size[32];
 
-			lg_human_bytes(bytes, size, sizeof(size));
+			lg_human_bytes(v.kept_bytes, size, sizeof(size));
 			lg_err("what it removed or changed before the trip is kept: %u file(s), %s%s; put it back with: lgctl restore %s",
-			       files, size,
-			       dirs ? " and the directories' metadata" : "",
+			       v.kept_files, size,
+			       v.kept_dirs ? " and the directories' metadata" :
+					     "",
 			       id);
 		}
-		if (lg_session_not_kept(l->s))
+		if (v.not_kept)
 			lg_err("%u removal(s) or change(s) of pre-existing data could NOT be kept (why: the warnings above, and the audit's not_kept records)",
-			       lg_session_not_kept(l->s));
+			       v.not_kept);
 	}
 	if (l->audit_err)
 		lg_err("the audit record could NOT be written to %s (%s)",

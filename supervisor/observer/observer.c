@@ -354,8 +354,12 @@ static void direct(struct lg_observer *o, const struct lgb_event *e)
 		o->cfg.sealed ?
 			"it cannot (the network is sealed), it fails instead" :
 			"what it says there is not read (it ignores HTTPS_PROXY; [network] egress = proxy-only stops it)");
-	lg_session_warn(o->cfg.s, "egress", "direct_connection", (pid_t)e->pid,
-			exe, msg);
+	lg_session_notice(o->cfg.s, LG_EV_WARN,
+			  &(struct lg_notice){ .rule = "egress",
+					       .reason = "direct_connection",
+					       .pid = (pid_t)e->pid,
+					       .exe = exe,
+					       .summary = msg });
 }
 
 static void on_event(void *ctx, const struct lgb_event *e)
@@ -540,8 +544,12 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 			msg, sizeof(msg),
 			"pid %d (%s) is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it %s %s)",
 			pe->pid, exe, act, pe->what);
-		lg_session_warn(o->cfg.s, "bpf", "shim_bypass", pe->pid, exe,
-				msg);
+		lg_session_notice(o->cfg.s, LG_EV_WARN,
+				  &(struct lg_notice){ .rule = "bpf",
+						       .reason = "shim_bypass",
+						       .pid = pe->pid,
+						       .exe = exe,
+						       .summary = msg });
 	}
 }
 
@@ -595,18 +603,19 @@ void lg_observer_finish(struct lg_observer *o)
 		o->pn--;
 	}
 	o->ops->counters(o->bo, c);
-	lg_session_bpf_stats(
+	lg_session_counters(
 		o->cfg.s,
-		&(struct lg_bpf_stats){
-			.drops = c[LGB_C_DROPS],
-			.syscalls = c[LGB_C_SYSCALLS],
-			/* the tree has ended: every thread is counted */
-			.bytes_written = c[LGB_C_EXITED_WCHAR] ?
-						 c[LGB_C_EXITED_WCHAR] :
-						 c[LGB_C_BYTES_WRITTEN],
-			.bypass_warnings = o->bypass_warnings,
-			.direct = o->direct,
-			.syscall_tracing = o->tracing });
+		&(struct lg_counters){
+			.bpf = &(struct lg_bpf_stats){
+				.drops = c[LGB_C_DROPS],
+				.syscalls = c[LGB_C_SYSCALLS],
+				/* the tree has ended: every thread is counted */
+				.bytes_written = c[LGB_C_EXITED_WCHAR] ?
+							 c[LGB_C_EXITED_WCHAR] :
+							 c[LGB_C_BYTES_WRITTEN],
+				.bypass_warnings = o->bypass_warnings,
+				.direct = o->direct,
+				.syscall_tracing = o->tracing } });
 }
 
 void lg_observer_free(struct lg_observer *o)

@@ -372,17 +372,19 @@ static long peer_uid(const struct sockaddr_in *peer)
 
 #define REFUSED_AUDITED 20 /* then counted only: a flood fills no disk */
 
-void lg_session_refused(struct lg_session *s, const char *proxy,
-			const struct sockaddr_in *peer, const char *why)
+int sess_on_refused(struct lg_session *s, struct lg_event *ev,
+		    struct lg_session_verdict *v)
 {
-	HOLD(s);
+	const char *proxy = ev->notice->rule, *why = ev->notice->summary;
+	const struct sockaddr_in *peer = ev->notice->peer;
 	struct lg_json j = { 0 };
 	char line[LG_SUMMARY_MAX], addr[INET_ADDRSTRLEN] = "?", who[32] = "";
 	long uid = -1;
 	uint64_t n = ++s->refused_outsiders;
 
+	(void)v;
 	if (n > REFUSED_AUDITED)
-		return;
+		return 0;
 	if (peer) {
 		inet_ntop(AF_INET, &peer->sin_addr, addr, sizeof(addr));
 		uid = peer_uid(peer);
@@ -408,11 +410,11 @@ void lg_session_refused(struct lg_session *s, const char *proxy,
 					 .output = line });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
+	return 0;
 }
-void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
-		     pid_t pid, const char *exe, const char *summary)
+void sess_warn(struct lg_session *s, const char *rule, const char *reason,
+	       pid_t pid, const char *exe, const char *summary)
 {
-	HOLD(s);
 	struct lg_json j = { 0 };
 	char line[LG_SUMMARY_MAX + 32];
 
@@ -463,16 +465,19 @@ void sess_audit_steer(struct lg_session *s, const char *rule,
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
-void lg_session_bpf_state(struct lg_session *s, const char *state)
+int sess_on_warn(struct lg_session *s, struct lg_event *ev,
+		 struct lg_session_verdict *v)
 {
-	HOLD(s);
-	snprintf(s->bpf_state, sizeof(s->bpf_state), "%s", state);
+	const struct lg_notice *n = ev->notice;
+
+	(void)v;
+	sess_warn(s, n->rule, n->reason, n->pid, n->exe, n->summary);
+	return 0;
 }
-void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st)
+static void bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st)
 {
 	uint64_t drops = st->drops;
 
-	HOLD(s);
 	s->bpf_counted = true;
 	s->bpf_direct = st->direct;
 	s->bpf_drops = drops;
@@ -488,8 +493,23 @@ void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st)
 			msg, sizeof(msg),
 			"the eBPF observer dropped %llu events (its ring buffer was full): raise [bpf] ring",
 			(unsigned long long)drops);
-		lg_session_warn(s, "bpf", "bpf_drops", 0, "lgrun", msg);
+		sess_warn(s, "bpf", "bpf_drops", 0, "lgrun", msg);
 	}
+}
+int sess_on_counters(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v)
+{
+	const struct lg_counters *c = ev->counters;
+
+	(void)v;
+	if (c->bpf_state)
+		snprintf(s->bpf_state, sizeof(s->bpf_state), "%s",
+			 c->bpf_state);
+	if (c->bpf)
+		bpf_stats(s, c->bpf);
+	if (c->shim)
+		s->shim = *c->shim;
+	return 0;
 }
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary)
@@ -631,18 +651,6 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 	}
 	return marker < 0 ? marker : 0;
 }
-void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
-			   uint64_t refused, uint64_t malformed,
-			   uint64_t dropped, uint64_t gates, uint64_t tls)
-{
-	HOLD(s);
-	s->shim[0] = accepted;
-	s->shim[1] = refused;
-	s->shim[2] = malformed;
-	s->shim[3] = dropped;
-	s->shim[4] = gates;
-	s->shim[5] = tls;
-}
 void lg_session_write_metrics(struct lg_session *s)
 {
 	HOLD(s);
@@ -652,10 +660,10 @@ void lg_session_write_metrics(struct lg_session *s)
 		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
 		{ "lgrun_events_total", "source=\"proxy\"", s->st.ev_proxy },
 		{ "lgrun_events_total", "source=\"bpf\"", s->st.ev_bpf },
-		{ "lgrun_shim_dropped_events_total", "", s->shim[3] },
-		{ "lgrun_shim_refused_connections_total", "", s->shim[1] },
-		{ "lgrun_shim_malformed_frames_total", "", s->shim[2] },
-		{ "lgrun_gated_calls_total", "", s->shim[4] },
+		{ "lgrun_shim_dropped_events_total", "", s->shim.dropped },
+		{ "lgrun_shim_refused_connections_total", "", s->shim.refused },
+		{ "lgrun_shim_malformed_frames_total", "", s->shim.malformed },
+		{ "lgrun_gated_calls_total", "", s->shim.gates },
 		{ "lgrun_observed_calls_total", "proto=\"http\"",
 		  s->st.observed_http },
 		{ "lgrun_observed_calls_total", "proto=\"jsonrpc\"",
@@ -735,12 +743,12 @@ void lg_session_write_state(struct lg_session *s, const char *state,
 	lg_json_int(&j, "tokens_out", (long long)s->st.tokens_out);
 	lg_json_int(&j, "max_tokens_stops", (long long)s->st.max_tokens_stops);
 	lg_json_num(&j, "cost_usd", s->st.cost);
-	lg_json_int(&j, "shim_connections", (long long)s->shim[0]);
-	lg_json_int(&j, "shim_refused", (long long)s->shim[1]);
-	lg_json_int(&j, "shim_malformed", (long long)s->shim[2]);
-	lg_json_int(&j, "shim_dropped", (long long)s->shim[3]);
-	lg_json_int(&j, "gated_calls", (long long)s->shim[4]);
-	lg_json_int(&j, "tls_channels", (long long)s->shim[5]);
+	lg_json_int(&j, "shim_connections", (long long)s->shim.accepted);
+	lg_json_int(&j, "shim_refused", (long long)s->shim.refused);
+	lg_json_int(&j, "shim_malformed", (long long)s->shim.malformed);
+	lg_json_int(&j, "shim_dropped", (long long)s->shim.dropped);
+	lg_json_int(&j, "gated_calls", (long long)s->shim.gates);
+	lg_json_int(&j, "tls_channels", (long long)s->shim.tls);
 	if (s->bpf_state[0])
 		lg_json_str(&j, "bpf", s->bpf_state);
 	r = lg_state_write_session(s->info.state_dir, s->info.id,

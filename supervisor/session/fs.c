@@ -408,7 +408,7 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 					   ": let through (on_full = allow)");
 	/* said a few times; the rest are counted in the end record */
 	if (++s->not_kept <= 3)
-		lg_session_warn(s, "quarantine", "not_kept", ev->pid, exe, msg);
+		sess_warn(s, "quarantine", "not_kept", ev->pid, exe, msg);
 	else if (s->not_kept == 4)
 		lg_warn("further removals that cannot be kept are counted, not reported (see the session's end record)");
 	if (!s->cfg->quarantine_deny)

@@ -35,21 +35,21 @@
  */
 static _Thread_local bool defer_here;
 
-bool lg_session_judge_calls(const struct lg_session *s)
+static bool judge_calls(const struct lg_session *s)
 {
 	HOLD(s);
 	return s->cfg->guard.repeat.threshold &&
 	       !s->cfg->guard.repeat.include_result;
 }
 
-const char *lg_session_ignore_keys(const struct lg_session *s)
+static const char *ignore_keys(const struct lg_session *s)
 {
 	HOLD(s);
 	return s->cfg->repeat_ignore_keys ? s->cfg->repeat_ignore_keys :
 					    LG_DEFAULT_IGNORE_KEYS;
 }
 
-bool lg_session_model_blocked(const struct lg_session *s)
+static bool model_blocked(const struct lg_session *s)
 {
 	HOLD(s);
 	return s->blocked || s->model_blocked;
@@ -61,7 +61,7 @@ void lg_session_defer_kill(struct lg_session *s, bool defer)
 	defer_here = defer;
 }
 
-void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
+static void stop_message(const struct lg_session *s, char *out, size_t size)
 {
 	HOLD(s);
 	if (s->kill_pending || s->blocked)
@@ -77,13 +77,6 @@ void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
 			s->deny_summary);
 	else
 		snprintf(out, size, "lgrun refused this request");
-}
-
-void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx)
-{
-	HOLD(s);
-	s->on_kill = fn;
-	s->on_kill_ctx = ctx;
 }
 
 struct lg_session *lg_session_new(const struct lg_config *cfg,
@@ -180,36 +173,6 @@ void lg_session_free(struct lg_session *s)
 	free(s);
 }
 
-bool lg_session_kill_pending(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->kill_pending;
-}
-
-uint64_t lg_session_kill_deferred(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->kill_pending ? s->kill_deferred_ms : 0;
-}
-
-const char *lg_session_trip_summary(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->trip_summary;
-}
-
-const char *lg_session_trip_reason(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->trip.reason;
-}
-
-void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st)
-{
-	HOLD(s);
-	*st = s->st;
-}
-
 /*
  * The guard's question: has a target removed earlier come back? Not where
  * git removed content its object database does not hold (reset --hard,
@@ -236,78 +199,81 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 	snprintf(r->target, sizeof(r->target), "%s", target);
 }
 
-void lg_session_shared(struct lg_session *s,
-		       const struct lg_shared_windows *shared)
+/*
+ * LG_EV_STOP: another supervisor of the session tripped (rule "store"), or
+ * this one stops it; like a trip, and the main loop kills.
+ */
+static int on_stop(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
 {
-	HOLD(s);
-	s->shared = shared;
-}
+	const struct lg_notice *n = ev->notice;
+	bool peer = strcmp(n->rule, "store") == 0;
+	const char *summary = n->summary;
 
-void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
-			       void *ctx)
-{
-	HOLD(s);
-	s->store_up = up;
-	s->store_ctx = ctx;
-}
-
-void lg_session_peer_kill(struct lg_session *s, const char *summary)
-{
-	HOLD(s);
+	(void)v;
 	if (s->kill_pending)
-		return;
+		return 0;
 	s->kill_pending = true;
 	s->blocked = true;
-	s->peer_killed = true;
+	s->peer_killed = peer;
 	memset(&s->trip, 0, sizeof(s->trip));
 	s->trip.action = LG_KILL;
-	s->trip.rule = "store";
-	s->trip.reason = "killed_by_peer";
-	if (strncmp(summary, "session_killed: ", 16) == 0)
+	s->trip.rule = peer ? "store" : "supervisor";
+	s->trip.reason = peer ? "killed_by_peer" : n->reason;
+	if (peer && strncmp(summary, "session_killed: ", 16) == 0)
 		summary += 16;
-	snprintf(s->trip.summary, sizeof(s->trip.summary),
-		 "another supervisor of the session tripped: %s", summary);
+	snprintf(s->trip.summary, sizeof(s->trip.summary), "%s%s",
+		 peer ? "another supervisor of the session tripped: " : "",
+		 summary);
 	s->trip_op = LG_OP_NONE;
 	snprintf(s->trip_summary, sizeof(s->trip_summary), "session_killed: %s",
 		 s->trip.summary);
+	return 0;
 }
 
-void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
-				const char *fmt, ...)
+bool lg_session_kill_pending(const struct lg_session *s)
 {
 	HOLD(s);
-	va_list ap;
-
-	if (s->kill_pending)
-		return;
-	s->kill_pending = true;
-	s->blocked = true;
-	memset(&s->trip, 0, sizeof(s->trip));
-	s->trip.action = LG_KILL;
-	s->trip.rule = "supervisor";
-	s->trip.reason = reason;
-	va_start(ap, fmt);
-	vsnprintf(s->trip.summary, sizeof(s->trip.summary), fmt, ap);
-	va_end(ap);
-	s->trip_op = LG_OP_NONE;
-	snprintf(s->trip_summary, sizeof(s->trip_summary), "session_killed: %s",
-		 s->trip.summary);
+	return s->kill_pending;
 }
 
-bool lg_session_peer_killed(const struct lg_session *s)
+void lg_session_bind(struct lg_session *s, const struct lg_session_hooks *h)
 {
 	HOLD(s);
-	return s->peer_killed;
+	if (h->on_kill) {
+		s->on_kill = h->on_kill;
+		s->on_kill_ctx = h->on_kill_ctx;
+	}
+	if (h->lineage) {
+		s->lineage = h->lineage;
+		s->lineage_ctx = h->lineage_ctx;
+	}
+	if (h->shared)
+		s->shared = h->shared;
+	if (h->store_up) {
+		s->store_up = h->store_up;
+		s->store_ctx = h->store_ctx;
+	}
 }
 
-void lg_session_lineage_fn(struct lg_session *s,
-			   void (*fn)(void *ctx, pid_t pid, char *out,
-				      size_t size),
-			   void *ctx)
+void lg_session_view(const struct lg_session *s, struct lg_session_view *v)
 {
 	HOLD(s);
-	s->lineage = fn;
-	s->lineage_ctx = ctx;
+	memset(v, 0, sizeof(*v));
+	v->flow = s->info.flow ? s->info.flow : "";
+	v->name = s->info.name ? s->info.name : "";
+	v->kill_pending = s->kill_pending;
+	v->kill_deferred_ms = s->kill_pending ? s->kill_deferred_ms : 0;
+	v->peer_killed = s->peer_killed;
+	v->trip_reason = s->trip.reason;
+	snprintf(v->trip_summary, sizeof(v->trip_summary), "%s",
+		 s->trip_summary);
+	v->quarantine = s->quarantine != NULL;
+	lg_quarantine_totals(s->quarantine, &v->kept_files, &v->kept_dirs,
+			     &v->kept_bytes);
+	v->not_kept = s->not_kept;
+	v->stats = s->st;
+	v->ignore_keys = ignore_keys(s);
 }
 
 /* Acts on the guard's findings; returns the errno for the syscall or 0. */
@@ -323,7 +289,7 @@ int sess_store_gate(struct lg_session *s, pid_t pid, const char *exe)
 	}
 	if (!s->store_refusing) {
 		s->store_refusing = true;
-		lg_session_warn(
+		sess_warn(
 			s, "store", "store_unavailable", pid, exe,
 			"the shared store does not answer: destructive operations are refused until it does (on_store_error = fail)");
 	}
@@ -444,18 +410,6 @@ int sess_act(struct lg_session *s, const struct lg_findings *out, enum lg_op op,
 	if (err)
 		s->st.denied++;
 	return err;
-}
-
-const char *lg_session_flow(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->info.flow ? s->info.flow : "";
-}
-
-const char *lg_session_name(const struct lg_session *s)
-{
-	HOLD(s);
-	return s->info.name ? s->info.name : "";
 }
 
 int lg_session_refusal(const struct lg_session *s)
@@ -588,7 +542,7 @@ static int on_call(struct lg_session *s, struct lg_event *ev,
 	ev->op = LG_OP_AGENT_CALL;
 	ev->target = ev->to;
 	if (s->blocked) {
-		lg_session_stop_message(s, v->why, sizeof(v->why));
+		stop_message(s, v->why, sizeof(v->why));
 		return s->cfg->deny_errno;
 	}
 	err = sess_judge(s, s->guard, ev, false, v);
@@ -644,6 +598,10 @@ static int (*const on_event[LG_EV_KINDS])(struct lg_session *s,
 	[LG_EV_UNREADABLE] = sess_on_unreadable,
 	[LG_EV_OBSERVED] = on_observed,
 	[LG_EV_EGRESS] = sess_on_egress,
+	[LG_EV_WARN] = sess_on_warn,
+	[LG_EV_REFUSED] = sess_on_refused,
+	[LG_EV_STOP] = on_stop,
+	[LG_EV_COUNTERS] = sess_on_counters,
 };
 
 int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
@@ -661,8 +619,9 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	if ((unsigned)e.kind >= LG_EV_KINDS || !on_event[e.kind])
 		return v->err = 0;
 	/* events by source: not text deltas, counters, connections, timers */
+	/* ... nor the supervisor's own word (the kinds after LG_EV_EGRESS) */
 	if (e.kind == LG_EV_TEXT || e.kind == LG_EV_WORK ||
-	    e.kind == LG_EV_EGRESS)
+	    e.kind >= LG_EV_EGRESS)
 		;
 	else if (e.source == LG_SRC_SECCOMP)
 		s->st.ev_seccomp++;
@@ -675,15 +634,28 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	return v->err = on_event[e.kind](s, &e, v);
 }
 
-unsigned lg_session_not_kept(const struct lg_session *s)
+/* lg_proxy_ops.refused: a request without the session's secret. */
+static void proxy_refused(struct lg_session *s, const char *proxy,
+			  const struct sockaddr_in *peer, const char *why)
 {
-	HOLD(s);
-	return s->not_kept;
+	struct lg_notice n = { .rule = proxy, .summary = why, .peer = peer };
+	struct lg_event ev = { .kind = LG_EV_REFUSED, .notice = &n };
+
+	lg_session_feed(s, &ev, NULL);
 }
-bool lg_session_kept(const struct lg_session *s, unsigned *files,
-		     unsigned *dirs, uint64_t *bytes)
+
+const struct lg_proxy_ops *lg_session_proxy_ops(void)
 {
-	HOLD(s);
-	lg_quarantine_totals(s->quarantine, files, dirs, bytes);
-	return s->quarantine != NULL;
+	static const struct lg_proxy_ops ops = {
+		lg_session_defer_kill,
+		lg_session_feed,
+		model_blocked,
+		stop_message,
+		judge_calls,
+		ignore_keys,
+		sess_steer,
+		proxy_refused,
+	};
+
+	return &ops;
 }

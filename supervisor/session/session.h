@@ -36,14 +36,30 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 				  const struct lg_session_info *info);
 void lg_session_free(struct lg_session *s);
 
+/* The session's lock is its own: every function here takes it (no caller
+ * does). */
 /*
- * The session's lock is its own: every function here takes it (no caller
- * does). fn is called once a kill is decided, by the thread that decided
- * it, after that thread has left the lock and before the tripping
- * operation is answered, so that the tree stops before it can take
- * another step. lgrun writes cgroup.kill there.
+ * What the session calls back (lg_session_bind: the members given are set,
+ * those left NULL keep what an earlier bind set; none: not called).
+ *  - on_kill: called once a kill is decided, by the thread that decided
+ *    it, after that thread has left the lock and before the tripping
+ *    operation is answered, so that the tree stops before it can take
+ *    another step. lgrun writes cgroup.kill there.
+ *  - lineage: where the trip record gets the tripping process's ancestry.
+ *  - shared: windows shared with the session's other supervisors.
+ *  - store_up: on_store_error = fail: destructive ops are refused while it
+ *    is false.
  */
-void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
+struct lg_session_hooks {
+	void (*on_kill)(void *ctx);
+	void *on_kill_ctx;
+	void (*lineage)(void *ctx, pid_t pid, char *out, size_t size);
+	void *lineage_ctx;
+	const struct lg_shared_windows *shared;
+	bool (*store_up)(void *ctx);
+	void *store_ctx;
+};
+void lg_session_bind(struct lg_session *s, const struct lg_session_hooks *h);
 
 /*
  * While set on a thread, a kill the guard decides on that thread waits:
@@ -51,12 +67,6 @@ void lg_session_on_kill(struct lg_session *s, void (*fn)(void *ctx), void *ctx);
  * it (kill_pending is set).
  */
 void lg_session_defer_kill(struct lg_session *s, bool defer);
-
-/* Repeat judges calls without their results (repeat.include_result off). */
-bool lg_session_judge_calls(const struct lg_session *s);
-
-/* repeat.ignore_keys, or the defaults (LG_DEFAULT_IGNORE_KEYS). */
-const char *lg_session_ignore_keys(const struct lg_session *s);
 
 /*
  * What the session made of an event: the guard's verdict (LG_ALLOW when
@@ -95,21 +105,17 @@ struct lg_session_verdict {
  */
 int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 		    struct lg_session_verdict *v);
-const char *lg_session_flow(const struct lg_session *s);
-const char *lg_session_name(const struct lg_session *s);
-
-/* A kill, or a deny decided on the model's path: refuse model calls. */
-bool lg_session_model_blocked(const struct lg_session *s);
-
-/* The user-facing reason the session stopped, for an error response. */
-void lg_session_stop_message(const struct lg_session *s, char *out,
-			     size_t size);
 
 /*
  * 0 while the session runs, else the errno that refuses whatever the tree
  * tries (it is blocked), in one look.
  */
 int lg_session_refusal(const struct lg_session *s);
+/*
+ * Set once a kill is decided (never in observe mode): the main loop and
+ * the notify thread ask it after every step (lg_session_view has more).
+ */
+bool lg_session_kill_pending(const struct lg_session *s);
 
 /* When the guard's time-based rules want an LG_EV_TICK (0: never). */
 uint64_t lg_session_next_deadline(const struct lg_session *s);
@@ -121,16 +127,6 @@ uint64_t lg_session_next_deadline(const struct lg_session *s);
  */
 uint64_t lg_session_record_due(const struct lg_session *s);
 void lg_session_record_flush(struct lg_session *s);
-
-/* Set once the guard decided to kill (never in observe mode). */
-bool lg_session_kill_pending(const struct lg_session *s);
-/*
- * When a kill decided on the proxy's path (defer_kill set) was decided
- * (lg_mono_ms), or 0: the agent is being told why, and the tree waits.
- */
-uint64_t lg_session_kill_deferred(const struct lg_session *s);
-const char *lg_session_trip_summary(const struct lg_session *s);
-const char *lg_session_trip_reason(const struct lg_session *s);
 
 /*
  * After the tree is dead: the trip's audit record (fsync'ed), the killed
@@ -157,19 +153,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary);
 
-/* A warning that is not a detector's (rule and reason name it). */
-void lg_session_warn(struct lg_session *s, const char *rule, const char *reason,
-		     pid_t pid, const char *exe, const char *summary);
-/*
- * A connection to one of lgrun's proxies (proxy: "egress" or "LLM") that
- * did not come from the tree (it lacked the session's secret), refused.
- * Counted (the end record's refused_outsiders); the first ones audited,
- * with the peer's address and the owner of its socket when found.
- */
-void lg_session_refused(struct lg_session *s, const char *proxy,
-			const struct sockaddr_in *peer, const char *why);
-/* The eBPF observer: its state ("attached", "off: why") and counters. */
-void lg_session_bpf_state(struct lg_session *s, const char *state);
+/* The eBPF observer's counters (LG_EV_COUNTERS). */
 struct lg_bpf_stats {
 	uint64_t drops; /* events the ring buffer could not take */
 	uint64_t syscalls; /* the session's, while sys_enter was attached */
@@ -179,51 +163,6 @@ struct lg_bpf_stats {
 	/* "off", or since when and why syscalls were traced */
 	const char *syscall_tracing;
 };
-void lg_session_bpf_stats(struct lg_session *s, const struct lg_bpf_stats *st);
-/* Windows shared with the session's other supervisors (the store). */
-void lg_session_shared(struct lg_session *s,
-		       const struct lg_shared_windows *shared);
-/* on_store_error = fail: destructive ops are refused while up() is false. */
-void lg_session_store_required(struct lg_session *s, bool (*up)(void *ctx),
-			       void *ctx);
-/*
- * Another supervisor of the session tripped (the store's kill channel):
- * this one kills its tree too (reason killed_by_peer).
- */
-void lg_session_peer_kill(struct lg_session *s, const char *summary);
-bool lg_session_peer_killed(const struct lg_session *s);
-/*
- * The supervisor itself stops the session (reason: a short name for the
- * audit; the summary says why). Like a trip; the main loop kills.
- */
-void lg_session_supervisor_kill(struct lg_session *s, const char *reason,
-				const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Where the trip record gets the tripping process's ancestry from. */
-void lg_session_lineage_fn(struct lg_session *s,
-			   void (*fn)(void *ctx, pid_t pid, char *out,
-				      size_t size),
-			   void *ctx);
-
-/* Shim connection counters, recorded with the session's state. */
-void lg_session_shim_stats(struct lg_session *s, uint64_t accepted,
-			   uint64_t refused, uint64_t malformed,
-			   uint64_t dropped, uint64_t gates, uint64_t tls);
-
-/*
- * What the quarantine holds of this session: files (kept_bytes of them)
- * and directories. false: the quarantine is off.
- */
-/* lg_proxy_ops.steer (proxy.h): the notes for a model request. */
-size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, bool agentic, const char *uri,
-			struct lg_steer_note *out, size_t max);
-
-/* What could not be kept (said per file in the audit, the first ones). */
-unsigned lg_session_not_kept(const struct lg_session *s);
-bool lg_session_kept(const struct lg_session *s, unsigned *files,
-		     unsigned *dirs, uint64_t *bytes);
-
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
@@ -238,6 +177,78 @@ struct lg_session_stats {
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };
-void lg_session_stats(const struct lg_session *s, struct lg_session_stats *st);
 
+/*
+ * The supervisor's word to the session, fed as an event (lg_session_feed):
+ *  - LG_EV_WARN: a warning that is not a detector's: rule and reason name
+ *    it, pid and exe (0, NULL: lgrun's) who, summary what.
+ *  - LG_EV_REFUSED: a connection to one of lgrun's proxies (rule: "egress"
+ *    or "LLM") that did not come from the tree (it lacked the session's
+ *    secret); summary says why. Counted (the end record's
+ *    refused_outsiders); the first ones audited, with the peer's address
+ *    and the owner of its socket when found.
+ *  - LG_EV_STOP: the session stops like a trip, and the main loop kills:
+ *    rule "store" when another supervisor of the session tripped (the
+ *    store's kill channel; reason killed_by_peer, summary its trip's),
+ *    else the supervisor's own (reason a short name, summary why).
+ */
+struct lg_notice {
+	const char *rule, *reason, *summary;
+	pid_t pid;
+	const char *exe;
+	const struct sockaddr_in *peer; /* LG_EV_REFUSED, NULL: unknown */
+};
+/* Feeds n as an event of kind (LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP). */
+static inline void lg_session_notice(struct lg_session *s,
+				     enum lg_event_kind kind,
+				     const struct lg_notice *n)
+{
+	struct lg_event ev = { .kind = kind, .notice = n };
+
+	lg_session_feed(s, &ev, NULL);
+}
+/* The shim's connections and frames (control.h counts them). */
+struct lg_shim_stats {
+	uint64_t accepted, refused, malformed, dropped, gates, tls;
+};
+/*
+ * LG_EV_COUNTERS: counters kept with the session's state; what is set is
+ * taken (the observer's state, its counters, the shim's).
+ */
+struct lg_counters {
+	const char *bpf_state; /* "attached", "off: why" */
+	const struct lg_bpf_stats *bpf;
+	const struct lg_shim_stats *shim;
+};
+static inline void lg_session_counters(struct lg_session *s,
+				       const struct lg_counters *c)
+{
+	struct lg_event ev = { .kind = LG_EV_COUNTERS, .counters = c };
+
+	lg_session_feed(s, &ev, NULL);
+}
+/*
+ * The session as one look (taken under its lock, read outside it): how it
+ * stands, its trip, what the quarantine holds of it, its counters.
+ */
+struct lg_session_view {
+	const char *flow, *name; /* "" when none */
+	bool kill_pending;
+	uint64_t kill_deferred_ms; /* a deferred kill's decision, 0: none */
+	bool peer_killed; /* stopped by another supervisor of the session */
+	const char *trip_reason; /* NULL: no trip */
+	char trip_summary[LG_SUMMARY_MAX + 32];
+	bool quarantine; /* on */
+	unsigned kept_files, kept_dirs, not_kept;
+	uint64_t kept_bytes;
+	struct lg_session_stats stats;
+	/* repeat.ignore_keys, or the defaults (LG_DEFAULT_IGNORE_KEYS) */
+	const char *ignore_keys;
+};
+void lg_session_view(const struct lg_session *s, struct lg_session_view *v);
+/*
+ * The session as the LLM proxy sees it (proxy.h): its feed, its notes to
+ * the model, whether model calls are refused and why.
+ */
+const struct lg_proxy_ops *lg_session_proxy_ops(void);
 #endif

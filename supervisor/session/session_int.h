@@ -88,7 +88,7 @@ struct lg_session {
 	char trip_target[1024];
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	struct lg_session_stats st;
-	uint64_t shim[6]; /* accepted, refused, malformed, dropped, gates, tls */
+	struct lg_shim_stats shim;
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
 	bool kill_start; /* decided: on_kill() on the outermost release */
@@ -258,6 +258,19 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
 		       struct lg_session_verdict *v);
+/* lg_proxy_ops.steer (steer.c): the notes for a model request. */
+size_t sess_steer(struct lg_session *s, uint64_t conv, size_t items,
+		  bool stateful, bool agentic, const char *uri,
+		  struct lg_steer_note *out, size_t max);
+/* LG_EV_WARN, LG_EV_REFUSED, LG_EV_COUNTERS (audit.c) */
+void sess_warn(struct lg_session *s, const char *rule, const char *reason,
+	       pid_t pid, const char *exe, const char *summary);
+int sess_on_warn(struct lg_session *s, struct lg_event *ev,
+		 struct lg_session_verdict *v);
+int sess_on_refused(struct lg_session *s, struct lg_event *ev,
+		    struct lg_session_verdict *v);
+int sess_on_counters(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v);
 int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 

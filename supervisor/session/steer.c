@@ -134,9 +134,9 @@ void sess_steer_findings(struct lg_session *s, const struct lg_findings *out)
 			queue(s, &out->f[i]);
 }
 
-size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, bool agentic, const char *uri,
-			struct lg_steer_note *out, size_t max)
+size_t sess_steer(struct lg_session *s, uint64_t conv, size_t items,
+		  bool stateful, bool agentic, const char *uri,
+		  struct lg_steer_note *out, size_t max)
 {
 	HOLD(s);
 	size_t k = 0;
