@@ -515,6 +515,11 @@ void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary)
 {
 	HOLD(s);
+	sess_audit_simple(s, event, summary);
+}
+void sess_audit_simple(struct lg_session *s, const char *event,
+		       const char *summary)
+{
 	struct lg_json j = { 0 };
 
 	json_head(s, &j, event);

@@ -35,16 +35,15 @@
  */
 static _Thread_local bool defer_here;
 
+/* The config does not change while the session lives: no lock. */
 static bool judge_calls(const struct lg_session *s)
 {
-	HOLD(s);
 	return s->cfg->guard.repeat.threshold &&
 	       !s->cfg->guard.repeat.include_result;
 }
 
 static const char *ignore_keys(const struct lg_session *s)
 {
-	HOLD(s);
 	return s->cfg->repeat_ignore_keys ? s->cfg->repeat_ignore_keys :
 					    LG_DEFAULT_IGNORE_KEYS;
 }
@@ -61,9 +60,9 @@ void lg_session_defer_kill(struct lg_session *s, bool defer)
 	defer_here = defer;
 }
 
+/* Under the lock. */
 static void stop_message(const struct lg_session *s, char *out, size_t size)
 {
-	HOLD(s);
 	if (s->kill_pending || s->blocked)
 		snprintf(
 			out, size,
@@ -92,7 +91,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		pthread_mutexattr_t a;
 
 		pthread_mutexattr_init(&a);
-		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+		/* a plain lock; taken twice by one thread it says so (hold) */
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
 		pthread_mutex_init(&s->mu, &a);
 		pthread_mutexattr_destroy(&a);
 	}
@@ -464,7 +464,7 @@ static void price_turn(struct lg_session *s, const char *model,
 		"warning: model '%s' has no price in [llm] prices: its turns do not count toward budget.max_cost",
 		*model ? model : "?");
 	lg_warn("%s", msg + 9);
-	lg_session_audit_simple(s, "warn", msg);
+	sess_audit_simple(s, "warn", msg);
 }
 
 static int on_turn(struct lg_session *s, struct lg_event *ev,
@@ -604,9 +604,37 @@ static int (*const on_event[LG_EV_KINDS])(struct lg_session *s,
 	[LG_EV_COUNTERS] = sess_on_counters,
 };
 
+_Thread_local const struct lg_session *sess_held;
+
+/*
+ * The supervisor's word, fed by a callback the session made while this
+ * thread holds its lock (the store telling a change of its state while
+ * the guard asks it): taken under the lock already held.
+ */
+static int feed_held(struct lg_session *s, const struct lg_event *ev,
+		     struct lg_session_verdict *v)
+{
+	struct lg_session_verdict mine;
+	struct lg_event e = *ev;
+
+	if (e.kind != LG_EV_WARN && e.kind != LG_EV_REFUSED &&
+	    e.kind != LG_EV_STOP && e.kind != LG_EV_COUNTERS) {
+		fprintf(stderr,
+			"lgrun: a %s event fed to the session from under its own lock\n",
+			lg_kind_name(e.kind));
+		abort();
+	}
+	if (!v)
+		v = &mine;
+	memset(v, 0, sizeof(*v));
+	return v->err = on_event[e.kind](s, &e, v);
+}
+
 int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 		    struct lg_session_verdict *v)
 {
+	if (sess_held == s)
+		return feed_held(s, ev, v);
 	HOLD(s);
 	struct lg_session_verdict mine;
 	struct lg_event e = *ev; /* the session completes it */
@@ -634,6 +662,14 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	return v->err = on_event[e.kind](s, &e, v);
 }
 
+/* lg_proxy_ops.stop_message */
+static void proxy_stop_message(const struct lg_session *s, char *out,
+			       size_t size)
+{
+	HOLD(s);
+	stop_message(s, out, size);
+}
+
 /* lg_proxy_ops.refused: a request without the session's secret. */
 static void proxy_refused(struct lg_session *s, const char *proxy,
 			  const struct sockaddr_in *peer, const char *why)
@@ -650,7 +686,7 @@ const struct lg_proxy_ops *lg_session_proxy_ops(void)
 		lg_session_defer_kill,
 		lg_session_feed,
 		model_blocked,
-		stop_message,
+		proxy_stop_message,
 		judge_calls,
 		ignore_keys,
 		sess_steer,

@@ -95,11 +95,12 @@ struct lg_session {
 	uint64_t kill_deferred_ms; /* when a deferred kill was decided */
 	/*
 	 * The session's lock: every public function holds it for its whole
-	 * body (HOLD). Recursive, since they call one another; depth is the
-	 * holder's count. No other module takes it.
+	 * body (HOLD), and none calls another: what they share is a sess_*
+	 * function, which expects the lock held. No other module takes it.
+	 * A notice fed by a callback made under it is taken as it is held
+	 * (feed_held).
 	 */
 	pthread_mutex_t mu;
-	unsigned depth;
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
 	bool unpriced_warned;
@@ -178,26 +179,35 @@ struct lg_session {
 /* How long a failed rename to another filesystem explains a removal. */
 #define MOVE_MAX_AGE_MS (30ULL * 60 * 1000)
 
+/* The session whose lock this thread holds (HOLD), or NULL. */
+extern _Thread_local const struct lg_session *sess_held;
+
 static inline struct lg_session *hold(const struct lg_session *cs)
 {
 	/* the lock is the session's own, whatever the caller may change */
 	struct lg_session *s = (struct lg_session *)cs;
 
-	pthread_mutex_lock(&s->mu);
-	s->depth++;
+	int r = pthread_mutex_lock(&s->mu);
+
+	if (r != 0) { /* EDEADLK: a public function called another */
+		fprintf(stderr, "lgrun: the session's lock: %s\n", strerror(r));
+		abort();
+	}
+	sess_held = s;
 	return s;
 }
 
 /*
- * Leaves the lock; the outermost release starts a kill decided under it,
- * outside the lock and before the caller answers the tripping operation.
+ * Leaves the lock, and starts a kill decided under it, outside the lock
+ * and before the caller answers the tripping operation.
  */
 static inline void release(struct lg_session **held)
 {
 	struct lg_session *s = *held;
 	bool start = false;
 
-	if (--s->depth == 0 && s->kill_start) {
+	sess_held = NULL;
+	if (s->kill_start) {
 		s->kill_start = false;
 		start = s->on_kill != NULL;
 	}
@@ -223,6 +233,8 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 		   const char *target);
 
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
+void sess_audit_simple(struct lg_session *s, const char *event,
+		       const char *summary);
 /* Before the first entry: the record the quarantine's entries name. */
 void sess_steer_findings(struct lg_session *s, const struct lg_findings *out);
 void sess_audit_steer(struct lg_session *s, const char *rule,
