@@ -85,7 +85,7 @@ SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
 	supervisor/control/frames.c supervisor/control/flows.c \
 	supervisor/control/nested.c supervisor/observer/observer.c \
-	supervisor/observer/watch.c
+	supervisor/observer/watch.c supervisor/observer/procs.c
 SYS_SRC := $(filter-out $(PURE_SRC) supervisor/record/replay.c,$(SYS_SRC))
 LGRUN_SRC := $(call sup,lgrun)
 LGCTL_SRC := $(call sup,lgctl)

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside liblgshim.so: shim.c (start-up, the connection, the ring, the gate),
- * shim_files.c (file operations: their results) and shim_traffic.c (tool
- * traffic on sockets and pipes, and the descriptors it tracks) share these.
- * Everything here is hidden: only the hooks are exported (LG_EXPORT).
+ * Inside liblgshim.so: shim.c (start-up: the real functions resolved, the
+ * settings read, fork), shim_conn.c (the state the hooks share, the
+ * connection, the ring, the gate), shim_files.c (file operations: their
+ * results) and shim_traffic.c and shim_results.c (tool traffic on sockets
+ * and pipes, and the descriptors it tracks) share these. Calls go one way:
+ * shim.c -> the hooks -> shim_conn.c; a hook that runs before the
+ * constructor starts the shim itself (ensure()). Everything here is hidden:
+ * only the hooks are exported (LG_EXPORT).
  */
 #ifndef LG_SHIM_INT_H
 #define LG_SHIM_INT_H

@@ -340,6 +340,123 @@ static bool declared(int fd, const struct lg_http_req *hq)
 				    hq->target);
 }
 
+/* TLS: opaque, but never "nothing": reported once per connection. */
+static void tls_once(int fd)
+{
+	struct lg_wire_buf w;
+
+	if (fd < FD_TRACK && !tls_seen[fd]) {
+		tls_seen[fd] = 1;
+		lg_wire_start(&w, LG_W_TOOL_CALL, 0);
+		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_TLS);
+		lg_wire_put_str(&w, LG_T_TOOL, "tls");
+		emit(&w);
+	}
+}
+
+/*
+ * An HTTP request: kept until its response, which reports both (a DELETE
+ * to a declared endpoint, an A2A call and an MCP tools/call in its body
+ * wait for the supervisor first). Returns 0 or the errno to refuse it with.
+ */
+static int http_request(int fd, const struct lg_http_req *hq)
+{
+	/* an HTTP DELETE is a tool delete on a declared endpoint only */
+	bool decision = declared(fd, hq);
+	bool del = decision && hq->method.n == 6 &&
+		   memcmp(hq->method.p, "DELETE", 6) == 0;
+	uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
+	uint64_t args = lg_wire_hash(0, hq->body.p, hq->body.n);
+	struct lg_wire_buf w;
+	char tool[160];
+	int r;
+
+	{ /* "METHOD /target" without printf: every call passes here */
+		size_t m = span_copy(tool, sizeof(tool), hq->method, 16);
+
+		tool[m++] = ' ';
+		span_copy(tool + m, sizeof(tool) - m, hq->target, 80);
+	}
+	atomic_fetch_add(&outstanding, 1);
+	if (fd < HTTP_TRACK) {
+		http_req[fd].used = gen;
+		http_req[fd].args = args;
+		http_req[fd].decision = decision;
+		http_req[fd].mcp = false;
+		memcpy(http_req[fd].tool, tool,
+		       sizeof(http_req[fd].tool) < sizeof(tool) ?
+			       sizeof(http_req[fd].tool) :
+			       sizeof(tool));
+		http_req[fd].tool[sizeof(http_req[fd].tool) - 1] = '\0';
+		span_copy(http_req[fd].pv, sizeof(http_req[fd].pv), hq->body,
+			  63);
+	}
+	if (!del && body_call(fd, k, hq->body.p, hq->body.n, hq->target.p,
+			      hq->target.n, &r))
+		return r;
+	if (!del && fd < HTTP_TRACK)
+		return 0; /* reported with its response */
+	lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	if (del)
+		lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+	if (decision)
+		lg_wire_put_u32(&w, LG_T_DECISION, 1);
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
+	lg_wire_put_str(&w, LG_T_TOOL, tool);
+	put_span(&w, LG_T_TARGET, hq->target, 1024);
+	put_span(&w, LG_T_ARGS, hq->body, 4096);
+	lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, args);
+	if (del)
+		return gate(&w);
+	emit(&w);
+	return 0;
+}
+
+/*
+ * A JSON-RPC request (MCP on a pipe or a socket): a tools/call waits for
+ * the supervisor, other methods are reported. Returns 0 or the errno.
+ */
+static int jsonrpc_request(int fd, const struct lg_jrpc *jr)
+{
+	bool call = jr->name.n > 0;
+	bool destructive = call &&
+			   lg_recog_name_in(jr->name.p, jr->name.n, gate_tools);
+	struct lg_wire_buf w;
+
+	if (!call && jr->id.n == 0)
+		return 0; /* a notification: nothing comes back */
+	/*
+	 * Every tools/call waits for the supervisor: it has then seen the
+	 * results before it, so a call after a tripping result never leaves.
+	 * Only destructive ones count as deletes.
+	 */
+	lg_wire_start(&w, call ? LG_W_GATE : LG_W_TOOL_CALL, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
+	if (destructive)
+		lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
+	/* other methods (LSP, health checks) are a program's routine */
+	if (call || judge_all) {
+		lg_wire_put_u32(&w, LG_T_DECISION, 1);
+		call_ids[atomic_fetch_add(&call_id_next, 1) % CALL_IDS] =
+			lg_wire_hash(0, jr->id.p, jr->id.n);
+	}
+	lg_wire_put_u64(&w, LG_T_CHAN, lg_wire_hash(0, jr->id.p, jr->id.n));
+	if (call || judge_all)
+		lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
+	if (call)
+		put_span(&w, LG_T_TOOL, jr->name, 128);
+	else
+		put_span(&w, LG_T_TOOL, jr->method, 128);
+	put_span(&w, LG_T_ARGS, jr->args, LG_WIRE_MAX / 2);
+	atomic_fetch_add(&outstanding, 1);
+	if (call)
+		return gate(&w);
+	emit(&w);
+	return 0;
+}
+
 /*
  * An outgoing message. Returns 0 to let it go, or the errno the program
  * should see (the supervisor refused it).
@@ -348,113 +465,20 @@ static int outgoing(int fd, const char *p, size_t n)
 {
 	struct lg_http_req hq;
 	struct lg_jrpc jr;
-	struct lg_wire_buf w;
-	char tool[160];
 	int r;
 
 	if (!channel(fd))
 		return 0;
 	if (lg_recog_tls(p, n)) {
-		/* Opaque, but never "nothing": once per connection. */
-		if (fd < FD_TRACK && !tls_seen[fd]) {
-			tls_seen[fd] = 1;
-			lg_wire_start(&w, LG_W_TOOL_CALL, 0);
-			lg_wire_put_u32(&w, LG_T_PROTO, LG_P_TLS);
-			lg_wire_put_str(&w, LG_T_TOOL, "tls");
-			emit(&w);
-		}
+		tls_once(fd);
 		return 0;
 	}
-	if (lg_recog_http_request(p, n, &hq)) {
-		/* an HTTP DELETE is a tool delete on a declared endpoint only */
-		bool decision = declared(fd, &hq);
-		bool del = decision && hq.method.n == 6 &&
-			   memcmp(hq.method.p, "DELETE", 6) == 0;
-		uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
-		uint64_t args = lg_wire_hash(0, hq.body.p, hq.body.n);
-
-		{ /* "METHOD /target" without printf: every call passes here */
-			size_t m = span_copy(tool, sizeof(tool), hq.method, 16);
-
-			tool[m++] = ' ';
-			span_copy(tool + m, sizeof(tool) - m, hq.target, 80);
-		}
-		atomic_fetch_add(&outstanding, 1);
-		if (fd < HTTP_TRACK) {
-			http_req[fd].used = gen;
-			http_req[fd].args = args;
-			http_req[fd].decision = decision;
-			http_req[fd].mcp = false;
-			memcpy(http_req[fd].tool, tool,
-			       sizeof(http_req[fd].tool) < sizeof(tool) ?
-				       sizeof(http_req[fd].tool) :
-				       sizeof(tool));
-			http_req[fd].tool[sizeof(http_req[fd].tool) - 1] = '\0';
-			span_copy(http_req[fd].pv, sizeof(http_req[fd].pv),
-				  hq.body, 63);
-		}
-		if (!del && body_call(fd, k, hq.body.p, hq.body.n, hq.target.p,
-				      hq.target.n, &r))
-			return r;
-		if (!del && fd < HTTP_TRACK)
-			return 0; /* reported with its response */
-		lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
-		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
-		if (del)
-			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
-		if (decision)
-			lg_wire_put_u32(&w, LG_T_DECISION, 1);
-		lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
-		lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
-		lg_wire_put_str(&w, LG_T_TOOL, tool);
-		put_span(&w, LG_T_TARGET, hq.target, 1024);
-		put_span(&w, LG_T_ARGS, hq.body, 4096);
-		lg_wire_put_u64(&w, LG_T_ARGS_DIGEST, args);
-		if (del)
-			return gate(&w);
-		emit(&w);
-		return 0;
-	}
+	if (lg_recog_http_request(p, n, &hq))
+		return http_request(fd, &hq);
 	if (later_body(fd, p, n, &r))
 		return r;
-	if (lg_recog_jsonrpc(p, n, &jr) && jr.request) {
-		bool call = jr.name.n > 0;
-		bool destructive =
-			call &&
-			lg_recog_name_in(jr.name.p, jr.name.n, gate_tools);
-
-		if (!call && jr.id.n == 0)
-			return 0; /* a notification: nothing comes back */
-		/*
-		 * Every tools/call waits for the supervisor: it has then seen
-		 * the results before it, so a call after a tripping result
-		 * never leaves. Only destructive ones count as deletes.
-		 */
-		lg_wire_start(&w, call ? LG_W_GATE : LG_W_TOOL_CALL, 0);
-		lg_wire_put_u32(&w, LG_T_PROTO, LG_P_JSONRPC);
-		if (destructive)
-			lg_wire_put_u32(&w, LG_T_OP, OP_TOOL_DELETE);
-		/* other methods (LSP, health checks) are a program's routine */
-		if (call || judge_all) {
-			lg_wire_put_u32(&w, LG_T_DECISION, 1);
-			call_ids[atomic_fetch_add(&call_id_next, 1) % CALL_IDS] =
-				lg_wire_hash(0, jr.id.p, jr.id.n);
-		}
-		lg_wire_put_u64(&w, LG_T_CHAN,
-				lg_wire_hash(0, jr.id.p, jr.id.n));
-		if (call || judge_all)
-			lg_wire_put_u64(&w, LG_T_ENDPOINT, endpoint_of(fd));
-		if (call)
-			put_span(&w, LG_T_TOOL, jr.name, 128);
-		else
-			put_span(&w, LG_T_TOOL, jr.method, 128);
-		put_span(&w, LG_T_ARGS, jr.args, LG_WIRE_MAX / 2);
-		atomic_fetch_add(&outstanding, 1);
-		if (call)
-			return gate(&w);
-		emit(&w);
-		return 0;
-	}
+	if (lg_recog_jsonrpc(p, n, &jr) && jr.request)
+		return jsonrpc_request(fd, &jr);
 	return 0;
 }
 

@@ -260,20 +260,6 @@ void lg_control_accept(struct lg_control *c, int epfd)
 	}
 }
 
-/* The answer to a gate or a registration; why: the reason of a refusal. */
-void ctl_send_verdict(int fd, uint32_t seq, uint32_t verdict, const char *why)
-{
-	struct lg_wire_buf w;
-
-	lg_wire_start(&w, LG_W_VERDICT, seq);
-	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
-	if (why && *why)
-		lg_wire_put_str(&w, LG_T_PREVIEW, why);
-	lg_wire_finish(&w);
-	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		lg_dbg("control: cannot answer: %s", strerror(errno));
-}
-
 static void ring_list_add(struct lg_control *c, int fd)
 {
 	if (c->nrings == c->rings_cap) {

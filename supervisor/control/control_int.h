@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the control socket: control.c (the transport: connections, peer
- * checks, the rings, the loop's entry points), control_frames.c (a frame to
- * the session's call) and control_flows.c (nested sessions and A2A calls:
- * who called whom) share these.
+ * checks, the rings, the loop's entry points), frames.c (a frame to the
+ * session's call, and the verdict that answers a gate or a registration)
+ * and flows.c (nested sessions and A2A calls: who called whom) share
+ * these. Calls go one way: control.c -> frames.c -> flows.c.
  */
 #ifndef LG_CONTROL_INT_H
 #define LG_CONTROL_INT_H
@@ -116,8 +117,8 @@ struct lg_control {
 void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		  const struct lg_wire_msg *m);
 
-void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
-		  const struct lg_wire_msg *m);
+int ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
+		 const struct lg_wire_msg *m, struct lg_session_verdict *v);
 
 bool ctl_on_pidfd(struct lg_control *c, int epfd, int fd);
 
@@ -125,7 +126,5 @@ int ctl_on_a2a(struct lg_control *c, struct conn *k,
 	       const struct lg_wire_msg *m);
 
 bool ctl_a2a_done(struct lg_control *c, struct conn *k, uint64_t chan);
-
-void ctl_send_verdict(int fd, uint32_t seq, uint32_t verdict, const char *why);
 
 #endif

@@ -96,11 +96,13 @@ static void flow_return(struct lg_control *c, const char *from, const char *to)
 	lg_session_feed(c->s, &ev, NULL);
 }
 
-/* A nested lgrun asks to start as a child session. */
-void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
-		  const struct lg_wire_msg *m)
+/*
+ * A nested lgrun asks to start as a child session: 0, or the errno to
+ * refuse it with and v->why (the caller answers the frame).
+ */
+int ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
+		 const struct lg_wire_msg *m, struct lg_session_verdict *v)
 {
-	struct lg_session_verdict v;
 	char caller[NAME];
 	struct nested *n = NULL;
 	int err, pidfd;
@@ -112,14 +114,13 @@ void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 	/* a refusal's kill waits until the nested lgrun has said why */
 	lg_session_defer_kill(c->s, true);
 	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "lgrun",
-			our_flow(c, m, k->pid), caller, m->name, &v);
+			our_flow(c, m, k->pid), caller, m->name, v);
 	lg_session_defer_kill(c->s, false);
 	if (err) {
 		c->st.enter_refused++;
 		k->refused = true;
 		c->lingering++;
-		ctl_send_verdict(k->fd, m->seq, (uint32_t)err, v.why);
-		return;
+		return err;
 	}
 	for (int i = 0; i < MAX_NESTED && !n; i++)
 		if (!c->nested[i].used)
@@ -144,7 +145,7 @@ void ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 		ev.data.fd = pidfd;
 		epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev);
 	}
-	ctl_send_verdict(k->fd, m->seq, 0, NULL);
+	return 0;
 }
 
 /* A nested session's process ended: it and any it exec'd into return. */

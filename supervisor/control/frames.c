@@ -1,6 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "control_int.h"
 
+/* The answer to a gate or a registration; why: the reason of a refusal. */
+static void send_verdict(int fd, uint32_t seq, uint32_t verdict,
+			 const char *why)
+{
+	struct lg_wire_buf w;
+
+	lg_wire_start(&w, LG_W_VERDICT, seq);
+	lg_wire_put_u32(&w, LG_T_VERDICT, verdict);
+	if (why && *why)
+		lg_wire_put_str(&w, LG_T_PREVIEW, why);
+	lg_wire_finish(&w);
+	if (send(fd, w.b, w.n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		lg_dbg("control: cannot answer: %s", strerror(errno));
+}
+
 static struct pending *find_call(struct conn *k, uint64_t chan, bool take)
 {
 	for (unsigned i = 0; k->calls && i < MAX_PENDING; i++) {
@@ -97,8 +112,8 @@ static void on_gate(struct lg_control *c, struct conn *k,
 
 	c->st.gates++;
 	if (*m->call_to) {
-		ctl_send_verdict(k->fd, m->seq, (uint32_t)ctl_on_a2a(c, k, m),
-				 NULL);
+		send_verdict(k->fd, m->seq, (uint32_t)ctl_on_a2a(c, k, m),
+			     NULL);
 		return;
 	}
 	/* HTTP results carry their call; JSON-RPC ones are paired. */
@@ -128,7 +143,7 @@ static void on_gate(struct lg_control *c, struct conn *k,
 		err = lg_session_feed(c->s, &ev, NULL);
 	} else /* any call waits, so none leaves a blocked session */
 		err = lg_session_refusal(c->s);
-	ctl_send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
+	send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 }
 
 static uint64_t stream_of(pid_t pid, uint64_t endpoint)
@@ -204,6 +219,16 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 			NULL);
 }
 
+/* A nested lgrun's registration, answered: allowed, or refused and why. */
+static void on_enter(struct lg_control *c, int epfd, struct conn *k,
+		     const struct lg_wire_msg *m)
+{
+	struct lg_session_verdict v;
+	int err = ctl_on_enter(c, epfd, k, m, &v);
+
+	send_verdict(k->fd, m->seq, (uint32_t)err, err ? v.why : NULL);
+}
+
 void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		  const struct lg_wire_msg *m)
 {
@@ -248,7 +273,7 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		c->st.dropped += m->count;
 		break;
 	case LG_W_ENTER:
-		ctl_on_enter(c, epfd, k, m);
+		on_enter(c, epfd, k, m);
 		break;
 	default:
 		break;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* lgctl's commands that live in files of their own. */
+/*
+ * lgctl's commands that live in files of their own, and what they share
+ * (common.c, below them all).
+ */
 #ifndef LG_LGCTL_H
 #define LG_LGCTL_H
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,21 +222,6 @@ static int reset_shared(const struct lg_config *cfg, const char *id)
 		r = lg_store_reset(st) < 0 ? -EIO : 1;
 	lg_store_free(st);
 	return r;
-}
-
-const char *lgctl_operator(void)
-{
-	static char who[64];
-	const char *sudo = getenv("SUDO_USER");
-	struct passwd *pw;
-
-	if (sudo && *sudo)
-		return sudo;
-	pw = getpwuid(getuid());
-	if (pw && pw->pw_name && *pw->pw_name)
-		return pw->pw_name;
-	snprintf(who, sizeof(who), "uid %u", (unsigned)getuid());
-	return who;
 }
 
 static int reset(const char *dir, const char *id, const struct lg_config *cfg)

@@ -22,17 +22,7 @@
 #include "config/config.h"
 #include "lgctl.h"
 #include "store/state.h"
-#include "lib/termtext.h"
 #include "lib/text.h"
-const char *lgq_show(const char *s)
-{
-	static char buf[4][PATH_MAX * 2];
-	static int k;
-
-	k = (k + 1) % 4;
-	lg_term_escape(buf[k], sizeof(buf[k]), s, strlen(s));
-	return buf[k];
-}
 
 static void age(long long ns, char *out, size_t size)
 {

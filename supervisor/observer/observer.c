@@ -17,47 +17,6 @@
 #include "seccomp/pathres.h"
 #include "session/session.h"
 
-uint64_t obs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add)
-{
-	unsigned h = ((unsigned)pid * 2654435761u) & (NPROC - 1);
-
-	for (unsigned i = 0; i < NPROC; i++) {
-		struct proc *p = &o->procs[(h + i) & (NPROC - 1)];
-
-		if (p->pid == pid)
-			return p;
-		if (!p->pid) {
-			if (!add)
-				return NULL;
-			if (o->nprocs >= NPROC * 3 / 4) {
-				/* full enough: forget the processes that ended */
-				for (unsigned k = 0; k < NPROC; k++)
-					if (o->procs[k].exited) {
-						memset(&o->procs[k], 0,
-						       sizeof(o->procs[k]));
-						o->nprocs--;
-					}
-				if (o->nprocs >= NPROC * 3 / 4)
-					return NULL;
-				return obs_proc_get(o, pid, true);
-			}
-			memset(p, 0, sizeof(*p));
-			p->pid = pid;
-			o->nprocs++;
-			return p;
-		}
-	}
-	return NULL;
-}
-
 /* The library and its programs: in the loader thread when async. */
 static int load(struct lg_observer *o)
 {
@@ -235,32 +194,6 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* The process's name: from its exec, else /proc, else the event's comm. */
-const char *obs_exe_of(struct lg_observer *o, pid_t pid, const char *comm)
-{
-	struct proc *p = obs_proc_get(o, pid, true);
-
-	if (!p)
-		return comm;
-	if (!p->exe[0]) {
-		char path[64], buf[32];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		f = fopen(path, "re");
-		if (f && fgets(buf, sizeof(buf), f)) {
-			buf[strcspn(buf, "\n")] = '\0';
-			snprintf(p->exe, sizeof(p->exe), "%s", buf);
-		} else {
-			snprintf(p->exe, sizeof(p->exe), "%s", comm);
-		}
-		if (f)
-			fclose(f);
-	}
-	return p->exe;
-}
-
-/* An op's path made absolute while the process is (probably) alive. */
 static void resolve(const struct lgb_event *e, char *out, size_t size)
 {
 	char link[64], dir[PATH_MAX];
@@ -362,6 +295,20 @@ static void direct(struct lg_observer *o, const struct lgb_event *e)
 					       .summary = msg });
 }
 
+/*
+ * pid exec'd at exec_ns (0: before the observer): its hello is awaited
+ * (watch.c). When NCHECKS execs wait already, what is due is settled
+ * first; still full, syscalls are traced from now on.
+ */
+static void await_hello(struct lg_observer *o, pid_t pid, uint64_t exec_ns)
+{
+	if (obs_check_later(o, pid, exec_ns, false))
+		return;
+	lg_observer_tick(o);
+	if (!obs_check_later(o, pid, exec_ns, false))
+		obs_watch_syscalls(o, "more execs than can wait for a hello");
+}
+
 static void on_event(void *ctx, const struct lgb_event *e)
 {
 	struct lg_observer *o = ctx;
@@ -410,7 +357,7 @@ static void on_event(void *ctx, const struct lgb_event *e)
 					"setuid, setgid or privileged (no LD_PRELOAD)");
 			obs_watch_syscalls(o, why);
 		} else {
-			obs_check_later(o, (pid_t)e->pid, e->ts_ns, false);
+			await_hello(o, (pid_t)e->pid, e->ts_ns);
 		}
 		break;
 	case LGB_EXIT:
@@ -464,6 +411,12 @@ bool lg_observer_handle(struct lg_observer *o, int fd)
 		return false;
 	o->ops->consume(o->bo, on_event, o);
 	return true;
+}
+
+void lg_observer_existing(struct lg_observer *o, const pid_t *pids, size_t n)
+{
+	for (size_t i = 0; o && o->attached && i < n; i++)
+		await_hello(o, pids[i], 0);
 }
 
 uint64_t lg_observer_next_deadline(const struct lg_observer *o)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* What observer.c and observer_watch.c share: the observer's state. */
+/*
+ * What the observer's files share: its state. Calls go one way:
+ * observer.c (loading, events, the tick) -> watch.c (when syscalls are
+ * traced) -> procs.c (the process table).
+ */
 #ifndef LG_OBSERVER_INT_H
 #define LG_OBSERVER_INT_H
 
@@ -84,19 +88,22 @@ struct lg_observer {
 	char tracing[200]; /* "off", or since when and why */
 };
 
+/* procs.c */
 uint64_t obs_now_ns(void); /* CLOCK_MONOTONIC */
 /* pid's slot in the process table (made when add), or NULL */
 struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add);
 /* The process's name: from its exec, else /proc, else comm. */
 const char *obs_exe_of(struct lg_observer *o, pid_t pid, const char *comm);
 
+/* watch.c */
 /* From now on the session's syscalls are traced (once; why is said). */
 void obs_watch_syscalls(struct lg_observer *o, const char *why);
 /*
  * pid exec'd at exec_ns (0: before the observer): a hello is due within
  * EXEC_WAIT_MS; late: it has ended, HELLO_WAIT_MS more for it to be read.
+ * False when NCHECKS checks wait already: none is added.
  */
-void obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
+bool obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 		     bool late);
 /* A check that is due: has pid's shim said hello since its exec? */
 void obs_check_now(struct lg_observer *o, const struct check *c);

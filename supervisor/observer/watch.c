@@ -38,28 +38,24 @@ void obs_watch_syscalls(struct lg_observer *o, const char *why)
 /*
  * pid exec'd at exec_ns (0: before the observer): a hello is due within
  * EXEC_WAIT_MS; late: it has ended, HELLO_WAIT_MS more for it to be read.
+ * False when NCHECKS checks wait already: none is added.
  */
-void obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
+bool obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 		     bool late)
 {
 	struct check *c;
 
 	if (o->watching & LGB_WATCH_SYSCALLS)
-		return;
-	if (o->cn == NCHECKS) { /* full: the oldest is checked now */
-		lg_observer_tick(o);
-		if (o->cn == NCHECKS) {
-			obs_watch_syscalls(
-				o, "more execs than can wait for a hello");
-			return;
-		}
-	}
+		return true;
+	if (o->cn == NCHECKS)
+		return false;
 	c = &o->checks[(o->chead + o->cn++) % NCHECKS];
 	c->pid = pid;
 	c->late = late;
 	c->exec_ns = exec_ns;
 	c->due_ms =
 		obs_now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
+	return true;
 }
 
 /*
@@ -98,19 +94,13 @@ void obs_check_now(struct lg_observer *o, const struct check *c)
 	mapped = shim_mapped(c->pid);
 	if (mapped == 1)
 		return;
-	if (mapped < 0 && !c->late) {
-		obs_check_later(o, c->pid, c->exec_ns, true);
+	/* c's slot was freed to check it: there is room to wait again */
+	if (mapped < 0 && !c->late &&
+	    obs_check_later(o, c->pid, c->exec_ns, true))
 		return;
-	}
 	snprintf(why, sizeof(why), "pid %d (%s) runs without the shim",
 		 (int)c->pid, obs_exe_of(o, c->pid, "?"));
 	obs_watch_syscalls(o, why);
-}
-
-void lg_observer_existing(struct lg_observer *o, const pid_t *pids, size_t n)
-{
-	for (size_t i = 0; o && o->attached && i < n; i++)
-		obs_check_later(o, pids[i], 0, false);
 }
 
 /*

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "proxy_int.h"
 
+/* The session's entry points, handed over by lgrun (one proxy a process). */
+struct lg_proxy_ops ops;
+
 /* --- model events -------------------------------------------------------- */
 
 static struct call *find_call(struct lg_proxy *p, const char *id,

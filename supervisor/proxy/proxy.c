@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "proxy_int.h"
 
-/* The session's entry points, handed over by lgrun (one proxy a process). */
-struct lg_proxy_ops ops;
-
 /* --- the agent's side (MHD) ---------------------------------------------- */
 
 static enum MHD_Result copy_header(void *cls, enum MHD_ValueKind kind,
@@ -195,21 +192,6 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM :
 			MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
-enum MHD_Result answer(struct MHD_Connection *con, int status, const char *body,
-		       const char *type)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ret;
-
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", type);
-	ret = MHD_queue_response(con, (unsigned)status, resp);
-	MHD_destroy_response(resp);
-	return ret;
 }
 
 /* The session stopped: tell the agent, in its model's own words. */

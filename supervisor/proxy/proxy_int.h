@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside liblgproxy.so: proxy.c (the agent's side: libmicrohttpd, routes,
- * the answer), proxy_events.c (what a model stream and a request say, to
- * the session), proxy_upstream.c (libcurl to the model API) and
- * proxy_ws.c (a websocket relayed message by message) share these.
+ * the answer), events.c (what a model stream and a request say, to the
+ * session), upstream.c (libcurl to the model API) and ws.c (a websocket
+ * relayed message by message) share these. Calls go one way: proxy.c ->
+ * ws.c -> events.c and upstream.c.
  */
 #ifndef LG_PROXY_INT_H
 #define LG_PROXY_INT_H
@@ -49,7 +50,10 @@ struct call {
 	uint64_t seq; /* for evicting the oldest */
 };
 
-/* The session's entry points, handed over by lgrun (one proxy a process). */
+/*
+ * The session's entry points, handed over by lgrun (one proxy a process):
+ * events.c's, which speaks to the session.
+ */
 extern struct lg_proxy_ops ops;
 
 struct lg_proxy {
@@ -126,8 +130,21 @@ struct req {
 	} pend, hold, out;
 };
 
-enum MHD_Result answer(struct MHD_Connection *con, int status, const char *body,
-		       const char *type);
+/* A whole response to the agent: proxy.c's answers, ws.c's failures. */
+static inline enum MHD_Result answer(struct MHD_Connection *con, int status,
+				     const char *body, const char *type)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", type);
+	ret = MHD_queue_response(con, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
 
 void on_tool_call(void *ctx, const struct lg_llm_call *lc);
 

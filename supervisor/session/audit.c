@@ -5,6 +5,23 @@
 #include "lib/cleanup.h"
 #include "session_int.h"
 
+/* The name of pid's program, as the records give it ("?": gone). */
+void sess_read_exe(pid_t pid, char *out, size_t size)
+{
+	char p[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
+	n = readlink(p, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		snprintf(out, size, "?");
+		return;
+	}
+	buf[n] = '\0';
+	lg_path_strip_deleted(buf);
+	snprintf(out, size, "%s", lg_path_basename(buf));
+}
+
 static void json_recent(struct lg_session *s, struct lg_json *j)
 {
 	struct lg_json arr = { 0 };

@@ -46,19 +46,28 @@ void lg_session_record_flush(struct lg_session *s)
 	lg_record_flush(s->rec);
 }
 
-/* sess_restored, its answers recorded for a replay. */
+/* The guard's question, "has it come back?", and who answers it. */
+struct asked {
+	struct lg_session *s;
+	bool (*restored)(void *ctx, const char *target, enum lg_op op,
+			 const struct lg_target_id *id);
+	void *ctx;
+};
+
+/* The answer, recorded for a replay. */
 static bool restored_recorded(void *ctx, const char *target, enum lg_op op,
 			      const struct lg_target_id *id)
 {
-	struct lg_session *s = ctx;
-	bool a = sess_restored(ctx, target, op, id);
+	const struct asked *q = ctx;
+	bool a = q->restored(q->ctx, target, op, id);
 
-	lg_record_restored(s->rec, s->feed_now, target, op, id, a);
+	lg_record_restored(q->s->rec, q->s->feed_now, target, op, id, a);
 	return a;
 }
 
 enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
-			  const struct lg_event *ev, struct lg_guard_env *env,
+			  const struct lg_event *ev,
+			  const struct lg_guard_env *env,
 			  struct lg_findings *out)
 {
 	enum lg_verdict v;
@@ -66,10 +75,15 @@ enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 	if (!s->rec) {
 		v = lg_guard_feed(g, ev, env, out);
 	} else {
-		if (env->restored == sess_restored)
-			env->restored = restored_recorded;
+		struct asked q = { s, env->restored, env->ctx };
+		struct lg_guard_env rec_env = *env;
+
+		if (env->restored) {
+			rec_env.restored = restored_recorded;
+			rec_env.ctx = &q;
+		}
 		s->feed_now = env->now_ms;
-		v = lg_guard_feed(g, ev, env, out);
+		v = lg_guard_feed(g, ev, &rec_env, out);
 		lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v,
 				out);
 	}

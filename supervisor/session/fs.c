@@ -26,21 +26,6 @@ static bool our_binary(pid_t pid)
 	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
 	return stat(p, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
 }
-void sess_read_exe(pid_t pid, char *out, size_t size)
-{
-	char p[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
-	n = readlink(p, buf, sizeof(buf) - 1);
-	if (n <= 0) {
-		snprintf(out, size, "?");
-		return;
-	}
-	buf[n] = '\0';
-	lg_path_strip_deleted(buf);
-	snprintf(out, size, "%s", lg_path_basename(buf));
-}
 /*
  * The program doing an op. EXE_NOW reads it now (what a refusal or a trip
  * names). EXE_RECENT reads it unless it was read in the last EXE_FRESH_MS
@@ -113,6 +98,12 @@ static int64_t ns(struct statx_timestamp t)
 {
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
+/*
+ * The guard's question: has a target removed earlier come back? Not where
+ * git removed content its object database does not hold (reset --hard,
+ * checkout -- f over changes): git writes the committed content there,
+ * and the removed content is gone.
+ */
 bool sess_restored(void *ctx, const char *target, enum lg_op op,
 		   const struct lg_target_id *id)
 {

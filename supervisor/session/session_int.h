@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the session: its state and the lock every public function holds
- * (HOLD), shared by session.c (the events and the actions), session_fs.c
- * (destructive file operations: facts, lineage, renames, decisions) and
- * session_record.c (the audit records, the state file, the metrics).
+ * (HOLD), shared by session.c (the events and their handlers), fs.c
+ * (destructive file operations: facts, lineage, renames, decisions),
+ * act.c (what the findings make the session do), feed.c (every feed of a
+ * guard, recorded), steer.c (the notes to the model) and audit.c (the
+ * audit records, the state file, the metrics). Calls go one way:
+ * session.c -> fs.c -> act.c and feed.c -> steer.c -> audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -258,7 +261,8 @@ void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
 		      const struct lg_session_info *info);
 /* Every feed of a guard goes here: recorded (record.h) with its verdict. */
 enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
-			  const struct lg_event *ev, struct lg_guard_env *env,
+			  const struct lg_event *ev,
+			  const struct lg_guard_env *env,
 			  struct lg_findings *out);
 int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
 	       bool restored, struct lg_session_verdict *v);

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the detectors report: findings and the words they are written in.
+ * Below every detector and the guard that walks them (guard.c), so calls
+ * go one way: guard.c -> each detector -> here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detectors.h"
+
+static struct lg_finding *vadd(struct lg_findings *out, enum lg_verdict action,
+			       bool note, const char *rule, const char *reason,
+			       const char *fmt, va_list ap)
+{
+	struct lg_finding *f;
+
+	if (out->n >= LG_MAX_FINDINGS)
+		return NULL;
+	f = &out->f[out->n++];
+	f->note = note;
+	f->action = action;
+	f->rule = rule;
+	f->reason = reason;
+	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	return f;
+}
+
+struct lg_finding *lg_findings_add(struct lg_findings *out,
+				   enum lg_verdict action, const char *rule,
+				   const char *reason, const char *fmt, ...)
+{
+	struct lg_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	f = vadd(out, action, false, rule, reason, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
+				    const char *reason, const char *fmt, ...)
+{
+	struct lg_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	f = vadd(out, LG_ALLOW, true, rule, reason, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+bool lg_finding_steers(const struct lg_finding *f)
+{
+	if (f->note)
+		return true;
+	/* a budget's reserve: one step short too */
+	if (f->action == LG_WARN && strcmp(f->rule, "budget") == 0 &&
+	    ends_with(f->reason, "_reserve"))
+		return true;
+	/* seed 004's detectors correct the model when they fire */
+	return f->action != LG_ALLOW && (strcmp(f->rule, "failures") == 0 ||
+					 strcmp(f->rule, "greeting") == 0 ||
+					 strcmp(f->rule, "output_repeat") == 0);
+}
+
+const char *lg_op_plural(enum lg_op op)
+{
+	switch (op) {
+	case LG_OP_TRUNCATE:
+	case LG_OP_OPEN_TRUNC:
+		return "truncations";
+	case LG_OP_RMDIR:
+		return "directory removals";
+	case LG_OP_TOOL_DELETE:
+		return "tool deletes";
+	default:
+		return "deletes";
+	}
+}
