@@ -77,7 +77,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/session/lineage.c \
-	supervisor/egress/head.c supervisor/proxy/routes.c
+	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
@@ -202,7 +202,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
 LGCTL_DEPS := record/audit record/record record/replay quarantine/index \
-	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext \
+	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
@@ -283,14 +283,14 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm/llm.h superv
 		$(LLM_SRC) -ljansson
 
 # What lgrun writes from names it does not choose: JSON and terminal text.
-$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/record/audit.c \
-		supervisor/lib/termtext.c supervisor/record/audit.h supervisor/lib/termtext.h \
+$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/lib/json.c \
+		supervisor/lib/termtext.c supervisor/lib/json.h supervisor/lib/termtext.h \
 		supervisor/egress/head.c supervisor/egress/egress.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
-		supervisor/record/audit.c supervisor/lib/termtext.c supervisor/egress/head.c
+		supervisor/lib/json.c supervisor/lib/termtext.c supervisor/egress/head.c
 
 # zstd request bodies (Codex), decoded and read by the parsers.
 $(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/proxy/zbody.c \
@@ -330,7 +330,7 @@ $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
 # The config loader (any file a user writes).
 FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \
 	supervisor/proxy/routes.c supervisor/lib/canon.c supervisor/lib/glob.c supervisor/guard/classify.c \
-	supervisor/guard/event.c supervisor/lib/termtext.c supervisor/record/audit.c preload/recog.c \
+	supervisor/guard/event.c supervisor/lib/termtext.c preload/recog.c \
 	supervisor/guard/verdict.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
 		supervisor/config/config_int.h

@@ -13,6 +13,7 @@
 
 #include "record/audit.h"
 #include "config/config.h"
+#include "lib/json.h"
 #include "lgctl.h"
 #include "lib/log.h"
 #include "session/session.h"
