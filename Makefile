@@ -241,7 +241,7 @@ $(TLSLIB): $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_audit: $(B)/obj/supervisor/record/audit.o
 $(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/replay.o \
 	$(B)/obj/supervisor/record/audit.o
-$(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o
+$(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
