@@ -80,6 +80,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
+	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/where.c supervisor/egress/egress.c \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
@@ -153,7 +154,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock
+	decrypt wsframe agentenv replay where clock fdpass
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -247,6 +248,7 @@ $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
+$(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'
