@@ -127,7 +127,8 @@ $(B)/bpf/vmlinux.h: | deps-check
 	@$(if $(Q),echo "  BTF     $@")
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
 
-$(B)/bpf/lgobserve.bpf.o: bpf/lgobserve.bpf.c bpf/lgobserve.h $(B)/bpf/vmlinux.h
+$(B)/bpf/lgobserve.bpf.o: bpf/lgobserve.bpf.c bpf/lgobserve.h \
+		supervisor/seccomp/syscalls.def $(B)/bpf/vmlinux.h
 	@$(if $(Q),echo "  BPF     $@")
 	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 		-I$(B)/bpf -Ibpf -c $< -o $@
@@ -154,7 +155,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock fdpass
+	decrypt wsframe agentenv replay where clock fdpass filter
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -249,7 +250,9 @@ $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
+$(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
+$(B)/tests/test_filter: TEST_LIBS := -lseccomp
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'
 $(B)/tests/test_config: $(B)/man/lgrun.ini.5
