@@ -522,16 +522,6 @@ static void busy(struct lg_notifier *n, const struct attempt *a)
 	atomic_store(&n->busy_since, lg_mono_ms());
 }
 
-int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
-{
-	struct seccomp_notif_resp resp = { .id = id, .error = -error };
-
-	/* Our struct is big enough: the kernel reads only what it knows. */
-	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
-}
-
 /* The mount the target is on, or its directory's when it does not exist. */
 static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
 {
