@@ -77,9 +77,10 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/session/lineage.c \
-	supervisor/egress/head.c supervisor/proxy/routes.c
+	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
+	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/where.c supervisor/egress/egress.c \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
@@ -126,7 +127,8 @@ $(B)/bpf/vmlinux.h: | deps-check
 	@$(if $(Q),echo "  BTF     $@")
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c >$@.tmp && mv $@.tmp $@
 
-$(B)/bpf/lgobserve.bpf.o: bpf/lgobserve.bpf.c bpf/lgobserve.h $(B)/bpf/vmlinux.h
+$(B)/bpf/lgobserve.bpf.o: bpf/lgobserve.bpf.c bpf/lgobserve.h \
+		supervisor/seccomp/syscalls.def $(B)/bpf/vmlinux.h
 	@$(if $(Q),echo "  BPF     $@")
 	$(Q)clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 		-I$(B)/bpf -Ibpf -c $< -o $@
@@ -153,7 +155,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock
+	decrypt wsframe agentenv replay where clock fdpass filter
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -202,7 +204,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
 LGCTL_DEPS := record/audit record/record record/replay quarantine/index \
-	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext \
+	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
@@ -241,13 +243,16 @@ $(TLSLIB): $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_audit: $(B)/obj/supervisor/record/audit.o
 $(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/replay.o \
 	$(B)/obj/supervisor/record/audit.o
-$(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o
+$(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
+$(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
+$(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
+$(B)/tests/test_filter: TEST_LIBS := -lseccomp
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
 $(B)/tests/test_config: TEST_DEFS := -DLG_MANPAGE='"$(abspath $(B))/man/lgrun.ini.5"'
 $(B)/tests/test_config: $(B)/man/lgrun.ini.5
@@ -283,14 +288,14 @@ $(B)/fuzz/fuzz_llm: tests/fuzz/fuzz_llm.c $(LLM_SRC) supervisor/llm/llm.h superv
 		$(LLM_SRC) -ljansson
 
 # What lgrun writes from names it does not choose: JSON and terminal text.
-$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/record/audit.c \
-		supervisor/lib/termtext.c supervisor/record/audit.h supervisor/lib/termtext.h \
+$(B)/fuzz/fuzz_text: tests/fuzz/fuzz_text.c supervisor/lib/json.c \
+		supervisor/lib/termtext.c supervisor/lib/json.h supervisor/lib/termtext.h \
 		supervisor/egress/head.c supervisor/egress/egress.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_text.c \
-		supervisor/record/audit.c supervisor/lib/termtext.c supervisor/egress/head.c
+		supervisor/lib/json.c supervisor/lib/termtext.c supervisor/egress/head.c
 
 # zstd request bodies (Codex), decoded and read by the parsers.
 $(B)/fuzz/fuzz_zbody: tests/fuzz/fuzz_zbody.c supervisor/proxy/zbody.c \
@@ -330,7 +335,7 @@ $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
 # The config loader (any file a user writes).
 FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \
 	supervisor/proxy/routes.c supervisor/lib/canon.c supervisor/lib/glob.c supervisor/guard/classify.c \
-	supervisor/guard/event.c supervisor/lib/termtext.c supervisor/record/audit.c preload/recog.c \
+	supervisor/guard/event.c supervisor/lib/termtext.c preload/recog.c \
 	supervisor/guard/verdict.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
 		supervisor/config/config_int.h

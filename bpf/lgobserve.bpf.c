@@ -178,6 +178,40 @@ static __always_inline void get_args(struct pt_regs *regs, bool compat,
 }
 
 /*
+ * The syscalls of supervisor/seccomp/syscalls.def, by the kind of each:
+ * the op reported for it here, or 0: not reported (an exec has its own
+ * tracepoint; openat2's flags are behind a pointer).
+ */
+#define LGB_KIND_UNLINK LGB_OP_UNLINK
+#define LGB_KIND_RMDIR LGB_OP_RMDIR
+#define LGB_KIND_TRUNCATE LGB_OP_TRUNCATE
+#define LGB_KIND_OPEN LGB_OP_WRITE_OPEN
+#define LGB_KIND_CREAT LGB_OP_WRITE_OPEN
+#define LGB_KIND_OPEN_HOW 0
+#define LGB_KIND_RENAME LGB_OP_RENAME
+#define LGB_KIND_EXEC 0
+
+/* The op of a syscall of this kind, from its flags argument (-1: none). */
+static __always_inline __u32 refine(__u32 op, const struct args *x, int flags)
+{
+	unsigned long f = flags >= 0 && flags < 4 ? x->a[flags] : 0;
+
+	if (op == LGB_OP_UNLINK && (f & AT_REMOVEDIR_))
+		return LGB_OP_RMDIR;
+	if (op == LGB_OP_WRITE_OPEN && flags >= 0 &&
+	    !(f & (O_WRONLY_ | O_RDWR_ | O_CREAT_ | O_TRUNC_)))
+		return 0; /* an open for reading */
+	return op;
+}
+
+#define LGB_ROW(nr_, kind, dirfd, path, flags)                   \
+	if (LGB_KIND_##kind != 0 && (nr_) >= 0 && nr == (nr_)) { \
+		*dirfd_arg = dirfd;                              \
+		*path_arg = path;                                \
+		return refine(LGB_KIND_##kind, x, flags);        \
+	}
+
+/*
  * Which op a syscall is, where its path is (argument index, -1: none) and
  * its directory fd (-1: AT_FDCWD). 0: not one we report.
  */
@@ -188,128 +222,40 @@ static __always_inline __u32 classify(long nr, bool compat,
 	*dirfd_arg = -1;
 	*path_arg = 0;
 	if (compat) {
-		switch (nr) {
-		case 10: /* unlink */
-			return LGB_OP_UNLINK;
-		case 40: /* rmdir */
-			return LGB_OP_RMDIR;
-		case 301: /* unlinkat */
-			*dirfd_arg = 0;
-			*path_arg = 1;
-			return x->a[2] & AT_REMOVEDIR_ ? LGB_OP_RMDIR :
-							 LGB_OP_UNLINK;
-		case 92: /* truncate */
-		case 193: /* truncate64 */
-			return LGB_OP_TRUNCATE;
-		case 93: /* ftruncate */
-		case 194: /* ftruncate64 */
-			*path_arg = -1;
-			return LGB_OP_TRUNCATE;
-		case 5: /* open */
-			return x->a[1] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ |
-					  O_TRUNC_) ?
-				       LGB_OP_WRITE_OPEN :
-				       0;
-		case 295: /* openat */
-			*dirfd_arg = 0;
-			*path_arg = 1;
-			return x->a[2] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ |
-					  O_TRUNC_) ?
-				       LGB_OP_WRITE_OPEN :
-				       0;
-		case 8: /* creat */
-			return LGB_OP_WRITE_OPEN;
-		case 38: /* rename */
-			return LGB_OP_RENAME;
-		case 302: /* renameat */
-		case 353: /* renameat2 */
-			*dirfd_arg = 0;
-			*path_arg = 1;
-			return LGB_OP_RENAME;
-		}
+#define LG_SYSCALL(name, sys, nr64, nr32, needs, kind, dirfd, path, flags) \
+	LGB_ROW(nr32, kind, dirfd, path, flags)
+#include "../supervisor/seccomp/syscalls.def"
+#undef LG_SYSCALL
 		return 0;
 	}
-	switch (nr) {
-	case 87: /* unlink */
-		return LGB_OP_UNLINK;
-	case 84: /* rmdir */
-		return LGB_OP_RMDIR;
-	case 263: /* unlinkat */
-		*dirfd_arg = 0;
-		*path_arg = 1;
-		return x->a[2] & AT_REMOVEDIR_ ? LGB_OP_RMDIR : LGB_OP_UNLINK;
-	case 76: /* truncate */
-		return LGB_OP_TRUNCATE;
-	case 77: /* ftruncate */
-		*path_arg = -1;
-		return LGB_OP_TRUNCATE;
-	case 2: /* open */
-		return x->a[1] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ | O_TRUNC_) ?
-			       LGB_OP_WRITE_OPEN :
-			       0;
-	case 257: /* openat */
-		*dirfd_arg = 0;
-		*path_arg = 1;
-		return x->a[2] & (O_WRONLY_ | O_RDWR_ | O_CREAT_ | O_TRUNC_) ?
-			       LGB_OP_WRITE_OPEN :
-			       0;
-	case 85: /* creat */
-		return LGB_OP_WRITE_OPEN;
-	case 82: /* rename */
-		return LGB_OP_RENAME;
-	case 264: /* renameat */
-	case 316: /* renameat2 */
-		*dirfd_arg = 0;
-		*path_arg = 1;
-		return LGB_OP_RENAME;
-	}
+#define LG_SYSCALL(name, sys, nr64, nr32, needs, kind, dirfd, path, flags) \
+	LGB_ROW(nr64, kind, dirfd, path, flags)
+#include "../supervisor/seccomp/syscalls.def"
+#undef LG_SYSCALL
 	return 0;
 }
 
 /*
- * Could classify (or connect_event) want it? One switch, before any map
- * is read: most syscalls (read, write, poll...) are none of these, and
- * sys_exit runs for every syscall on the machine.
+ * Could classify (or connect_event) want it? Before any map is read: most
+ * syscalls (read, write, poll...) are none of these, and sys_exit runs for
+ * every syscall on the machine (the compiler makes one switch of these).
  */
 static __always_inline bool wanted(long nr, bool compat)
 {
 	if (compat) {
-		switch (nr) {
-		case 10:
-		case 40:
-		case 301:
-		case 92:
-		case 193:
-		case 93:
-		case 194:
-		case 5:
-		case 295:
-		case 8:
-		case 38:
-		case 302:
-		case 353:
-		case 362:
-		case 102:
-			return true;
-		}
-		return false;
-	}
-	switch (nr) {
-	case 87:
-	case 84:
-	case 263:
-	case 76:
-	case 77:
-	case 2:
-	case 257:
-	case 85:
-	case 82:
-	case 264:
-	case 316:
-	case 42:
+#define LG_SYSCALL(name, sys, nr64, nr32, needs, kind, dirfd, path, flags) \
+	if (LGB_KIND_##kind != 0 && (nr32) >= 0 && nr == (nr32))           \
 		return true;
+#include "../supervisor/seccomp/syscalls.def"
+#undef LG_SYSCALL
+		return nr == 362 || nr == 102; /* connect, socketcall */
 	}
-	return false;
+#define LG_SYSCALL(name, sys, nr64, nr32, needs, kind, dirfd, path, flags) \
+	if (LGB_KIND_##kind != 0 && (nr64) >= 0 && nr == (nr64))           \
+		return true;
+#include "../supervisor/seccomp/syscalls.def"
+#undef LG_SYSCALL
+	return nr == 42; /* connect */
 }
 
 static __always_inline bool is_write(long nr, bool compat)

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "tree/cgroup.h"
+#include "lib/fdpass.h"
 
 struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 				  const struct lg_cgroup *cg,
@@ -450,30 +451,16 @@ bool lg_control_handle(struct lg_control *c, int epfd, int fd)
 	if (!c->conns[fd])
 		return true; /* a malformed ring dropped it */
 	for (;;) {
-		union {
-			char b[CMSG_SPACE(sizeof(int))];
-			struct cmsghdr align;
-		} u;
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov,
-				     .msg_iovlen = 1,
-				     .msg_control = u.b,
-				     .msg_controllen = sizeof(u.b) };
-		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		int r, rfd = -1;
+		int r, rfd;
+		ssize_t n =
+			lg_recv_fd(fd, buf, sizeof(buf), &rfd, MSG_DONTWAIT);
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (n == -EAGAIN || n == -EINTR)
 			return true;
 		if (n <= 0) {
 			drop_conn(c, epfd, fd);
 			return true;
 		}
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
-		     cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET &&
-			    cm->cmsg_type == SCM_RIGHTS &&
-			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&rfd, CMSG_DATA(cm), sizeof(int));
 		c->st.frames++;
 		r = lg_wire_decode(buf, (size_t)n, &m, scratch,
 				   sizeof(scratch));

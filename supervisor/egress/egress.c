@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "egress.h"
+#include "lib/clock.h"
 
 #define HEAD_MAX 16384 /* a request head longer than this is refused */
 #define HEAD_TIMEOUT_MS 30000
@@ -43,14 +44,6 @@ struct lg_egress {
 };
 
 /* ---- the connections ------------------------------------------------- */
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -80,12 +73,12 @@ static int write_all(int fd, const char *p, size_t n)
  */
 static ssize_t read_head(int fd, char *buf, size_t size, size_t *got)
 {
-	uint64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
+	uint64_t deadline = lg_mono_ms() + HEAD_TIMEOUT_MS;
 	size_t n = 0;
 
 	while (n < size) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		uint64_t now = now_ms();
+		uint64_t now = lg_mono_ms();
 		ssize_t r;
 
 		if (now >= deadline)
@@ -595,14 +588,14 @@ bool lg_egress_stop(struct lg_egress *e)
 	for (struct conn *c = e->conns; c; c = c->next)
 		shutdown(c->fd, SHUT_RDWR);
 	pthread_mutex_unlock(&e->mu);
-	until = now_ms() + STOP_WAIT_MS;
+	until = lg_mono_ms() + STOP_WAIT_MS;
 	do {
 		pthread_mutex_lock(&e->mu);
 		left = e->nconns > 0;
 		pthread_mutex_unlock(&e->mu);
 		if (left)
 			usleep(2000);
-	} while (left && now_ms() < until);
+	} while (left && lg_mono_ms() < until);
 	if (left)
 		return false; /* a thread still uses e: left to our exit */
 	close(e->wake);

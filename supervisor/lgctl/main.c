@@ -12,6 +12,7 @@
 
 #include "record/audit.h"
 #include "config/config.h"
+#include "lib/json.h"
 #include "lgctl.h"
 #include "lib/log.h"
 #include "session/session.h"

@@ -34,6 +34,7 @@
 #include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "config/config.h"
+#include "lib/json.h"
 #include "lgctl.h"
 #include "store/state.h"
 #include "lib/termtext.h"

@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "record/audit.h"
+#include "lib/json.h"
 #include "egress/agentenv.h"
 #include "tree/cgroup.h"
 #include "tree/watchdog.h"

@@ -17,11 +17,7 @@ void kill_now(void *ctx)
 {
 	struct loop *l = ctx;
 
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	atomic_store(&l->kill_started_ns,
-		     (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+	atomic_store(&l->kill_started_ns, lg_mono_ns());
 	lg_tree_kill_start(l->cg, l->child.pid);
 }
 
@@ -57,22 +53,15 @@ int run_trip(struct loop *l)
 	const char *method = "none";
 	int survivors;
 	double ms;
-	struct timespec a, b;
 	struct lg_session_view v;
 
 	/* Timed from the moment the kill began, in kill_now(). */
-	{
-		uint64_t ns = atomic_load(&l->kill_started_ns);
+	uint64_t start = atomic_load(&l->kill_started_ns);
 
-		a.tv_sec = (time_t)(ns / 1000000000u);
-		a.tv_nsec = (long)(ns % 1000000000u);
-		if (!ns)
-			clock_gettime(CLOCK_MONOTONIC, &a);
-	}
+	if (!start)
+		start = lg_mono_ns();
 	survivors = lg_tree_kill(l->cg, KILL_WAIT_MS, &method);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
-	     (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	ms = (double)(lg_mono_ns() - start) / 1e6;
 	reap_children(l);
 	{
 		/* what left the cgroup but is still ours (lgrun's subreaping) */

@@ -21,6 +21,16 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+uint64_t lg_mono_ns(void)
+{
+	return (uint64_t)clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t lg_boot_ns(void)
+{
+	return (uint64_t)clock_ns(CLOCK_BOOTTIME);
+}
+
 int64_t lg_real_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);

@@ -6,6 +6,9 @@
 #include <stdint.h>
 
 uint64_t lg_mono_ms(void);
+uint64_t lg_mono_ns(void);
+/* CLOCK_BOOTTIME: the monotonic clock plus the time the machine slept */
+uint64_t lg_boot_ns(void);
 int64_t lg_real_ns(void);
 
 /*

@@ -5,15 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "sources.h"
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int lg_sources_init(struct lg_sources *ls, int epfd)
 {
@@ -79,7 +72,7 @@ void lg_sources_arm(struct lg_sources *ls)
 bool lg_sources_dispatch(struct lg_sources *ls, int fd)
 {
 	if (fd == ls->tfd) {
-		uint64_t x, now = now_ms();
+		uint64_t x, now = lg_mono_ms();
 
 		if (read(ls->tfd, &x, sizeof(x)) < 0) {
 			/* spurious: the deadlines say what is due */

@@ -105,13 +105,6 @@ int lg_llm_request_last_results(enum lg_llm_api api, const char *body, size_t n,
 					   const struct lg_llm_result *r),
 				void *ctx, char *model, size_t model_size);
 
-/*
- * The model a request path names (Gemini: .../models/M:generateContent),
- * copied into model; returns its length, 0 (and "") when the path names
- * none or it does not fit.
- */
-size_t lg_llm_path_model(const char *path, char *model, size_t size);
-
 /* Whether the request asks for a streamed response. */
 bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
 			    const char *body, size_t n);

@@ -42,29 +42,6 @@ enum lg_llm_api lg_llm_api_of(const char *route, const char *path)
 	return LG_LLM_UNKNOWN;
 }
 
-size_t lg_llm_path_model(const char *path, char *model, size_t size)
-{
-	const char *m = NULL, *q;
-	size_t n, end;
-
-	if (size)
-		model[0] = '\0';
-	if (!path)
-		return 0;
-	end = strcspn(path, "?#");
-	for (q = path; (q = strstr(q, "/models/")) && (size_t)(q - path) < end;
-	     q++)
-		m = q + 8;
-	if (!m)
-		return 0;
-	n = strcspn(m, ":/?#");
-	if (!size || n >= size)
-		return 0;
-	memcpy(model, m, n);
-	model[n] = '\0';
-	return n;
-}
-
 /* Text of a result's content: a string, or the text parts of an array. */
 char *llm_content_text(const json_t *c)
 {

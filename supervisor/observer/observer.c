@@ -122,7 +122,7 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	ev.data.fd = o->fd;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, o->fd, &ev);
 	why[0] = '\0';
-	o->start_ms = obs_now_ns() / 1000000;
+	o->start_ms = lg_mono_ms();
 	o->watching = o->ops->watching(o->bo);
 	snprintf(o->tracing, sizeof(o->tracing), "off");
 	if (!o->cfg.shim)
@@ -180,7 +180,7 @@ void lg_observer_hello(struct lg_observer *o, pid_t pid, uint64_t sent_ns)
 		return;
 	p = obs_proc_get(o, pid, true);
 	if (!sent_ns)
-		sent_ns = obs_now_ns();
+		sent_ns = lg_mono_ns();
 	if (p && sent_ns > p->hello_ns)
 		p->hello_ns = sent_ns;
 	if (o->attached)
@@ -233,7 +233,7 @@ static void queue(struct lg_observer *o, const struct lgb_event *e,
 			return;
 	}
 	p = &o->pend[(o->phead + o->pn++) % NPENDING];
-	p->due_ms = obs_now_ns() / 1000000 + HELLO_WAIT_MS;
+	p->due_ms = lg_mono_ms() + HELLO_WAIT_MS;
 	p->ts_ns = e->ts_ns;
 	p->pid = (pid_t)e->pid;
 	p->type = e->type;
@@ -508,7 +508,7 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 
 void lg_observer_tick(struct lg_observer *o)
 {
-	uint64_t now = obs_now_ns() / 1000000;
+	uint64_t now = lg_mono_ms();
 
 	while (o && o->pn && o->pend[o->phead].due_ms <= now) {
 		decide(o, &o->pend[o->phead]);

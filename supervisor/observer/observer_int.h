@@ -17,6 +17,7 @@
 #include "bpfobs.h"
 #include "tree/cgroup.h"
 #include "lib/cleanup.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "observer.h"
 
@@ -89,7 +90,6 @@ struct lg_observer {
 };
 
 /* procs.c */
-uint64_t obs_now_ns(void); /* CLOCK_MONOTONIC */
 /* pid's slot in the process table (made when add), or NULL */
 struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add);
 /* The process's name: from its exec, else /proc, else comm. */

@@ -6,17 +6,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "observer_int.h"
-
-uint64_t obs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 struct proc *obs_proc_get(struct lg_observer *o, pid_t pid, bool add)
 {

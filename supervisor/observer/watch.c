@@ -31,7 +31,7 @@ void obs_watch_syscalls(struct lg_observer *o, const char *why)
 	}
 	o->watching |= LGB_WATCH_SYSCALLS;
 	snprintf(o->tracing, sizeof(o->tracing), "on at %.3fs: %s",
-		 (double)(obs_now_ns() / 1000000 - o->start_ms) / 1000.0, why);
+		 (double)(lg_mono_ms() - o->start_ms) / 1000.0, why);
 	lg_info("the eBPF observer traces syscalls from now on: %s", why);
 }
 
@@ -53,8 +53,7 @@ bool obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 	c->pid = pid;
 	c->late = late;
 	c->exec_ns = exec_ns;
-	c->due_ms =
-		obs_now_ns() / 1000000 + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
+	c->due_ms = lg_mono_ms() + (late ? HELLO_WAIT_MS : EXEC_WAIT_MS);
 	return true;
 }
 

@@ -537,7 +537,6 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
 	       char *err, size_t errsize)
 {
-	const union MHD_DaemonInfo *info;
 	struct lg_proxy *p;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -572,14 +571,7 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 		free(p);
 		return NULL;
 	}
-	info = MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_BIND_PORT);
-	p->port = info ? info->port : 0;
 	return p;
-}
-
-LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p)
-{
-	return p->port;
 }
 
 LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,

@@ -166,7 +166,6 @@ lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
 	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
 	       char *err, size_t errsize);
-LG_PROXY_EXPORT uint16_t lg_proxy_port(const struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
 				    struct lg_proxy_stats *st);

@@ -16,6 +16,7 @@
 #include "record/audit.h"
 #include "lib/cleanup.h"
 #include "lib/clock.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "quarantine_int.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "lib/cleanup.h"
+#include "lib/json.h"
 #include "record.h"
 
 #define BUF_MAX (64 * 1024)

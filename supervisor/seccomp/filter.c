@@ -14,49 +14,28 @@
 #include "filter.h"
 #include "lib/log.h"
 
-struct sysmap {
-	const char *name;
-	enum lg_sys sys;
-	unsigned needs; /* LG_SC_* bit that enables it */
-	int nr[2]; /* resolved for x86_64, i386 (__NR_SCMP_ERROR if none) */
-};
-
 /* opens leave the kernel to be counted (open_trunc) or kept first */
-#define OPENS (LG_SC_OPEN_TRUNC | LG_SC_KEEP_WRITES)
+#define LG_SC_OPENS (LG_SC_OPEN_TRUNC | LG_SC_KEEP_WRITES)
 
-static struct sysmap map[] = {
-	{ "unlink", LG_SYS_UNLINK, LG_SC_UNLINK, { 0, 0 } },
-	{ "unlinkat", LG_SYS_UNLINKAT, LG_SC_UNLINKAT, { 0, 0 } },
-	{ "rmdir", LG_SYS_RMDIR, LG_SC_RMDIR, { 0, 0 } },
-	{ "truncate", LG_SYS_TRUNCATE, LG_SC_TRUNCATE, { 0, 0 } },
-	{ "truncate64", LG_SYS_TRUNCATE64, LG_SC_TRUNCATE, { 0, 0 } },
-	{ "ftruncate", LG_SYS_FTRUNCATE, LG_SC_FTRUNCATE, { 0, 0 } },
-	{ "ftruncate64", LG_SYS_FTRUNCATE64, LG_SC_FTRUNCATE, { 0, 0 } },
-	{ "open", LG_SYS_OPEN, OPENS, { 0, 0 } },
-	{ "openat", LG_SYS_OPENAT, OPENS, { 0, 0 } },
-	{ "creat", LG_SYS_CREAT, OPENS, { 0, 0 } },
-	{ "openat2", LG_SYS_OPENAT2, OPENS, { 0, 0 } },
-	{ "rename", LG_SYS_RENAME, LG_SC_RENAME, { 0, 0 } },
-	{ "renameat", LG_SYS_RENAMEAT, LG_SC_RENAME, { 0, 0 } },
-	{ "renameat2", LG_SYS_RENAMEAT2, LG_SC_RENAME, { 0, 0 } },
-	{ "execve", LG_SYS_EXECVE, LG_SC_EXEC, { 0, 0 } },
-	{ "execveat", LG_SYS_EXECVEAT, LG_SC_EXEC, { 0, 0 } },
+static const struct lg_syscall map[] = {
+#define LG_SYSCALL(name_, sys_, nr64, nr32, needs_, kind_, dirfd_, path_, \
+		   flags_)                                                \
+	{ .name = name_,                                                  \
+	  .sys = LG_SYS_##sys_,                                           \
+	  .kind = LG_KIND_##kind_,                                        \
+	  .needs = needs_,                                                \
+	  .nr = { nr64, nr32 },                                           \
+	  .dirfd = dirfd_,                                                \
+	  .path = path_,                                                  \
+	  .flags = flags_ },
+#include "syscalls.def"
+#undef LG_SYSCALL
 };
 #define NMAP (sizeof(map) / sizeof(map[0]))
 
-static const uint32_t arches[2] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
-
-static void resolve_numbers(void)
+const struct lg_syscall *lg_syscall_of(enum lg_sys sys)
 {
-	static int done;
-
-	if (done)
-		return;
-	for (size_t i = 0; i < NMAP; i++)
-		for (int a = 0; a < 2; a++)
-			map[i].nr[a] = seccomp_syscall_resolve_name_arch(
-				arches[a], map[i].name);
-	done = 1;
+	return sys > LG_SYS_OTHER && (size_t)sys <= NMAP ? &map[sys - 1] : NULL;
 }
 
 int lg_filter_arch_is_32(uint32_t arch)
@@ -74,9 +53,8 @@ enum lg_sys lg_filter_classify(uint32_t arch, int nr)
 		a = 1;
 	else
 		return LG_SYS_OTHER;
-	resolve_numbers();
 	for (size_t i = 0; i < NMAP; i++)
-		if (map[i].nr[a] == nr)
+		if (nr >= 0 && map[i].nr[a] == nr)
 			return map[i].sys;
 	return LG_SYS_OTHER;
 }
@@ -178,7 +156,6 @@ int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 	scmp_filter_ctx ctx;
 	int r;
 
-	resolve_numbers();
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
@@ -197,9 +174,8 @@ int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 	for (size_t i = 0; i < NMAP; i++) {
 		if (!(syscalls & map[i].needs))
 			continue;
-		if (map[i].sys == LG_SYS_OPEN || map[i].sys == LG_SYS_OPENAT)
-			r = add_open(ctx, map[i].name,
-				     map[i].sys == LG_SYS_OPEN ? 1 : 2,
+		if (map[i].kind == LG_KIND_OPEN)
+			r = add_open(ctx, map[i].name, (unsigned)map[i].flags,
 				     syscalls & LG_SC_KEEP_WRITES);
 		else
 			r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, 0, NULL);

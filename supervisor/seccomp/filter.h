@@ -2,7 +2,7 @@
 /*
  * The seccomp filter: which syscalls leave the kernel for the supervisor,
  * which fail outright, and how the notify loop maps a (arch, nr) back to
- * what the syscall does.
+ * what the syscall does (syscalls.def, one table for all).
  */
 #ifndef LG_FILTER_H
 #define LG_FILTER_H
@@ -10,25 +10,38 @@
 #include <linux/filter.h>
 #include <stdint.h>
 
+/* Each syscall of syscalls.def (LG_SYS_OTHER: none of them). */
 enum lg_sys {
 	LG_SYS_OTHER,
-	LG_SYS_UNLINK, /* path */
-	LG_SYS_UNLINKAT, /* dirfd, path, flags */
-	LG_SYS_RMDIR, /* path */
-	LG_SYS_TRUNCATE, /* path, length */
-	LG_SYS_TRUNCATE64, /* i386: path, length lo, length hi */
-	LG_SYS_FTRUNCATE, /* fd, length */
-	LG_SYS_FTRUNCATE64, /* i386: fd, length lo, length hi */
-	LG_SYS_OPEN, /* path, flags */
-	LG_SYS_OPENAT, /* dirfd, path, flags */
-	LG_SYS_CREAT, /* path */
-	LG_SYS_OPENAT2, /* dirfd, path, struct open_how * */
-	LG_SYS_RENAME, /* old, new */
-	LG_SYS_RENAMEAT, /* olddirfd, old, newdirfd, new */
-	LG_SYS_RENAMEAT2, /* olddirfd, old, newdirfd, new, flags */
-	LG_SYS_EXECVE, /* path, argv, envp */
-	LG_SYS_EXECVEAT, /* dirfd, path, argv, envp, flags */
+#define LG_SYSCALL(name, sys, ...) LG_SYS_##sys,
+#include "syscalls.def"
+#undef LG_SYSCALL
 };
+
+/* What a syscall does (syscalls.def says what each kind is). */
+enum lg_sys_kind {
+	LG_KIND_UNLINK,
+	LG_KIND_RMDIR,
+	LG_KIND_TRUNCATE,
+	LG_KIND_OPEN,
+	LG_KIND_CREAT,
+	LG_KIND_OPEN_HOW,
+	LG_KIND_RENAME,
+	LG_KIND_EXEC,
+};
+
+/* A line of syscalls.def. */
+struct lg_syscall {
+	const char *name;
+	enum lg_sys sys;
+	enum lg_sys_kind kind;
+	unsigned needs; /* the LG_SC_* bits that send it */
+	int nr[2]; /* x86_64, i386; -1: none */
+	int dirfd, path, flags; /* the arguments that hold them; -1: none */
+};
+
+/* The line of sys; NULL for LG_SYS_OTHER. */
+const struct lg_syscall *lg_syscall_of(enum lg_sys sys);
 
 /* A compiled filter, ready for seccomp(2) in the child. */
 struct lg_bpf {

@@ -296,86 +296,54 @@ static void open_flags(struct attempt *a, uint64_t flags)
 static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 		   struct attempt *a)
 {
+	const struct lg_syscall *sc = lg_syscall_of(sys);
 	const __u64 *arg = req->data.args;
+	uint64_t flags;
 
 	memset(a, 0, sizeof(*a));
 	a->dirfd = AT_FDCWD;
 	a->relevant = true;
-	switch (sys) {
-	case LG_SYS_UNLINK:
-		a->op = LG_OP_UNLINK;
-		a->path = arg[0];
-		break;
-	case LG_SYS_RMDIR:
-		a->op = LG_OP_RMDIR;
-		a->path = arg[0];
-		break;
-	case LG_SYS_UNLINKAT:
-		a->op = (arg[2] & AT_REMOVEDIR) ? LG_OP_RMDIR : LG_OP_UNLINK;
-		a->dirfd = (int)arg[0];
-		a->path = arg[1];
-		break;
-	case LG_SYS_TRUNCATE:
-		a->path = arg[0];
-		a->length = arg[1];
-		a->follow = true;
-		break;
-	case LG_SYS_TRUNCATE64:
-		a->path = arg[0];
-		a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
-		a->follow = true;
-		break;
-	case LG_SYS_FTRUNCATE:
-		a->fd = (int)arg[0];
-		a->length = arg[1];
-		break;
-	case LG_SYS_FTRUNCATE64:
-		a->fd = (int)arg[0];
-		a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
-		break;
-	case LG_SYS_OPEN:
-		a->path = arg[0];
-		open_flags(a, arg[1]);
-		break;
-	case LG_SYS_OPENAT:
-		a->dirfd = (int)arg[0];
-		a->path = arg[1];
-		open_flags(a, arg[2]);
-		break;
-	case LG_SYS_CREAT:
-		a->op = LG_OP_OPEN_TRUNC;
-		a->path = arg[0];
-		a->follow = true;
-		break;
-	case LG_SYS_OPENAT2:
-		a->op = LG_OP_OPEN_TRUNC;
-		a->dirfd = (int)arg[0];
-		a->path = arg[1];
-		a->follow = true;
-		break;
-	case LG_SYS_RENAME:
-		a->op = LG_OP_RENAME;
-		a->path = arg[0];
-		a->dirfd2 = AT_FDCWD;
-		a->path2 = arg[1];
-		break;
-	case LG_SYS_RENAMEAT:
-	case LG_SYS_RENAMEAT2:
-		a->op = LG_OP_RENAME;
-		a->dirfd = (int)arg[0];
-		a->path = arg[1];
-		a->dirfd2 = (int)arg[2];
-		a->path2 = arg[3];
-		a->rflags = sys == LG_SYS_RENAMEAT2 ? (unsigned)arg[4] : 0;
-		break;
-	default:
+	if (!sc || sc->kind == LG_KIND_EXEC)
 		return false;
-	}
-	if (sys == LG_SYS_TRUNCATE || sys == LG_SYS_TRUNCATE64 ||
-	    sys == LG_SYS_FTRUNCATE || sys == LG_SYS_FTRUNCATE64) {
+	if (sc->dirfd >= 0)
+		a->dirfd = (int)arg[sc->dirfd];
+	if (sc->path >= 0)
+		a->path = arg[sc->path];
+	else
+		a->fd = (int)arg[0];
+	flags = sc->flags >= 0 ? arg[sc->flags] : 0;
+	switch (sc->kind) {
+	case LG_KIND_UNLINK:
+		a->op = (flags & AT_REMOVEDIR) ? LG_OP_RMDIR : LG_OP_UNLINK;
+		break;
+	case LG_KIND_RMDIR:
+		a->op = LG_OP_RMDIR;
+		break;
+	case LG_KIND_TRUNCATE:
+		a->length = arg[1];
+		if (sys == LG_SYS_TRUNCATE64 || sys == LG_SYS_FTRUNCATE64)
+			a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
+		a->follow = sc->path >= 0;
 		a->op = a->length ? LG_OP_SHRINK : LG_OP_TRUNCATE;
 		if (lg_filter_arch_is_32(req->data.arch) && !(a->length >> 32))
 			a->length = (uint32_t)a->length;
+		break;
+	case LG_KIND_OPEN:
+		open_flags(a, flags);
+		break;
+	case LG_KIND_CREAT:
+	case LG_KIND_OPEN_HOW: /* its flags are read with the target */
+		a->op = LG_OP_OPEN_TRUNC;
+		a->follow = true;
+		break;
+	case LG_KIND_RENAME:
+		a->op = LG_OP_RENAME;
+		a->dirfd2 = sc->dirfd >= 0 ? (int)arg[sc->path + 1] : AT_FDCWD;
+		a->path2 = arg[sc->path + 1 + (sc->dirfd >= 0)];
+		a->rflags = (unsigned)flags;
+		break;
+	case LG_KIND_EXEC:
+		return false;
 	}
 	if (lg_filter_arch_is_32(req->data.arch)) {
 		a->path &= 0xffffffffULL;
@@ -554,16 +522,6 @@ static void busy(struct lg_notifier *n, const struct attempt *a)
 	atomic_store(&n->busy_since, lg_mono_ms());
 }
 
-int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error)
-{
-	struct seccomp_notif_resp resp = { .id = id, .error = -error };
-
-	/* Our struct is big enough: the kernel reads only what it knows. */
-	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
-}
-
 /* The mount the target is on, or its directory's when it does not exist. */
 static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
 {
@@ -722,6 +680,7 @@ unsigned lg_image_flags(int dirfd, const char *name)
  */
 static int answer_exec(struct lg_notifier *n, enum lg_sys sys)
 {
+	const struct lg_syscall *sc = lg_syscall_of(sys);
 	LG_WHERE_AUTO struct lg_where w = { .dirfd = -1 };
 	const __u64 *arg = n->req->data.args;
 	pid_t pid = (pid_t)n->req->pid;
@@ -732,18 +691,13 @@ static int answer_exec(struct lg_notifier *n, enum lg_sys sys)
 	if (!n->on_exec || !n->exec_wanted(n->exec_ctx))
 		return respond(n, n->req->id, 0);
 	busy(n, &a);
-	if (sys == LG_SYS_EXECVEAT)
-		r = arg_where(pid, (int)arg[0],
-			      lg_filter_arch_is_32(n->req->data.arch) ?
-				      arg[1] & 0xffffffffULL :
-				      arg[1],
-			      !(arg[4] & AT_SYMLINK_NOFOLLOW), &w);
-	else
-		r = arg_where(pid, AT_FDCWD,
-			      lg_filter_arch_is_32(n->req->data.arch) ?
-				      arg[0] & 0xffffffffULL :
-				      arg[0],
-			      true, &w);
+	r = arg_where(pid, sc->dirfd >= 0 ? (int)arg[sc->dirfd] : AT_FDCWD,
+		      lg_filter_arch_is_32(n->req->data.arch) ?
+			      arg[sc->path] & 0xffffffffULL :
+			      arg[sc->path],
+		      !(sc->flags >= 0 &&
+			(arg[sc->flags] & AT_SYMLINK_NOFOLLOW)),
+		      &w);
 	atomic_store(&n->busy_since, 0);
 	if (r == 0 && w.dirfd >= 0)
 		flags = lg_image_flags(w.dirfd, w.last);

@@ -47,8 +47,9 @@ struct lg_busy {
 /*
  * Any thread: true while the notify thread reads the target of a
  * notification (into *b). A read that never ends (a userfaultfd page
- * nobody serves) is answered for with lg_notifier_deny(), and the reader
- * abandoned for a spare.
+ * nobody serves) is left to its thread, which answers that notification
+ * when the read returns: the caller abandons n (lg_notifier_abandon) and
+ * reads the other notifications with a spare (lg_notifier_spare).
  */
 bool lg_notifier_busy(struct lg_notifier *n, struct lg_busy *b);
 
@@ -65,9 +66,6 @@ struct lg_notifier *lg_notifier_spare(const struct lg_notifier *n);
  */
 void lg_notifier_abandon(struct lg_notifier *n);
 bool lg_notifier_abandoned(struct lg_notifier *n);
-
-/* Any thread: refuses notification id with error (> 0). 0 or -errno. */
-int lg_notifier_deny(struct lg_notifier *n, uint64_t id, int error);
 
 /* What an exec's image is (lg_notifier_on_exec). */
 enum { LG_IMAGE_STATIC = 1u << 0, LG_IMAGE_SECURE = 1u << 1 };

@@ -26,6 +26,7 @@
 #include "../../preload/wire.h"
 #include "record/audit.h"
 #include "lib/canon.h"
+#include "lib/json.h"
 #include "tree/cgroup.h"
 #include "lineage.h"
 #include "lib/log.h"

@@ -11,6 +11,7 @@
 
 #include "record/audit.h"
 #include "config/config.h"
+#include "lib/json.h"
 #include "state.h"
 
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,

@@ -10,6 +10,7 @@
 #include <hiredis/hiredis.h>
 
 #include "config/config.h"
+#include "lib/clock.h"
 #include "store.h"
 
 #define RETRY_MS 1000 /* a lost store is tried again at most this often */
@@ -114,14 +115,6 @@ static void release(struct lg_store **held)
 #define HOLD(st)               \
 	struct lg_store *held_ \
 		__attribute__((cleanup(release), unused)) = hold(st)
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void drop(redisContext **c)
 {
@@ -275,7 +268,7 @@ static void lost(struct lg_store *st, const char *what)
 	snprintf(msg, sizeof(msg), "%s: %s", what,
 		 st->c && st->c->err ? st->c->errstr : "no answer");
 	drop(&st->c);
-	st->last_try_ms = mono_ms();
+	st->last_try_ms = lg_mono_ms();
 	set_state(st, false, msg);
 }
 
@@ -342,7 +335,7 @@ static unsigned journal_add(struct lg_store *st, const char *window,
 	j = &st->journal[(st->jhead + st->jn++) % JOURNAL];
 	snprintf(j->window, sizeof(j->window), "%s", window);
 	snprintf(j->member, sizeof(j->member), "%s", member);
-	j->at_ms = mono_ms();
+	j->at_ms = lg_mono_ms();
 	j->window_ms = window_ms;
 	return 1;
 }
@@ -352,7 +345,7 @@ static bool retry(struct lg_store *st)
 {
 	char why[512], msg[600];
 	unsigned replayed = 0;
-	uint64_t now = mono_ms();
+	uint64_t now = lg_mono_ms();
 
 	if (st->up)
 		return true;

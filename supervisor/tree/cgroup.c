@@ -19,15 +19,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "lib/clock.h"
 #include "lib/log.h"
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /*
  * The cgroup2 mount point: the usual places first (a statfs each), else
@@ -377,7 +370,7 @@ int lg_tree_signal(const struct lg_cgroup *cg, int sig)
 static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 {
 	char p[PATH_MAX + 32], buf[256];
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = lg_mono_ms() + (uint64_t)timeout_ms;
 	int fd, populated = 1;
 
 	snprintf(p, sizeof(p), "%s/cgroup.events", cg->path);
@@ -387,7 +380,7 @@ static int wait_cgroup_empty(const struct lg_cgroup *cg, int timeout_ms)
 	for (;;) {
 		struct pollfd pfd = { fd, POLLPRI, 0 };
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-		uint64_t now = mono_ms();
+		uint64_t now = lg_mono_ms();
 
 		if (n > 0) {
 			buf[n] = '\0';
@@ -420,7 +413,7 @@ void lg_tree_kill_start(const struct lg_cgroup *cg, pid_t pgid)
 int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 		 const char **method)
 {
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = lg_mono_ms() + (uint64_t)timeout_ms;
 	pid_t pids[4096];
 	int n;
 
@@ -445,7 +438,7 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 		for (int i = 0; i < n; i++)
 			kill(pids[i], SIGKILL);
 		reap();
-		if (mono_ms() >= end)
+		if (lg_mono_ms() >= end)
 			break;
 		usleep(200);
 	}
@@ -455,7 +448,7 @@ int lg_tree_kill(const struct lg_cgroup *cg, int timeout_ms,
 
 int lg_kill_leftovers(int timeout_ms, int *survivors)
 {
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = lg_mono_ms() + (uint64_t)timeout_ms;
 	pid_t pids[4096], seen[256];
 	int n, killed = 0, nseen = 0;
 
@@ -483,7 +476,7 @@ int lg_kill_leftovers(int timeout_ms, int *survivors)
 			killed++;
 		}
 		reap();
-		if (mono_ms() >= end)
+		if (lg_mono_ms() >= end)
 			break;
 		usleep(200);
 	}
@@ -500,8 +493,7 @@ static uint64_t born_ns(int dirfd)
 {
 	char buf[1024], *p, state = 0;
 	unsigned long long ticks = 0;
-	struct timespec mono, boot;
-	uint64_t b, slept;
+	uint64_t b, mono, slept;
 	ssize_t n;
 	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
 
@@ -521,11 +513,9 @@ static uint64_t born_ns(int dirfd)
 		   &state, &ticks) != 2 ||
 	    state == 'Z' || state == 'X')
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_BOOTTIME, &boot);
+	mono = lg_mono_ns();
+	slept = lg_boot_ns() - mono;
 	b = ticks * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
-	slept = (uint64_t)(boot.tv_sec - mono.tv_sec) * 1000000000ULL +
-		(uint64_t)(boot.tv_nsec - mono.tv_nsec);
 	return b > slept ? b - slept : 0;
 }
 

@@ -24,31 +24,10 @@
 
 #include "cgroup.h"
 #include "lib/cleanup.h"
+#include "lib/fdpass.h"
 #include "seccomp/filter.h"
 #include "launch.h"
 #include "lib/log.h"
-
-static int send_fd(int sock, int fd)
-{
-	char data = 'F';
-	struct iovec iov = { &data, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	memset(u.buf, 0, sizeof(u.buf));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
 
 /* One notification received and answered: the launch's own exec goes on. */
 static void continue_one(int fd)
@@ -84,28 +63,14 @@ static void continue_one(int fd)
 
 static int recv_fd(int sock, int *fd, char *tag)
 {
-	struct iovec iov = { tag, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
 	ssize_t r;
 
 	do
-		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
+		r = lg_recv_fd(sock, tag, 1, fd, 0);
+	while (r == -EINTR);
 	if (r <= 0)
-		return r < 0 ? -errno : -EPIPE;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return 0;
+		return r < 0 ? (int)r : -EPIPE;
+	return *fd >= 0 ? 0 : -EPROTO;
 }
 
 /* Child side, between fork and exec: async-signal-safe calls only. */
@@ -299,9 +264,9 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 		errno = -nfd;
 		goto fail;
 	}
-	if (send_fd(sock, nfd) < 0 ||
+	if (lg_send_fd(sock, nfd, "F", 1) < 0 ||
 	    write(sock, &iso, sizeof(iso)) != sizeof(iso) ||
-	    (sfd >= 0 && send_fd(sock, sfd) < 0))
+	    (sfd >= 0 && lg_send_fd(sock, sfd, "F", 1) < 0))
 		goto fail;
 	if (sfd >= 0)
 		close(sfd);

@@ -16,6 +16,7 @@
 #include "record/audit.h"
 #include "cgroup.h"
 #include "lib/clock.h"
+#include "lib/json.h"
 #include "store/state.h"
 #include "watchdog.h"
 

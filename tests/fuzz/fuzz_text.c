@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/audit.h"
 #include "egress/egress.h"
+#include "lib/json.h"
 #include "lib/termtext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "record/audit.h"
+#include "lib/json.h"
 
 static const char *one(struct lg_json *j, const char *key, const char *val)
 {

@@ -93,9 +93,20 @@ static void test_waits(void **state)
 	made_after_start_is_newer("/tmp", false, 40);
 }
 
+/* the monotonic clock in ms and ns is one clock; boot time includes it */
+static void test_mono(void **state)
+{
+	uint64_t ns = lg_mono_ns(), ms = lg_mono_ms(), ns2 = lg_mono_ns();
+
+	(void)state;
+	assert_true(ns / 1000000 <= ms && ms <= ns2 / 1000000);
+	assert_true(lg_boot_ns() >= ns2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_disk),
 		cmocka_unit_test(test_tmpfs),
 		cmocka_unit_test(test_waits),
