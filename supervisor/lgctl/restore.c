@@ -652,129 +652,198 @@ static void refuse(struct restore *r, const struct lgq_entry *e,
 	r->refused++;
 }
 
-static void put_file(struct restore *r, struct lgq_entry *e)
-{
-	const char *name = strrchr(e->path, '/') + 1;
-	LG_AUTOCLOSE int kfd = -1;
-	LG_AUTOCLOSE int pfd = -1;
-	LG_AUTOCLOSE int out = -1;
-	char why[PATH_MAX + 200];
-	struct folder *f;
+/* One file's restore: what put_file's phases share. */
+struct put {
+	struct lgq_entry *e;
+	const char *name; /* the path's last component */
+	struct folder *f; /* the kept file's */
+	int kfd; /* the kept file, or -errno */
+	int pfd; /* the path's folder, or -errno */
+	int out; /* the copy made at the path (--to elsewhere), or -1 */
+	bool here; /* something is at the path: cur */
 	struct statx cur;
-	struct stat ks;
-	bool here = false;
-	int err = 0;
+	struct stat ks; /* the kept file's */
+};
+
+static void put_close(struct put *p)
+{
+	lg_closep(&p->kfd);
+	lg_closep(&p->pfd);
+	lg_closep(&p->out);
+}
+
+#define LG_PUT_AUTO __attribute__((cleanup(put_close)))
+
+/*
+ * The kept file and the path's folder opened, what is at the path now
+ * looked at. False when the entry is refused.
+ */
+static bool put_open(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
 
 	if (!normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
-		return;
+		return false;
 	}
-	f = folder_of(r, e, why, sizeof(why));
-	if (!f) {
+	p->name = strrchr(e->path, '/') + 1;
+	p->f = folder_of(r, e, why, sizeof(why));
+	if (!p->f) {
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	kfd = f->fd < 0 ? f->fd :
-			  open2(f->fd, strrchr(e->kept, '/') + 1,
-				O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
-	pfd = parent_of(r, e, false);
-	if (pfd >= 0)
-		here = statx(pfd, name, AT_SYMLINK_NOFOLLOW,
-			     STATX_BASIC_STATS | STATX_BTIME, &cur) == 0;
-	if (kfd == -ENOENT) {
-		long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino :
-							    e->ino;
+	p->kfd = p->f->fd < 0 ? p->f->fd :
+				open2(p->f->fd, strrchr(e->kept, '/') + 1,
+				      O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	p->pfd = parent_of(r, e, false);
+	if (p->pfd >= 0)
+		p->here = statx(p->pfd, p->name, AT_SYMLINK_NOFOLLOW,
+				STATX_BASIC_STATS | STATX_BTIME, &p->cur) == 0;
+	return true;
+}
 
-		/* moved back by an earlier restore: the same inode is there */
-		if (here && ino && (long long)cur.stx_ino == ino &&
-		    S_ISREG(cur.stx_mode)) {
-			printf("earlier   %s (restored by an earlier lgctl restore)\n",
-			       lgq_show(e->dest));
-			r->earlier++;
-			return;
-		}
-		printf("missing   %s (no longer in the quarantine: restored or collected)\n",
-		       lgq_show(e->path));
-		r->missing++;
+/* The kept file is gone: moved back by an earlier restore, or missing. */
+static void put_gone(struct restore *r, const struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino : e->ino;
+
+	/* moved back by an earlier restore: the same inode is there */
+	if (p->here && ino && (long long)p->cur.stx_ino == ino &&
+	    S_ISREG(p->cur.stx_mode)) {
+		printf("earlier   %s (restored by an earlier lgctl restore)\n",
+		       lgq_show(e->dest));
+		r->earlier++;
 		return;
 	}
-	if (kfd < 0) {
+	printf("missing   %s (no longer in the quarantine: restored or collected)\n",
+	       lgq_show(e->path));
+	r->missing++;
+}
+
+/*
+ * The kept file there, a regular file, and unchanged since it was kept
+ * (or --force). False, said, when the entry stops here.
+ */
+static bool put_kept_ok(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
+
+	if (p->kfd == -ENOENT) {
+		put_gone(r, p);
+		return false;
+	}
+	if (p->kfd < 0) {
 		snprintf(why, sizeof(why), "its kept file %s: %s",
-			 lgq_show(e->kept), why_of(kfd));
+			 lgq_show(e->kept), why_of(p->kfd));
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	if (fstat(kfd, &ks) < 0 || !S_ISREG(ks.st_mode)) {
+	if (fstat(p->kfd, &p->ks) < 0 || !S_ISREG(p->ks.st_mode)) {
 		snprintf(why, sizeof(why),
 			 "its kept file %s is not a regular file",
 			 lgq_show(e->kept));
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	if (changed(e, &ks, why, sizeof(why))) {
+	if (changed(e, &p->ks, why, sizeof(why))) {
 		printf("changed   %s: its kept file %s changed since it was kept (%s)%s\n",
 		       lgq_show(e->path), lgq_show(e->kept), why,
 		       r->force ? ": restored anyway (--force)" :
 				  "; restore it with --force");
 		if (!r->force) {
 			r->changed++;
-			return;
+			return false;
 		}
 	}
-	if (pfd < 0 && pfd != -ENOENT) {
-		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
-		       why_of(pfd));
-		r->failed++;
-		return;
-	}
-	if (here) {
-		if (r->to || !session_version(r, e, &cur)) {
-			printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
-			       lgq_show(e->dest));
-			r->conflicts++;
-			return;
-		}
-		if (r->dry) {
-			printf("would set aside %s (the session's version, %lld bytes)\n",
-			       lgq_show(e->dest), (long long)cur.stx_size);
-		} else if (set_aside(r, e, f, pfd, name, &cur) < 0) {
-			return;
-		}
+	return true;
+}
+
+/*
+ * What is at the path: a conflict, unless it is the session's own
+ * version, which is set aside first. False, said, when the entry stops
+ * here.
+ */
+static bool put_clear(struct restore *r, struct put *p)
+{
+	if (r->to || !session_version(r, p->e, &p->cur)) {
+		printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
+		       lgq_show(p->e->dest));
+		r->conflicts++;
+		return false;
 	}
 	if (r->dry) {
-		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
-		       (long long)ks.st_size);
-		r->restored++;
-		return;
+		printf("would set aside %s (the session's version, %lld bytes)\n",
+		       lgq_show(p->e->dest), (long long)p->cur.stx_size);
+		return true;
 	}
-	if (pfd < 0)
-		pfd = parent_of(r, e, true);
-	if (pfd < 0)
-		err = pfd;
-	/* moved back (never over anything), or copied to --to elsewhere */
-	else if (renameat2(f->fd, strrchr(e->kept, '/') + 1, pfd, name,
-			   RENAME_NOREPLACE) < 0) {
+	return set_aside(r, p->e, p->f, p->pfd, p->name, &p->cur) == 0;
+}
+
+/*
+ * The kept file moved back (never over anything), or copied to --to
+ * elsewhere. False, said, when it is not.
+ */
+static bool put_back(struct restore *r, struct put *p)
+{
+	int err = 0;
+
+	if (p->pfd < 0)
+		p->pfd = parent_of(r, p->e, true);
+	if (p->pfd < 0)
+		err = p->pfd;
+	else if (renameat2(p->f->fd, strrchr(p->e->kept, '/') + 1, p->pfd,
+			   p->name, RENAME_NOREPLACE) < 0) {
 		err = -errno;
 		if (err == -EXDEV) {
-			out = copy_into(kfd, pfd, name);
-			err = out < 0 ? out : 0;
+			p->out = copy_into(p->kfd, p->pfd, p->name);
+			err = p->out < 0 ? p->out : 0;
 		} else if (err == -EEXIST) {
 			printf("conflict  %s exists: left as it is\n",
-			       lgq_show(e->dest));
+			       lgq_show(p->e->dest));
 			r->conflicts++;
-			return;
+			return false;
 		}
 	}
 	if (err) {
-		printf("failed    %s: %s\n", lgq_show(e->dest), why_of(err));
+		printf("failed    %s: %s\n", lgq_show(p->e->dest), why_of(err));
+		r->failed++;
+		return false;
+	}
+	return true;
+}
+
+static void put_file(struct restore *r, struct lgq_entry *e)
+{
+	LG_PUT_AUTO struct put p = { .e = e, .kfd = -1, .pfd = -1, .out = -1 };
+	int fd;
+
+	if (!put_open(r, &p) || !put_kept_ok(r, &p))
+		return;
+	if (p.pfd < 0 && p.pfd != -ENOENT) {
+		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
+		       why_of(p.pfd));
 		r->failed++;
 		return;
 	}
-	set_meta_fd(out >= 0 ? out : kfd, e, &ks);
-	if (fstat(out >= 0 ? out : kfd, &ks) < 0)
-		ks.st_size = 0;
+	if (p.here && !put_clear(r, &p))
+		return;
+	if (r->dry) {
+		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
+		       (long long)p.ks.st_size);
+		r->restored++;
+		return;
+	}
+	if (!put_back(r, &p))
+		return;
+	fd = p.out >= 0 ? p.out : p.kfd;
+	set_meta_fd(fd, e, &p.ks);
+	if (fstat(fd, &p.ks) < 0)
+		p.ks.st_size = 0;
 	printf("restored  %s (%lld bytes)\n", lgq_show(e->dest),
-	       (long long)ks.st_size);
+	       (long long)p.ks.st_size);
 	r->restored++;
 }
 
