@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "egress.h"
+#include "lib/cleanup.h"
 #include "lib/clock.h"
 
 #define HEAD_MAX 16384 /* a request head longer than this is refused */
@@ -352,26 +353,23 @@ static void conn_done(struct conn *c)
 	free(c);
 }
 
-static void *conn_main(void *arg)
-{
-	struct conn *c = arg;
-	struct lg_egress *e = c->e;
-	struct lg_egress_flow f = { 0 };
-	struct lg_egress_req r;
-	char *head = malloc(HEAD_MAX);
-	size_t got = 0;
-	ssize_t hl;
-	const char *why = NULL;
-	int up = -1;
+static const char connected[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
-	if (!head)
-		goto out;
-	hl = read_head(c->fd, head, HEAD_MAX, &got);
+/*
+ * The request's head read, from a client that may use the proxy: its
+ * length, got what was read in all. -1 when the connection ends here
+ * (answered, or the client went away).
+ */
+static ssize_t admit(struct conn *c, char *head, size_t *got)
+{
+	struct lg_egress *e = c->e;
+	ssize_t hl = read_head(c->fd, head, HEAD_MAX, got);
+
 	if (hl < 0) {
 		if (hl == -E2BIG)
 			answer(c->fd, "431 Request Header Fields Too Large",
 			       "the request head is too long");
-		goto out; /* a client that went away says nothing */
+		return -1; /* a client that went away says nothing */
 	}
 	if (e->cfg.auth && !c->sealed &&
 	    !lg_egress_authorized(head, (size_t)hl, e->cfg.auth)) {
@@ -389,73 +387,127 @@ static void *conn_main(void *arg)
 				e->cfg.ctx, &c->peer,
 				"no Proxy-Authorization with the session's secret: 407");
 		write_all(c->fd, no, sizeof(no) - 1);
-		goto out;
+		return -1;
 	}
-	if (lg_egress_parse_head(head, (size_t)hl, &r, &why) < 0) {
+	return hl;
+}
+
+/*
+ * A CONNECT to a host the session decrypts (cfg.decrypt names a route),
+ * when the client sent nothing after its head: answered and handed to
+ * cfg.mitm. False when the request is relayed as it is.
+ */
+static bool decrypted(struct conn *c, const struct lg_egress_req *r,
+		      bool head_only, struct lg_egress_flow *f)
+{
+	struct lg_egress *e = c->e;
+	const char *route, *why = NULL;
+
+	if (r->kind != LG_EGRESS_CONNECT || !e->cfg.decrypt || !head_only)
+		return false;
+	route = e->cfg.decrypt(e->cfg.ctx, r->host, r->port);
+	if (!route)
+		return false;
+	f->decrypted = true;
+	if (write_all(c->fd, connected, sizeof(connected) - 1) == 0 &&
+	    e->cfg.mitm(e->cfg.ctx, c->fd, r, route, &f->up, &f->down, &why) <
+		    0)
+		f->error = why ? why : "decryption failed";
+	return true;
+}
+
+/*
+ * The upstream: a model gateway in clear goes through the LLM proxy
+ * (read there), anything else to its host. An fd, or -1 with why.
+ */
+static int dial_upstream(struct lg_egress *e, const struct lg_egress_req *r,
+			 struct lg_egress_flow *f, const char **why)
+{
+	int up = -1;
+
+	if (r->kind == LG_EGRESS_HTTP && e->cfg.model_port &&
+	    e->cfg.model_prefix && e->cfg.model_prefix[0] &&
+	    lg_egress_is_model(r) &&
+	    !(r->port == e->cfg.model_port && is_loopback(r->host))) {
+		/* a model gateway in clear: read by the LLM proxy */
+		up = dial("127.0.0.1", e->cfg.model_port,
+			  e->cfg.connect_timeout_ms, why);
+		if (up >= 0)
+			f->read = true;
+	}
+	if (up < 0)
+		up = dial(r->host, r->port, e->cfg.connect_timeout_ms, why);
+	return up;
+}
+
+/*
+ * The request passed upstream (CONNECT answered, or the head forwarded,
+ * then what the client sent after its head), then relayed both ways.
+ */
+static void pass_on(struct conn *c, const struct lg_egress_req *r,
+		    const char *head, size_t hl, size_t got,
+		    struct lg_egress_flow *f)
+{
+	struct lg_egress *e = c->e;
+	const char *why = NULL;
+	LG_AUTOCLOSE int up = dial_upstream(e, r, f, &why);
+
+	if (up < 0) {
+		answer(c->fd, "502 Bad Gateway", why);
+		f->error = why;
+		return;
+	}
+	if (r->kind == LG_EGRESS_CONNECT) {
+		if (write_all(c->fd, connected, sizeof(connected) - 1) < 0)
+			return;
+	} else if (forward_head(up, r, f->read ? e->cfg.model_prefix : NULL) <
+		   0) {
+		return;
+	}
+	/* what the client sent after its head (a TLS hello, a body) */
+	if (hl < got) {
+		if (write_all(up, head + hl, got - hl) < 0)
+			return;
+		f->up += got - hl;
+	}
+	relay(e, c->fd, up, &f->up, &f->down);
+}
+
+/* One request, admitted, served; its flow reported. */
+static void serve(struct conn *c, const char *head, size_t hl, size_t got)
+{
+	struct lg_egress *e = c->e;
+	struct lg_egress_flow f = { 0 };
+	struct lg_egress_req r;
+	const char *why = NULL;
+
+	if (lg_egress_parse_head(head, hl, &r, &why) < 0) {
 		answer(c->fd, "400 Bad Request", why);
 		f.error = why;
 		f.host = "";
-		goto report;
+	} else {
+		f.kind = r.kind;
+		f.host = r.host;
+		f.port = r.port;
+		if (!decrypted(c, &r, got == hl, &f))
+			pass_on(c, &r, head, hl, got, &f);
 	}
-	f.kind = r.kind;
-	f.host = r.host;
-	f.port = r.port;
-	if (r.kind == LG_EGRESS_CONNECT && e->cfg.decrypt &&
-	    got == (size_t)hl) {
-		const char *route = e->cfg.decrypt(e->cfg.ctx, r.host, r.port);
-		static const char ok[] =
-			"HTTP/1.1 200 Connection established\r\n\r\n";
-
-		if (route) {
-			f.decrypted = true;
-			if (write_all(c->fd, ok, sizeof(ok) - 1) == 0 &&
-			    e->cfg.mitm(e->cfg.ctx, c->fd, &r, route, &f.up,
-					&f.down, &why) < 0)
-				f.error = why ? why : "decryption failed";
-			goto report;
-		}
-	}
-	if (r.kind == LG_EGRESS_HTTP && e->cfg.model_port &&
-	    e->cfg.model_prefix && e->cfg.model_prefix[0] &&
-	    lg_egress_is_model(&r) &&
-	    !(r.port == e->cfg.model_port && is_loopback(r.host))) {
-		/* a model gateway in clear: read by the LLM proxy */
-		up = dial("127.0.0.1", e->cfg.model_port,
-			  e->cfg.connect_timeout_ms, &why);
-		if (up >= 0)
-			f.read = true;
-	}
-	if (up < 0)
-		up = dial(r.host, r.port, e->cfg.connect_timeout_ms, &why);
-	if (up < 0) {
-		answer(c->fd, "502 Bad Gateway", why);
-		f.error = why;
-		goto report;
-	}
-	if (r.kind == LG_EGRESS_CONNECT) {
-		static const char ok[] =
-			"HTTP/1.1 200 Connection established\r\n\r\n";
-
-		if (write_all(c->fd, ok, sizeof(ok) - 1) < 0)
-			goto report;
-	} else if (forward_head(up, &r, f.read ? e->cfg.model_prefix : NULL) <
-		   0) {
-		goto report;
-	}
-	/* what the client sent after its head (a TLS hello, a body) */
-	if ((size_t)hl < got) {
-		if (write_all(up, head + hl, got - (size_t)hl) < 0)
-			goto report;
-		f.up += got - (size_t)hl;
-	}
-	relay(e, c->fd, up, &f.up, &f.down);
-report:
 	if (e->cfg.flow)
 		e->cfg.flow(e->cfg.ctx, &f);
-out:
-	if (up >= 0)
-		close(up);
-	free(head);
+}
+
+static void *conn_main(void *arg)
+{
+	struct conn *c = arg;
+	LG_AUTOFREE char *head = malloc(HEAD_MAX);
+	size_t got = 0;
+	ssize_t hl;
+
+	if (head) {
+		hl = admit(c, head, &got);
+		if (hl >= 0)
+			serve(c, head, (size_t)hl, got);
+	}
 	conn_done(c);
 	return NULL;
 }

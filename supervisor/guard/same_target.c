@@ -135,6 +135,90 @@ static void grow(struct lg_same_target *d)
 	d->nbuckets = nb;
 }
 
+/* Removals that count: what destroys, unlinks or replaces data. */
+static bool counted(const struct lg_event *ev)
+{
+	return ev->kind == LG_EV_DESTRUCTIVE &&
+	       (ev->cls == LG_CLASS_DESTROY || ev->cls == LG_CLASS_LINKED ||
+		ev->cls == LG_CLASS_MOVED || ev->cls == LG_CLASS_SUPERSEDED ||
+		ev->cls == LG_CLASS_NO_DATA);
+}
+
+static struct st_node *find(const struct lg_same_target *d, const char *key)
+{
+	struct st_node *n;
+
+	for (n = d->buckets[hash(key) & (d->nbuckets - 1)]; n; n = n->next)
+		if (strcmp(n->key, key) == 0)
+			break;
+	return n;
+}
+
+/* A new target's node, in the table; NULL when out of memory. */
+static struct st_node *add_node(struct lg_same_target *d, const char *key,
+				uint64_t now)
+{
+	size_t len = strlen(key), b;
+	struct st_node *n;
+
+	if (d->nodes >= d->sweep_at)
+		sweep(d, now);
+	if (d->nodes >= d->nbuckets)
+		grow(d);
+	n = malloc(sizeof(*n) + len + 1);
+	if (!n)
+		return NULL;
+	n->ts = malloc((d->cfg.max - 1) * sizeof(*n->ts));
+	if (!n->ts) {
+		free(n);
+		return NULL;
+	}
+	memcpy(n->key, key, len + 1);
+	n->n = 0;
+	b = hash(key) & (d->nbuckets - 1);
+	n->next = d->buckets[b];
+	d->buckets[b] = n;
+	d->nodes++;
+	return n;
+}
+
+/*
+ * The session's attempts on the target from every host (env->shared):
+ * true, found, when they reach the maximum. n is this host's count, or
+ * NULL.
+ */
+static bool shared_trip(struct lg_same_target *d, const struct lg_event *ev,
+			const struct lg_guard_env *env, struct st_node *n,
+			const char *key, struct lg_findings *out)
+{
+	char win[4200], member[48];
+	long c;
+
+	snprintf(win, sizeof(win), "tgt:%s", key);
+	if (env->pre) {
+		c = env->pre->tgt;
+	} else {
+		snprintf(member, sizeof(member), "%.30s:%llu",
+			 env->shared->self ? env->shared->self : "",
+			 (unsigned long long)++d->seq);
+		c = env->shared->add(env->shared->ctx, win, member,
+				     d->cfg.window_ms);
+	}
+	if (c >= (long)d->cfg.max) {
+		lg_findings_add(
+			out, d->cfg.action, "same_target", "loop_detected",
+			"loop_detected, %ld %s on %s (all supervisors of the session)",
+			c, lg_op_plural(ev->op), key);
+		env->shared->reset(env->shared->ctx, win);
+		if (n)
+			n->n = 0;
+		return true;
+	}
+	if (c >= 0 && n && n->n + 1 >= d->cfg.max)
+		n->n = 0; /* the store decides; keep room locally */
+	return false;
+}
+
 enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 				    const struct lg_event *ev,
 				    const struct lg_guard_env *env,
@@ -143,51 +227,18 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	uint64_t now = env->now_ms;
 	const char *key = ev->target ? ev->target : "";
 	struct st_node *n;
-	size_t b;
 
-	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
-	    (ev->cls != LG_CLASS_DESTROY && ev->cls != LG_CLASS_LINKED &&
-	     ev->cls != LG_CLASS_MOVED && ev->cls != LG_CLASS_SUPERSEDED &&
-	     ev->cls != LG_CLASS_NO_DATA))
+	if (!d->cfg.max || !counted(ev))
 		return LG_ALLOW;
 	if (now < d->last_now)
 		now = d->last_now;
 	d->last_now = now;
 
-	b = hash(key) & (d->nbuckets - 1);
-	for (n = d->buckets[b]; n; n = n->next)
-		if (strcmp(n->key, key) == 0)
-			break;
+	n = find(d, key);
 	if (n)
 		expire(d, n, now);
-	if (env->shared) { /* the session's attempts on every host */
-		char win[4200], member[48];
-		long c;
-
-		snprintf(win, sizeof(win), "tgt:%s", key);
-		if (env->pre) {
-			c = env->pre->tgt;
-		} else {
-			snprintf(member, sizeof(member), "%.30s:%llu",
-				 env->shared->self ? env->shared->self : "",
-				 (unsigned long long)++d->seq);
-			c = env->shared->add(env->shared->ctx, win, member,
-					     d->cfg.window_ms);
-		}
-		if (c >= (long)d->cfg.max) {
-			lg_findings_add(
-				out, d->cfg.action, "same_target",
-				"loop_detected",
-				"loop_detected, %ld %s on %s (all supervisors of the session)",
-				c, lg_op_plural(ev->op), key);
-			env->shared->reset(env->shared->ctx, win);
-			if (n)
-				n->n = 0;
-			return d->cfg.action;
-		}
-		if (c >= 0 && n && n->n + 1 >= d->cfg.max)
-			n->n = 0; /* the store decides; keep room locally */
-	}
+	if (env->shared && shared_trip(d, ev, env, n, key, out))
+		return d->cfg.action;
 	if (n && n->n + 1 >= d->cfg.max) {
 		uint64_t span = now - n->ts[0];
 
@@ -205,28 +256,10 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 				lg_op_plural(ev->op), key);
 		return d->cfg.action;
 	}
-	if (!n) {
-		size_t len = strlen(key);
-
-		if (d->nodes >= d->sweep_at)
-			sweep(d, now);
-		if (d->nodes >= d->nbuckets)
-			grow(d);
-		n = malloc(sizeof(*n) + len + 1);
-		if (!n)
-			return LG_ALLOW;
-		n->ts = malloc((d->cfg.max - 1) * sizeof(*n->ts));
-		if (!n->ts) {
-			free(n);
-			return LG_ALLOW;
-		}
-		memcpy(n->key, key, len + 1);
-		n->n = 0;
-		b = hash(key) & (d->nbuckets - 1);
-		n->next = d->buckets[b];
-		d->buckets[b] = n;
-		d->nodes++;
-	}
+	if (!n)
+		n = add_node(d, key, now);
+	if (!n)
+		return LG_ALLOW;
 	n->ts[n->n++] = now;
 	if (n->n == lg_steer_level(d->cfg.max, d->cfg.steer_at))
 		lg_findings_note(

@@ -653,129 +653,198 @@ static void refuse(struct restore *r, const struct lgq_entry *e,
 	r->refused++;
 }
 
-static void put_file(struct restore *r, struct lgq_entry *e)
-{
-	const char *name = strrchr(e->path, '/') + 1;
-	LG_AUTOCLOSE int kfd = -1;
-	LG_AUTOCLOSE int pfd = -1;
-	LG_AUTOCLOSE int out = -1;
-	char why[PATH_MAX + 200];
-	struct folder *f;
+/* One file's restore: what put_file's phases share. */
+struct put {
+	struct lgq_entry *e;
+	const char *name; /* the path's last component */
+	struct folder *f; /* the kept file's */
+	int kfd; /* the kept file, or -errno */
+	int pfd; /* the path's folder, or -errno */
+	int out; /* the copy made at the path (--to elsewhere), or -1 */
+	bool here; /* something is at the path: cur */
 	struct statx cur;
-	struct stat ks;
-	bool here = false;
-	int err = 0;
+	struct stat ks; /* the kept file's */
+};
+
+static void put_close(struct put *p)
+{
+	lg_closep(&p->kfd);
+	lg_closep(&p->pfd);
+	lg_closep(&p->out);
+}
+
+#define LG_PUT_AUTO __attribute__((cleanup(put_close)))
+
+/*
+ * The kept file and the path's folder opened, what is at the path now
+ * looked at. False when the entry is refused.
+ */
+static bool put_open(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
 
 	if (!normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
-		return;
+		return false;
 	}
-	f = folder_of(r, e, why, sizeof(why));
-	if (!f) {
+	p->name = strrchr(e->path, '/') + 1;
+	p->f = folder_of(r, e, why, sizeof(why));
+	if (!p->f) {
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	kfd = f->fd < 0 ? f->fd :
-			  open2(f->fd, strrchr(e->kept, '/') + 1,
-				O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
-	pfd = parent_of(r, e, false);
-	if (pfd >= 0)
-		here = statx(pfd, name, AT_SYMLINK_NOFOLLOW,
-			     STATX_BASIC_STATS | STATX_BTIME, &cur) == 0;
-	if (kfd == -ENOENT) {
-		long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino :
-							    e->ino;
+	p->kfd = p->f->fd < 0 ? p->f->fd :
+				open2(p->f->fd, strrchr(e->kept, '/') + 1,
+				      O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	p->pfd = parent_of(r, e, false);
+	if (p->pfd >= 0)
+		p->here = statx(p->pfd, p->name, AT_SYMLINK_NOFOLLOW,
+				STATX_BASIC_STATS | STATX_BTIME, &p->cur) == 0;
+	return true;
+}
 
-		/* moved back by an earlier restore: the same inode is there */
-		if (here && ino && (long long)cur.stx_ino == ino &&
-		    S_ISREG(cur.stx_mode)) {
-			printf("earlier   %s (restored by an earlier lgctl restore)\n",
-			       lgq_show(e->dest));
-			r->earlier++;
-			return;
-		}
-		printf("missing   %s (no longer in the quarantine: restored or collected)\n",
-		       lgq_show(e->path));
-		r->missing++;
+/* The kept file is gone: moved back by an earlier restore, or missing. */
+static void put_gone(struct restore *r, const struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino : e->ino;
+
+	/* moved back by an earlier restore: the same inode is there */
+	if (p->here && ino && (long long)p->cur.stx_ino == ino &&
+	    S_ISREG(p->cur.stx_mode)) {
+		printf("earlier   %s (restored by an earlier lgctl restore)\n",
+		       lgq_show(e->dest));
+		r->earlier++;
 		return;
 	}
-	if (kfd < 0) {
+	printf("missing   %s (no longer in the quarantine: restored or collected)\n",
+	       lgq_show(e->path));
+	r->missing++;
+}
+
+/*
+ * The kept file there, a regular file, and unchanged since it was kept
+ * (or --force). False, said, when the entry stops here.
+ */
+static bool put_kept_ok(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
+
+	if (p->kfd == -ENOENT) {
+		put_gone(r, p);
+		return false;
+	}
+	if (p->kfd < 0) {
 		snprintf(why, sizeof(why), "its kept file %s: %s",
-			 lgq_show(e->kept), why_of(kfd));
+			 lgq_show(e->kept), why_of(p->kfd));
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	if (fstat(kfd, &ks) < 0 || !S_ISREG(ks.st_mode)) {
+	if (fstat(p->kfd, &p->ks) < 0 || !S_ISREG(p->ks.st_mode)) {
 		snprintf(why, sizeof(why),
 			 "its kept file %s is not a regular file",
 			 lgq_show(e->kept));
 		refuse(r, e, why);
-		return;
+		return false;
 	}
-	if (changed(e, &ks, why, sizeof(why))) {
+	if (changed(e, &p->ks, why, sizeof(why))) {
 		printf("changed   %s: its kept file %s changed since it was kept (%s)%s\n",
 		       lgq_show(e->path), lgq_show(e->kept), why,
 		       r->force ? ": restored anyway (--force)" :
 				  "; restore it with --force");
 		if (!r->force) {
 			r->changed++;
-			return;
+			return false;
 		}
 	}
-	if (pfd < 0 && pfd != -ENOENT) {
-		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
-		       why_of(pfd));
-		r->failed++;
-		return;
-	}
-	if (here) {
-		if (r->to || !session_version(r, e, &cur)) {
-			printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
-			       lgq_show(e->dest));
-			r->conflicts++;
-			return;
-		}
-		if (r->dry) {
-			printf("would set aside %s (the session's version, %lld bytes)\n",
-			       lgq_show(e->dest), (long long)cur.stx_size);
-		} else if (set_aside(r, e, f, pfd, name, &cur) < 0) {
-			return;
-		}
+	return true;
+}
+
+/*
+ * What is at the path: a conflict, unless it is the session's own
+ * version, which is set aside first. False, said, when the entry stops
+ * here.
+ */
+static bool put_clear(struct restore *r, struct put *p)
+{
+	if (r->to || !session_version(r, p->e, &p->cur)) {
+		printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
+		       lgq_show(p->e->dest));
+		r->conflicts++;
+		return false;
 	}
 	if (r->dry) {
-		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
-		       (long long)ks.st_size);
-		r->restored++;
-		return;
+		printf("would set aside %s (the session's version, %lld bytes)\n",
+		       lgq_show(p->e->dest), (long long)p->cur.stx_size);
+		return true;
 	}
-	if (pfd < 0)
-		pfd = parent_of(r, e, true);
-	if (pfd < 0)
-		err = pfd;
-	/* moved back (never over anything), or copied to --to elsewhere */
-	else if (renameat2(f->fd, strrchr(e->kept, '/') + 1, pfd, name,
-			   RENAME_NOREPLACE) < 0) {
+	return set_aside(r, p->e, p->f, p->pfd, p->name, &p->cur) == 0;
+}
+
+/*
+ * The kept file moved back (never over anything), or copied to --to
+ * elsewhere. False, said, when it is not.
+ */
+static bool put_back(struct restore *r, struct put *p)
+{
+	int err = 0;
+
+	if (p->pfd < 0)
+		p->pfd = parent_of(r, p->e, true);
+	if (p->pfd < 0)
+		err = p->pfd;
+	else if (renameat2(p->f->fd, strrchr(p->e->kept, '/') + 1, p->pfd,
+			   p->name, RENAME_NOREPLACE) < 0) {
 		err = -errno;
 		if (err == -EXDEV) {
-			out = copy_into(kfd, pfd, name);
-			err = out < 0 ? out : 0;
+			p->out = copy_into(p->kfd, p->pfd, p->name);
+			err = p->out < 0 ? p->out : 0;
 		} else if (err == -EEXIST) {
 			printf("conflict  %s exists: left as it is\n",
-			       lgq_show(e->dest));
+			       lgq_show(p->e->dest));
 			r->conflicts++;
-			return;
+			return false;
 		}
 	}
 	if (err) {
-		printf("failed    %s: %s\n", lgq_show(e->dest), why_of(err));
+		printf("failed    %s: %s\n", lgq_show(p->e->dest), why_of(err));
+		r->failed++;
+		return false;
+	}
+	return true;
+}
+
+static void put_file(struct restore *r, struct lgq_entry *e)
+{
+	LG_PUT_AUTO struct put p = { .e = e, .kfd = -1, .pfd = -1, .out = -1 };
+	int fd;
+
+	if (!put_open(r, &p) || !put_kept_ok(r, &p))
+		return;
+	if (p.pfd < 0 && p.pfd != -ENOENT) {
+		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
+		       why_of(p.pfd));
 		r->failed++;
 		return;
 	}
-	set_meta_fd(out >= 0 ? out : kfd, e, &ks);
-	if (fstat(out >= 0 ? out : kfd, &ks) < 0)
-		ks.st_size = 0;
+	if (p.here && !put_clear(r, &p))
+		return;
+	if (r->dry) {
+		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
+		       (long long)p.ks.st_size);
+		r->restored++;
+		return;
+	}
+	if (!put_back(r, &p))
+		return;
+	fd = p.out >= 0 ? p.out : p.kfd;
+	set_meta_fd(fd, e, &p.ks);
+	if (fstat(fd, &p.ks) < 0)
+		p.ks.st_size = 0;
 	printf("restored  %s (%lld bytes)\n", lgq_show(e->dest),
-	       (long long)ks.st_size);
+	       (long long)p.ks.st_size);
 	r->restored++;
 }
 
@@ -993,7 +1062,51 @@ static void restore_usage(FILE *f)
 		"with --force. As root, restore acts as the owner of the session's index.\n");
 }
 
-int lgctl_restore(const char *dir, int argc, char **argv)
+/*
+ * A phase of lgctl_restore answers GO_ON when the restore goes on; any
+ * other answer is lgctl's exit status, the reason said.
+ */
+enum { GO_ON = -1 };
+
+/* What the command line asks, and the index it names. */
+struct request {
+	char *to; /* --to DIR as given (r->to once checked) */
+	long long since_ns;
+	char **paths; /* PATH...: only these */
+	size_t npaths;
+	char index[PATH_MAX + 300]; /* as messages name it */
+	char qdir[PATH_MAX + 16]; /* <state dir>/quarantine, absolute */
+	int ifd; /* the index, read */
+	struct stat ist; /* the index, as first opened */
+};
+
+static void request_free(struct request *q)
+{
+	free(q->to);
+	lg_closep(&q->ifd);
+}
+
+#define LG_REQUEST_AUTO __attribute__((cleanup(request_free)))
+
+/* Every folder, descriptor and entry the restore holds, released. */
+static void restore_free(struct restore *r)
+{
+	for (size_t i = 0; i < r->nf; i++) {
+		free(r->f[i].path);
+		lg_closep(&r->f[i].fd);
+		lg_closep(&r->f[i].sfd);
+	}
+	free(r->f);
+	lg_closep(&r->top);
+	lg_closep(&r->qfd);
+	lg_closep(&r->ifd);
+	lgq_free(&r->x);
+}
+
+#define LG_RESTORE_AUTO __attribute__((cleanup(restore_free)))
+
+static int parse_options(struct restore *r, struct request *q, int argc,
+			 char **argv)
 {
 	static const struct option lo[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -1004,15 +1117,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct restore r = { .top = -1, .qfd = -1, .ifd = -1 };
-	LG_AUTOCLOSE int sdir = -1;
-	LG_AUTOCLOSE int ifd = -1;
-	LG_AUTOFREE char *to = NULL;
-	char index[PATH_MAX + 300], why[PATH_MAX + 200], qdir[PATH_MAX + 16];
-	long long since_ns = 0;
-	struct stat ist, qst;
-	const char *id;
-	int c, e, rc;
+	int c;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
 	while ((c = getopt_long(argc, argv, "ns:t:Nfh", lo, NULL)) != -1) {
@@ -1020,7 +1125,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 
 		switch (c) {
 		case 'n':
-			r.dry = true;
+			r->dry = true;
 			break;
 		case 's':
 			if (lg_parse_duration_ms(optarg, &ms) < 0) {
@@ -1029,17 +1134,17 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			since_ns = lg_real_ns() - (long long)ms * 1000000LL;
+			q->since_ns = lg_real_ns() - (long long)ms * 1000000LL;
 			break;
 		case 't':
-			free(to);
-			to = strdup(optarg);
+			free(q->to);
+			q->to = strdup(optarg);
 			break;
 		case 'N':
-			r.newest = true;
+			r->newest = true;
 			break;
 		case 'f':
-			r.force = true;
+			r->force = true;
 			break;
 		case 'h':
 			restore_usage(stdout);
@@ -1049,198 +1154,298 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 			return 2;
 		}
 	}
+	return GO_ON;
+}
+
+/* The options, then SESSION [PATH...]; --to DIR checked. */
+static int parse_args(struct restore *r, struct request *q, int argc,
+		      char **argv)
+{
+	int rc = parse_options(r, q, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
 	if (optind >= argc) {
 		restore_usage(stderr);
 		return 2;
 	}
-	id = argv[optind++];
-	if (!lg_session_id_valid(id)) {
-		fprintf(stderr, "lgctl: '%s' is not a valid session id\n", id);
+	r->id = argv[optind++];
+	if (!lg_session_id_valid(r->id)) {
+		fprintf(stderr, "lgctl: '%s' is not a valid session id\n",
+			r->id);
 		return 2;
 	}
-	r.id = id;
-	r.state_dir = dir;
-	if (to) {
-		size_t n = strlen(to);
+	q->paths = argv + optind;
+	q->npaths = (size_t)(argc - optind);
+	if (q->to) {
+		size_t n = strlen(q->to);
 
-		while (n > 1 && to[n - 1] == '/')
-			to[--n] = '\0';
-		if (!normal(to)) {
+		while (n > 1 && q->to[n - 1] == '/')
+			q->to[--n] = '\0';
+		if (!normal(q->to)) {
 			fprintf(stderr,
 				"lgctl restore: --to needs an absolute directory, without '.' or '..'\n");
 			return 2;
 		}
-		r.to = to;
+		r->to = q->to;
 	}
-	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
+	return GO_ON;
+}
+
+/* The index's name for messages, and its folder as an absolute path. */
+static int name_index(const struct restore *r, struct request *q)
+{
+	const char *dir = r->state_dir;
+
+	snprintf(q->index, sizeof(q->index), "%s/quarantine/%s.jsonl", dir,
+		 r->id);
 	if (dir[0] == '/') {
 		size_t n = strlen(dir);
 
 		while (n > 1 && dir[n - 1] == '/')
 			n--;
-		snprintf(qdir, sizeof(qdir), "%.*s/quarantine", (int)n, dir);
+		snprintf(q->qdir, sizeof(q->qdir), "%.*s/quarantine", (int)n,
+			 dir);
 	} else { /* relative: from the working directory, as given */
 		char cwd[PATH_MAX];
 
 		if (!getcwd(cwd, sizeof(cwd)))
 			return 2;
-		snprintf(qdir, sizeof(qdir), "%s/%s/quarantine",
+		snprintf(q->qdir, sizeof(q->qdir), "%s/%s/quarantine",
 			 strcmp(cwd, "/") ? cwd : "", dir);
 	}
-	/*
-	 * The index's owner first (from the open file), then its folder
-	 * checked from / with that owner known: trusted, and the index
-	 * found there the same file.
-	 */
-	{
-		LG_AUTOCLOSE int q = -1;
+	return GO_ON;
+}
 
-		e = normal(qdir) ? walk_abs(qdir, false) : -EINVAL;
-		if (e >= 0) {
-			q = e;
-			snprintf(why, sizeof(why), "%s.jsonl", id);
-			e = open2(q, why, O_RDONLY, 0);
-		}
-		if (e == -ENOENT) {
-			fprintf(stderr,
-				"lgctl: session '%s' has nothing in the quarantine (no %s)\n",
-				id, lgq_show(index));
-			return 1;
-		}
-		if (e < 0 || fstat(e, &ist) < 0 || !S_ISREG(ist.st_mode)) {
-			fprintf(stderr, "lgctl: cannot read %s: %s\n",
-				lgq_show(index),
-				e < 0 ? why_of(e) : "not a regular file");
-			if (e >= 0)
-				close(e);
-			return 2;
-		}
-		ifd = e;
+/*
+ * The index's owner first (from the open file), then its folder
+ * checked from / with that owner known (open_quarantine): trusted, and
+ * the index found there the same file.
+ */
+static int open_index(struct restore *r, struct request *q)
+{
+	LG_AUTOCLOSE int qd = -1;
+	char name[PATH_MAX];
+	int e;
+
+	e = normal(q->qdir) ? walk_abs(q->qdir, false) : -EINVAL;
+	if (e >= 0) {
+		qd = e;
+		snprintf(name, sizeof(name), "%s.jsonl", r->id);
+		e = open2(qd, name, O_RDONLY, 0);
 	}
-	r.owner = ist.st_uid;
-	r.owner_gid = ist.st_gid;
-	r.qfd = walk_trusted(&r, qdir, 1, why, sizeof(why));
-	if (r.qfd >= 0 &&
-	    (fstat(r.qfd, &qst) < 0 || (r.owner == 0 && qst.st_uid != 0))) {
+	if (e == -ENOENT) {
+		fprintf(stderr,
+			"lgctl: session '%s' has nothing in the quarantine (no %s)\n",
+			r->id, lgq_show(q->index));
+		return 1;
+	}
+	if (e >= 0)
+		q->ifd = e;
+	if (e < 0 || fstat(e, &q->ist) < 0 || !S_ISREG(q->ist.st_mode)) {
+		fprintf(stderr, "lgctl: cannot read %s: %s\n",
+			lgq_show(q->index),
+			e < 0 ? why_of(e) : "not a regular file");
+		return 2;
+	}
+	r->owner = q->ist.st_uid;
+	r->owner_gid = q->ist.st_gid;
+	return GO_ON;
+}
+
+/* The index in the quarantine now is the file open_index opened. */
+static bool same_index(const struct restore *r, const struct request *q)
+{
+	LG_AUTOCLOSE int fd = -1;
+	char name[PATH_MAX];
+	struct stat again;
+
+	snprintf(name, sizeof(name), "%s.jsonl", r->id);
+	fd = open2(r->qfd, name, O_RDONLY, 0);
+	return fd >= 0 && fstat(fd, &again) == 0 &&
+	       again.st_ino == q->ist.st_ino && again.st_dev == q->ist.st_dev;
+}
+
+/*
+ * The quarantine, checked from / as walk_trusted does, root's when its
+ * index is, and holding that index still; else the restore is refused.
+ */
+static int open_quarantine(struct restore *r, const struct request *q)
+{
+	char why[PATH_MAX + 200];
+	struct stat qst;
+
+	r->qfd = walk_trusted(r, q->qdir, 1, why, sizeof(why));
+	if (r->qfd >= 0 &&
+	    (fstat(r->qfd, &qst) < 0 || (r->owner == 0 && qst.st_uid != 0))) {
 		snprintf(why, sizeof(why), "%s is not root's, its index is",
-			 lgq_show(qdir));
-		lg_closep(&r.qfd);
-		r.qfd = -EPERM;
+			 lgq_show(q->qdir));
+		lg_closep(&r->qfd);
+		r->qfd = -EPERM;
 	}
-	if (r.qfd >= 0) {
-		struct stat again;
-		LG_AUTOCLOSE int i2 = -1;
-
-		snprintf(why, sizeof(why), "%s.jsonl", id);
-		i2 = open2(r.qfd, why, O_RDONLY, 0);
-		if (i2 < 0 || fstat(i2, &again) < 0 ||
-		    again.st_ino != ist.st_ino || again.st_dev != ist.st_dev) {
-			snprintf(why, sizeof(why), "%s was replaced while read",
-				 lgq_show(index));
-			close(r.qfd);
-			r.qfd = -EPERM;
-		}
+	if (r->qfd >= 0 && !same_index(r, q)) {
+		snprintf(why, sizeof(why), "%s was replaced while read",
+			 lgq_show(q->index));
+		lg_closep(&r->qfd);
+		r->qfd = -EPERM;
 	}
-	if (r.qfd < 0) {
+	if (r->qfd < 0) {
 		fprintf(stderr,
 			"lgctl restore: refused: %s (a quarantine is used only when it is root's or its index's owner's, not writable by others, and reached without a symlink)\n",
 			why);
 		return 2;
 	}
-	/* as whoever could have written the index, before touching any path */
-	e = become_owner(&r);
+	return GO_ON;
+}
+
+/* As whoever could have written the index, before touching any path. */
+static int load_as_owner(struct restore *r, const struct request *q)
+{
+	int e = become_owner(r);
+
 	if (e < 0) {
 		fprintf(stderr,
 			"lgctl restore: cannot act as the index's owner (uid %u): %s\n",
-			(unsigned)r.owner, strerror(-e));
+			(unsigned)r->owner, strerror(-e));
 		return 2;
 	}
-	e = lgq_load_fd(&r.x, ifd, argv + optind, (size_t)(argc - optind),
-			since_ns);
+	e = lgq_load_fd(&r->x, q->ifd, q->paths, q->npaths, q->since_ns);
 	if (e < 0) {
-		fprintf(stderr, "lgctl: cannot read %s: %s\n", lgq_show(index),
-			strerror(-e));
+		fprintf(stderr, "lgctl: cannot read %s: %s\n",
+			lgq_show(q->index), strerror(-e));
 		return 2;
 	}
-	sdir = walk_abs(qdir, false);
-	if (sdir >= 0) { /* the state dir: the quarantine's parent */
-		int up = openat(sdir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return GO_ON;
+}
 
-		close(sdir);
-		sdir = up;
-	}
+/* The session's times, from the state dir: the quarantine's parent. */
+static void times_from_state_dir(struct restore *r, const char *qdir)
+{
+	LG_AUTOCLOSE int qd = walk_abs(qdir, false);
+	LG_AUTOCLOSE int sdir = -1;
+
+	if (qd >= 0)
+		sdir = openat(qd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sdir >= 0)
-		session_times(&r, sdir);
+		session_times(r, sdir);
 	else
-		r.end_ns = r.x.newest_ns;
-	r.top = r.to ? walk_abs(r.to, !r.dry) :
-		       open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (r.top < 0 && !(r.dry && r.top == -ENOENT)) {
-		fprintf(stderr, "lgctl restore: --to %s: %s\n", lgq_show(r.to),
-			why_of(r.top < 0 ? r.top : -errno));
-		lgq_free(&r.x);
+		r->end_ns = r->x.newest_ns;
+}
+
+/* Where paths go: / or --to DIR (made unless a dry run). */
+static int open_top(struct restore *r)
+{
+	r->top = r->to ? walk_abs(r->to, !r->dry) :
+			 open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->top < 0 && !(r->dry && r->top == -ENOENT)) {
+		fprintf(stderr, "lgctl restore: --to %s: %s\n", lgq_show(r->to),
+			why_of(r->top));
 		return 2;
 	}
-	qsort(r.x.e, r.x.n, sizeof(*r.x.e), order);
-	for (size_t i = 0; i < r.x.n; i++) {
-		struct lgq_entry *en = &r.x.e[i];
+	return GO_ON;
+}
 
-		if (asprintf(&en->dest, "%s%s", r.to ? r.to : "", en->path) < 0)
+/* The entries in the order they are put back, each with where it goes. */
+static int plan(struct restore *r)
+{
+	qsort(r->x.e, r->x.n, sizeof(*r->x.e), order);
+	for (size_t i = 0; i < r->x.n; i++) {
+		struct lgq_entry *e = &r->x.e[i];
+		char *dest;
+
+		if (asprintf(&dest, "%s%s", r->to ? r->to : "", e->path) < 0)
 			return 2;
+		e->dest = dest;
 	}
-	for (size_t i = 0; i < r.x.n; i++) {
-		if (superseded(&r, i)) {
+	return GO_ON;
+}
+
+static void put_all(struct restore *r)
+{
+	for (size_t i = 0; i < r->x.n; i++) {
+		struct lgq_entry *e = &r->x.e[i];
+
+		if (superseded(r, i)) {
 			printf("%s %s: %s version stays in the quarantine (%s); the %s is restored\n",
-			       r.newest ? "earlier  " : "later    ",
-			       lgq_show(r.x.e[i].path),
-			       r.newest ? "an earlier" : "a later",
-			       lgq_show(r.x.e[i].kept ? r.x.e[i].kept :
-							"metadata"),
-			       r.newest ? "newest" : "oldest");
+			       r->newest ? "earlier  " : "later    ",
+			       lgq_show(e->path),
+			       r->newest ? "an earlier" : "a later",
+			       lgq_show(e->kept ? e->kept : "metadata"),
+			       r->newest ? "newest" : "oldest");
 			continue;
 		}
-		if (r.top < 0) { /* a dry run into a --to DIR not made yet */
-			printf("would restore %s\n", lgq_show(r.x.e[i].dest));
-			r.restored += !r.x.e[i].dir;
+		if (r->top < 0) { /* a dry run into a --to DIR not made yet */
+			printf("would restore %s\n", lgq_show(e->dest));
+			r->restored += !e->dir;
 			continue;
 		}
-		if (r.x.e[i].dir)
-			put_dir(&r, &r.x.e[i]);
+		if (e->dir)
+			put_dir(r, e);
 		else
-			put_file(&r, &r.x.e[i]);
+			put_file(r, e);
 	}
 	/* the directories' own metadata last, deepest first */
-	for (size_t i = r.x.n; i-- > 0;)
-		if (r.x.e[i].made)
-			set_dir_meta(&r, &r.x.e[i]);
+	for (size_t i = r->x.n; i-- > 0;)
+		if (r->x.e[i].made)
+			set_dir_meta(r, &r->x.e[i]);
+}
+
+static void print_summary(const struct restore *r)
+{
 	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
-	       r.dry ? "dry run: " : "", r.restored, r.dry ? "would be " : "",
-	       r.conflicts, r.missing, r.failed);
-	if (r.earlier)
-		printf("; %u restored earlier", r.earlier);
-	if (r.set_aside)
-		printf("; %u set aside", r.set_aside);
-	if (r.refused)
-		printf("; %u refused", r.refused);
-	if (r.changed)
-		printf("; %u changed since kept (--force)", r.changed);
+	       r->dry ? "dry run: " : "", r->restored,
+	       r->dry ? "would be " : "", r->conflicts, r->missing, r->failed);
+	if (r->earlier)
+		printf("; %u restored earlier", r->earlier);
+	if (r->set_aside)
+		printf("; %u set aside", r->set_aside);
+	if (r->refused)
+		printf("; %u refused", r->refused);
+	if (r->changed)
+		printf("; %u changed since kept (--force)", r->changed);
 	printf("\n");
+}
+
+/*
+ * The order is the safety: the index opened and its owner known, its
+ * quarantine checked with that owner, the owner's credentials taken,
+ * and only then the index read and any path touched.
+ */
+int lgctl_restore(const char *dir, int argc, char **argv)
+{
+	LG_RESTORE_AUTO struct restore r = {
+		.state_dir = dir, .top = -1, .qfd = -1, .ifd = -1
+	};
+	LG_REQUEST_AUTO struct request q = { .ifd = -1 };
+	int rc;
+
+	rc = parse_args(&r, &q, argc, argv);
+	if (rc != GO_ON)
+		return rc;
+	rc = name_index(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	rc = open_index(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	rc = open_quarantine(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	rc = load_as_owner(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	times_from_state_dir(&r, q.qdir);
+	rc = open_top(&r);
+	if (rc != GO_ON)
+		return rc;
+	rc = plan(&r);
+	if (rc != GO_ON)
+		return rc;
+	put_all(&r);
+	print_summary(&r);
 	if (!r.dry && r.x.n)
-		audit_restore(dir, id, &r);
-	rc = r.conflicts || r.missing || r.failed || r.refused || r.changed ?
-		     1 :
-		     0;
-	for (size_t i = 0; i < r.nf; i++) {
-		free(r.f[i].path);
-		if (r.f[i].fd >= 0)
-			close(r.f[i].fd);
-		if (r.f[i].sfd >= 0)
-			close(r.f[i].sfd);
-	}
-	free(r.f);
-	lg_closep(&r.top);
-	lg_closep(&r.qfd);
-	lg_closep(&r.ifd);
-	lgq_free(&r.x);
-	return rc;
+		audit_restore(dir, r.id, &r);
+	return r.conflicts || r.missing || r.failed || r.refused || r.changed ?
+		       1 :
+		       0;
 }

@@ -345,66 +345,75 @@ static const struct lg_proxy_route *route_of(struct lg_proxy *p,
 	return NULL;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
-			      const char *url, const char *method,
-			      const char *version, const char *upload,
-			      size_t *upload_size, void **con_cls)
+/* A client without the session's secret: told, and answered 403. */
+static enum MHD_Result refuse_outsider(struct lg_proxy *p, struct req *r,
+				       struct MHD_Connection *con,
+				       const char *method)
 {
-	struct lg_proxy *p = cls;
-	struct req *r = *con_cls;
-	bool stopped;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr_in *peer =
+		ci && ci->client_addr && ci->client_addr->sa_family == AF_INET ?
+			(const struct sockaddr_in *)ci->client_addr :
+			NULL;
+
+	snprintf(r->method, sizeof(r->method), "%s", method);
+	if (ops.refused)
+		ops.refused(p->s, "LLM", peer,
+			    "the path lacks the session's secret: 403");
+	return answer(
+		con, 403,
+		"{\"error\":\"lgrun proxy: this proxy serves only the tree of the lgrun session that started it\"}",
+		"application/json");
+}
+
+/* The first call: the method and headers are in, the body to come. */
+static enum MHD_Result take_headers(struct lg_proxy *p, struct req *r,
+				    struct MHD_Connection *con,
+				    const char *method)
+{
+	snprintf(r->method, sizeof(r->method), "%s", method);
+	r->route = route_of(p, r->uri);
+	MHD_get_connection_values(con, MHD_HEADER_KIND, copy_header, r);
+	/* the body must reach us as it is: no 100-continue dance */
+	r->headers = curl_slist_append(r->headers, "Expect:");
+	return MHD_YES;
+}
+
+/* A piece of the body, kept (up to MAX_BODY: then too_big). */
+static enum MHD_Result take_body(struct req *r, const char *upload,
+				 size_t *upload_size)
+{
+	if (r->len + *upload_size > MAX_BODY) {
+		r->too_big = true;
+	} else {
+		if (r->len + *upload_size + 1 > r->cap) {
+			size_t cap = (r->len + *upload_size + 1) * 2;
+			char *b = realloc(r->body, cap);
+
+			if (!b)
+				return MHD_NO;
+			r->body = b;
+			r->cap = cap;
+		}
+		memcpy(r->body + r->len, upload, *upload_size);
+		r->len += *upload_size;
+		r->body[r->len] = '\0';
+	}
+	*upload_size = 0;
+	return MHD_YES;
+}
+
+/*
+ * The request is whole: read (the results it carries complete the last
+ * turn's calls), then refused while the model is blocked, or steered and
+ * forwarded (a websocket started).
+ */
+static enum MHD_Result take_request(struct lg_proxy *p, struct req *r,
+				    struct MHD_Connection *con)
+{
 	char model[128];
 
-	(void)url;
-	(void)version;
-	if (!r)
-		return MHD_NO;
-	if (!r->method[0] && r->outsider) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-			con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-		const struct sockaddr_in *peer =
-			ci && ci->client_addr &&
-					ci->client_addr->sa_family == AF_INET ?
-				(const struct sockaddr_in *)ci->client_addr :
-				NULL;
-
-		snprintf(r->method, sizeof(r->method), "%s", method);
-		if (ops.refused)
-			ops.refused(p->s, "LLM", peer,
-				    "the path lacks the session's secret: 403");
-		return answer(
-			con, 403,
-			"{\"error\":\"lgrun proxy: this proxy serves only the tree of the lgrun session that started it\"}",
-			"application/json");
-	}
-	if (!r->method[0]) { /* the first call: headers are in */
-		snprintf(r->method, sizeof(r->method), "%s", method);
-		r->route = route_of(p, r->uri);
-		MHD_get_connection_values(con, MHD_HEADER_KIND, copy_header, r);
-		/* the body must reach us as it is: no 100-continue dance */
-		r->headers = curl_slist_append(r->headers, "Expect:");
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		if (r->len + *upload_size > MAX_BODY) {
-			r->too_big = true;
-		} else {
-			if (r->len + *upload_size + 1 > r->cap) {
-				size_t cap = (r->len + *upload_size + 1) * 2;
-				char *b = realloc(r->body, cap);
-
-				if (!b)
-					return MHD_NO;
-				r->body = b;
-				r->cap = cap;
-			}
-			memcpy(r->body + r->len, upload, *upload_size);
-			r->len += *upload_size;
-			r->body[r->len] = '\0';
-		}
-		*upload_size = 0;
-		return MHD_YES;
-	}
 	COUNT(p->st.requests);
 	if (!r->route)
 		return answer(
@@ -423,8 +432,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 		COUNT(p->st.unparsed); /* forwarded all the same, unread */
 	if (r->ws && strcmp(r->method, "GET") == 0 &&
 	    r->api == LG_LLM_OPENAI_RESPONSES) {
-		stopped = ops.model_blocked(p->s);
-		if (stopped) {
+		if (ops.model_blocked(p->s)) {
 			r->wake_when_sent = true;
 			return refuse(r, con);
 		}
@@ -436,8 +444,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	    lg_llm_request_last_results(r->api, BODY(r), BODY_LEN(r), on_result,
 					r, model, sizeof(model)) < 0)
 		COUNT(p->st.unparsed);
-	stopped = ops.model_blocked(p->s);
-	if (stopped && r->api != LG_LLM_UNKNOWN) {
+	if (ops.model_blocked(p->s) && r->api != LG_LLM_UNKNOWN) {
 		r->wake_when_sent =
 			true; /* the action applies once it is out */
 		return refuse(r, con);
@@ -445,6 +452,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	if (r->api != LG_LLM_UNKNOWN)
 		steer_request(r);
 	return forward(r, con);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
+			      const char *url, const char *method,
+			      const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct lg_proxy *p = cls;
+	struct req *r = *con_cls;
+
+	(void)url;
+	(void)version;
+	if (!r)
+		return MHD_NO;
+	if (!r->method[0] && r->outsider)
+		return refuse_outsider(p, r, con, method);
+	if (!r->method[0])
+		return take_headers(p, r, con, method);
+	if (*upload_size)
+		return take_body(r, upload, upload_size);
+	return take_request(p, r, con);
 }
 
 /*

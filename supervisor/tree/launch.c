@@ -320,38 +320,15 @@ static pid_t spawn(struct lg_cgroup *cg, bool *in_cgroup)
 	return pid;
 }
 
-int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
-	      const struct lg_bpf *filter, struct lg_cgroup *cg,
-	      int *exec_errno)
+/*
+ * What the child sends once set up: the seccomp listener, whether it
+ * isolated itself, the sealed network's listener (with seal_port). On a
+ * failure, said, the child is killed and reaped.
+ */
+static int receive_setup(struct lg_child *c, int ours)
 {
-	pid_t parent = getpid();
-	int sv[2], r, e;
 	char tag = 0;
-	ssize_t n;
-	LG_AUTOCLOSE int ours = -1; /* our end of the hand-off */
-
-	memset(c, 0, sizeof(*c));
-	c->notify_fd = -1;
-	c->sealed_fd = -1;
-	c->tty_fd = -1;
-	*exec_errno = 0;
-	/* Made before the fork, so the hand-off never needs a notified call. */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	cgroup_mnt = cg && cg->ok && cg->mnt[0] ? cg->mnt : NULL;
-	cgroup_leaf = cg && cg->ok ? cg->path : NULL;
-	c->pid = spawn(cg, &c->in_cgroup);
-	if (c->pid == 0) {
-		close(sv[0]);
-		child(sv[1], parent, argv, envp, filter, c->in_cgroup);
-	}
-	r = -errno;
-	ours = sv[0];
-	close(sv[1]);
-	if (c->pid < 0)
-		return r;
-	if (pty_slave < 0)
-		setpgid(c->pid, c->pid); /* both sides: no race with exec */
+	int r, e;
 
 	r = recv_fd(ours, &c->notify_fd, &tag);
 	if (r < 0 || tag != 'F') {
@@ -379,27 +356,35 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 		waitpid(c->pid, NULL, 0);
 		return -EPROTO;
 	}
+	return 0;
+}
 
-	/* Interactive agents keep the terminal: their group gets it. */
-	if (!(pty_slave >= 0 && pty_in) && isatty(STDIN_FILENO) &&
-	    tcgetpgrp(STDIN_FILENO) == getpgrp()) {
-		struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+/* Interactive agents keep the terminal: their group gets it. */
+static void hand_terminal(struct lg_child *c)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 
-		sigaction(SIGTTOU, &ign, &old);
-		if (tcsetpgrp(STDIN_FILENO, c->pid) == 0) {
-			c->tty_fd = STDIN_FILENO;
-			c->our_pgrp = getpgrp();
-		}
-		sigaction(SIGTTOU, &old, NULL);
+	if ((pty_slave >= 0 && pty_in) || !isatty(STDIN_FILENO) ||
+	    tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return;
+	sigaction(SIGTTOU, &ign, &old);
+	if (tcsetpgrp(STDIN_FILENO, c->pid) == 0) {
+		c->tty_fd = STDIN_FILENO;
+		c->our_pgrp = getpgrp();
 	}
+	sigaction(SIGTTOU, &old, NULL);
+}
 
-	if (write(ours, "G", 1) != 1)
-		return -errno;
-	/*
-	 * EOF: exec succeeded (close-on-exec). An int: exec's errno. The
-	 * exec itself may leave the kernel (LG_SC_EXEC) before the notify
-	 * thread runs: it is let through here, or both would wait forever.
-	 */
+/*
+ * EOF: exec succeeded (close-on-exec), false. An int: exec's errno, into
+ * err, true. The exec itself may leave the kernel (LG_SC_EXEC) before
+ * the notify thread runs: it is let through here, or both would wait
+ * forever.
+ */
+static bool exec_failed(struct lg_child *c, int ours, int *err)
+{
+	ssize_t n;
+
 	do {
 		struct pollfd pf[2] = { { ours, POLLIN, 0 },
 					{ c->notify_fd, POLLIN, 0 } };
@@ -418,9 +403,48 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 			continue_one(c->notify_fd);
 			continue;
 		}
-		n = read(ours, &e, sizeof(e));
+		n = read(ours, err, sizeof(*err));
 	} while (n < 0 && errno == EINTR);
-	if (n == sizeof(e)) {
+	return n == sizeof(*err);
+}
+
+int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
+	      const struct lg_bpf *filter, struct lg_cgroup *cg,
+	      int *exec_errno)
+{
+	pid_t parent = getpid();
+	int sv[2], r, e;
+	LG_AUTOCLOSE int ours = -1; /* our end of the hand-off */
+
+	memset(c, 0, sizeof(*c));
+	c->notify_fd = -1;
+	c->sealed_fd = -1;
+	c->tty_fd = -1;
+	*exec_errno = 0;
+	/* Made before the fork, so the hand-off never needs a notified call. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	cgroup_mnt = cg && cg->ok && cg->mnt[0] ? cg->mnt : NULL;
+	cgroup_leaf = cg && cg->ok ? cg->path : NULL;
+	c->pid = spawn(cg, &c->in_cgroup);
+	if (c->pid == 0) {
+		close(sv[0]);
+		child(sv[1], parent, argv, envp, filter, c->in_cgroup);
+	}
+	r = -errno;
+	ours = sv[0];
+	close(sv[1]);
+	if (c->pid < 0)
+		return r;
+	if (pty_slave < 0)
+		setpgid(c->pid, c->pid); /* both sides: no race with exec */
+	r = receive_setup(c, ours);
+	if (r < 0)
+		return r;
+	hand_terminal(c);
+	if (write(ours, "G", 1) != 1)
+		return -errno;
+	if (exec_failed(c, ours, &e)) {
 		*exec_errno = e;
 		waitpid(c->pid, NULL, 0);
 		lg_launch_restore_tty(c);
