@@ -116,14 +116,14 @@ static int parse_duration(const struct lg_config_key *k, const char *s,
 	return 0;
 }
 
-/* A non-negative real, all of s; false: not one. */
+/* A non-negative real, all of s; false: not one (nor is "nan"). */
 static bool real(const char *s, double *d)
 {
 	char *end;
 
 	errno = 0;
 	*d = strtod(s, &end);
-	return end != s && !*end && !errno && !(*d < 0);
+	return end != s && !*end && !errno && *d >= 0;
 }
 
 static int parse_fraction(const struct lg_config_key *k, const char *s,
