@@ -338,7 +338,7 @@ FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c sup
 	supervisor/guard/event.c supervisor/lib/termtext.c preload/recog.c \
 	supervisor/guard/verdict.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
-		supervisor/config/config_int.h
+		supervisor/config/config_int.h supervisor/config/kinds.def
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \

@@ -21,7 +21,7 @@
 #endif
 
 /*
- * The defaults are the key table's (config_keys.c), read by each key's
+ * The defaults are the key table's (keys.c), read by each key's
  * parser as a file's value would be: one place says what a key is and
  * what it is by default.
  */
@@ -31,7 +31,7 @@ void lg_config_init(struct lg_config *c)
 
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < lg_config_nkeys; i++) {
-		const struct key *k = &lg_config_keys[i];
+		const struct lg_config_key *k = &lg_config_keys[i];
 
 		/* a default that does not parse is a bug the unit tests catch */
 		if (k->def && lg_config_set_value(c, k, k->def, true, msg,
@@ -45,9 +45,12 @@ void lg_config_free(struct lg_config *c)
 	for (size_t i = 0; i < c->n_ignore; i++)
 		lg_ignore_rule_free(&c->ignore[i]);
 	free(c->ignore);
-	for (size_t i = 0; i < lg_config_nkeys; i++)
-		if (lg_key_is_string(lg_config_keys[i].type))
-			free(*(char **)((char *)c + lg_config_keys[i].off));
+	for (size_t i = 0; i < lg_config_nkeys; i++) {
+		const struct lg_config_key *k = &lg_config_keys[i];
+
+		if (lg_key_store(k)->free)
+			lg_key_store(k)->free((char *)c + k->off);
+	}
 	free(c->config_path);
 	free(c->profile);
 	free(c->agent);
@@ -97,11 +100,11 @@ struct parse {
 
 /* A key set twice in one section is an error: which one would win? */
 static int check_duplicate(struct parse *p, const char *section,
-			   const char *name, const struct key *k)
+			   const char *name, const struct lg_config_key *k)
 {
 	char key[192];
 
-	if (k->type == K_IGNORE_PATH || k->type == K_IGNORE_PROGRAM)
+	if (lg_key_store(k)->appends)
 		return 0; /* repeated on purpose: one glob per line */
 	snprintf(key, sizeof(key), "%s\n%s", section, name);
 	for (size_t i = 0; i < p->nseen; i++)
@@ -120,15 +123,6 @@ static int check_duplicate(struct parse *p, const char *section,
 		 key);
 	p->seen[p->nseen++].line = p->cur_line;
 	return 0;
-}
-
-static const struct key *find_key(const char *section, const char *name)
-{
-	for (size_t i = 0; i < lg_config_nkeys; i++)
-		if (strcmp(lg_config_keys[i].section, section) == 0 &&
-		    strcmp(lg_config_keys[i].name, name) == 0)
-			return &lg_config_keys[i];
-	return NULL;
 }
 
 static bool known_section(const char *s)
@@ -153,7 +147,7 @@ static int handler(void *user, const char *section, const char *name,
 {
 	struct parse *p = user;
 	char msg[512] = "";
-	const struct key *k;
+	const struct lg_config_key *k;
 	bool apply;
 	int r;
 
@@ -178,7 +172,7 @@ static int handler(void *user, const char *section, const char *name,
 				section, name);
 		memcpy(sec, name, (size_t)(dot - name));
 		sec[dot - name] = '\0';
-		k = find_key(sec, dot + 1);
+		k = lg_config_key_find(sec, dot + 1);
 		if (!k)
 			return fail(p, "[%s]: unknown key '%s'", section, name);
 		if (is_profile) {
@@ -196,7 +190,7 @@ static int handler(void *user, const char *section, const char *name,
 				    name, "");
 		if (!known_section(section))
 			return 0; /* reported at its header by the reader */
-		k = find_key(section, name);
+		k = lg_config_key_find(section, name);
 		if (!k)
 			return fail(p, "unknown key '%s' in [%s]", name,
 				    section);

@@ -181,6 +181,26 @@ extern const struct lg_option lg_options[];
 int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
 			 const char *arg, struct lg_error *err);
 
+/*
+ * The key table seen from outside the configuration, for the keys that
+ * hold a whole number of some unit (a count, ms, cents): lgctl suggest
+ * raises them. A key is found by its section and name (NULL: none).
+ */
+struct lg_config_key;
+const struct lg_config_key *lg_config_key_find(const char *section,
+					       const char *name);
+/* Does k hold such a number? Then its bounds, in its unit. */
+bool lg_config_key_number(const struct lg_config_key *k, uint64_t *min,
+			  uint64_t *max);
+/* k's value in c, and setting it (n clamped to k's bounds). */
+uint64_t lg_config_number(const struct lg_config *c,
+			  const struct lg_config_key *k);
+void lg_config_set_number(struct lg_config *c, const struct lg_config_key *k,
+			  uint64_t n);
+/* n as the file spells it for k: 12, 90s, 2.50. */
+void lg_config_spell_number(const struct lg_config_key *k, uint64_t n,
+			    char *out, size_t size);
+
 /* The shipped ignore rules, NULL-terminated pairs of program, glob. */
 extern const char *const lg_default_ignores[][2];
 

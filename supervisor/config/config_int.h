@@ -1,70 +1,86 @@
 /* SPDX-License-Identifier: MIT */
-/* Inside the configuration: config.c (loading) and config_keys.c (the keys). */
+/*
+ * Inside the configuration: config.c (loading), keys.c (the keys),
+ * values.c (the kinds of values, kinds.def) and parse.c (pure parsers).
+ */
 #ifndef LG_CONFIG_INT_H
 #define LG_CONFIG_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
+/* The kinds of values (kinds.def): K_BOOL, K_UINT, ... */
 enum ktype {
-	K_BOOL,
-	K_UINT,
-	K_ULONG,
-	K_U64,
-	K_DURATION,
-	K_DURATION_U64,
-	K_ACTION,
-	K_ERRNO,
-	K_FRACTION,
-	K_MONEY,
-	K_STRING,
-	K_SYSCALLS,
-	K_SIZES,
-	K_IGNORE_PATH,
-	K_IGNORE_PROGRAM,
-	K_BPF_MODE,
-	K_POW2, /* unsigned, a power of two from min to max */
-	K_STORE_BACKEND,
-	K_STORE_ERROR,
-	K_STORE_URL,
-	K_ENDPOINTS, /* [shim] tool_endpoints */
-	K_IGNORE_KEYS, /* [repeat] ignore_keys */
-	K_LLM_MODE, /* [llm] mode */
-	K_PRICES, /* [llm] prices */
-	K_LLM_VARIABLES, /* [llm] variables */
-	K_LLM_DECRYPT, /* [llm] decrypt */
-	K_EGRESS, /* [network] egress */
-	K_ON_FULL, /* [quarantine] on_full: allow or deny */
-	K_BYTES, /* a size: 1024, 512K, 100M, 2G (powers of 1024) */
-	K_DIRS, /* absolute directories, comma-separated */
+#define LG_KIND(NAME, PARSE, STORE, SPELL) K_##NAME,
+#include "kinds.def"
+#undef LG_KIND
+	K_NKINDS
 };
 
-struct key {
+struct lg_config_key {
 	const char *section, *name;
 	enum ktype type;
 	size_t off;
+	/* a number kind's bounds, in its unit (ms, cents) */
 	unsigned long min, max;
 	/* the default as the file would spell it (lg_config_init); NULL: 0 */
 	const char *def;
 };
 
-/* Kinds kept as a string the config owns (freed by lg_config_free). */
-static inline bool lg_key_is_string(enum ktype t)
+/* A value as its kind's parser read it, for its store to apply. */
+union lg_value {
+	bool b;
+	int i;
+	enum lg_verdict verdict;
+	uint64_t n; /* whole numbers: counts, ms, bytes, a mask */
+	double d;
+	const char *s; /* the text itself: a string store copies it */
+	unsigned sizes[LG_OUTPUT_REPEAT_MAX_SIZES];
+	struct {
+		char program[256]; /* "": any program */
+		const char *glob;
+	} ignore;
+};
+
+/* Where a kind's value goes: the type of its field in struct lg_config. */
+struct lg_store {
+	/* stores v in field (c's, at the key's offset): 0 or -ENOMEM */
+	int (*apply)(struct lg_config *c, void *field, const union lg_value *v);
+	void (*free)(void *field); /* what apply allocated (NULL: nothing) */
+	/* the field as a whole number of the kind's unit, and back (or NULL) */
+	uint64_t (*get)(const void *field);
+	void (*set)(void *field, uint64_t n);
+	bool appends; /* each line adds one: no key is set twice */
+};
+
+struct lg_kind {
+	const char *name;
+	/* reads s for k into v: 0, or -errno and msg says what is wrong */
+	int (*parse)(const struct lg_config_key *k, const char *s,
+		     union lg_value *v, char *msg, size_t msgsz);
+	const struct lg_store *store;
+	/* a whole number of the kind's unit, as the file spells it (or NULL) */
+	void (*spell)(uint64_t n, char *out, size_t size);
+};
+
+/* The table of kinds, by enum ktype (values.c, from kinds.def). */
+extern const struct lg_kind lg_kinds[K_NKINDS];
+
+static inline const struct lg_store *lg_key_store(const struct lg_config_key *k)
 {
-	return t == K_STRING || t == K_STORE_URL || t == K_ENDPOINTS ||
-	       t == K_IGNORE_KEYS || t == K_PRICES || t == K_LLM_VARIABLES ||
-	       t == K_LLM_DECRYPT || t == K_DIRS;
+	return lg_kinds[k->type].store;
 }
 
-extern const struct key lg_config_keys[];
+extern const struct lg_config_key lg_config_keys[];
 extern const size_t lg_config_nkeys;
 
 /* Parses value for k; applies it to c only when apply is set. */
-int lg_config_set_value(struct lg_config *c, const struct key *k,
+int lg_config_set_value(struct lg_config *c, const struct lg_config_key *k,
 			const char *value, bool apply, char *msg, size_t msgsz);
-/* config_parse.c: 0, or -EINVAL (bad: the item that is not a name). */
+/* parse.c: 0, or -EINVAL (bad: the item that is not a name). */
 int lg_parse_bool(const char *s, bool *out);
 int lg_parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz);
 /*

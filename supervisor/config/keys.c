@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The configuration's keys: one table (section, name, kind, where it goes,
- * bounds), and the default ignores. config_values.c reads each kind.
+ * bounds), and the default ignores. values.c reads each kind (kinds.def).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -89,7 +89,7 @@ const char *const lg_default_ignores[][2] = {
 };
 
 #define OFF(f) offsetof(struct lg_config, f)
-const struct key lg_config_keys[] = {
+const struct lg_config_key lg_config_keys[] = {
 	{ "guard", "observe", K_BOOL, OFF(observe), 0, 0, NULL },
 	{ "guard", "deny_errno", K_ERRNO, OFF(deny_errno), 0, 0, "EPERM" },
 	{ "guard", "syscalls", K_SYSCALLS, OFF(syscalls), 0, 0,
@@ -128,8 +128,8 @@ const struct key lg_config_keys[] = {
 	  4000000000UL, NULL },
 	{ "budget", "reserve", K_FRACTION, OFF(guard.budget.reserve), 0, 0,
 	  "0.2" },
-	{ "budget", "max_cost", K_MONEY, OFF(guard.budget.max_cost), 0, 0,
-	  NULL },
+	{ "budget", "max_cost", K_MONEY, OFF(guard.budget.max_cost), 0,
+	  100000000000UL /* cents: $1e9 */, NULL },
 	{ "budget", "max_tool_calls", K_UINT, OFF(guard.budget.max_tool_calls),
 	  0, 100000000, NULL },
 	{ "budget", "max_processes", K_UINT, OFF(guard.budget.max_processes), 0,
@@ -283,22 +283,30 @@ int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
 			 const char *arg, struct lg_error *err)
 {
 	const char *value = o->arg ? arg : o->flag_value;
+	const struct lg_config_key *k =
+		o->section ? lg_config_key_find(o->section, o->key) : NULL;
 	char msg[768];
 	int r;
 
-	for (size_t i = 0; o->section && i < lg_config_nkeys; i++) {
-		const struct key *k = &lg_config_keys[i];
-
-		if (strcmp(k->section, o->section) || strcmp(k->name, o->key))
-			continue;
-		r = lg_config_set_value(c, k, value ? value : "", true, msg,
-					sizeof(msg));
-		if (r < 0)
-			snprintf(err->msg, sizeof(err->msg), "--%s: %s",
-				 o->name, r == -ENOMEM ? "out of memory" : msg);
-		return r;
+	if (!k) {
+		snprintf(err->msg, sizeof(err->msg), "--%s sets no config key",
+			 o->name);
+		return -EINVAL;
 	}
-	snprintf(err->msg, sizeof(err->msg), "--%s sets no config key",
-		 o->name);
-	return -EINVAL;
+	r = lg_config_set_value(c, k, value ? value : "", true, msg,
+				sizeof(msg));
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "--%s: %s", o->name,
+			 r == -ENOMEM ? "out of memory" : msg);
+	return r;
+}
+
+const struct lg_config_key *lg_config_key_find(const char *section,
+					       const char *name)
+{
+	for (size_t i = 0; i < lg_config_nkeys; i++)
+		if (strcmp(lg_config_keys[i].section, section) == 0 &&
+		    strcmp(lg_config_keys[i].name, name) == 0)
+			return &lg_config_keys[i];
+	return NULL;
 }

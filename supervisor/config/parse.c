@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The value parsers of the configuration, pure: the store's URL, modes,
- * durations, errno names, booleans, syscall names, sizes. config_values.c
- * applies them to the keys (config_keys.c) with file and line.
+ * durations, errno names, booleans, syscall names, sizes. values.c
+ * applies them to the keys (keys.c) with file and line.
  */
 #include <ctype.h>
 #include <errno.h>

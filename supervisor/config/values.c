@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The values of the configuration's keys, by kind (config_keys.c): each
- * checked where it is read, by the parser its user calls, so that an error
- * names its file and line.
+ * The values of the configuration's keys, by kind (kinds.def): each kind's
+ * parser reads and checks the text, with the parser its user calls, so
+ * that an error names its file and line; its store puts the value in
+ * struct lg_config at the key's offset, and frees it.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "config.h"
 #include "lib/canon.h"
 #include "proxy/proxy.h"
@@ -35,392 +35,295 @@ int lg_config_add_ignore(struct lg_config *c, const char *program,
 	return 0;
 }
 
-/*
- * [llm] prices, variables and decrypt, read by the parsers that use them
- * (text.c, proxy_routes.c) so that a wrong entry is named with its file
- * and line here, not when the session starts.
- */
-static int check_llm_value(enum ktype t, const char *value, char *msg,
-			   size_t msgsz)
+/* The messages most kinds share. */
+static int not_a(const struct lg_config_key *k, const char *s, const char *what,
+		 char *msg, size_t msgsz)
 {
-	struct lg_proxy_route routes[16];
-	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
-	size_t nr = 3, nh = 0; /* after the three base-URL routes */
-	const char *bad = value;
-	double a, b;
-
-	switch (t) {
-	case K_PRICES:
-		if (lg_price_lookup(value, NULL, &a, &b, &bad) >= 0)
-			return 0;
-		snprintf(
-			msg, msgsz,
-			"llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
-			(int)strcspn(bad, ","), bad);
-		return -EINVAL;
-	case K_LLM_VARIABLES:
-		if (lg_proxy_extra_routes(value, routes, nr, 16, &bad) >= 0)
-			return 0;
-		snprintf(
-			msg, msgsz,
-			"llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13)",
-			(int)strcspn(bad, ", \t"), bad);
-		return -EINVAL;
-	case K_LLM_DECRYPT:
-		if (lg_proxy_decrypt_routes(value, routes, &nr, 16, hosts, &nh,
-					    &bad) >= 0)
-			return 0;
-		snprintf(
-			msg, msgsz,
-			"llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
-			"), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
-			(int)strcspn(bad, ", \t"), bad);
-		return -EINVAL;
-	default:
-		return 0;
-	}
+	snprintf(msg, msgsz, "%s.%s: '%s' is not %s", k->section, k->name, s,
+		 what);
+	return -EINVAL;
 }
 
-/* Numbers, durations, booleans, amounts. */
-/* A duration in ms (K_DURATION, K_DURATION_U64), from min to max. */
-static int set_duration(struct lg_config *c, const struct key *k,
-			const char *value, bool apply, char *msg, size_t msgsz)
+static int out_of_range(const struct lg_config_key *k, const char *item,
+			const char *unit, char *msg, size_t msgsz)
 {
-	char *base = (char *)c;
-	unsigned long ul;
-
-	if (lg_parse_duration_ms(value, &ul) < 0) {
-		snprintf(
-			msg, msgsz,
-			"%s.%s: '%s' is not a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
-			k->section, k->name, value);
-		return -EINVAL;
-	}
-	if (ul < k->min || ul > k->max) {
-		snprintf(msg, msgsz,
-			 "%s.%s: %s is out of range (%lums to %lums)",
-			 k->section, k->name, value, k->min, k->max);
-		return -ERANGE;
-	}
-	if (apply) {
-		if (k->type == K_DURATION)
-			*(unsigned long *)(base + k->off) = ul;
-		else
-			*(uint64_t *)(base + k->off) = ul;
-	}
-	return 0;
-}
-
-/* A fraction (K_FRACTION) or an amount of dollars (K_MONEY). */
-static int set_real(struct lg_config *c, const struct key *k, const char *value,
-		    bool apply, char *msg, size_t msgsz)
-{
-	bool money = k->type == K_MONEY;
-	const char *num = money && value[0] == '$' ? value + 1 : value;
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(num, &end);
-	if (end == num || *end || errno || d < 0 ||
-	    (money ? d > 1e9 : d >= 1)) {
-		snprintf(
-			msg, msgsz,
-			money ? "%s.%s: '%s' is not an amount of US dollars (e.g. 2.50)" :
-				"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
-			k->section, k->name, value);
-		return -ERANGE;
-	}
-	if (apply)
-		*(double *)((char *)c + k->off) = d;
-	return 0;
-}
-
-static int set_number(struct lg_config *c, const struct key *k,
-		      const char *value, bool apply, char *msg, size_t msgsz)
-{
-	char *base = (char *)c;
-	unsigned long ul;
-	char *end;
-	bool b;
-
-	switch (k->type) {
-	case K_BOOL:
-		if (lg_parse_bool(value, &b) < 0)
-			goto bad_bool;
-		if (apply)
-			*(bool *)(base + k->off) = b;
-		return 0;
-	case K_UINT:
-	case K_ULONG:
-	case K_U64:
-		if (!isdigit((unsigned char)value[0]))
-			goto bad_number;
-		errno = 0;
-		ul = strtoul(value, &end, 10);
-		if (errno || *end)
-			goto bad_number;
-		if (ul < k->min || ul > k->max)
-			goto out_of_range;
-		if (apply) {
-			if (k->type == K_UINT)
-				*(unsigned *)(base + k->off) = (unsigned)ul;
-			else if (k->type == K_U64)
-				*(uint64_t *)(base + k->off) = ul;
-			else
-				*(unsigned long *)(base + k->off) = ul;
-		}
-		return 0;
-	case K_POW2:
-		errno = 0;
-		ul = isdigit((unsigned char)value[0]) ?
-			     strtoul(value, &end, 10) :
-			     0;
-		if (!ul || errno || *end || (ul & (ul - 1)) || ul < k->min ||
-		    ul > k->max) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a power of two from %lu to %lu",
-				k->section, k->name, value, k->min, k->max);
-			return -EINVAL;
-		}
-		if (apply)
-			*(unsigned *)(base + k->off) = (unsigned)ul;
-		return 0;
-	default:
-		break;
-	}
-	return -EINVAL;
-bad_bool:
-	snprintf(msg, msgsz, "%s.%s: '%s' is not a boolean (true or false)",
-		 k->section, k->name, value);
-	return -EINVAL;
-bad_number:
-	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
-		 k->name, value);
-	return -EINVAL;
-out_of_range:
-	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu to %lu)",
-		 k->section, k->name, value, k->min, k->max);
+	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu%s to %lu%s)",
+		 k->section, k->name, item, k->min, unit, k->max, unit);
 	return -ERANGE;
 }
 
-/* A key whose value is one of two words, kept as a bool (the second). */
-static int set_choice(struct lg_config *c, const struct key *k,
-		      const char *value, bool apply, char *msg, size_t msgsz)
+/* Numbers, durations, amounts. */
+static int parse_whole(const struct lg_config_key *k, const char *s,
+		       union lg_value *v, char *msg, size_t msgsz)
 {
-	static const struct {
-		enum ktype type;
-		const char *no, *yes, *what;
-	} words[] = {
-		{ K_STORE_BACKEND, "memory", "redis",
-		  "a backend (memory or redis)" },
-		{ K_STORE_ERROR, "local", "fail", "fail or local" },
-		{ K_ON_FULL, "allow", "deny", "allow or deny" },
-		{ K_EGRESS, "open", "proxy-only", "open or proxy-only" },
-	};
+	char *end;
 
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (words[i].type != k->type)
-			continue;
-		if (strcmp(value, words[i].no) && strcmp(value, words[i].yes)) {
-			snprintf(msg, msgsz, "%s.%s: '%s' is not %s",
-				 k->section, k->name, value, words[i].what);
-			return -EINVAL;
-		}
-		if (apply)
-			*(bool *)((char *)c + k->off) =
-				strcmp(value, words[i].yes) == 0;
-		return 0;
-	}
+	if (!isdigit((unsigned char)s[0]))
+		goto bad;
+	errno = 0;
+	v->n = strtoul(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	if (v->n < k->min || v->n > k->max)
+		return out_of_range(k, s, "", msg, msgsz);
+	return 0;
+bad:
+	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
+		 k->name, s);
 	return -EINVAL;
 }
 
-/* One word of a set (an action, a mode), an errno, the store's URL. */
-static int set_word(struct lg_config *c, const struct key *k, const char *value,
-		    bool apply, char *msg, size_t msgsz)
+static int parse_pow2(const struct lg_config_key *k, const char *s,
+		      union lg_value *v, char *msg, size_t msgsz)
 {
-	char *base = (char *)c;
-	int e;
+	char what[64], *end;
+	uint64_t n;
 
-	switch (k->type) {
-	case K_BPF_MODE: {
-		int m = lg_bpf_mode_parse(value);
-
-		if (m < 0) {
-			snprintf(msg, msgsz,
-				 "%s.%s: '%s' is not a mode (auto, on or off)",
-				 k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(int *)(base + k->off) = m;
-		return 0;
+	errno = 0;
+	n = isdigit((unsigned char)s[0]) ? strtoul(s, &end, 10) : 0;
+	if (!n || errno || *end || (n & (n - 1)) || n < k->min || n > k->max) {
+		snprintf(what, sizeof(what), "a power of two from %lu to %lu",
+			 k->min, k->max);
+		return not_a(k, s, what, msg, msgsz);
 	}
-	case K_LLM_MODE: {
-		static const char *const modes[] = { "base_url", "proxy",
-						     "both", "auto" };
-		int m = -1;
+	v->n = n;
+	return 0;
+}
 
-		for (int i = 0; i < 4; i++)
-			if (strcmp(value, modes[i]) == 0)
-				m = i;
-		if (m < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a mode (auto, base_url, proxy or both)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(int *)(base + k->off) = m;
-		return 0;
+static int parse_bytes(const struct lg_config_key *k, const char *s,
+		       union lg_value *v, char *msg, size_t msgsz)
+{
+	if (lg_parse_bytes(s, &v->n) < 0)
+		return not_a(k, s,
+			     "a size (bytes, or with a unit: 512K, 100M, 2G)",
+			     msg, msgsz);
+	return 0;
+}
+
+static int parse_duration(const struct lg_config_key *k, const char *s,
+			  union lg_value *v, char *msg, size_t msgsz)
+{
+	unsigned long ms;
+
+	if (lg_parse_duration_ms(s, &ms) < 0)
+		return not_a(
+			k, s,
+			"a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
+			msg, msgsz);
+	if (ms < k->min || ms > k->max)
+		return out_of_range(k, s, "ms", msg, msgsz);
+	v->n = ms;
+	return 0;
+}
+
+/* A non-negative real, all of s; false: not one (nor is "nan"). */
+static bool real(const char *s, double *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	return end != s && !*end && !errno && *d >= 0;
+}
+
+static int parse_fraction(const struct lg_config_key *k, const char *s,
+			  union lg_value *v, char *msg, size_t msgsz)
+{
+	if (!real(s, &v->d) || v->d >= 1) {
+		snprintf(
+			msg, msgsz,
+			"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
+			k->section, k->name, s);
+		return -ERANGE;
 	}
-	case K_STORE_URL: {
-		char host[256], path[256], why[300];
-		int port, db;
-		char **p = (char **)(base + k->off);
+	return 0;
+}
 
-		if (lg_store_url_parse(value, host, sizeof(host), &port, path,
-				       sizeof(path), &db, why,
-				       sizeof(why)) < 0) {
-			snprintf(msg, msgsz, "%s", why);
-			return -EINVAL;
-		}
-		if (!apply)
+static int parse_money(const struct lg_config_key *k, const char *s,
+		       union lg_value *v, char *msg, size_t msgsz)
+{
+	if (!real(s[0] == '$' ? s + 1 : s, &v->d) || v->d < k->min / 100.0 ||
+	    v->d > k->max / 100.0) {
+		not_a(k, s, "an amount of US dollars (e.g. 2.50)", msg, msgsz);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* One word of a set: a boolean, an action, a mode, an errno. */
+static int parse_bool(const struct lg_config_key *k, const char *s,
+		      union lg_value *v, char *msg, size_t msgsz)
+{
+	if (lg_parse_bool(s, &v->b) < 0)
+		return not_a(k, s, "a boolean (true or false)", msg, msgsz);
+	return 0;
+}
+
+static int parse_action(const struct lg_config_key *k, const char *s,
+			union lg_value *v, char *msg, size_t msgsz)
+{
+	if (lg_verdict_parse(s, &v->verdict) < 0 || v->verdict == LG_ALLOW)
+		return not_a(k, s, "an action (warn, deny or kill)", msg,
+			     msgsz);
+	return 0;
+}
+
+static int parse_errno(const struct lg_config_key *k, const char *s,
+		       union lg_value *v, char *msg, size_t msgsz)
+{
+	if (lg_parse_errno(s, &v->i) < 0)
+		return not_a(
+			k, s,
+			"a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
+			msg, msgsz);
+	return 0;
+}
+
+static int parse_bpf_mode(const struct lg_config_key *k, const char *s,
+			  union lg_value *v, char *msg, size_t msgsz)
+{
+	v->i = lg_bpf_mode_parse(s);
+	if (v->i < 0)
+		return not_a(k, s, "a mode (auto, on or off)", msg, msgsz);
+	return 0;
+}
+
+static int parse_llm_mode(const struct lg_config_key *k, const char *s,
+			  union lg_value *v, char *msg, size_t msgsz)
+{
+	/* in the order of enum lg_llm_mode */
+	static const char *const modes[] = { "base_url", "proxy", "both",
+					     "auto" };
+
+	for (v->i = 0; v->i < 4; v->i++)
+		if (strcmp(s, modes[v->i]) == 0)
 			return 0;
-		free(*p);
-		*p = strdup(value);
-		return *p ? 0 : -ENOMEM;
-	}
-	case K_ACTION: {
-		enum lg_verdict v;
-
-		if (lg_verdict_parse(value, &v) < 0 || v == LG_ALLOW) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not an action (warn, deny or kill)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(enum lg_verdict *)(base + k->off) = v;
-		return 0;
-	}
-	case K_ERRNO:
-		if (lg_parse_errno(value, &e) < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(int *)(base + k->off) = e;
-		return 0;
-	default:
-		break;
-	}
-	return -EINVAL;
+	return not_a(k, s, "a mode (auto, base_url, proxy or both)", msg,
+		     msgsz);
 }
 
-/* A set of names (K_SYSCALLS) or of sizes (K_SIZES). */
-static int set_set(struct lg_config *c, const struct key *k, const char *value,
-		   bool apply, char *msg, size_t msgsz)
+/* One of two words, kept as a bool: true for the second (yes). */
+static int choice(const struct lg_config_key *k, const char *s,
+		  union lg_value *v, char *msg, size_t msgsz, const char *no,
+		  const char *yes, const char *what)
 {
-	char *base = (char *)c;
-
-	switch (k->type) {
-	case K_SYSCALLS: {
-		char bad[64];
-		unsigned mask;
-
-		if (lg_parse_syscalls(value, &mask, bad, sizeof(bad)) < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
-				k->section, k->name, bad);
-			return -EINVAL;
-		}
-		if (apply)
-			*(unsigned *)(base + k->off) = mask;
-		return 0;
-	}
-	case K_SIZES: {
-		unsigned v[LG_OUTPUT_REPEAT_MAX_SIZES];
-		char bad[64];
-
-		switch (lg_parse_sizes(value, v, k->min, k->max, bad,
-				       sizeof(bad))) {
-		case 0:
-			break;
-		case -ERANGE:
-			snprintf(msg, msgsz,
-				 "%s.%s: %s is out of range (%lu to %lu)",
-				 k->section, k->name, bad, k->min, k->max);
-			return -ERANGE;
-		case -E2BIG:
-			snprintf(msg, msgsz, "%s.%s: more than %d sizes",
-				 k->section, k->name,
-				 LG_OUTPUT_REPEAT_MAX_SIZES);
-			return -EINVAL;
-		default:
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a list of whole numbers (e.g. 50, 80, 120)",
-				k->section, k->name, bad[0] ? bad : value);
-			return -EINVAL;
-		}
-		if (apply)
-			memcpy(base + k->off, v, sizeof(v));
-		return 0;
-	}
-	default:
-		break;
-	}
-	return -EINVAL;
+	if (strcmp(s, no) && strcmp(s, yes))
+		return not_a(k, s, what, msg, msgsz);
+	v->b = strcmp(s, yes) == 0;
+	return 0;
 }
 
-/* An [ignore] rule: a glob, or a program and its glob. */
-static int set_ignore(struct lg_config *c, const struct key *k,
-		      const char *value, bool apply, char *msg, size_t msgsz)
-{
-	switch (k->type) {
-	case K_IGNORE_PATH:
-		if (!*value) {
-			snprintf(msg, msgsz, "ignore.path: empty glob");
-			return -EINVAL;
-		}
-		return apply ? lg_config_add_ignore(c, NULL, value) : 0;
-	case K_IGNORE_PROGRAM: {
-		char prog[256];
-		size_t n = strcspn(value, " \t");
-		const char *glob = value + n;
+#define LG_CHOICE(NAME, NO, YES, WHAT)                                        \
+	static int parse_##NAME(const struct lg_config_key *k, const char *s, \
+				union lg_value *v, char *msg, size_t msgsz)   \
+	{                                                                     \
+		return choice(k, s, v, msg, msgsz, NO, YES, WHAT);            \
+	}
+LG_CHOICE(store_backend, "memory", "redis", "a backend (memory or redis)")
+LG_CHOICE(store_error, "local", "fail", "fail or local")
+LG_CHOICE(on_full, "allow", "deny", "allow or deny")
+LG_CHOICE(egress, "open", "proxy-only", "open or proxy-only")
+#undef LG_CHOICE
 
-		while (*glob == ' ' || *glob == '\t')
-			glob++;
-		if (!n || n >= sizeof(prog) || !*glob) {
-			snprintf(
-				msg, msgsz,
-				"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
-				value);
-			return -EINVAL;
-		}
-		memcpy(prog, value, n);
-		prog[n] = '\0';
-		return apply ? lg_config_add_ignore(c, prog, glob) : 0;
+/* Sets: syscall names (a mask), output sizes. */
+static int parse_syscalls(const struct lg_config_key *k, const char *s,
+			  union lg_value *v, char *msg, size_t msgsz)
+{
+	char bad[64];
+	unsigned mask;
+
+	if (lg_parse_syscalls(s, &mask, bad, sizeof(bad)) < 0) {
+		snprintf(
+			msg, msgsz,
+			"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
+			k->section, k->name, bad);
+		return -EINVAL;
 	}
+	v->n = mask;
+	return 0;
+}
+
+static int parse_sizes(const struct lg_config_key *k, const char *s,
+		       union lg_value *v, char *msg, size_t msgsz)
+{
+	char bad[64];
+
+	switch (lg_parse_sizes(s, v->sizes, k->min, k->max, bad, sizeof(bad))) {
+	case 0:
+		return 0;
+	case -ERANGE:
+		return out_of_range(k, bad, "", msg, msgsz);
+	case -E2BIG:
+		snprintf(msg, msgsz, "%s.%s: more than %d sizes", k->section,
+			 k->name, LG_OUTPUT_REPEAT_MAX_SIZES);
+		return -EINVAL;
 	default:
-		break;
+		return not_a(k, bad[0] ? bad : s,
+			     "a list of whole numbers (e.g. 50, 80, 120)", msg,
+			     msgsz);
 	}
-	return -EINVAL;
+}
+
+/* Strings: plain ones, and those their users read (checked here). */
+static int parse_string(const struct lg_config_key *k, const char *s,
+			union lg_value *v, char *msg, size_t msgsz)
+{
+	if (!*s) {
+		snprintf(msg, msgsz, "%s.%s: empty value", k->section, k->name);
+		return -EINVAL;
+	}
+	v->s = s;
+	return 0;
+}
+
+static int parse_store_url(const struct lg_config_key *k, const char *s,
+			   union lg_value *v, char *msg, size_t msgsz)
+{
+	char host[256], path[256], why[300];
+	int port, db;
+
+	(void)k;
+	if (lg_store_url_parse(s, host, sizeof(host), &port, path, sizeof(path),
+			       &db, why, sizeof(why)) < 0) {
+		snprintf(msg, msgsz, "%s", why);
+		return -EINVAL;
+	}
+	v->s = s;
+	return 0;
+}
+
+static int parse_endpoints(const struct lg_config_key *k, const char *s,
+			   union lg_value *v, char *msg, size_t msgsz)
+{
+	char bad[128];
+
+	if (!lg_recog_endpoints_valid(s, bad, sizeof(bad)))
+		return not_a(
+			k, bad,
+			"an endpoint ([http://][HOST][:PORT][/PATH], e.g. localhost:8080, /api/tools/*)",
+			msg, msgsz);
+	v->s = s;
+	return 0;
+}
+
+static int parse_ignore_keys(const struct lg_config_key *k, const char *s,
+			     union lg_value *v, char *msg, size_t msgsz)
+{
+	char bad[128];
+
+	if (!lg_canon_ignore_valid(s, bad, sizeof(bad)))
+		return not_a(k, bad,
+			     "TOOL:KEY or *:KEY (e.g. Bash:description)", msg,
+			     msgsz);
+	v->s = s;
+	return 0;
 }
 
 /* "DIR,DIR": absolute paths, none empty, none with a comma's neighbours. */
-static bool dirs_valid(const struct key *k, const char *value, char *msg,
-		       size_t msgsz)
+static int parse_dirs(const struct lg_config_key *k, const char *s,
+		      union lg_value *v, char *msg, size_t msgsz)
 {
-	const char *p = value;
+	const char *p = s;
 
 	do {
 		size_t n;
@@ -433,126 +336,277 @@ static bool dirs_valid(const struct key *k, const char *value, char *msg,
 				"%s.%s: '%.*s' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)",
 				k->section, k->name, (int)(n < 200 ? n : 200),
 				p);
-			return false;
+			return -EINVAL;
 		}
 		p += n;
 	} while (*p++ == ',');
-	return true;
+	v->s = s;
+	return 0;
 }
 
-/* Strings and lists: endpoints, keys, [llm] tables, plain strings. */
-static int set_list(struct lg_config *c, const struct key *k, const char *value,
-		    bool apply, char *msg, size_t msgsz)
+/*
+ * [llm] prices, variables and decrypt, read by the parsers that use them
+ * (text.c, proxy/routes.c) so that a wrong entry is named with its file
+ * and line here, not when the session starts.
+ */
+static int parse_prices(const struct lg_config_key *k, const char *s,
+			union lg_value *v, char *msg, size_t msgsz)
 {
-	char *base = (char *)c;
+	const char *bad = s;
+	double a, b;
 
-	switch (k->type) {
-	case K_ENDPOINTS:
-	case K_IGNORE_KEYS: {
-		char bad[128];
-
-		if (k->type == K_ENDPOINTS &&
-		    !lg_recog_endpoints_valid(value, bad, sizeof(bad))) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not an endpoint ([http://][HOST][:PORT][/PATH], e.g. localhost:8080, /api/tools/*)",
-				k->section, k->name, bad);
-			return -EINVAL;
-		}
-		if (k->type == K_IGNORE_KEYS &&
-		    !lg_canon_ignore_valid(value, bad, sizeof(bad))) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not TOOL:KEY or *:KEY (e.g. Bash:description)",
-				k->section, k->name, bad);
-			return -EINVAL;
-		}
-	}
-		/* fall through */
-	case K_DIRS:
-		if (k->type == K_DIRS && !dirs_valid(k, value, msg, msgsz))
-			return -EINVAL;
-		/* fall through */
-	case K_PRICES:
-	case K_LLM_VARIABLES:
-	case K_LLM_DECRYPT:
-		if (k->type != K_IGNORE_KEYS && k->type != K_DIRS &&
-		    check_llm_value(k->type, value, msg, msgsz) < 0)
-			return -EINVAL;
-		/* fall through */
-	case K_STRING: {
-		char **p = (char **)(base + k->off);
-		char *s;
-
-		if (!*value && k->type == K_STRING) {
-			snprintf(msg, msgsz, "%s.%s: empty value", k->section,
-				 k->name);
-			return -EINVAL;
-		}
-		if (!apply)
-			return 0;
-		s = strdup(value);
-		if (!s)
-			return -ENOMEM;
-		free(*p);
-		*p = s;
+	(void)k;
+	v->s = s;
+	if (lg_price_lookup(s, NULL, &a, &b, &bad) >= 0)
 		return 0;
-	}
-	default:
-		break;
-	}
+	snprintf(
+		msg, msgsz,
+		"llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
+		(int)strcspn(bad, ","), bad);
 	return -EINVAL;
 }
 
+static int parse_llm_variables(const struct lg_config_key *k, const char *s,
+			       union lg_value *v, char *msg, size_t msgsz)
+{
+	struct lg_proxy_route routes[16];
+	const char *bad = s;
+
+	(void)k;
+	v->s = s;
+	/* after the three base-URL routes */
+	if (lg_proxy_extra_routes(s, routes, 3, 16, &bad) >= 0)
+		return 0;
+	snprintf(
+		msg, msgsz,
+		"llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13)",
+		(int)strcspn(bad, ", \t"), bad);
+	return -EINVAL;
+}
+
+static int parse_llm_decrypt(const struct lg_config_key *k, const char *s,
+			     union lg_value *v, char *msg, size_t msgsz)
+{
+	struct lg_proxy_route routes[16];
+	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
+	size_t nr = 3, nh = 0; /* after the three base-URL routes */
+	const char *bad = s;
+
+	(void)k;
+	v->s = s;
+	if (lg_proxy_decrypt_routes(s, routes, &nr, 16, hosts, &nh, &bad) >= 0)
+		return 0;
+	snprintf(
+		msg, msgsz,
+		"llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
+		"), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
+		(int)strcspn(bad, ", \t"), bad);
+	return -EINVAL;
+}
+
+/* An [ignore] rule: a glob, or a program and its glob. */
+static int parse_ignore_path(const struct lg_config_key *k, const char *s,
+			     union lg_value *v, char *msg, size_t msgsz)
+{
+	(void)k;
+	if (!*s) {
+		snprintf(msg, msgsz, "ignore.path: empty glob");
+		return -EINVAL;
+	}
+	v->ignore.program[0] = '\0';
+	v->ignore.glob = s;
+	return 0;
+}
+
+static int parse_ignore_program(const struct lg_config_key *k, const char *s,
+				union lg_value *v, char *msg, size_t msgsz)
+{
+	size_t n = strcspn(s, " \t");
+	const char *glob = s + n;
+
+	(void)k;
+	while (*glob == ' ' || *glob == '\t')
+		glob++;
+	if (!n || n >= sizeof(v->ignore.program) || !*glob) {
+		snprintf(
+			msg, msgsz,
+			"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
+			s);
+		return -EINVAL;
+	}
+	memcpy(v->ignore.program, s, n);
+	v->ignore.program[n] = '\0';
+	v->ignore.glob = glob;
+	return 0;
+}
+
+/*
+ * The stores: one per type of field. The parsers have checked the value
+ * against the key's bounds, which fit the field.
+ */
+#define LG_SCALAR_STORE(NAME, T, MEMBER)                          \
+	static int apply_##NAME(struct lg_config *c, void *field, \
+				const union lg_value *v)          \
+	{                                                         \
+		(void)c;                                          \
+		*(T *)field = (T)v->MEMBER;                       \
+		return 0;                                         \
+	}
+LG_SCALAR_STORE(bool, bool, b)
+LG_SCALAR_STORE(int, int, i)
+LG_SCALAR_STORE(verdict, enum lg_verdict, verdict)
+LG_SCALAR_STORE(uint, unsigned, n)
+LG_SCALAR_STORE(ulong, unsigned long, n)
+LG_SCALAR_STORE(u64, uint64_t, n)
+LG_SCALAR_STORE(double, double, d)
+#undef LG_SCALAR_STORE
+
+/* The numbers lgctl suggest raises, read and written whole. */
+#define LG_WHOLE(NAME, T)                               \
+	static uint64_t get_##NAME(const void *field)   \
+	{                                               \
+		return *(const T *)field;               \
+	}                                               \
+	static void set_##NAME(void *field, uint64_t n) \
+	{                                               \
+		*(T *)field = (T)n;                     \
+	}
+LG_WHOLE(uint, unsigned)
+LG_WHOLE(ulong, unsigned long)
+LG_WHOLE(u64, uint64_t)
+#undef LG_WHOLE
+
+/* Dollars in a double, as a whole number of cents. */
+static uint64_t get_cents(const void *field)
+{
+	return (uint64_t)llround(*(const double *)field * 100.0);
+}
+
+static void set_cents(void *field, uint64_t n)
+{
+	*(double *)field = (double)n / 100.0;
+}
+
+static int apply_string(struct lg_config *c, void *field,
+			const union lg_value *v)
+{
+	char *s = strdup(v->s);
+
+	(void)c;
+	if (!s)
+		return -ENOMEM;
+	free(*(char **)field);
+	*(char **)field = s;
+	return 0;
+}
+
+static void free_string(void *field)
+{
+	free(*(char **)field);
+}
+
+static int apply_sizes(struct lg_config *c, void *field,
+		       const union lg_value *v)
+{
+	(void)c;
+	memcpy(field, v->sizes, sizeof(v->sizes));
+	return 0;
+}
+
+static int apply_ignore(struct lg_config *c, void *field,
+			const union lg_value *v)
+{
+	(void)field;
+	return lg_config_add_ignore(
+		c, v->ignore.program[0] ? v->ignore.program : NULL,
+		v->ignore.glob);
+}
+
+static const struct lg_store store_bool = { .apply = apply_bool };
+static const struct lg_store store_int = { .apply = apply_int };
+static const struct lg_store store_verdict = { .apply = apply_verdict };
+static const struct lg_store store_uint = { .apply = apply_uint,
+					    .get = get_uint,
+					    .set = set_uint };
+static const struct lg_store store_ulong = { .apply = apply_ulong,
+					     .get = get_ulong,
+					     .set = set_ulong };
+static const struct lg_store store_u64 = { .apply = apply_u64,
+					   .get = get_u64,
+					   .set = set_u64 };
+static const struct lg_store store_double = { .apply = apply_double };
+static const struct lg_store store_cents = { .apply = apply_double,
+					     .get = get_cents,
+					     .set = set_cents };
+static const struct lg_store store_string = { .apply = apply_string,
+					      .free = free_string };
+static const struct lg_store store_sizes = { .apply = apply_sizes };
+static const struct lg_store store_ignore = { .apply = apply_ignore,
+					      .appends = true };
+
+/* Whole numbers as the file writes them. */
+static void spell_count(uint64_t n, char *out, size_t size)
+{
+	snprintf(out, size, "%llu", (unsigned long long)n);
+}
+
+static void spell_ms(uint64_t n, char *out, size_t size)
+{
+	snprintf(out, size, n % 1000 ? "%llums" : "%llus",
+		 (unsigned long long)(n % 1000 ? n : n / 1000));
+}
+
+static void spell_cents(uint64_t n, char *out, size_t size)
+{
+	snprintf(out, size, "%llu.%02llu", (unsigned long long)(n / 100),
+		 (unsigned long long)(n % 100));
+}
+
+const struct lg_kind lg_kinds[K_NKINDS] = {
+#define LG_KIND(NAME, PARSE, STORE, SPELL) \
+	[K_##NAME] = { #NAME, PARSE, &STORE, SPELL },
+#include "kinds.def"
+#undef LG_KIND
+};
+
 /* Parses value for k; applies it to c only when apply is set. */
-int lg_config_set_value(struct lg_config *c, const struct key *k,
+int lg_config_set_value(struct lg_config *c, const struct lg_config_key *k,
 			const char *value, bool apply, char *msg, size_t msgsz)
 {
-	switch (k->type) {
-	case K_BOOL:
-	case K_UINT:
-	case K_ULONG:
-	case K_U64:
-	case K_POW2:
-		return set_number(c, k, value, apply, msg, msgsz);
-	case K_DURATION:
-	case K_DURATION_U64:
-		return set_duration(c, k, value, apply, msg, msgsz);
-	case K_FRACTION:
-	case K_MONEY:
-		return set_real(c, k, value, apply, msg, msgsz);
-	case K_BYTES: {
-		uint64_t n;
+	const struct lg_kind *kind = &lg_kinds[k->type];
+	union lg_value v;
+	int r = kind->parse(k, value, &v, msg, msgsz);
 
-		if (lg_parse_bytes(value, &n) < 0) {
-			snprintf(
-				msg, msgsz,
-				"%s.%s: '%s' is not a size (bytes, or with a unit: 512K, 100M, 2G)",
-				k->section, k->name, value);
-			return -EINVAL;
-		}
-		if (apply)
-			*(uint64_t *)((char *)c + k->off) = n;
-		return 0;
-	}
-	case K_SYSCALLS:
-	case K_SIZES:
-		return set_set(c, k, value, apply, msg, msgsz);
-	case K_IGNORE_PATH:
-	case K_IGNORE_PROGRAM:
-		return set_ignore(c, k, value, apply, msg, msgsz);
-	case K_STORE_BACKEND:
-	case K_STORE_ERROR:
-	case K_ON_FULL:
-	case K_EGRESS:
-		return set_choice(c, k, value, apply, msg, msgsz);
-	case K_BPF_MODE:
-	case K_LLM_MODE:
-	case K_STORE_URL:
-	case K_ACTION:
-	case K_ERRNO:
-		return set_word(c, k, value, apply, msg, msgsz);
-	default:
-		return set_list(c, k, value, apply, msg, msgsz);
-	}
+	if (r < 0 || !apply)
+		return r;
+	return kind->store->apply(c, (char *)c + k->off, &v);
+}
+
+bool lg_config_key_number(const struct lg_config_key *k, uint64_t *min,
+			  uint64_t *max)
+{
+	if (!lg_kinds[k->type].spell || !lg_key_store(k)->get)
+		return false;
+	*min = k->min;
+	*max = k->max;
+	return true;
+}
+
+uint64_t lg_config_number(const struct lg_config *c,
+			  const struct lg_config_key *k)
+{
+	return lg_key_store(k)->get((const char *)c + k->off);
+}
+
+void lg_config_set_number(struct lg_config *c, const struct lg_config_key *k,
+			  uint64_t n)
+{
+	n = n < k->min ? k->min : n > k->max ? k->max : n;
+	lg_key_store(k)->set((char *)c + k->off, n);
+}
+
+void lg_config_spell_number(const struct lg_config_key *k, uint64_t n,
+			    char *out, size_t size)
+{
+	lg_kinds[k->type].spell(n, out, size);
 }

@@ -21,71 +21,69 @@
 #include "record/replay.h"
 #include "store/state.h"
 
-enum ttype { T_UINT, T_U64, T_MS, T_CENTS };
-
-/* A threshold a trip names, by its rule and reason; higher lets more by. */
+/*
+ * A threshold a trip names, by its rule and reason; higher lets more by.
+ * What the key is (its kind, bounds, where it goes, how it is spelt) is
+ * the config's key table's to say (lg_config_key_find).
+ */
 static const struct tunable {
 	const char *rule, *reason, *section, *key;
-	enum ttype type;
-	size_t off; /* in struct lg_guard_cfg */
 } tunables[] = {
-#define G(f) offsetof(struct lg_guard_cfg, f)
-	{ "volumetric", "volume_exceeded", "volumetric", "max_ops", T_UINT,
-	  G(volumetric.max) },
-	{ "same_target", "loop_detected", "same_target", "max", T_UINT,
-	  G(same_target.max) },
-	{ "repeat", "repeat", "repeat", "threshold", T_UINT,
-	  G(repeat.threshold) },
-	{ "failures", "write_failures", "failures", "max", T_UINT,
-	  G(failures.max) },
-	{ "output_repeat", "output_repeat", "output_repeat", "threshold",
-	  T_UINT, G(output_repeat.threshold) },
-	{ "budget", "budget_exceeded", "budget", "max_destructive_ops", T_UINT,
-	  G(budget.max_destructive_ops) },
-	{ "budget", "timeout", "budget", "timeout", T_MS,
-	  G(budget.timeout_ms) },
-	{ "budget", "max_turns", "budget", "max_turns", T_UINT,
-	  G(budget.max_turns) },
-	{ "budget", "max_tokens", "budget", "max_tokens", T_U64,
-	  G(budget.max_tokens) },
-	{ "budget", "max_tool_calls", "budget", "max_tool_calls", T_UINT,
-	  G(budget.max_tool_calls) },
-	{ "budget", "max_processes", "budget", "max_processes", T_UINT,
-	  G(budget.max_processes) },
-	{ "budget", "max_cost", "budget", "max_cost", T_CENTS,
-	  G(budget.max_cost) },
-#undef G
+	{ "volumetric", "volume_exceeded", "volumetric", "max_ops" },
+	{ "same_target", "loop_detected", "same_target", "max" },
+	{ "repeat", "repeat", "repeat", "threshold" },
+	{ "failures", "write_failures", "failures", "max" },
+	{ "output_repeat", "output_repeat", "output_repeat", "threshold" },
+	{ "budget", "budget_exceeded", "budget", "max_destructive_ops" },
+	{ "budget", "timeout", "budget", "timeout" },
+	{ "budget", "max_turns", "budget", "max_turns" },
+	{ "budget", "max_tokens", "budget", "max_tokens" },
+	{ "budget", "max_tool_calls", "budget", "max_tool_calls" },
+	{ "budget", "max_processes", "budget", "max_processes" },
+	{ "budget", "max_cost", "budget", "max_cost" },
 };
 #define NTUN (sizeof(tunables) / sizeof(tunables[0]))
 
-static uint64_t get(const struct lg_guard_cfg *c, const struct tunable *t)
+/* t's key: its kind, bounds and place (find_keys made sure it is one). */
+static const struct lg_config_key *key_of(const struct tunable *t)
 {
-	const char *p = (const char *)c + t->off;
-
-	switch (t->type) {
-	case T_UINT:
-		return *(const unsigned *)p;
-	case T_CENTS:
-		return (uint64_t)llround(*(const double *)p * 100.0);
-	default:
-		return *(const uint64_t *)p;
-	}
+	return lg_config_key_find(t->section, t->key);
 }
 
-static void set(struct lg_guard_cfg *c, const struct tunable *t, uint64_t v)
+/* Every tunable names a key that holds a number: else a bug here. */
+static int find_keys(void)
 {
-	char *p = (char *)c + t->off;
+	for (size_t i = 0; i < NTUN; i++) {
+		const struct lg_config_key *k = key_of(&tunables[i]);
+		uint64_t min, max;
 
-	switch (t->type) {
-	case T_UINT:
-		*(unsigned *)p = v > UINT_MAX ? UINT_MAX : (unsigned)v;
-		break;
-	case T_CENTS:
-		*(double *)p = (double)v / 100.0;
-		break;
-	default:
-		*(uint64_t *)p = v;
+		if (!k || !lg_config_key_number(k, &min, &max)) {
+			fprintf(stderr,
+				"lgctl: %s.%s is not a number key of the config\n",
+				tunables[i].section, tunables[i].key);
+			return -EINVAL;
+		}
 	}
+	return 0;
+}
+
+static uint64_t get(const struct lg_config *c, const struct tunable *t)
+{
+	return lg_config_number(c, key_of(t));
+}
+
+static void set(struct lg_config *c, const struct tunable *t, uint64_t v)
+{
+	lg_config_set_number(c, key_of(t), v);
+}
+
+/* The most t's key can hold. */
+static uint64_t max_of(const struct tunable *t)
+{
+	uint64_t min, max;
+
+	lg_config_key_number(key_of(t), &min, &max);
+	return max;
 }
 
 static const struct tunable *tunable_of(const struct lg_replay_trip *t)
@@ -103,17 +101,17 @@ struct rec {
 	FILE *f[2];
 };
 
-static int replay_one(struct rec *r, const struct lg_guard_cfg *cfg,
+static int replay_one(struct rec *r, const struct lg_config *cfg,
 		      struct lg_replay *out)
 {
 	for (int i = 0; i < 2; i++)
 		if (r->f[i])
 			rewind(r->f[i]);
-	return lg_replay_run(r->f, 2, cfg, out);
+	return lg_replay_run(r->f, 2, &cfg->guard, out);
 }
 
 /* Does r trip on t's threshold under cfg with it at v? */
-static bool trips_on(struct rec *r, struct lg_guard_cfg *cfg,
+static bool trips_on(struct rec *r, struct lg_config *cfg,
 		     const struct tunable *t, uint64_t v)
 {
 	struct lg_replay out;
@@ -127,15 +125,21 @@ static bool trips_on(struct rec *r, struct lg_guard_cfg *cfg,
 	return on;
 }
 
-/* The least value above the current one at which r passes t's rule. */
-static uint64_t least_passing(struct rec *r, struct lg_guard_cfg *cfg,
+/*
+ * The least value above the current one at which r passes t's rule; past
+ * the most its key can hold (max_of) when r trips even there.
+ */
+static uint64_t least_passing(struct rec *r, struct lg_config *cfg,
 			      const struct tunable *t)
 {
-	uint64_t lo = get(cfg, t), hi = lo ? lo : 1; /* lo trips */
+	uint64_t lo = get(cfg, t), hi = lo ? lo : 1, max = max_of(t);
 
-	for (int k = 0; k < 40 && trips_on(r, cfg, t, hi); k++) {
+	/* lo trips */
+	while (trips_on(r, cfg, t, hi)) {
+		if (hi >= max)
+			return max + 1;
 		lo = hi;
-		hi = hi * 2 > hi ? hi * 2 : UINT64_MAX;
+		hi = hi > max / 2 ? max : hi * 2;
 	}
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -151,15 +155,7 @@ static uint64_t least_passing(struct rec *r, struct lg_guard_cfg *cfg,
 static void print_value(const struct tunable *t, uint64_t v, char *out,
 			size_t size)
 {
-	if (t->type == T_MS)
-		snprintf(out, size, v % 1000 ? "%llums" : "%llus",
-			 (unsigned long long)(v % 1000 ? v : v / 1000));
-	else if (t->type == T_CENTS)
-		snprintf(out, size, "%llu.%02llu",
-			 (unsigned long long)(v / 100),
-			 (unsigned long long)(v % 100));
-	else
-		snprintf(out, size, "%llu", (unsigned long long)v);
+	lg_config_spell_number(key_of(t), v, out, size);
 }
 
 static void suggest_usage(FILE *f)
@@ -176,19 +172,23 @@ struct tuned {
 	const char *by; /* the first session that needed it */
 };
 
-static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
-		       double margin, const char *base)
+/*
+ * Replays the sessions, raising the threshold the first trip names to the
+ * least value that passes, until none trips: 0, or 2 when one trips on a
+ * rule with no threshold, or past the most its key can hold.
+ */
+static int raise_until_pass(struct rec *recs, size_t n, struct lg_config *cfg,
+			    struct tuned tuned[NTUN])
 {
-	struct tuned tuned[NTUN] = { 0 };
-	struct lg_replay out;
-	bool any = false;
-
 	for (int round = 0; round < 64; round++) {
-		const struct tunable *t = NULL;
+		struct lg_replay out;
+		const struct tunable *t;
+		struct tuned *u;
+		uint64_t v;
 		size_t s;
 
 		for (s = 0; s < n; s++) {
-			if (replay_one(&recs[s], &cfg->guard, &out) < 0) {
+			if (replay_one(&recs[s], cfg, &out) < 0) {
 				fprintf(stderr,
 					"lgctl: cannot replay session '%s'\n",
 					lgq_show(recs[s].id));
@@ -207,18 +207,36 @@ static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
 				out.trip.reason, lgq_show(out.trip.summary));
 			return 2;
 		}
-		{
-			struct tuned *u = &tuned[t - tunables];
-			uint64_t v = least_passing(&recs[s], &cfg->guard, t);
+		v = least_passing(&recs[s], cfg, t);
+		if (v > max_of(t)) {
+			char most[32];
 
-			if (!u->by) {
-				u->was = get(&cfg->guard, t);
-				u->by = recs[s].id;
-			}
-			u->needed = v;
-			set(&cfg->guard, t, v);
+			print_value(t, max_of(t), most, sizeof(most));
+			fprintf(stderr,
+				"lgctl: session '%s' trips on %s (%s) even at %s.%s = %s, the most it can be: %s\n",
+				lgq_show(recs[s].id), out.trip.rule,
+				out.trip.reason, t->section, t->key, most,
+				lgq_show(out.trip.summary));
+			return 2;
 		}
+		u = &tuned[t - tunables];
+		if (!u->by) {
+			u->was = get(cfg, t);
+			u->by = recs[s].id;
+		}
+		u->needed = v;
+		set(cfg, t, v);
 	}
+	return 0;
+}
+
+/* Prints the raised thresholds with the margin, and sets them in cfg. */
+static bool print_fragment(struct rec *recs, size_t n, struct lg_config *cfg,
+			   const struct tuned tuned[NTUN], double margin,
+			   const char *base)
+{
+	bool any = false;
+
 	printf("; lgctl suggest: thresholds that let %zu recorded session(s) through, with a %.0f%% margin\n",
 	       n, margin * 100.0);
 	printf("; base: %s; sessions:", base ? lgq_show(base) : "the defaults");
@@ -227,7 +245,7 @@ static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
 	printf("\n");
 	for (size_t i = 0; i < NTUN; i++) {
 		const struct tunable *t = &tunables[i];
-		struct tuned *u = &tuned[i];
+		const struct tuned *u = &tuned[i];
 		bool header = true;
 		uint64_t v;
 		char a[32], b[32], c[32];
@@ -241,6 +259,8 @@ static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
 		v = (uint64_t)ceil((double)u->needed * (1.0 + margin));
 		if (margin > 0 && v <= u->needed)
 			v = u->needed + 1; /* a margin adds one at least */
+		if (v > max_of(t))
+			v = max_of(t); /* what the key can hold: it passes */
 		print_value(t, v, a, sizeof(a));
 		print_value(t, u->needed, b, sizeof(b));
 		print_value(t, u->was, c, sizeof(c));
@@ -248,15 +268,25 @@ static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
 			printf("[%s]\n", t->section);
 		printf("; %s passes them all (it was %s; first needed by %s)\n%s = %s\n",
 		       b, c, lgq_show(u->by), t->key, a);
-		set(&cfg->guard, t, v);
+		set(cfg, t, v);
 		any = true;
 	}
-	if (!any)
+	return any;
+}
+
+static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
+		       double margin, const char *base)
+{
+	struct tuned tuned[NTUN] = { 0 };
+	struct lg_replay out;
+
+	if (find_keys() < 0 || raise_until_pass(recs, n, cfg, tuned))
+		return 2;
+	if (!print_fragment(recs, n, cfg, tuned, margin, base))
 		printf("; every session passes under the base config: nothing to raise\n");
 	/* what it prints holds: every session passes under it */
 	for (size_t s = 0; s < n; s++)
-		if (replay_one(&recs[s], &cfg->guard, &out) < 0 ||
-		    out.trip.found) {
+		if (replay_one(&recs[s], cfg, &out) < 0 || out.trip.found) {
 			fprintf(stderr,
 				"lgctl: session '%s' still trips under the suggestion (%s)\n",
 				lgq_show(recs[s].id), out.trip.rule);

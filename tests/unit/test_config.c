@@ -509,6 +509,12 @@ static void test_errors(void **state)
 		  "test.ini:2: budget.reserve: '-0.1' must be a fraction" },
 		{ "[budget]\nreserve = 20%\n",
 		  "test.ini:2: budget.reserve: '20%' must be a fraction" },
+		{ "[budget]\nreserve = nan\n",
+		  "test.ini:2: budget.reserve: 'nan' must be a fraction" },
+		{ "[quarantine]\nmin_free_fraction = -nan\n",
+		  "test.ini:2: quarantine.min_free_fraction: '-nan' must be a fraction" },
+		{ "[budget]\nmax_cost = $nan\n",
+		  "test.ini:2: budget.max_cost: '$nan' is not an amount of US dollars (e.g. 2.50)" },
 		{ "[guard]\nsyscalls = unlink, chmod\n",
 		  "test.ini:2: guard.syscalls: unknown syscall 'chmod' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)" },
 		{ "[ignore]\nprogram = git\n",
@@ -844,7 +850,7 @@ static void test_every_key_documented(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < lg_config_nkeys; i++) {
-		const struct key *k = &lg_config_keys[i];
+		const struct lg_config_key *k = &lg_config_keys[i];
 
 		if (!documented(LG_SYSCONFDIR "/lgrun.ini", "[%s]\n",
 				"; %s =", k->section, k->name))
@@ -1275,6 +1281,99 @@ static void test_parse_errno(void **state)
 	assert_string_equal(lg_errno_name(ENOTEMPTY), "E?");
 }
 
+/*
+ * The table of kinds (kinds.def): each one parses and stores, and a key
+ * names one of them; a kind whose store frees owns what it stores.
+ */
+static void test_kinds_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < K_NKINDS; i++) {
+		const struct lg_kind *k = &lg_kinds[i];
+
+		assert_non_null(k->name);
+		if (!k->parse || !k->store || !k->store->apply)
+			fail_msg("kind %s: no parse or apply", k->name);
+		if (k->spell && (!k->store->get || !k->store->set))
+			fail_msg("kind %s: spelt as a number, not one",
+				 k->name);
+	}
+	for (size_t i = 0; i < lg_config_nkeys; i++) {
+		const struct lg_config_key *k = &lg_config_keys[i];
+
+		assert_true(k->type < K_NKINDS);
+		assert_true(k->min <= k->max);
+		assert_ptr_equal(lg_config_key_find(k->section, k->name), k);
+	}
+	assert_null(lg_config_key_find("volumetric", "max_op"));
+	assert_null(lg_config_key_find("nosuch", "max_ops"));
+}
+
+/*
+ * The number keys as lgctl suggest sees them: a value spelt as the file
+ * would reads back the same, at the bounds and between; setting one
+ * outside the bounds holds the nearest.
+ */
+static void test_number_keys(void **state)
+{
+	static const struct {
+		const char *section, *name;
+		uint64_t n;
+		const char *spelt;
+	} tc[] = {
+		{ "volumetric", "max_ops", 12, "12" },
+		{ "budget", "timeout", 90000, "90s" },
+		{ "budget", "timeout", 1500, "1500ms" },
+		{ "budget", "max_cost", 250, "2.50" },
+		{ "budget", "max_cost", 7, "0.07" },
+		{ "budget", "max_tokens", 4000000000ULL, "4000000000" },
+	};
+	struct lg_config *c = *state;
+	size_t numbers = 0;
+	char out[64], msg[512];
+
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		const struct lg_config_key *k =
+			lg_config_key_find(tc[i].section, tc[i].name);
+
+		assert_non_null(k);
+		lg_config_spell_number(k, tc[i].n, out, sizeof(out));
+		assert_string_equal(out, tc[i].spelt);
+	}
+	for (size_t i = 0; i < lg_config_nkeys; i++) {
+		const struct lg_config_key *k = &lg_config_keys[i];
+		uint64_t min, max, at[3];
+
+		if (!lg_config_key_number(k, &min, &max))
+			continue;
+		numbers++;
+		at[0] = min;
+		at[1] = min + (max - min) / 3;
+		at[2] = max;
+		for (int j = 0; j < 3; j++) {
+			lg_config_spell_number(k, at[j], out, sizeof(out));
+			if (lg_config_set_value(c, k, out, true, msg,
+						sizeof(msg)) < 0)
+				fail_msg("%s.%s = %s: %s", k->section, k->name,
+					 out, msg);
+			assert_int_equal(lg_config_number(c, k), at[j]);
+		}
+		lg_config_set_number(c, k, max + 1);
+		assert_int_equal(lg_config_number(c, k), max);
+		if (min > 0) {
+			lg_config_set_number(c, k, min - 1);
+			assert_int_equal(lg_config_number(c, k), min);
+		}
+	}
+	/* the counts, durations and the amount suggest raises, and more */
+	assert_true(numbers >= 12);
+	assert_false(
+		lg_config_key_number(lg_config_key_find("budget", "reserve"),
+				     &(uint64_t){ 0 }, &(uint64_t){ 0 }));
+	assert_false(lg_config_key_number(lg_config_key_find("bpf", "ring_kb"),
+					  &(uint64_t){ 0 }, &(uint64_t){ 0 }));
+}
+
 /* A config file with a profile file next to it, through lg_config_load. */
 struct tree {
 	char dir[64];
@@ -1444,6 +1543,8 @@ int main(void)
 		T(test_finish_alone),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_errno),
+		cmocka_unit_test(test_kinds_table),
+		T(test_number_keys),
 		T(test_options),
 		T(test_quarantine_keys),
 		T(test_keep_and_steer_keys),
