@@ -155,12 +155,9 @@ int start_proxies(struct run *run)
 			lg_warn("the LLM proxy is off: cannot listen on 127.0.0.1: %s",
 				strerror(-run->l.proxy_fd));
 		} else {
-			struct epoll_event ev = { .events = EPOLLIN };
-
 			/* served once the agent first connects (load_proxy) */
-			ev.data.fd = run->l.proxy_fd;
-			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.proxy_fd,
-				  &ev);
+			lg_sources_watch(&run->l.src, run->l.proxy_fd, EPOLLIN,
+					 &proxy_source, &run->l);
 			run->l.routes = run->routes;
 			run->l.nroutes = run->nroutes;
 			lg_info("LLM proxy on 127.0.0.1:%u", run->l.proxy_port);
@@ -213,8 +210,19 @@ int start_proxies(struct run *run)
 
 			lg_control_set_memory_cap(run->l.ctl,
 						  run->cfg.shim_max_memory);
+			/* its own set: the socket, its connections, pidfds */
+			run->l.ctl_epfd = epoll_create1(EPOLL_CLOEXEC);
 			ev.data.fd = lg_control_listen_fd(run->l.ctl);
-			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+			if (run->l.ctl_epfd < 0 ||
+			    epoll_ctl(run->l.ctl_epfd, EPOLL_CTL_ADD,
+				      ev.data.fd, &ev) < 0 ||
+			    lg_sources_watch(&run->l.src, run->l.ctl_epfd,
+					     EPOLLIN, &control_source,
+					     &run->l) < 0) {
+				lg_err("cannot watch the control socket: %s",
+				       strerror(errno));
+				return LG_EXIT_ERROR;
+			}
 		}
 	}
 	return 0;
@@ -386,8 +394,6 @@ static void protect_state(struct run *run)
 static void watch_output(struct run *run, const struct output_ends *e,
 			 bool started)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-
 	run->l.out_r[0] = e->pty_slave >= 0 ? run->l.pty_master : e->out[0];
 	run->l.out_r[1] = e->err[0];
 	for (int i = 0; i < 2; i++) {
@@ -397,16 +403,16 @@ static void watch_output(struct run *run, const struct output_ends *e,
 		if (run->l.out_r[i] != run->l.pty_master)
 			fcntl(run->l.out_r[i], F_SETPIPE_SZ, 1 << 20);
 		fcntl(run->l.out_r[i], F_SETFL, O_NONBLOCK);
-		ev.data.fd = run->l.out_r[i];
-		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.out_r[i], &ev);
+		lg_sources_watch(&run->l.src, run->l.out_r[i], EPOLLIN,
+				 &output_source, &run->l);
 	}
 	if (started && run->l.relay_in &&
 	    lg_tty_raw(STDIN_FILENO, &run->l.saved_tty) == 0) {
 		run->l.tty_raw = true;
 		lg_log_crlf = isatty(STDERR_FILENO);
 		fcntl(run->l.pty_master, F_SETFL, O_NONBLOCK);
-		ev.data.fd = STDIN_FILENO;
-		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, STDIN_FILENO, &ev);
+		lg_sources_watch(&run->l.src, STDIN_FILENO, EPOLLIN,
+				 &output_source, &run->l);
 	}
 }
 
@@ -537,15 +543,7 @@ int start_watching(struct run *run)
 	exec_watch_init(&run->l);
 	if (!lg_notifier_sync_wakeup(run->l.nt))
 		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
-	{
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		ev.data.fd = run->l.efd;
-		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.efd, &ev);
-		ev.data.fd = run->l.sfd;
-		epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, run->l.sfd, &ev);
-		add_sources(&run->l);
-	}
+	add_sources(&run->l);
 	lg_info("session %s (agent %s): pid %d%s, %s%s", run->id, run->agent,
 		run->l.child.pid, run->cfg.observe ? ", observe mode" : "",
 		run->l.child.in_cgroup ? "cgroup " : "no cgroup",
@@ -573,16 +571,12 @@ int start_watching(struct run *run)
 	}
 	run->l.id = run->id;
 	if (run->l.store) {
-		struct epoll_event ev = { .events = EPOLLIN };
-
 		lg_session_shared(run->l.s, lg_store_windows(run->l.store));
 		lg_store_on_state(run->l.store, store_state, &run->l);
 		if (run->cfg.store_fail)
 			lg_session_store_required(run->l.s, store_is_up,
 						  run->l.store);
-		ev.data.fd = lg_store_sub_fd(run->l.store);
-		if (ev.data.fd >= 0)
-			epoll_ctl(run->l.epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		store_watch(&run->l);
 	} else if (run->store_down[0]) {
 		char msg[700];
 

@@ -18,7 +18,7 @@ void load_proxy(struct loop *l)
 	char path[PATH_MAX + 32], err[256] = "";
 	void *h;
 
-	epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->proxy_fd, NULL);
+	lg_sources_unwatch(&l->src, l->proxy_fd);
 	if (!libdir_file("liblgproxy.so", path, sizeof(path))) {
 		snprintf(err, sizeof(err),
 			 "liblgproxy.so is not next to lgrun");
@@ -46,17 +46,19 @@ fail:
 	l->proxy_fd = -1;
 }
 
-/* The store was lost or is back (called under the session's lock). */
+/*
+ * The store was lost or is back (on whichever thread found it so): the
+ * kill channel, reopened, is watched by the main thread (store_watch).
+ */
 void store_state(void *ctx, bool up, const char *what)
 {
 	struct loop *l = ctx;
-	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t one = 1;
 
 	lg_session_warn(l->s, "store", up ? "store_back" : "store_lost", 0,
 			"lgrun", what);
-	ev.data.fd = lg_store_sub_fd(l->store);
-	if (up && ev.data.fd >= 0) /* the kill channel, reopened */
-		epoll_ctl(l->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	if (up && write(l->efd, &one, sizeof(one)) < 0)
+		lg_dbg("cannot wake the main loop: %s", strerror(errno));
 }
 
 bool store_is_up(void *ctx)
@@ -71,10 +73,9 @@ static void store_message(struct loop *l)
 	int r = lg_store_sub_read(l->store, summary, sizeof(summary));
 
 	if (r < 0) {
-		int fd = lg_store_sub_fd(l->store);
-
-		if (fd >= 0)
-			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		/* the store closed it (only this thread does) */
+		lg_sources_unwatch(&l->src, l->store_fd);
+		l->store_fd = -1;
 		lg_session_warn(
 			l->s, "store", "store_lost", 0, "lgrun",
 			"the store's kill channel was lost: a trip on another host no longer stops this one");
@@ -88,10 +89,8 @@ static void store_message(struct loop *l)
 
 int event_loop(struct loop *l)
 {
-	struct epoll_event evs[8];
-
 	for (;;) {
-		int n;
+		int r;
 
 		if (lg_session_kill_pending(l->s)) {
 			uint64_t g = trip_grace(l);
@@ -128,63 +127,50 @@ int event_loop(struct loop *l)
 			if (l->main_exited)
 				return 0;
 		}
-		lg_sources_arm(&l->src);
-		n = epoll_wait(l->epfd, evs, 8, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			lg_err("epoll_wait: %s", strerror(errno));
-			return -errno;
+		r = lg_sources_wait(&l->src);
+		if (r < 0) {
+			lg_err("epoll_wait: %s", strerror(-r));
+			return r;
 		}
-		for (int i = 0; i < n; i++)
-			if (!lg_sources_dispatch(&l->src, evs[i].data.fd))
-				lg_dbg("epoll: fd %d is no source's",
-				       evs[i].data.fd);
 	}
 }
 
 /*
- * The sources of the main loop (sources.h), in the order a ready fd is
- * offered to them. Signals: forwarded to the tree, or its end.
+ * The sources of the main loop (sources.h). Signals: forwarded to the
+ * tree, or its end.
  */
-static bool signals_handle(void *ctx, int fd)
+static void signals_handle(void *ctx, int fd, uint32_t events)
 {
-	struct loop *l = ctx;
-
-	if (fd != l->sfd)
-		return false;
-	on_signal(l);
-	return true;
+	(void)fd;
+	(void)events;
+	on_signal(ctx);
 }
 
-static const struct lg_loop_source signals_source = { "signals", signals_handle,
-						      NULL, NULL, NULL };
+const struct lg_loop_source signals_source = { "signals", signals_handle, NULL,
+					       NULL, NULL };
 
 /* --watch-output: the command's output, and our terminal's keys to it */
-static bool output_handle(void *ctx, int fd)
+static void output_handle(void *ctx, int fd, uint32_t events)
 {
 	struct loop *l = ctx;
 
-	if (fd == l->out_r[0] || fd == l->out_r[1]) {
+	(void)events;
+	if (fd != STDIN_FILENO)
 		pass_output(l, fd == l->out_r[1]);
-		return true;
-	}
-	if (fd == STDIN_FILENO && l->tty_raw) {
+	else if (l->tty_raw)
 		relay_input(l);
-		return true;
-	}
-	return false;
 }
 
-static const struct lg_loop_source output_source = { "output", output_handle,
-						     NULL, NULL, NULL };
+const struct lg_loop_source output_source = { "output", output_handle, NULL,
+					      NULL, NULL };
 
 /* The eBPF observer: kernel events, its own timers, --bpf=auto's load. */
-static bool observer_handle(void *ctx, int fd)
+static void observer_handle(void *ctx, int fd, uint32_t events)
 {
 	struct loop *l = ctx;
 
-	return lg_observer_handle(l->obs, fd);
+	(void)events;
+	lg_observer_handle(l->obs, fd);
 }
 
 static uint64_t observer_deadline(void *ctx)
@@ -214,20 +200,27 @@ void observer_free(void *ctx)
 	l->obs = NULL;
 }
 
-static const struct lg_loop_source observer_source = {
-	"observer", observer_handle, observer_deadline, observer_tick,
-	observer_free
-};
+const struct lg_loop_source observer_source = { "observer", observer_handle,
+						observer_deadline,
+						observer_tick, observer_free };
 
 /* The store's kill channel: another supervisor of the session tripped. */
-static bool store_handle(void *ctx, int fd)
+static void store_handle(void *ctx, int fd, uint32_t events)
 {
-	struct loop *l = ctx;
+	(void)fd;
+	(void)events;
+	store_message(ctx);
+}
 
-	if (!l->store || fd != lg_store_sub_fd(l->store))
-		return false;
-	store_message(l);
-	return true;
+/* The kill channel, watched (again: reopened on another thread). */
+void store_watch(struct loop *l)
+{
+	int fd = l->store ? lg_store_sub_fd(l->store) : -1;
+
+	if (fd < 0 || fd == l->store_fd)
+		return;
+	if (lg_sources_watch(&l->src, fd, EPOLLIN, &store_source, l) == 0)
+		l->store_fd = fd;
 }
 
 void store_free(void *ctx)
@@ -236,20 +229,21 @@ void store_free(void *ctx)
 
 	lg_store_free(l->store);
 	l->store = NULL;
+	l->store_fd = -1;
 }
 
-static const struct lg_loop_source store_source = { "store", store_handle, NULL,
-						    NULL, store_free };
+const struct lg_loop_source store_source = { "store", store_handle, NULL, NULL,
+					     store_free };
 
 /* The LLM proxy's socket: its library is loaded on the first connection. */
-static bool proxy_handle(void *ctx, int fd)
+static void proxy_handle(void *ctx, int fd, uint32_t events)
 {
 	struct loop *l = ctx;
 
-	if (fd != l->proxy_fd || l->proxy)
-		return false;
-	load_proxy(l);
-	return true;
+	(void)fd;
+	(void)events;
+	if (!l->proxy)
+		load_proxy(l);
 }
 
 void proxy_free(void *ctx)
@@ -264,15 +258,25 @@ void proxy_free(void *ctx)
 	l->proxy_fd = -1;
 }
 
-static const struct lg_loop_source proxy_source = { "proxy", proxy_handle, NULL,
-						    NULL, proxy_free };
+const struct lg_loop_source proxy_source = { "proxy", proxy_handle, NULL, NULL,
+					     proxy_free };
 
-/* The control socket and the shims' rings, nested sessions' pidfds. */
-static bool control_handle(void *ctx, int fd)
+/*
+ * The control socket and the shims' rings, nested sessions' pidfds: the
+ * control module's own epoll set (its connections come and go by the
+ * hundred, each found by its fd in its table), watched as one fd here.
+ */
+static void control_handle(void *ctx, int fd, uint32_t events)
 {
 	struct loop *l = ctx;
+	struct epoll_event evs[16];
+	int n = epoll_wait(fd, evs, 16, 0);
 
-	return l->ctl && lg_control_handle(l->ctl, l->epfd, fd);
+	(void)events;
+	for (int i = 0; i < n && l->ctl; i++)
+		if (!lg_control_handle(l->ctl, l->ctl_epfd, evs[i].data.fd))
+			lg_dbg("control: fd %d is none of its own",
+			       evs[i].data.fd);
 }
 
 static uint64_t control_deadline(void *ctx)
@@ -287,7 +291,7 @@ static void control_tick(void *ctx, uint64_t now)
 	struct loop *l = ctx;
 
 	(void)now;
-	lg_control_tick(l->ctl, l->epfd);
+	lg_control_tick(l->ctl, l->ctl_epfd);
 }
 
 void control_free(void *ctx)
@@ -296,31 +300,36 @@ void control_free(void *ctx)
 
 	lg_control_free(l->ctl);
 	l->ctl = NULL;
+	if (l->ctl_epfd >= 0)
+		close(l->ctl_epfd);
+	l->ctl_epfd = -1;
 }
 
-static const struct lg_loop_source control_source = {
-	"control", control_handle, control_deadline, control_tick, control_free
-};
+const struct lg_loop_source control_source = { "control", control_handle,
+					       control_deadline, control_tick,
+					       control_free };
 
-/* Woken by another thread: the observer loaded, the proxy answered. */
-static bool wake_handle(void *ctx, int fd)
+/*
+ * Woken by another thread: the observer loaded, the proxy answered, an
+ * exec waits for syscall tracing, the store's kill channel reopened.
+ */
+static void wake_handle(void *ctx, int fd, uint32_t events)
 {
 	struct loop *l = ctx;
 	uint64_t x;
 
-	if (fd != l->efd)
-		return false;
-	if (read(l->efd, &x, sizeof(x)) < 0) {
+	(void)events;
+	if (read(fd, &x, sizeof(x)) < 0) {
 		/* the flag is what matters */
 	}
 	if (l->obs && !lg_observer_attached(l->obs))
 		observer_ready(l);
 	exec_watch_serve(l); /* an exec waits for syscall tracing */
-	return true;
+	store_watch(l);
 }
 
-static const struct lg_loop_source wake_source = { "wake", wake_handle, NULL,
-						   NULL, NULL };
+const struct lg_loop_source wake_source = { "wake", wake_handle, NULL, NULL,
+					    NULL };
 
 /* The notify thread's reads, watched (watch_reader). */
 static uint64_t notify_deadline(void *ctx)
@@ -422,15 +431,18 @@ static uint64_t trip_deadline(void *ctx)
 static const struct lg_loop_source trip_source = { "trip", NULL, trip_deadline,
 						   NULL, NULL };
 
+/*
+ * The sources with deadlines or a finish, in the order they tick (and the
+ * reverse of the order they finish); each fd is watched by its part.
+ */
 void add_sources(struct loop *l)
 {
-	lg_sources_add(&l->src, &signals_source, l);
-	lg_sources_add(&l->src, &output_source, l);
+	lg_sources_watch(&l->src, l->sfd, EPOLLIN, &signals_source, l);
+	lg_sources_watch(&l->src, l->efd, EPOLLIN, &wake_source, l);
 	lg_sources_add(&l->src, &observer_source, l);
 	lg_sources_add(&l->src, &store_source, l);
 	lg_sources_add(&l->src, &proxy_source, l);
 	lg_sources_add(&l->src, &control_source, l);
-	lg_sources_add(&l->src, &wake_source, l);
 	lg_sources_add(&l->src, &notify_source, l);
 	lg_sources_add(&l->src, &procs_source, l);
 	lg_sources_add(&l->src, &session_source, l);

@@ -365,9 +365,11 @@ int main(int argc, char **argv)
 {
 	/* one per process: large, and what every phase shares */
 	static struct run R = { .l = { .proxy_fd = -1,
+				       .ctl_epfd = -1,
+				       .store_fd = -1,
 				       .out_r = { -1, -1 },
 				       .pty_master = -1,
-				       .src.tfd = -1 } };
+				       .src = { .epfd = -1, .tfd = -1 } } };
 	struct run *run = &R;
 	int rc;
 

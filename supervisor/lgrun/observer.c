@@ -73,7 +73,7 @@ void observer_ready(struct loop *l)
 {
 	char why[300];
 
-	if (!lg_observer_ready(l->obs, l->epfd, why, sizeof(why)))
+	if (!lg_observer_ready(l->obs, why, sizeof(why)))
 		return;
 	if (why[0]) {
 		char st[340];
@@ -84,6 +84,8 @@ void observer_ready(struct loop *l)
 		exec_watch_serve(l);
 		return;
 	}
+	lg_sources_watch(&l->src, lg_observer_fd(l->obs), EPOLLIN,
+			 &observer_source, l);
 	exec_watch_serve(l); /* an exec waited for it: trace from now on */
 	lg_session_bpf_state(l->s, "attached");
 	lg_session_lineage_fn(l->s, obs_lineage, l->obs);

@@ -63,7 +63,7 @@ bool pass_output(struct loop *l, int which)
 		return true;
 	if (n <= 0) {
 		lg_termtext_flush(&l->term[which], output_line, l);
-		epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->out_r[which], NULL);
+		lg_sources_unwatch(&l->src, l->out_r[which]);
 		close(l->out_r[which]);
 		l->out_r[which] = -1;
 		return false;
@@ -114,7 +114,7 @@ void relay_input(struct loop *l)
 	if (n <= 0) {
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
-		epoll_ctl(l->epfd, EPOLL_CTL_DEL, STDIN_FILENO, NULL);
+		lg_sources_unwatch(&l->src, STDIN_FILENO);
 		return;
 	}
 	if (write(l->pty_master, buf, (size_t)n) != n)

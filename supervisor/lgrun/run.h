@@ -100,6 +100,7 @@ struct loop {
 	struct lg_child child;
 	const struct lg_config *cfg;
 	struct lg_control *ctl;
+	int ctl_epfd; /* the control module's own epoll set */
 	/*
 	 * The session's secret: in the proxy URL and the base URLs the tree
 	 * gets, so only the tree uses lgrun's proxies (loopback answers every
@@ -146,14 +147,15 @@ struct loop {
 	bool obs_finished;
 	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
 	struct lg_store *store; /* [store] backend = redis, or NULL */
+	int store_fd; /* its kill channel, as watched (main thread) */
 	const char *id;
 	struct termios saved_tty;
 	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
 	uint64_t linger_until; /* a refused nested lgrun says why first */
 	atomic_uint_fast64_t grace_until;
-	int epfd, sfd, efd;
-	struct lg_sources src; /* every fd and deadline but the loop's own */
+	int sfd, efd;
+	struct lg_sources src; /* the loop: its epoll set, fds, deadlines */
 	pthread_t thread;
 	bool thread_started;
 	atomic_int readers; /* notify threads running, abandoned ones too */
@@ -296,6 +298,8 @@ void count_processes(struct loop *l);
 
 void store_state(void *ctx, bool up, const char *what);
 
+void store_watch(struct loop *l);
+
 bool store_is_up(void *ctx);
 
 void observer_ready(struct loop *l);
@@ -323,6 +327,10 @@ void proxy_free(void *ctx);
 void control_free(void *ctx);
 
 void add_sources(struct loop *l);
+
+extern const struct lg_loop_source signals_source, output_source,
+	observer_source, store_source, proxy_source, control_source,
+	wake_source;
 
 void print_trip(const struct loop *l, const char *id, const char *summary,
 		const char *audit, const char *state_dir);

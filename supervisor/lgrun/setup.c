@@ -247,11 +247,10 @@ int setup_loop_fds(struct run *run)
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 	}
 	run->l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	run->l.epfd = epoll_create1(EPOLL_CLOEXEC);
 	run->l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	errno = 0;
-	if (run->l.sfd < 0 || run->l.epfd < 0 || run->l.efd < 0 ||
-	    (errno = -lg_sources_init(&run->l.src, run->l.epfd)) != 0) {
+	if (run->l.sfd < 0 || run->l.efd < 0 ||
+	    (errno = -lg_sources_init(&run->l.src)) != 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
 		return LG_EXIT_ERROR;
 	}
