@@ -241,7 +241,7 @@ int start_watching(struct run *run);
 /* run_launch.c: an environment make_env made, ours from ours_from on. */
 void free_env(char **env, size_t ours_from);
 
-/* lgrun.c: a file next to lgrun's own (../lib/NAME). */
+/* libdir.c: a file next to lgrun's own (../lib/NAME). */
 bool libdir_file(const char *name, char *out, size_t size);
 
 int start_notify_thread(struct loop *l, struct lg_notifier *nt);
