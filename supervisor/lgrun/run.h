@@ -88,10 +88,25 @@ enum lg_exit {
 #define PROXY_TRIP_GRACE_MS 1500 /* for the agent to show the model error */
 
 /*
- * Two threads: the notify thread blocks in SECCOMP_IOCTL_NOTIF_RECV and
- * answers (blocking there is what lets the kernel's synchronous wake-up
- * hand the CPU straight between target and supervisor); the main thread
- * runs signals, timers and the kill. The session locks itself.
+ * The threads lgrun runs. The main thread runs the loop: signals, timers,
+ * the control socket, the observer's events, the kill. A notify thread
+ * blocks in SECCOMP_IOCTL_NOTIF_RECV and answers (blocking there is what
+ * lets the kernel's synchronous wake-up hand the CPU straight between
+ * target and supervisor); one at a time reads, and up to
+ * MAX_STUCK_READERS abandoned ones may still wait on a read of a
+ * target's memory (watch_reader). While the session is set up, the
+ * session CA is made on a thread of its own (joined before the egress
+ * proxy starts); with --bpf=auto the observer loads on another (joined
+ * once it is done). The LLM proxy (liblgproxy.so, once the agent first
+ * connects) runs libmicrohttpd's listening thread, a thread per
+ * connection and an upstream thread per forwarded request (libcurl); the
+ * egress proxy an acceptor thread and a thread per connection. The
+ * watchdog is a process, forked before any thread. The session and the
+ * store lock themselves; of struct loop the other threads read what was
+ * set before they started, atomics, and what exec_mu guards (but for the
+ * LLM proxy's fd, which egress_decrypt reads and the main thread sets to
+ * -1 when the proxy's library cannot load), and they wake the main
+ * thread through efd.
  */
 struct loop {
 	struct lg_session *s;
