@@ -244,8 +244,8 @@ static int finish(struct run *run, int rc)
 	restore_terminal(&run->l);
 	run->readers_left = !stop_notify_thread(&run->l);
 	/* its last flows, before the end record */
-	run->egress_left = !lg_egress_stop(run->l.egress);
-	run->l.egress = NULL;
+	run->egress_left = !lg_egress_stop(run->l.egress.egress);
+	run->l.egress.egress = NULL;
 	observer_finish(&run->l);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
 		const char *why = lg_session_trip_reason(run->l.s);
@@ -263,28 +263,29 @@ static int finish(struct run *run, int rc)
 				     rc, lg_session_trip_summary(run->l.s));
 	} else {
 		lg_launch_restore_tty(&run->l.child);
-		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(run->l.status);
+		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(run->l.tree.status);
 		record_shim_stats(&run->l);
-		lg_session_write_state(
-			run->l.s, run->l.got_signal ? "cancelled" : "exited",
-			rc, run->l.child.pid);
+		lg_session_write_state(run->l.s,
+				       run->l.tree.got_signal ? "cancelled" :
+								"exited",
+				       rc, run->l.child.pid);
 		lg_session_write_metrics(run->l.s);
 		{
 			char why[128];
 
-			if (run->l.got_signal)
+			if (run->l.tree.got_signal)
 				snprintf(why, sizeof(why),
 					 "cancelled by %s, exit status %d",
-					 strsignal(run->l.got_signal), rc);
+					 strsignal(run->l.tree.got_signal), rc);
 			else
 				snprintf(why, sizeof(why),
 					 "completed, exit status %d", rc);
 			lg_session_audit_end(
 				run->l.s,
-				run->l.got_signal ? "cancelled" :
-				rc == LG_EXIT_ERROR && run->l.status == 0 ?
-						    "error" :
-						    "completed",
+				run->l.tree.got_signal ? "cancelled" :
+				rc == LG_EXIT_ERROR && run->l.tree.status == 0 ?
+							 "error" :
+							 "completed",
 				rc, why);
 		}
 		{
@@ -310,13 +311,13 @@ static void teardown(struct run **made)
 	ca_wait(&run->l, false); /* an error while it was being made */
 	restore_terminal(&run->l);
 	run->egress_left |=
-		!lg_egress_stop(run->l.egress); /* NULL once stopped */
-	if (run->l.ca_path[0])
-		unlink(run->l.ca_path);
-	if (run->l.bundle_path[0])
-		unlink(run->l.bundle_path);
-	if (run->l.ca && !run->readers_left && !run->egress_left)
-		run->l.tls->ca_free(run->l.ca);
+		!lg_egress_stop(run->l.egress.egress); /* NULL once stopped */
+	if (run->l.egress.ca_path[0])
+		unlink(run->l.egress.ca_path);
+	if (run->l.egress.bundle_path[0])
+		unlink(run->l.egress.bundle_path);
+	if (run->l.egress.ca && !run->readers_left && !run->egress_left)
+		run->l.egress.tls->ca_free(run->l.egress.ca);
 	if (run->env) /* an error between making it and the launch */
 		free_env(run->env, run->env_ours);
 	/* each source's finish; what was made before they were added: here */
@@ -331,7 +332,7 @@ static void teardown(struct run **made)
 	lg_watchdog_done(&run->wd); /* the session is ended: it leaves */
 	if (!run->readers_left &&
 	    !run->egress_left) { /* else a notify thread may still use them */
-		lg_notifier_free(run->l.nt);
+		lg_notifier_free(run->l.notify.nt);
 		lg_session_free(run->l.s);
 		lg_config_free(&run->cfg);
 	}
@@ -340,12 +341,12 @@ static void teardown(struct run **made)
 int main(int argc, char **argv)
 {
 	/* one per process: large, and what every phase shares */
-	static struct run R = { .l = { .proxy_fd = -1,
-				       .ctl_epfd = -1,
-				       .store_fd = -1,
-				       .out_r = { -1, -1 },
-				       .pty_master = -1,
-				       .src = { .epfd = -1, .tfd = -1 } } };
+	static struct run R = { .l = { .src = { .epfd = -1, .tfd = -1 },
+				       .out = { .r = { -1, -1 },
+						.pty_master = -1 },
+				       .proxy.fd = -1,
+				       .ctl.epfd = -1,
+				       .store.fd = -1 } };
 	struct run *run = &R;
 	int rc;
 
