@@ -100,7 +100,10 @@ int lg_sources_watch(struct lg_sources *ls, int fd, uint32_t events,
 		return -ENOSPC; /* a build with more fds raises the limit */
 	*w = (struct lg_watch){ src, ctx, fd, false };
 	ev.data.ptr = w;
-	if (epoll_ctl(ls->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	/* still in the set (watched twice): the set points at this one now */
+	if (epoll_ctl(ls->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 &&
+	    (errno != EEXIST ||
+	     epoll_ctl(ls->epfd, EPOLL_CTL_MOD, fd, &ev) < 0)) {
 		int e = -errno;
 
 		*w = (struct lg_watch){ .fd = -1 };

@@ -73,8 +73,8 @@ void lg_sources_add(struct lg_sources *ls, const struct lg_loop_source *src,
 		    void *ctx);
 /*
  * Watches fd for events (EPOLLIN, ...): when it is ready, src->handle(ctx,
- * fd, events). 0 or -errno. A registration left by an fd that was closed
- * without lg_sources_unwatch is replaced by the new one of that number.
+ * fd, events). 0 or -errno. A registration of that fd number still there
+ * (closed without lg_sources_unwatch, or watched already) is replaced.
  */
 int lg_sources_watch(struct lg_sources *ls, int fd, uint32_t events,
 		     const struct lg_loop_source *src, void *ctx);
