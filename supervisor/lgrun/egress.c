@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The egress proxy's side in lgrun ([llm] mode = proxy or both, or a
+ * sealed network): the session CA (made on its own thread while the
+ * session is set up), the proxy's hooks (they run on its threads), its
+ * start; and the secret both proxies ask for.
+ */
 #include <arpa/inet.h>
 #include <dirent.h>
 
@@ -27,23 +33,23 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 		return false;
 	}
 	get = (const struct lg_tls_ops *(*)(void))dlsym(h, "lg_tls_ops");
-	l->tls = get ? get() : NULL;
-	if (!l->tls) {
+	l->egress.tls = get ? get() : NULL;
+	if (!l->egress.tls) {
 		lg_warn("egress proxy: no session CA: %s lacks lg_tls_ops",
 			path);
 		return false;
 	}
-	l->ca = l->tls->ca_new(id, err, sizeof(err));
-	if (!l->ca) {
+	l->egress.ca = l->egress.tls->ca_new(id, err, sizeof(err));
+	if (!l->egress.ca) {
 		lg_warn("egress proxy: no session CA: %s", err);
 		return false;
 	}
 	if (!sys || access(sys, R_OK) < 0)
-		sys = l->tls->default_bundle();
-	snprintf(l->ca_path, sizeof(l->ca_path), "%s/%d.ca.pem", run_dir,
-		 getpid());
-	snprintf(l->bundle_path, sizeof(l->bundle_path), "%s/%d.bundle.pem",
+		sys = l->egress.tls->default_bundle();
+	snprintf(l->egress.ca_path, sizeof(l->egress.ca_path), "%s/%d.ca.pem",
 		 run_dir, getpid());
+	snprintf(l->egress.bundle_path, sizeof(l->egress.bundle_path),
+		 "%s/%d.bundle.pem", run_dir, getpid());
 	{
 		/*
 		 * The bundle replaces the trust of tools that read one of
@@ -66,19 +72,21 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 			    access(more[i], R_OK) == 0)
 				files[n++] = more[i];
 		}
-		r = l->tls->ca_write(l->ca, l->ca_path, l->bundle_path, files);
+		r = l->egress.tls->ca_write(l->egress.ca, l->egress.ca_path,
+					    l->egress.bundle_path, files);
 	}
 	if (r < 0) {
 		lg_warn("egress proxy: no session CA: cannot write %s: %s",
-			l->ca_path, strerror(-r));
-		unlink(l->ca_path);
-		unlink(l->bundle_path);
-		l->ca_path[0] = l->bundle_path[0] = '\0';
-		l->tls->ca_free(l->ca);
-		l->ca = NULL;
+			l->egress.ca_path, strerror(-r));
+		unlink(l->egress.ca_path);
+		unlink(l->egress.bundle_path);
+		l->egress.ca_path[0] = l->egress.bundle_path[0] = '\0';
+		l->egress.tls->ca_free(l->egress.ca);
+		l->egress.ca = NULL;
 		return false;
 	}
-	lg_info("session CA: %s (bundle %s)", l->ca_path, l->bundle_path);
+	lg_info("session CA: %s (bundle %s)", l->egress.ca_path,
+		l->egress.bundle_path);
 	return true;
 }
 
@@ -86,48 +94,50 @@ static void *ca_job(void *arg)
 {
 	struct loop *l = arg;
 
-	mkdir(l->ca_run_dir, 0700);
-	make_ca(l, l->ca_run_dir, l->ca_id);
-	atomic_store(&l->ca_ready, l->ca != NULL);
+	mkdir(l->egress.ca_run_dir, 0700);
+	make_ca(l, l->egress.ca_run_dir, l->egress.ca_id);
+	atomic_store(&l->egress.ca_ready, l->egress.ca != NULL);
 	return NULL;
 }
 
 /* The session CA: started on its thread (or made now), then waited for. */
 void ca_start(struct loop *l, const char *state_dir, const char *id)
 {
-	snprintf(l->ca_run_dir, sizeof(l->ca_run_dir), "%s/run", state_dir);
-	l->ca_id = id;
-	l->ca_started = pthread_create(&l->ca_thread, NULL, ca_job, l) == 0;
+	snprintf(l->egress.ca_run_dir, sizeof(l->egress.ca_run_dir), "%s/run",
+		 state_dir);
+	l->egress.ca_id = id;
+	l->egress.ca_started =
+		pthread_create(&l->egress.ca_thread, NULL, ca_job, l) == 0;
 }
 
 /* make: if its thread could not start, made now (not at an error's exit) */
 void ca_wait(struct loop *l, bool make)
 {
-	if (l->ca_started)
-		pthread_join(l->ca_thread, NULL);
-	else if (make && l->ca_id)
+	if (l->egress.ca_started)
+		pthread_join(l->egress.ca_thread, NULL);
+	else if (make && l->egress.ca_id)
 		ca_job(l);
-	l->ca_started = false;
-	l->ca_id = NULL;
+	l->egress.ca_started = false;
+	l->egress.ca_id = NULL;
 }
 
 /* The egress proxy asks: is host:port one lgrun reads? */
-const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
+static const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
 {
 	struct loop *l = ctx;
 
 	/* a connection may come before the CA is made: not decrypted */
-	if (!atomic_load(&l->ca_ready) || l->proxy_fd < 0 || port != 443)
+	if (!atomic_load(&l->egress.ca_ready) || l->proxy.fd < 0 || port != 443)
 		return NULL;
-	for (size_t i = 0; i < l->ndecrypt; i++)
-		if (strcasecmp(l->decrypt[i].host, host) == 0)
-			return l->decrypt[i].route;
+	for (size_t i = 0; i < l->egress.ndecrypt; i++)
+		if (strcasecmp(l->egress.decrypt[i].host, host) == 0)
+			return l->egress.decrypt[i].route;
 	return NULL;
 }
 
-int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
-		const char *route, uint64_t *up, uint64_t *down,
-		const char **why)
+static int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
+		       const char *route, uint64_t *up, uint64_t *down,
+		       const char **why)
 {
 	struct loop *l = ctx;
 	unsigned long long u = 0, d = 0;
@@ -136,34 +146,16 @@ int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
 
 	/* under the route, behind the secret the LLM proxy asks for */
 	snprintf(path, sizeof(path), "%s/%s", l->secret, route);
-	rc = l->tls->mitm(l->ca, fd, r->host, r->port, path, l->proxy_port, &u,
-			  &d, why);
+	rc = l->egress.tls->mitm(l->egress.ca, fd, r->host, r->port, path,
+				 l->proxy.port, &u, &d, why);
 
 	*up += u;
 	*down += d;
 	return rc;
 }
 
-/* A settings file of the agent's that can take it around lgrun. */
-void agentenv_say(void *ctx, const char *file, const char *key)
-{
-	struct loop *l = ctx;
-	char msg[PATH_MAX + 300];
-
-	snprintf(
-		msg, sizeof(msg),
-		"%s sets %s in its \"env\" block: Claude Code applies it over the environment lgrun gives it, which can take its model traffic around lgrun",
-		file, key);
-	lg_session_notice(l->s, LG_EV_WARN,
-			  &(struct lg_notice){ .rule = "llm",
-					       .reason = "agent_settings",
-					       .pid = 0,
-					       .exe = "",
-					       .summary = msg });
-}
-
 /* An egress proxy connection ended (its own thread). */
-void egress_flow(void *ctx, const struct lg_egress_flow *f)
+static void egress_flow(void *ctx, const struct lg_egress_flow *f)
 {
 	struct loop *l = ctx;
 
@@ -231,7 +223,8 @@ static bool tree_holds(unsigned long ino)
 	return false;
 }
 
-void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why)
+static void egress_refused(void *ctx, const struct sockaddr_in *peer,
+			   const char *why)
 {
 	struct loop *l = ctx;
 	unsigned long ino = peer ? peer_inode(peer) : 0;
@@ -260,8 +253,40 @@ int make_secret(struct loop *l)
 		return n < 0 ? -errno : -EIO;
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(l->secret + 2 * i, 3, "%02x", b[i]);
-	if (!lg_egress_basic_auth(l->secret, l->egress_auth,
-				  sizeof(l->egress_auth)))
+	if (!lg_egress_basic_auth(l->secret, l->egress.auth,
+				  sizeof(l->egress.auth)))
 		return -E2BIG;
+	return 0;
+}
+
+/*
+ * The egress proxy on 127.0.0.1 (HTTP_PROXY, HTTPS_PROXY), its hooks
+ * above; the CA it decrypts with, waited for. 0, or an exit status.
+ */
+int egress_start(struct loop *l)
+{
+	LG_AUTOCLOSE int fd = lg_proxy_listen(&l->egress.port);
+	struct lg_egress_cfg ec = {
+		.flow = egress_flow,
+		.decrypt = egress_decrypt,
+		.mitm = egress_mitm,
+		.auth = l->egress.auth,
+		.refused = egress_refused,
+		/* plain-HTTP model requests: to the LLM proxy, if on */
+		.model_port = l->proxy.fd >= 0 ? l->proxy.port : 0,
+		.model_prefix = l->proxy.model_prefix,
+		.ctx = l
+	};
+
+	l->egress.egress = fd >= 0 ? lg_egress_start(fd, &ec) : NULL;
+	if (!l->egress.egress) {
+		lg_err("llm.mode: cannot start the egress proxy on 127.0.0.1: %s",
+		       strerror(fd < 0 ? -fd : errno));
+		return LG_EXIT_ERROR;
+	}
+	lg_steal_fd(&fd); /* the egress proxy's now */
+	lg_info("egress proxy on 127.0.0.1:%u (HTTP_PROXY, HTTPS_PROXY)",
+		l->egress.port);
+	ca_wait(l, true);
 	return 0;
 }

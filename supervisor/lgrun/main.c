@@ -209,30 +209,6 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 	return errno == ENOENT ? LG_EXIT_NOTFOUND : LG_EXIT_NOEXEC;
 }
 
-/*
- * A file of ours in <bindir>/../lib/lgrun (a distribution's package) or
- * <bindir>/../lib (make install): the shim, the proxy library.
- */
-bool libdir_file(const char *name, char *out, size_t size)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	snprintf(out, size, "%s/../lib/lgrun/%s", exe, name);
-	if (access(out, R_OK) == 0)
-		return true;
-	snprintf(out, size, "%s/../lib/%s", exe, name);
-	return access(out, R_OK) == 0;
-}
-
 static int exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -270,8 +246,8 @@ static int finish(struct run *run, int rc)
 	restore_terminal(&run->l);
 	run->readers_left = !stop_notify_thread(&run->l);
 	/* its last flows, before the end record */
-	run->egress_left = !lg_egress_stop(run->l.egress);
-	run->l.egress = NULL;
+	run->egress_left = !lg_egress_stop(run->l.egress.egress);
+	run->l.egress.egress = NULL;
 	observer_finish(&run->l);
 	lg_session_view(run->l.s, &v);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
@@ -290,28 +266,29 @@ static int finish(struct run *run, int rc)
 				     rc, v.trip_summary);
 	} else {
 		lg_launch_restore_tty(&run->l.child);
-		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(run->l.status);
+		rc = rc < 0 ? LG_EXIT_ERROR : exit_code(run->l.tree.status);
 		record_shim_stats(&run->l);
-		lg_session_write_state(
-			run->l.s, run->l.got_signal ? "cancelled" : "exited",
-			rc, run->l.child.pid);
+		lg_session_write_state(run->l.s,
+				       run->l.tree.got_signal ? "cancelled" :
+								"exited",
+				       rc, run->l.child.pid);
 		lg_session_write_metrics(run->l.s);
 		{
 			char why[128];
 
-			if (run->l.got_signal)
+			if (run->l.tree.got_signal)
 				snprintf(why, sizeof(why),
 					 "cancelled by %s, exit status %d",
-					 strsignal(run->l.got_signal), rc);
+					 strsignal(run->l.tree.got_signal), rc);
 			else
 				snprintf(why, sizeof(why),
 					 "completed, exit status %d", rc);
 			lg_session_audit_end(
 				run->l.s,
-				run->l.got_signal ? "cancelled" :
-				rc == LG_EXIT_ERROR && run->l.status == 0 ?
-						    "error" :
-						    "completed",
+				run->l.tree.got_signal ? "cancelled" :
+				rc == LG_EXIT_ERROR && run->l.tree.status == 0 ?
+							 "error" :
+							 "completed",
 				rc, why);
 		}
 		lg_session_view(run->l.s, &v);
@@ -333,13 +310,13 @@ static void teardown(struct run **made)
 	ca_wait(&run->l, false); /* an error while it was being made */
 	restore_terminal(&run->l);
 	run->egress_left |=
-		!lg_egress_stop(run->l.egress); /* NULL once stopped */
-	if (run->l.ca_path[0])
-		unlink(run->l.ca_path);
-	if (run->l.bundle_path[0])
-		unlink(run->l.bundle_path);
-	if (run->l.ca && !run->readers_left && !run->egress_left)
-		run->l.tls->ca_free(run->l.ca);
+		!lg_egress_stop(run->l.egress.egress); /* NULL once stopped */
+	if (run->l.egress.ca_path[0])
+		unlink(run->l.egress.ca_path);
+	if (run->l.egress.bundle_path[0])
+		unlink(run->l.egress.bundle_path);
+	if (run->l.egress.ca && !run->readers_left && !run->egress_left)
+		run->l.egress.tls->ca_free(run->l.egress.ca);
 	if (run->env) /* an error between making it and the launch */
 		free_env(run->env, run->env_ours);
 	/* each source's finish; what was made before they were added: here */
@@ -354,7 +331,7 @@ static void teardown(struct run **made)
 	lg_watchdog_done(&run->wd); /* the session is ended: it leaves */
 	if (!run->readers_left &&
 	    !run->egress_left) { /* else a notify thread may still use them */
-		lg_notifier_free(run->l.nt);
+		lg_notifier_free(run->l.notify.nt);
 		lg_session_free(run->l.s);
 		lg_config_free(&run->cfg);
 	}
@@ -363,10 +340,12 @@ static void teardown(struct run **made)
 int main(int argc, char **argv)
 {
 	/* one per process: large, and what every phase shares */
-	static struct run R = { .l = { .proxy_fd = -1,
-				       .out_r = { -1, -1 },
-				       .pty_master = -1,
-				       .src.tfd = -1 } };
+	static struct run R = { .l = { .src = { .epfd = -1, .tfd = -1 },
+				       .out = { .r = { -1, -1 },
+						.pty_master = -1 },
+				       .proxy.fd = -1,
+				       .ctl.epfd = -1,
+				       .store.fd = -1 } };
 	struct run *run = &R;
 	int rc;
 

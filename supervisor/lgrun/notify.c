@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The notify threads: one reads the seccomp listener and answers; the
+ * main thread watches its reads (a read of a target's memory that does not
+ * return leaves its thread behind, and a new one reads on).
+ */
 #include "run.h"
 #include "seccomp/where.h"
 
@@ -30,7 +35,7 @@ static void *notify_thread(void *arg)
 		bool trip;
 
 		/* Abandoned: its one read done, another thread reads on. */
-		if (lg_notifier_abandoned(nt) || atomic_load(&l->stop))
+		if (lg_notifier_abandoned(nt) || atomic_load(&l->notify.stop))
 			break;
 		r = lg_notifier_recv(nt);
 		if (r == -EINTR)
@@ -67,7 +72,7 @@ static void *notify_thread(void *arg)
 	if (lg_notifier_abandoned(nt))
 		lg_notifier_free(nt); /* the main thread has its spare */
 	lg_where_forget();
-	atomic_fetch_sub(&l->readers, 1);
+	atomic_fetch_sub(&l->notify.readers, 1);
 	return NULL;
 }
 
@@ -81,14 +86,14 @@ int start_notify_thread(struct loop *l, struct lg_notifier *nt)
 		return -ENOMEM;
 	*rd = (struct reader){ l, nt };
 	sigaction(SIGUSR1, &sa, NULL);
-	atomic_fetch_add(&l->readers, 1);
-	r = pthread_create(&l->thread, NULL, notify_thread, rd);
+	atomic_fetch_add(&l->notify.readers, 1);
+	r = pthread_create(&l->notify.thread, NULL, notify_thread, rd);
 	if (r) {
-		atomic_fetch_sub(&l->readers, 1);
+		atomic_fetch_sub(&l->notify.readers, 1);
 		free(rd);
 		return -r;
 	}
-	l->thread_started = true;
+	l->notify.thread_started = true;
 	return 0;
 }
 
@@ -102,16 +107,16 @@ bool stop_notify_thread(struct loop *l)
 {
 	uint64_t until = lg_mono_ms() + STOP_READERS_MS;
 
-	atomic_store(&l->stop, true);
-	if (l->thread_started) {
-		pthread_kill(l->thread, SIGUSR1);
-		pthread_detach(l->thread);
-		l->thread_started = false;
+	atomic_store(&l->notify.stop, true);
+	if (l->notify.thread_started) {
+		pthread_kill(l->notify.thread, SIGUSR1);
+		pthread_detach(l->notify.thread);
+		l->notify.thread_started = false;
 	}
-	while (atomic_load(&l->readers) > 0) {
+	while (atomic_load(&l->notify.readers) > 0) {
 		if (lg_mono_ms() >= until) {
 			lg_dbg("%d notify thread(s) still reading a target: left to exit",
-			       (int)atomic_load(&l->readers));
+			       (int)atomic_load(&l->notify.readers));
 			return false;
 		}
 		usleep(2000);
@@ -127,18 +132,18 @@ bool stop_notify_thread(struct loop *l)
  * returns) and read the other notifications with a new one. A tree that
  * strands reader after reader is stopped.
  */
-void watch_reader(struct loop *l)
+static void watch_reader(struct loop *l)
 {
 	struct lg_notifier *spare;
 	struct lg_busy b;
 
-	if (!l->thread_started || !lg_notifier_busy(l->nt, &b) ||
-	    b.id == l->watched_id ||
+	if (!l->notify.thread_started || !lg_notifier_busy(l->notify.nt, &b) ||
+	    b.id == l->notify.watched_id ||
 	    lg_mono_ms() < b.since_ms + READ_DEADLINE_MS)
 		return;
-	l->watched_id = b.id;
-	spare = atomic_load(&l->readers) <= MAX_STUCK_READERS ?
-			lg_notifier_spare(l->nt) :
+	l->notify.watched_id = b.id;
+	spare = atomic_load(&l->notify.readers) <= MAX_STUCK_READERS ?
+			lg_notifier_spare(l->notify.nt) :
 			NULL;
 	if (!spare) {
 		char msg[200];
@@ -146,7 +151,7 @@ void watch_reader(struct loop *l)
 		snprintf(
 			msg, sizeof(msg),
 			"%d reads of syscall arguments in the tree never finished (memory nobody serves, such as a userfaultfd page)",
-			(int)atomic_load(&l->readers));
+			(int)atomic_load(&l->notify.readers));
 		lg_session_notice(l->s, LG_EV_STOP,
 				  &(struct lg_notice){ .rule = "supervisor",
 						       .reason = "unreadable",
@@ -168,13 +173,13 @@ void watch_reader(struct loop *l)
 						       .exe = "",
 						       .summary = msg });
 	}
-	lg_notifier_abandon(l->nt);
-	pthread_detach(l->thread);
-	l->thread_started = false;
-	l->nt = spare;
+	lg_notifier_abandon(l->notify.nt);
+	pthread_detach(l->notify.thread);
+	l->notify.thread_started = false;
+	l->notify.nt = spare;
 	if (start_notify_thread(l, spare) < 0) {
 		lg_notifier_free(spare);
-		l->nt = NULL;
+		l->notify.nt = NULL;
 		lg_err("cannot start a new notify thread: stopping the session");
 		lg_session_notice(
 			l->s, LG_EV_STOP,
@@ -186,74 +191,24 @@ void watch_reader(struct loop *l)
 	}
 }
 
-/*
- * Until when the tree waits for the agent to hear why (0: it does not): a
- * grace from the proxy's answer (wake_main), or, before that answer is
- * out, from the decision itself (the main loop may turn in between: an
- * observer event, the timer).
- */
-uint64_t trip_grace(struct loop *l)
+/* The notify thread's reads, watched (watch_reader). */
+static uint64_t notify_deadline(void *ctx)
 {
-	uint64_t g = atomic_load(&l->grace_until), d;
+	struct loop *l = ctx;
+	struct lg_busy b;
 
-	if (g)
-		return g;
-	{
-		struct lg_session_view v;
-
-		lg_session_view(l->s, &v);
-		d = v.kill_deferred_ms;
-	}
-	return d ? d + PROXY_TRIP_GRACE_MS : 0;
+	if (!l->notify.thread_started)
+		return 0;
+	return lg_notifier_busy(l->notify.nt, &b) ?
+		       b.since_ms + READ_DEADLINE_MS :
+		       (lg_mono_ms() / 1000 + 1) * 1000;
 }
 
-bool tree_alive(struct loop *l)
+static void notify_tick(void *ctx, uint64_t now)
 {
-	pid_t p[1];
-
-	if (l->cg->ok && l->child.in_cgroup)
-		return lg_cgroup_populated(l->cg);
-	return lg_descendants(p, 1) > 0;
+	(void)now;
+	watch_reader(ctx);
 }
 
-void reap_children(struct loop *l)
-{
-	int st;
-	pid_t p;
-
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (p == l->child.pid) {
-			l->main_exited = true;
-			l->status = st;
-		}
-	}
-}
-
-void on_signal(struct loop *l)
-{
-	struct signalfd_siginfo si;
-
-	while (read(l->sfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
-
-		if (sig == SIGCHLD) {
-			reap_children(l);
-			continue;
-		}
-		if (sig == SIGWINCH) { /* our terminal's size: the pty's */
-			if (l->pty_master >= 0)
-				lg_pty_resize(l->pty_master, STDOUT_FILENO);
-			continue;
-		}
-		/* A second signal does not wait for the grace period. */
-		if (l->got_signal) {
-			l->kill_at = lg_mono_ms();
-			continue;
-		}
-		l->got_signal = sig;
-		lg_info("forwarding %s to the session's processes",
-			strsignal(sig));
-		lg_tree_signal(l->cg, sig);
-		l->kill_at = lg_mono_ms() + l->cfg->kill_grace_ms;
-	}
-}
+const struct lg_loop_source notify_source = { "notify", NULL, notify_deadline,
+					      notify_tick, NULL };

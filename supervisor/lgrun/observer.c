@@ -1,33 +1,12 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The eBPF observer's life in lgrun: loaded before the command (--bpf=on,
+ * or a command without the shim) or in the background (--bpf=auto),
+ * wired in once loaded, its ring and timers served by the loop, finished
+ * before the session's last records; and syscall tracing asked for at an
+ * exec (on_exec, exec_watch_serve).
+ */
 #include "run.h"
-
-void count_processes(struct loop *l)
-{
-	unsigned n = 0;
-
-	if (l->cg->ok && l->child.in_cgroup) {
-		char p[PATH_MAX + 32];
-		int pid;
-
-		snprintf(p, sizeof(p), "%s/cgroup.procs", l->cg->path);
-		LG_AUTOFCLOSE FILE *f = fopen(p, "re");
-
-		while (f && fscanf(f, "%d", &pid) == 1)
-			n++;
-	} else {
-		static pid_t pids[8192];
-		int k = lg_descendants(pids,
-				       (int)(sizeof(pids) / sizeof(pids[0])));
-
-		n = k > 0 ? (unsigned)k : 0;
-	}
-	lg_session_feed(l->s,
-			&(struct lg_event){ .kind = LG_EV_PROCESSES,
-					    .source = LG_SRC_TIMER,
-					    .processes = n },
-			NULL);
-	l->procs_at = lg_mono_ms() + PROCS_TICK_MS;
-}
 
 /* The level of the session's leaf: lgrun's own cgroup's, plus one. */
 static unsigned cgroup_level(void)
@@ -56,7 +35,7 @@ static void obs_call(void *ctx)
 {
 	struct loop *l = ctx;
 
-	if (lg_observer_worked(l->obs))
+	if (lg_observer_worked(l->observer.obs))
 		lg_session_feed(l->s,
 				&(struct lg_event){ .kind = LG_EV_WORK,
 						    .source = LG_SRC_BPF },
@@ -73,7 +52,7 @@ void observer_ready(struct loop *l)
 {
 	char why[300];
 
-	if (!lg_observer_ready(l->obs, l->epfd, why, sizeof(why)))
+	if (!lg_observer_ready(l->observer.obs, why, sizeof(why)))
 		return;
 	if (why[0]) {
 		char st[340];
@@ -85,33 +64,36 @@ void observer_ready(struct loop *l)
 		exec_watch_serve(l);
 		return;
 	}
+	lg_sources_watch(&l->src, lg_observer_fd(l->observer.obs), EPOLLIN,
+			 &observer_source, l);
 	exec_watch_serve(l); /* an exec waited for it: trace from now on */
 	lg_session_counters(l->s,
 			    &(struct lg_counters){ .bpf_state = "attached" });
-	lg_session_bind(l->s,
-			&(struct lg_session_hooks){ .lineage = obs_lineage,
-						    .lineage_ctx = l->obs });
+	lg_session_bind(l->s, &(struct lg_session_hooks){
+				      .lineage = obs_lineage,
+				      .lineage_ctx = l->observer.obs });
 	if (l->child.pid > 0)
 		lg_session_write_state(l->s, "running", -1, l->child.pid);
-	if (l->ctl) {
-		lg_control_on_hello(l->ctl, obs_hello, l->obs);
-		lg_control_on_call(l->ctl, obs_call, l);
+	if (l->ctl.ctl) {
+		lg_control_on_hello(l->ctl.ctl, obs_hello, l->observer.obs);
+		lg_control_on_call(l->ctl.ctl, obs_call, l);
 	}
 	if (l->child.pid > 0) {
 		/* the tree as it is: each process owes a hello (observer.c) */
 		static pid_t tree[4096];
 		int n = lg_descendants(tree, 4096);
 
-		lg_observer_existing(l->obs, tree, n > 0 ? (size_t)n : 0);
+		lg_observer_existing(l->observer.obs, tree,
+				     n > 0 ? (size_t)n : 0);
 	}
 	if (!(l->cg->ok && l->child.in_cgroup) && l->child.pid > 0) {
 		/* no cgroup: the pid set, seeded with the tree as it is */
 		static pid_t pids[4096];
 		int n = lg_descendants(pids, 4096);
 
-		lg_observer_add_pid(l->obs, l->child.pid);
+		lg_observer_add_pid(l->observer.obs, l->child.pid);
 		for (int i = 0; i < n; i++)
-			lg_observer_add_pid(l->obs, pids[i]);
+			lg_observer_add_pid(l->observer.obs, pids[i]);
 	}
 	lg_info("the eBPF observer is attached (%s)",
 		l->cg->ok && l->child.in_cgroup ? "the session's cgroup" :
@@ -132,9 +114,9 @@ bool may_load_bpf(void)
 }
 
 /* --bpf: on loads before the command starts, auto in the background. */
-int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
-		   char *why, size_t why_size)
+int observer_start(struct loop *l, bool async, char *why, size_t why_size)
 {
+	const struct lg_config *cfg = l->cfg;
 	char lib[PATH_MAX + 32];
 	struct lg_observer_cfg oc = { 0 };
 	struct stat st;
@@ -163,22 +145,22 @@ int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
 	oc.verbose = lg_log_verbosity - LG_LOG_WARN;
 	oc.async = async;
 	oc.wake_fd = l->efd;
-	oc.proxy_port = l->proxy_port;
+	oc.proxy_port = l->proxy.port;
 	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
 	oc.sealed = cfg->sealed;
 	oc.s = l->s;
-	return lg_observer_start(&l->obs, &oc, why, why_size);
+	return lg_observer_start(&l->observer.obs, &oc, why, why_size);
 }
 
 /* --bpf=auto, once the session has lasted BPF_AUTO_DELAY_MS. */
-void observer_auto(struct loop *l)
+static void observer_auto(struct loop *l)
 {
 	char why[300], st[340];
 
-	l->bpf_at = 0;
-	if (l->main_exited || l->obs)
+	l->observer.bpf_at = 0;
+	if (l->tree.main_exited || l->observer.obs)
 		return; /* loaded already: the command is static */
-	if (observer_start(l, l->cfg, true, why, sizeof(why)) < 0) {
+	if (observer_start(l, true, why, sizeof(why)) < 0) {
 		snprintf(st, sizeof(st), "off: %s", why);
 		lg_info("the eBPF observer is off: %s", why);
 	} else {
@@ -191,14 +173,14 @@ void observer_auto(struct loop *l)
 /* Once, before the session's last records: the last events, counters. */
 void observer_finish(struct loop *l)
 {
-	if (!l->obs || l->obs_finished)
+	if (!l->observer.obs || l->observer.finished)
 		return; /* the state says why (off, or ended before loading) */
-	l->obs_finished = true;
-	if (!lg_observer_attached(l->obs)) {
+	l->observer.finished = true;
+	if (!lg_observer_attached(l->observer.obs)) {
 		observer_ready(l); /* it may have finished just now */
-		if (lg_observer_failed(l->obs))
+		if (lg_observer_failed(l->observer.obs))
 			return; /* the state says why it could not load */
-		if (!lg_observer_attached(l->obs)) {
+		if (!lg_observer_attached(l->observer.obs)) {
 			lg_session_counters(
 				l->s,
 				&(struct lg_counters){
@@ -207,7 +189,78 @@ void observer_finish(struct loop *l)
 			return;
 		}
 	}
-	lg_observer_finish(l->obs);
+	lg_observer_finish(l->observer.obs);
+}
+
+/* The eBPF observer: kernel events, its own timers, --bpf=auto's load. */
+static void observer_handle(void *ctx, int fd, uint32_t events)
+{
+	struct loop *l = ctx;
+
+	(void)events;
+	lg_observer_handle(l->observer.obs, fd);
+}
+
+static uint64_t observer_deadline(void *ctx)
+{
+	struct loop *l = ctx;
+	uint64_t o = lg_observer_next_deadline(l->observer.obs);
+	uint64_t at = l->observer.bpf_at;
+
+	return at && (!o || at < o) ? at : o;
+}
+
+static void observer_tick(void *ctx, uint64_t now)
+{
+	struct loop *l = ctx;
+	uint64_t next = lg_observer_next_deadline(l->observer.obs);
+
+	if (next && now >= next)
+		lg_observer_tick(l->observer.obs);
+	if (l->observer.bpf_at && now >= l->observer.bpf_at)
+		observer_auto(l);
+}
+
+void observer_free(void *ctx)
+{
+	struct loop *l = ctx;
+
+	lg_observer_free(l->observer.obs);
+	l->observer.obs = NULL;
+}
+
+const struct lg_loop_source observer_source = { "observer", observer_handle,
+						observer_deadline,
+						observer_tick, observer_free };
+
+void observer_at_start(struct loop *l)
+{
+	if (l->observer.obs) {
+		observer_ready(l); /* --bpf=on: loaded before the start */
+	} else if (l->cfg->bpf_mode == LG_BPF_AUTO) {
+		/*
+		 * Loading takes some 10-20 ms of kernel work a short command
+		 * would wait for at its exit: a session that lasts loads it.
+		 */
+		if (may_load_bpf()) {
+			l->observer.bpf_at = lg_mono_ms() + BPF_AUTO_DELAY_MS;
+			lg_session_counters(
+				l->s,
+				&(struct lg_counters){
+					.bpf_state =
+						"off: the session ended before the observer was loaded" });
+		} else {
+			lg_session_counters(
+				l->s,
+				&(struct lg_counters){
+					.bpf_state =
+						"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON" });
+			lg_info("the eBPF observer is off: it needs root, or CAP_BPF and CAP_PERFMON");
+		}
+	} else {
+		lg_session_counters(
+			l->s, &(struct lg_counters){ .bpf_state = "off" });
+	}
 }
 
 /*
@@ -220,7 +273,7 @@ static bool exec_wanted(void *ctx)
 {
 	struct loop *l = ctx;
 
-	return !atomic_load(&l->exec_traced);
+	return !atomic_load(&l->observer.exec_traced);
 }
 
 /*
@@ -236,17 +289,17 @@ static void on_exec(void *ctx, pid_t pid, const char *path, unsigned flags)
 	uint64_t one = 1;
 	const char *base = strrchr(path, '/');
 
-	pthread_mutex_lock(&l->exec_mu);
-	if (!l->exec_asked)
+	pthread_mutex_lock(&l->observer.exec_mu);
+	if (!l->observer.exec_asked)
 		snprintf(
-			l->exec_why, sizeof(l->exec_why),
+			l->observer.exec_why, sizeof(l->observer.exec_why),
 			"pid %d (%s) is %s (decided at its exec)", pid,
 			base ? base + 1 : path,
 			flags & LG_IMAGE_STATIC ?
 				"a static binary" :
 				"setuid, setgid or privileged (no LD_PRELOAD)");
-	l->exec_asked = true;
-	pthread_mutex_unlock(&l->exec_mu);
+	l->observer.exec_asked = true;
+	pthread_mutex_unlock(&l->observer.exec_mu);
 	if (write(l->efd, &one, sizeof(one)) < 0) {
 		/* the main loop looks at least at its next tick */
 	}
@@ -254,23 +307,25 @@ static void on_exec(void *ctx, pid_t pid, const char *path, unsigned flags)
 	until.tv_nsec += EXEC_WAIT_MS * 1000000L;
 	until.tv_sec += until.tv_nsec / 1000000000L;
 	until.tv_nsec %= 1000000000L;
-	pthread_mutex_lock(&l->exec_mu);
-	while (l->exec_asked && !atomic_load(&l->exec_traced) &&
-	       !atomic_load(&l->stop))
-		if (pthread_cond_timedwait(&l->exec_cv, &l->exec_mu, &until))
+	pthread_mutex_lock(&l->observer.exec_mu);
+	while (l->observer.exec_asked &&
+	       !atomic_load(&l->observer.exec_traced) &&
+	       !atomic_load(&l->notify.stop))
+		if (pthread_cond_timedwait(&l->observer.exec_cv,
+					   &l->observer.exec_mu, &until))
 			break;
-	pthread_mutex_unlock(&l->exec_mu);
-	if (!atomic_load(&l->exec_traced))
+	pthread_mutex_unlock(&l->observer.exec_mu);
+	if (!atomic_load(&l->observer.exec_traced))
 		lg_info("pid %d (%s) runs without the shim and is not traced: the eBPF observer did not load within %d ms",
 			pid, base ? base + 1 : path, EXEC_WAIT_MS);
 }
 
 void exec_watch_init(struct loop *l)
 {
-	pthread_mutex_init(&l->exec_mu, NULL);
-	pthread_cond_init(&l->exec_cv, NULL);
-	if (l->nt)
-		lg_notifier_on_exec(l->nt, exec_wanted, on_exec, l);
+	pthread_mutex_init(&l->observer.exec_mu, NULL);
+	pthread_cond_init(&l->observer.exec_cv, NULL);
+	if (l->notify.nt)
+		lg_notifier_on_exec(l->notify.nt, exec_wanted, on_exec, l);
 }
 
 /*
@@ -283,23 +338,26 @@ void exec_watch_serve(struct loop *l)
 	bool done = false;
 
 	/* --bpf=auto and not loading yet: an exec waits, load it now */
-	if (!l->obs && l->bpf_at && l->exec_asked)
+	if (!l->observer.obs && l->observer.bpf_at && l->observer.exec_asked)
 		observer_auto(l); /* it serves us again when it is done */
-	pthread_mutex_lock(&l->exec_mu);
-	if (l->exec_asked) {
-		if (l->obs && lg_observer_attached(l->obs)) {
-			lg_observer_watch_syscalls(l->obs, l->exec_why);
-			atomic_store(&l->exec_traced, true);
+	pthread_mutex_lock(&l->observer.exec_mu);
+	if (l->observer.exec_asked) {
+		if (l->observer.obs && lg_observer_attached(l->observer.obs)) {
+			lg_observer_watch_syscalls(l->observer.obs,
+						   l->observer.exec_why);
+			atomic_store(&l->observer.exec_traced, true);
 			done = true;
-		} else if (!l->obs || lg_observer_failed(l->obs)) {
-			done = !l->obs ? l->bpf_at == 0 : true;
+		} else if (!l->observer.obs ||
+			   lg_observer_failed(l->observer.obs)) {
+			done = !l->observer.obs ? l->observer.bpf_at == 0 :
+						  true;
 			if (done) /* it will not load: no exec asks again */
-				atomic_store(&l->exec_traced, true);
+				atomic_store(&l->observer.exec_traced, true);
 		}
 		if (done) {
-			l->exec_asked = false;
-			pthread_cond_broadcast(&l->exec_cv);
+			l->observer.exec_asked = false;
+			pthread_cond_broadcast(&l->observer.exec_cv);
 		}
 	}
-	pthread_mutex_unlock(&l->exec_mu);
+	pthread_mutex_unlock(&l->observer.exec_mu);
 }

@@ -1,11 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lgrun's run: the state of one supervised session (struct loop) shared by
- * lgrun.c (the command line, the set-up, main) and its parts: run_notify.c
- * (the notify threads and signals), run_egress.c (the session CA and the
- * egress proxy's hooks), run_trip.c (the kill and its record), run_output.c
- * (--watch-output), run_observer.c (the eBPF observer's life), run_loop.c
- * (the event loop and its sources). Internal to lgrun.
+ * lgrun's run: one supervised session, internal to lgrun. main.c (the
+ * command line, main, the end) runs the phases of setup.c and launch.c
+ * over one struct run, then loop.c's event loop. The running session is
+ * struct loop: what every part reads (the session, the config, the tree,
+ * the proxies' secret), the loop (lib/sources.h: its epoll set, each
+ * watched fd's source, the deadlines), and one part per source group, its
+ * state a sub-struct that the file running it owns:
+ *
+ *   loop.c      the loop, the wake-ups from other threads, the guard's
+ *               timers and the recording's flush
+ *   proxy.c     the LLM proxy: its routes, its socket, its library
+ *   trip.c      the kill: when it is due, its run and its record
+ *   tree.c      signals (forwarded; SIGCHLD reaps), the command's end,
+ *               the process count
+ *   notify.c    the notify threads, and the watch on their reads
+ *   output.c    --watch-output: the command's output, our terminal's keys
+ *   observer.c  the eBPF observer's life, syscall tracing asked at an exec
+ *   egress.c    the egress proxy's hooks, the session CA, the secret
+ *   control.c   the control socket (the shims, nested lgruns)
+ *   store.c     the shared store's kill channel
+ *   libdir.c    lgrun's libraries, found next to it
+ *
+ * A file calls only files below it in this list (main.c, setup.c and
+ * launch.c above them all); from tree.c on, a part calls none of the
+ * others but libdir.c.
  */
 #ifndef LG_RUN_H
 #define LG_RUN_H
@@ -89,37 +108,91 @@ enum lg_exit {
 #define PROXY_TRIP_GRACE_MS 1500 /* for the agent to show the model error */
 
 /*
- * Two threads: the notify thread blocks in SECCOMP_IOCTL_NOTIF_RECV and
- * answers (blocking there is what lets the kernel's synchronous wake-up
- * hand the CPU straight between target and supervisor); the main thread
- * runs signals, timers and the kill. The session locks itself.
+ * The threads lgrun runs. The main thread runs the loop: signals, timers,
+ * the control socket, the observer's events, the kill. A notify thread
+ * blocks in SECCOMP_IOCTL_NOTIF_RECV and answers (blocking there is what
+ * lets the kernel's synchronous wake-up hand the CPU straight between
+ * target and supervisor); one at a time reads, and up to
+ * MAX_STUCK_READERS abandoned ones may still wait on a read of a
+ * target's memory (watch_reader). While the session is set up, the
+ * session CA is made on a thread of its own (joined before the egress
+ * proxy starts); with --bpf=auto the observer loads on another (joined
+ * once it is done). The LLM proxy (liblgproxy.so, once the agent first
+ * connects) runs libmicrohttpd's listening thread, a thread per
+ * connection and an upstream thread per forwarded request (libcurl); the
+ * egress proxy an acceptor thread and a thread per connection. The
+ * watchdog is a process, forked before any thread. The session and the
+ * store lock themselves; of struct loop the other threads read what was
+ * set before they started, atomics, and what exec_mu guards (but for the
+ * LLM proxy's fd, which egress_decrypt reads and the main thread sets to
+ * -1 when the proxy's library cannot load), and they wake the main
+ * thread through efd.
  */
-struct loop {
-	struct lg_session *s;
-	struct lg_notifier *nt;
-	struct lg_cgroup *cg;
-	struct lg_child child;
-	const struct lg_config *cfg;
-	struct lg_control *ctl;
+
+/* tree.c: the command's tree as the main thread follows it. */
+struct run_tree {
+	int sfd; /* the signals lgrun takes (signalfd) */
+	bool main_exited, draining;
+	int status; /* the command's, once it exited */
+	int got_signal; /* the first signal forwarded to the tree */
+	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
+	uint64_t procs_at; /* next process count (budget.max_processes) */
+};
+
+/* notify.c: the notify threads. */
+struct run_notify {
+	struct lg_notifier *nt; /* the one that reads now */
+	pthread_t thread;
+	bool thread_started;
+	atomic_int readers; /* notify threads running, abandoned ones too */
+	uint64_t watched_id; /* the notification watch_reader acted on */
+	atomic_bool stop;
+};
+
+/* output.c: --watch-output. */
+struct run_output {
+	int r[2]; /* read ends for the command's 1 and 2 */
+	int pty_master; /* on a terminal: r[0] is this */
+	bool relay_in, tty_raw; /* our terminal's keys go to the pty */
+	bool no_splice[2]; /* splice(2) cannot write to our stdout, stderr */
+	struct termios saved_tty;
+	struct lg_termtext term[2];
+};
+
+/* observer.c: the eBPF observer. */
+struct run_observer {
+	struct lg_observer *obs; /* or NULL */
+	bool finished;
+	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
 	/*
-	 * The session's secret: in the proxy URL and the base URLs the tree
-	 * gets, so only the tree uses lgrun's proxies (loopback answers every
-	 * local user); egress_auth is what the egress proxy asks for.
+	 * An exec of a static or setuid image waits (on_exec, on a notify
+	 * thread) until the main thread has the observer trace syscalls
+	 * (exec_watch_serve).
 	 */
-	char secret[33];
-	char egress_auth[128];
+	pthread_mutex_t exec_mu;
+	pthread_cond_t exec_cv;
+	bool exec_asked; /* under exec_mu */
+	char exec_why[200];
+	atomic_bool exec_traced; /* traced now, or it will not be: no more asks */
+};
+
+/* proxy.c: the LLM proxy, a socket from the start, the library on first use. */
+struct run_proxy {
+	int fd;
+	uint16_t port;
+	struct lg_proxy_route routes[16];
+	size_t nroutes;
 	/* the route of plain-HTTP model requests, behind the secret */
 	char model_prefix[48];
-	/* the LLM proxy: a socket from the start, the library on first use */
-	int proxy_fd;
-	uint16_t proxy_port;
-	const struct lg_proxy_route *routes;
-	size_t nroutes;
 	struct lg_proxy *proxy;
-	void (*proxy_stop)(struct lg_proxy *p);
-	/* the egress proxy ([llm] mode = proxy or both) */
+	void (*stop)(struct lg_proxy *p);
+};
+
+/* egress.c: the egress proxy ([llm] mode = proxy or both) and its CA. */
+struct run_egress {
 	struct lg_egress *egress;
-	uint16_t egress_port;
+	uint16_t port;
+	char auth[128]; /* what it asks for: the secret */
 	const struct lg_tls_ops *tls; /* liblgtls.so, loaded for it */
 	struct lg_ca *ca; /* the session's CA, its key in memory only */
 	/*
@@ -136,50 +209,60 @@ struct loop {
 	char ca_path[PATH_MAX], bundle_path[PATH_MAX]; /* removed at exit */
 	struct lg_proxy_decrypt decrypt[LG_PROXY_DECRYPT_MAX];
 	size_t ndecrypt;
+};
+
+/* control.c: the control socket. */
+struct run_control {
+	struct lg_control *ctl;
+	int epfd; /* the control module's own epoll set */
+};
+
+/* store.c: the shared store ([store] backend = redis). */
+struct run_store {
+	struct lg_store *store; /* or NULL */
+	int fd; /* its kill channel, as watched */
+};
+
+/* trip.c: the kill. */
+struct run_trip {
 	/* when kill_now() wrote cgroup.kill (monotonic ns; another thread) */
 	_Atomic uint64_t kill_started_ns;
-	uint64_t procs_at; /* next process count (budget.max_processes) */
-	int out_r[2]; /* --watch-output: read ends for the command's 1 and 2 */
-	int pty_master; /* --watch-output on a terminal: out_r[0] is this */
-	bool relay_in, tty_raw; /* our terminal's keys go to the pty */
-	bool no_splice[2]; /* splice(2) cannot write to our stdout, stderr */
-	struct lg_observer *obs; /* the eBPF observer, or NULL */
-	bool obs_finished;
-	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
-	struct lg_store *store; /* [store] backend = redis, or NULL */
-	const char *id;
-	struct termios saved_tty;
-	struct lg_termtext term[2];
 	/* A trip answered through the proxy: the agent may end its turn first. */
-	uint64_t linger_until; /* a refused nested lgrun says why first */
 	atomic_uint_fast64_t grace_until;
-	int epfd, sfd, efd;
-	struct lg_sources src; /* every fd and deadline but the loop's own */
-	pthread_t thread;
-	bool thread_started;
-	atomic_int readers; /* notify threads running, abandoned ones too */
+	uint64_t linger_until; /* a refused nested lgrun says why first */
 	int survivors; /* after the trip's kill */
 	unsigned escaped; /* processes that had left the cgroup, killed */
 	int marker_err; /* the killed marker could not be written: -errno */
 	int audit_err; /* the trip record could not be written: -errno */
-	uint64_t watched_id; /* the notification watch_reader acted on */
-	atomic_bool stop;
-	/*
-	 * An exec of a static or setuid image waits (run_observer.c, on_exec) until the
-	 * main thread has the observer trace syscalls (exec_watch_serve).
-	 */
-	pthread_mutex_t exec_mu;
-	pthread_cond_t exec_cv;
-	bool exec_asked; /* under exec_mu */
-	char exec_why[200];
-	atomic_bool exec_traced; /* traced now, or it will not be: no more asks */
-	bool main_exited, draining;
-	int status;
-	uint64_t kill_at; /* grace period end after a forwarded signal / drain */
-	int got_signal;
 };
 
-/* lgrun.c's command line. */
+/* The running session. */
+struct loop {
+	struct lg_session *s;
+	const struct lg_config *cfg;
+	struct lg_cgroup *cg;
+	struct lg_child child;
+	const char *id;
+	/*
+	 * The session's secret: in the proxy URL and the base URLs the tree
+	 * gets, so only the tree uses lgrun's proxies (loopback answers every
+	 * local user).
+	 */
+	char secret[33];
+	struct lg_sources src; /* the loop: its epoll set, fds, deadlines */
+	int efd; /* other threads wake the main one (an eventfd) */
+	struct run_tree tree;
+	struct run_notify notify;
+	struct run_output out;
+	struct run_observer observer;
+	struct run_proxy proxy;
+	struct run_egress egress;
+	struct run_control ctl;
+	struct run_store store;
+	struct run_trip trip;
+};
+
+/* main.c's command line. */
 struct opts {
 	const char *config, *profile, *agent, *session, *state_dir;
 	/* options that set config keys (lg_options), applied over the file */
@@ -207,8 +290,6 @@ struct run {
 	char options_json[2048]; /* the options that set keys (recording) */
 	char store_self[64], store_down[600];
 	char shim_path[PATH_MAX + 32], sock_path[PATH_MAX + 32];
-	struct lg_proxy_route routes[16];
-	size_t nroutes;
 	const char *id, *agent;
 	char **env; /* made, until the launch */
 	size_t env_ours;
@@ -216,116 +297,108 @@ struct run {
 	bool readers_left, egress_left; /* threads that may still use them */
 };
 
-/* The phases of main (run_setup.c, run_launch.c): 0, or the exit status. */
+/* The phases of main (setup.c, launch.c): 0, or the exit status. */
 int configure(struct run *run);
-
 int check_blocked(struct run *run);
-
 int prepare(struct run *run);
-
 int setup_loop_fds(struct run *run);
-
 int setup_session(struct run *run);
-
 int start_proxies(struct run *run);
-
 int build_env(struct run *run);
-
 int launch_tree(struct run *run);
-
 int start_watching(struct run *run);
 
-/* Shared between the parts (see each file). */
-
-/* run_launch.c: an environment make_env made, ours from ours_from on. */
+/* launch.c: an environment make_env made, ours from ours_from on. */
 void free_env(char **env, size_t ours_from);
 
-/* lgrun.c: a file next to lgrun's own (../lib/NAME). */
-bool libdir_file(const char *name, char *out, size_t size);
-
-int start_notify_thread(struct loop *l, struct lg_notifier *nt);
-
-bool stop_notify_thread(struct loop *l);
-
-void watch_reader(struct loop *l);
-
-uint64_t trip_grace(struct loop *l);
-
-bool tree_alive(struct loop *l);
-
-void reap_children(struct loop *l);
-
-void on_signal(struct loop *l);
-
-void ca_start(struct loop *l, const char *state_dir, const char *id);
-
-void ca_wait(struct loop *l, bool make);
-
-const char *egress_decrypt(void *ctx, const char *host, uint16_t port);
-
-int egress_mitm(void *ctx, int fd, const struct lg_egress_req *r,
-		const char *route, uint64_t *up, uint64_t *down,
-		const char **why);
-
-void agentenv_say(void *ctx, const char *file, const char *key);
-
-void egress_flow(void *ctx, const struct lg_egress_flow *f);
-/* A connection to the egress proxy from outside the tree, refused. */
-void egress_refused(void *ctx, const struct sockaddr_in *peer, const char *why);
-/* The session's secret for its proxies (random, hex) into l->secret. */
-int make_secret(struct loop *l);
-
-void wake_main(void *ctx);
-
-void kill_now(void *ctx);
-
-void record_shim_stats(struct loop *l);
-
-void restore_terminal(struct loop *l);
-
-int run_trip(struct loop *l);
-
-void load_proxy(struct loop *l);
-
-bool pass_output(struct loop *l, int which);
-
-void relay_input(struct loop *l);
-
-void drain_output(struct loop *l);
-
-void count_processes(struct loop *l);
-
-void store_state(void *ctx, bool up, const char *what);
-
-bool store_is_up(void *ctx);
-
-void observer_ready(struct loop *l);
-
-bool may_load_bpf(void);
-/* An exec's wish to trace syscalls, served on the main thread. */
-void exec_watch_serve(struct loop *l);
-void exec_watch_init(struct loop *l);
-
-int observer_start(struct loop *l, const struct lg_config *cfg, bool async,
-		   char *why, size_t why_size);
-
-void observer_auto(struct loop *l);
-
-void observer_finish(struct loop *l);
-
+/* loop.c: the loop, until the session ends (its exit status, or -errno). */
 int event_loop(struct loop *l);
-
-void observer_free(void *ctx);
-
-void store_free(void *ctx);
-
-void proxy_free(void *ctx);
-
-void control_free(void *ctx);
-
+/* Every part's source with deadlines or a finish, in the order they tick. */
 void add_sources(struct loop *l);
 
+/* proxy.c: the routes and the socket (0, or an exit status). */
+int proxy_start(struct loop *l);
+/* The agent's own settings that take it around the proxy, said. */
+void proxy_check_agent_settings(struct loop *l);
+void proxy_free(void *ctx);
+extern const struct lg_loop_source proxy_source;
+
+/* trip.c */
+int run_trip(struct loop *l);
 void print_trip(const struct loop *l, const char *id, const char *summary,
 		const char *audit, const char *state_dir);
+/* The session decided to kill (lg_session_on_kill): on the deciding thread. */
+void kill_now(void *ctx);
+/* The proxy answered the agent after a trip (its thread). */
+void wake_main(void *ctx);
+/* Until when the tree waits for the agent to hear why (0: it does not). */
+uint64_t trip_grace(struct loop *l);
+/* A pending kill is due now (the agent has heard why). */
+bool trip_due(struct loop *l);
+extern const struct lg_loop_source trip_source;
+
+/* tree.c: signals watched, the process budget set. */
+void tree_start(struct loop *l);
+bool tree_alive(struct loop *l);
+void reap_children(struct loop *l);
+/* The session is over with its tree (the command exited, a grace ran out). */
+bool tree_over(struct loop *l);
+extern const struct lg_loop_source tree_source, procs_source;
+
+/* notify.c */
+int start_notify_thread(struct loop *l, struct lg_notifier *nt);
+bool stop_notify_thread(struct loop *l);
+extern const struct lg_loop_source notify_source;
+
+/* output.c: the command's ends of its output, made before it starts. */
+struct output_ends {
+	int out[2], err[2], pty_slave;
+};
+int output_ends(struct loop *l, struct output_ends *e);
+void output_ends_close(struct output_ends *e);
+/* Our ends into the loop; the keyboard relayed (started: the command). */
+void output_watch(struct loop *l, const struct output_ends *e, bool started);
+void drain_output(struct loop *l);
+void restore_terminal(struct loop *l);
+
+/* observer.c */
+bool may_load_bpf(void);
+int observer_start(struct loop *l, bool async, char *why, size_t why_size);
+/* The observer loaded (or failed to): wired in, or why not said. */
+void observer_ready(struct loop *l);
+/* The command runs: --bpf=on's observer wired in, or --bpf=auto's planned. */
+void observer_at_start(struct loop *l);
+void observer_finish(struct loop *l);
+void observer_free(void *ctx);
+extern const struct lg_loop_source observer_source;
+/* An exec's wish to trace syscalls, served on the main thread. */
+void exec_watch_init(struct loop *l);
+void exec_watch_serve(struct loop *l);
+
+/* egress.c */
+/* The session's secret for its proxies (random, hex) into l->secret. */
+int make_secret(struct loop *l);
+void ca_start(struct loop *l, const char *state_dir, const char *id);
+void ca_wait(struct loop *l, bool make);
+/* The egress proxy started (0, or an exit status). */
+int egress_start(struct loop *l);
+
+/* control.c: the socket at path (0, or an exit status). */
+int control_start(struct loop *l, const char *path);
+void record_shim_stats(struct loop *l);
+void control_free(void *ctx);
+extern const struct lg_loop_source control_source;
+
+/* store.c: the channel watched, the session told about the store. */
+void store_start(struct loop *l, const char *down);
+/* The kill channel watched (again, after it was reopened). */
+void store_watch(struct loop *l);
+/* After a trip: every supervisor of the session stops. */
+void store_tell_killed(struct loop *l);
+void store_free(void *ctx);
+extern const struct lg_loop_source store_source;
+
+/* libdir.c: a file next to lgrun's own (../lib/NAME). */
+bool libdir_file(const char *name, char *out, size_t size);
 
 #endif

@@ -93,7 +93,8 @@ int check_blocked(struct run *run)
 		gethostname(host, sizeof(host) - 1);
 		snprintf(run->store_self, sizeof(run->store_self), "%.40s:%d",
 			 host, getpid());
-		if (lg_store_open(&run->l.store, &sc, why, sizeof(why)) < 0) {
+		if (lg_store_open(&run->l.store.store, &sc, why, sizeof(why)) <
+		    0) {
 			if (run->cfg.store_fail) {
 				lg_err("the shared store is unavailable: %s (set [store] on_store_error = local to run on this host's counts alone)",
 				       why);
@@ -110,9 +111,10 @@ int check_blocked(struct run *run)
 
 		/* With a store its marker is the truth: a reset elsewhere
 		 * clears this host's too. */
-		r = run->l.store ? lg_store_killed(run->l.store, marker,
-						   sizeof(marker)) :
-				   -1;
+		r = run->l.store.store ?
+			    lg_store_killed(run->l.store.store, marker,
+					    sizeof(marker)) :
+			    -1;
 		if (r == 0 && lg_state_killed(run->state_dir, run->id, summary,
 					      sizeof(summary)) > 0) {
 			lg_info("session '%s' was reset on another host: its marker here goes too",
@@ -246,12 +248,11 @@ int setup_loop_fds(struct run *run)
 		sigaddset(&usr1, SIGPIPE);
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
 	}
-	run->l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	run->l.epfd = epoll_create1(EPOLL_CLOEXEC);
+	run->l.tree.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	run->l.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	errno = 0;
-	if (run->l.sfd < 0 || run->l.epfd < 0 || run->l.efd < 0 ||
-	    (errno = -lg_sources_init(&run->l.src, run->l.epfd)) != 0) {
+	if (run->l.tree.sfd < 0 || run->l.efd < 0 ||
+	    (errno = -lg_sources_init(&run->l.src)) != 0) {
 		lg_err("cannot set up the event loop: %s", strerror(errno));
 		return LG_EXIT_ERROR;
 	}

@@ -5,27 +5,62 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "clock.h"
 #include "sources.h"
 
-int lg_sources_init(struct lg_sources *ls, int epfd)
+/* The timer fired: every source whose deadline passed ticks. */
+static void timer_handle(void *ctx, int fd, uint32_t events)
+{
+	struct lg_sources *ls = ctx;
+	uint64_t x, now = lg_mono_ms();
+
+	(void)events;
+	if (read(fd, &x, sizeof(x)) < 0) {
+		/* spurious: the deadlines say what is due */
+	}
+	ls->armed = 0;
+	for (unsigned i = 0; i < ls->n; i++) {
+		const struct lg_loop_source *s = ls->v[i].src;
+		uint64_t t;
+
+		if (!s->tick || !s->next_deadline)
+			continue;
+		t = s->next_deadline(ls->v[i].ctx);
+		if (t && now >= t)
+			s->tick(ls->v[i].ctx, now);
+	}
+}
+
+static const struct lg_loop_source timer_source = { "timer", timer_handle, NULL,
+						    NULL, NULL };
+
+int lg_sources_init(struct lg_sources *ls)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
+	int e;
 
 	ls->n = 0;
 	ls->armed = 0;
+	for (unsigned i = 0; i < LG_WATCHES_MAX; i++)
+		ls->w[i] = (struct lg_watch){ .fd = -1 };
+	ls->epfd = epoll_create1(EPOLL_CLOEXEC);
 	ls->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (ls->tfd < 0)
-		return -errno;
-	ev.data.fd = ls->tfd;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, ls->tfd, &ev) < 0) {
-		int e = -errno;
-
-		close(ls->tfd);
-		ls->tfd = -1;
-		return e;
-	}
+	if (ls->epfd < 0 || ls->tfd < 0)
+		goto fail;
+	ls->timer = (struct lg_watch){ &timer_source, ls, ls->tfd, false };
+	ev.data.ptr = &ls->timer;
+	if (epoll_ctl(ls->epfd, EPOLL_CTL_ADD, ls->tfd, &ev) < 0)
+		goto fail;
 	return 0;
+fail:
+	e = -errno;
+	if (ls->tfd >= 0)
+		close(ls->tfd);
+	if (ls->epfd >= 0)
+		close(ls->epfd);
+	ls->tfd = ls->epfd = -1;
+	return e;
 }
 
 void lg_sources_add(struct lg_sources *ls, const struct lg_loop_source *src,
@@ -36,6 +71,51 @@ void lg_sources_add(struct lg_sources *ls, const struct lg_loop_source *src,
 	ls->v[ls->n].src = src;
 	ls->v[ls->n].ctx = ctx;
 	ls->n++;
+}
+
+int lg_sources_watch(struct lg_sources *ls, int fd, uint32_t events,
+		     const struct lg_loop_source *src, void *ctx)
+{
+	struct epoll_event ev = { .events = events };
+	struct lg_watch *w = NULL;
+
+	if (fd < 0)
+		return -EBADF;
+	for (unsigned i = 0; i < LG_WATCHES_MAX; i++) {
+		struct lg_watch *x = &ls->w[i];
+
+		if (x->src && !x->dead && x->fd == fd)
+			x->dead = true; /* its fd was closed: this is another */
+		else if (!x->src && !w)
+			w = x;
+	}
+	if (!w)
+		return -ENOSPC; /* a build with more fds raises the limit */
+	*w = (struct lg_watch){ src, ctx, fd, false };
+	ev.data.ptr = w;
+	/* still in the set (watched twice): the set points at this one now */
+	if (epoll_ctl(ls->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 &&
+	    (errno != EEXIST ||
+	     epoll_ctl(ls->epfd, EPOLL_CTL_MOD, fd, &ev) < 0)) {
+		int e = -errno;
+
+		*w = (struct lg_watch){ .fd = -1 };
+		return e;
+	}
+	return 0;
+}
+
+void lg_sources_unwatch(struct lg_sources *ls, int fd)
+{
+	for (unsigned i = 0; i < LG_WATCHES_MAX; i++) {
+		struct lg_watch *w = &ls->w[i];
+
+		if (w->src && !w->dead && w->fd == fd) {
+			/* a closed fd has left the set already */
+			epoll_ctl(ls->epfd, EPOLL_CTL_DEL, fd, NULL);
+			w->dead = true;
+		}
+	}
 }
 
 uint64_t lg_sources_next_deadline(const struct lg_sources *ls)
@@ -69,32 +149,35 @@ void lg_sources_arm(struct lg_sources *ls)
 	timerfd_settime(ls->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-bool lg_sources_dispatch(struct lg_sources *ls, int fd)
+void lg_sources_dispatch(struct lg_sources *ls, const struct epoll_event *ev)
 {
-	if (fd == ls->tfd) {
-		uint64_t x, now = lg_mono_ms();
+	const struct lg_watch *w = ev->data.ptr;
 
-		if (read(ls->tfd, &x, sizeof(x)) < 0) {
-			/* spurious: the deadlines say what is due */
-		}
-		ls->armed = 0;
-		for (unsigned i = 0; i < ls->n; i++) {
-			const struct lg_loop_source *s = ls->v[i].src;
-			uint64_t t;
-
-			if (!s->tick || !s->next_deadline)
-				continue;
-			t = s->next_deadline(ls->v[i].ctx);
-			if (t && now >= t)
-				s->tick(ls->v[i].ctx, now);
-		}
-		return true;
+	(void)ls;
+	if (!w || !w->src || w->dead) {
+		lg_dbg("epoll: an event of an fd no longer watched");
+		return;
 	}
-	for (unsigned i = 0; i < ls->n; i++)
-		if (ls->v[i].src->handle &&
-		    ls->v[i].src->handle(ls->v[i].ctx, fd))
-			return true;
-	return false;
+	if (w->src->handle)
+		w->src->handle(w->ctx, w->fd, ev->events);
+}
+
+int lg_sources_wait(struct lg_sources *ls)
+{
+	struct epoll_event evs[8];
+	int n;
+
+	/* no event of the last batch is left to find them */
+	for (unsigned i = 0; i < LG_WATCHES_MAX; i++)
+		if (ls->w[i].dead)
+			ls->w[i] = (struct lg_watch){ .fd = -1 };
+	lg_sources_arm(ls);
+	n = epoll_wait(ls->epfd, evs, 8, -1);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++)
+		lg_sources_dispatch(ls, &evs[i]);
+	return 0;
 }
 
 void lg_sources_finish(struct lg_sources *ls)
@@ -103,7 +186,11 @@ void lg_sources_finish(struct lg_sources *ls)
 		if (ls->v[i].src->finish)
 			ls->v[i].src->finish(ls->v[i].ctx);
 	ls->n = 0;
+	for (unsigned i = 0; i < LG_WATCHES_MAX; i++)
+		ls->w[i] = (struct lg_watch){ .fd = -1 };
 	if (ls->tfd >= 0)
 		close(ls->tfd);
-	ls->tfd = -1;
+	if (ls->epfd >= 0)
+		close(ls->epfd);
+	ls->tfd = ls->epfd = -1;
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -100,11 +99,8 @@ int lg_observer_start(struct lg_observer **out,
 	return 0;
 }
 
-bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
-		       size_t why_size)
+bool lg_observer_ready(struct lg_observer *o, char *why, size_t why_size)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-
 	/* done first: until then the loader thread writes load_err */
 	if (!o || o->attached || o->failed || !atomic_load(&o->done))
 		return false;
@@ -119,8 +115,6 @@ bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
 	}
 	o->attached = true;
 	o->fd = o->ops->fd(o->bo);
-	ev.data.fd = o->fd;
-	epoll_ctl(epfd, EPOLL_CTL_ADD, o->fd, &ev);
 	why[0] = '\0';
 	o->start_ms = lg_mono_ms();
 	o->watching = o->ops->watching(o->bo);
@@ -403,6 +397,11 @@ static void on_event(void *ctx, const struct lgb_event *e)
 	default:
 		break;
 	}
+}
+
+int lg_observer_fd(const struct lg_observer *o)
+{
+	return o && o->attached ? o->fd : -1;
 }
 
 bool lg_observer_handle(struct lg_observer *o, int fd)

@@ -46,11 +46,12 @@ int lg_observer_start(struct lg_observer **out,
 		      const struct lg_observer_cfg *cfg, char *why,
 		      size_t why_size);
 /*
- * After a wake-up: if an asynchronous load finished, its ring buffer is
- * added to epfd and true returned (why says why when it failed).
+ * After a wake-up: if an asynchronous load finished, true (why says why
+ * when it failed); loaded, its ring buffer is lg_observer_fd's to watch.
  */
-bool lg_observer_ready(struct lg_observer *o, int epfd, char *why,
-		       size_t why_size);
+bool lg_observer_ready(struct lg_observer *o, char *why, size_t why_size);
+/* The fd that is ready when events wait (lg_observer_handle); -1: none. */
+int lg_observer_fd(const struct lg_observer *o);
 /* The pid set (no cgroup): the session's first process. */
 void lg_observer_add_pid(struct lg_observer *o, pid_t pid);
 /* True if fd is the observer's (then its events were handled). */
