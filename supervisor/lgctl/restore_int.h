@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside lgctl restore, what its files share. restore.c is the command
+ * and its phases; it calls down into restore_index.c (the index and the
+ * quarantine opened and trusted, read as the index's owner, each line's
+ * kept file checked) and restore_put.c (one entry put back, the session's
+ * version set aside), which calls restore_index.c for a line's folder and
+ * for the set-aside's index line; all three walk paths with
+ * restore_walk.c. Nothing calls back up.
+ */
+#ifndef LG_RESTORE_INT_H
+#define LG_RESTORE_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "lgctl.h"
+
+/* A folder of the session's quarantine (<top>/<session>/<bucket>). */
+struct folder {
+	char *path; /* the bucket's */
+	int fd; /* the bucket, O_PATH, or -errno */
+	int sfd; /* <top>/<session>, O_PATH (set-asides go there) */
+	char why[PATH_MAX + 160]; /* why it is refused, when fd < 0 */
+};
+
+struct restore {
+	struct lgq_index x;
+	const char *to, *id, *state_dir;
+	bool dry, newest, force;
+	uid_t owner; /* the index's owner: whose credentials restore uses */
+	gid_t owner_gid;
+	int top; /* "/" or --to DIR (O_PATH) */
+	int qfd; /* <state dir>/quarantine (O_PATH) */
+	int ifd; /* the index, opened for appending set-asides, or -1 */
+	long long start_ns, end_ns; /* the session's (end: see session_times) */
+	struct folder *f;
+	size_t nf;
+	unsigned restored, conflicts, missing, failed, earlier, refused,
+		changed, set_aside;
+};
+
+/*
+ * A phase of lgctl_restore answers GO_ON when the restore goes on; any
+ * other answer is lgctl's exit status, the reason said.
+ */
+enum { GO_ON = -1 };
+
+/* What the command line asks, and the index it names. */
+struct request {
+	char *to; /* --to DIR as given (r->to once checked) */
+	long long since_ns;
+	char **paths; /* PATH...: only these */
+	size_t npaths;
+	char index[PATH_MAX + 300]; /* as messages name it */
+	char qdir[PATH_MAX + 16]; /* <state dir>/quarantine, absolute */
+	int ifd; /* the index, read */
+	struct stat ist; /* the index, as first opened */
+};
+
+static inline long long ns_of(struct statx_timestamp t)
+{
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static inline long long st_ns(struct timespec t)
+{
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* restore_walk.c: paths opened a component at a time, never through a
+ * symlink (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS). */
+
+/* name opened beneath dfd: a descriptor or -errno. */
+int rst_open2(int dfd, const char *name, int flags, mode_t mode);
+/* A walk's -errno in words. */
+const char *rst_why_of(int err);
+/* Absolute, no empty, "." or ".." component, no trailing '/'. */
+bool rst_normal(const char *p);
+/* rel opened from at (folders made when make): O_PATH fd or -errno. */
+int rst_walk(int at, const char *rel, bool make);
+/* An absolute path walked from / as rst_walk does. */
+int rst_walk_abs(const char *abs, bool make);
+
+/* restore_index.c: the index and its quarantine, trusted or refused. */
+
+/* Phases of lgctl_restore, in this order; each GO_ON or an exit status. */
+int rst_name_index(const struct restore *r, struct request *q);
+int rst_open_index(struct restore *r, struct request *q);
+int rst_open_quarantine(struct restore *r, const struct request *q);
+int rst_load_as_owner(struct restore *r, const struct request *q);
+/* r->start_ns and r->end_ns, from the state dir (qdir's parent). */
+void rst_times_from_state_dir(struct restore *r, const char *qdir);
+/* fd a directory the quarantine may use (st filled): see its definition. */
+bool rst_trusted(const struct restore *r, int fd, bool strict, struct stat *st);
+/* e's kept file's folder, checked and cached; NULL with why when refused. */
+struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
+			     char *why, size_t wsize);
+/* A set-aside's line appended to the index: 0 or -errno. */
+int rst_index_set_aside(struct restore *r, long long n, const char *path,
+			const char *kept, const struct statx *before,
+			const struct statx *after);
+
+/* restore_put.c: one entry put back. */
+
+void rst_put_file(struct restore *r, struct lgq_entry *e);
+void rst_put_dir(struct restore *r, struct lgq_entry *e);
+/* A directory rst_put_dir made: its recorded metadata (after its files). */
+void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e);
+
+#endif

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lgctl restore puts one entry back: the kept file opened and checked
+ * (unchanged since it was kept, or --force), what is at the path now a
+ * conflict unless it is the session's own version, which is set aside
+ * into the quarantine first; then the kept file moved back with
+ * renameat2(RENAME_NOREPLACE) (never over anything), or copied when it
+ * is on another filesystem, with the original's owner, mode and times.
+ * A directory is made, its metadata set after its files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "restore_int.h"
+
+/* The kept file is lgrun's copy of the original (not the original's inode). */
+static bool is_copy(const struct lgq_entry *e)
+{
+	if (e->have & LGQ_HAVE_KEPT)
+		return e->kept_ino != e->ino;
+	return strcmp(e->op, "truncate") == 0 ||
+	       strcmp(e->op, "open_trunc") == 0 ||
+	       strcmp(e->op, "open_write") == 0;
+}
+
+/*
+ * Has the kept file changed since it was kept (a descriptor held open
+ * across the removal writes the kept inode)? What differs, into why.
+ * A hard link's change time is not compared: the removal that follows
+ * the keeping changes it; its modification time is.
+ */
+static bool changed(const struct lgq_entry *e, const struct stat *ks, char *why,
+		    size_t wsize)
+{
+	bool copy = is_copy(e);
+	long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino : e->ino;
+	long long size = (e->have & LGQ_HAVE_KEPT) ? e->kept_size : e->size;
+
+	if ((!copy || (e->have & LGQ_HAVE_KEPT)) &&
+	    (long long)ks->st_ino != ino)
+		snprintf(why, wsize, "inode %llu, kept as %lld",
+			 (unsigned long long)ks->st_ino, ino);
+	else if ((long long)ks->st_size != size)
+		snprintf(why, wsize, "%lld bytes, kept with %lld",
+			 (long long)ks->st_size, size);
+	else if (copy && (e->have & LGQ_HAVE_KEPT) &&
+		 st_ns(ks->st_ctim) != e->kept_ctime_ns)
+		snprintf(why, wsize, "changed at %lld, kept at %lld",
+			 st_ns(ks->st_ctim), e->kept_ctime_ns);
+	else if (!copy && st_ns(ks->st_mtim) != e->mtime_ns)
+		snprintf(why, wsize, "modified since it was kept");
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Is what is at the path now the session's own version, left as the
+ * session left it: the inode it truncated or rewrote, a file born during
+ * it, or one changed during it (renamed there), and not changed since its
+ * end?
+ */
+static bool session_version(const struct restore *r, const struct lgq_entry *e,
+			    const struct statx *cur)
+{
+	bool own = false;
+
+	if (!S_ISREG(cur->stx_mode) && !S_ISLNK(cur->stx_mode))
+		return false;
+	if (is_copy(e) && (long long)cur->stx_ino == e->ino &&
+	    (!(e->have & LGQ_HAVE_DEV) ||
+	     (long long)makedev(cur->stx_dev_major, cur->stx_dev_minor) ==
+		     e->dev))
+		own = true;
+	if (r->start_ns && (cur->stx_mask & STATX_BTIME) &&
+	    ns_of(cur->stx_btime) >= r->start_ns)
+		own = true;
+	/* changed during it: another file renamed over it (mv -f) */
+	if (r->start_ns && ns_of(cur->stx_ctime) >= r->start_ns)
+		own = true;
+	return own && r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns;
+}
+
+/* The kept file's content into a new file at pfd/name (--to elsewhere). */
+static int copy_into(int in, int pfd, const char *name)
+{
+	LG_AUTOCLOSE int out = rst_open2(
+		pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	char buf[65536];
+	ssize_t n;
+
+	if (out < 0)
+		return out;
+	if (lseek(in, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -EIO;
+	if (n < 0)
+		return -errno;
+	{ /* the extended attributes go with the content */
+		char names[65536];
+		ssize_t ln = flistxattr(in, names, sizeof(names));
+
+		for (ssize_t o = 0; ln > 0 && o < ln;
+		     o += (ssize_t)strlen(names + o) + 1) {
+			ssize_t v = fgetxattr(in, names + o, buf, sizeof(buf));
+
+			if (v >= 0 &&
+			    fsetxattr(out, names + o, buf, (size_t)v, 0) < 0) {
+				/* not settable here: the rest goes */
+			}
+		}
+	}
+	return lg_steal_fd(&out);
+}
+
+/*
+ * The session's version moved into the folder of its kept file: renamed,
+ * or, when the kept file is on another filesystem (a copy kept in the
+ * state dir's folder), copied there and then removed from its path.
+ */
+static int move_aside(int pfd, const char *name, int bfd, const char *nn,
+		      bool *copied)
+{
+	LG_AUTOCLOSE int in = -1;
+	int err;
+
+	*copied = false;
+	if (renameat2(pfd, name, bfd, nn, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return -errno;
+	in = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	err = copy_into(in, bfd, nn); /* the copy's fd, or -errno */
+	if (err >= 0) {
+		close(err);
+		err = 0;
+	}
+	if (!err && unlinkat(pfd, name, 0) < 0) {
+		err = -errno;
+		unlinkat(bfd, nn, 0);
+	}
+	*copied = !err;
+	return err;
+}
+
+static int set_aside(struct restore *r, const struct lgq_entry *e,
+		     const struct folder *f, int pfd, const char *name,
+		     const struct statx *cur)
+{
+	long long n = r->x.max_n + 1;
+	char b[32], nn[32], kept[PATH_MAX + 64];
+	LG_AUTOCLOSE int bfd = -1;
+	struct statx after;
+	struct stat st;
+	bool copied = false;
+	int err;
+
+	snprintf(b, sizeof(b), "%lld", n / 1024);
+	snprintf(nn, sizeof(nn), "%lld", n);
+	if (mkdirat(f->sfd, b, 0700) < 0 && errno != EEXIST)
+		err = -errno;
+	else if ((bfd = rst_open2(f->sfd, b, O_PATH | O_DIRECTORY, 0)) < 0)
+		err = bfd;
+	else if (!rst_trusted(r, bfd, true, &st))
+		err = -EPERM;
+	else
+		err = move_aside(pfd, name, bfd, nn, &copied);
+	if (err) {
+		printf("failed    %s: the session's version could not be set aside (%s): left as it is\n",
+		       lgq_show(e->path),
+		       err == -EXDEV ? strerror(EXDEV) : rst_why_of(err));
+		r->failed++;
+		return err;
+	}
+	r->x.max_n = n;
+	snprintf(kept, sizeof(kept), "%.*s/%s/%s",
+		 (int)(strrchr(f->path, '/') - f->path), f->path, b, nn);
+	if (statx(bfd, nn, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
+		  &after) < 0)
+		after = *cur;
+	err = rst_index_set_aside(r, n, e->path, kept, cur, &after);
+	printf("set aside %s: the session's version (%lld bytes) is in the quarantine as %s%s\n",
+	       lgq_show(e->path), (long long)after.stx_size, lgq_show(kept),
+	       err ? " (not in its index: move it back by hand)" : "");
+	if (!copied && after.stx_ino != cur->stx_ino)
+		printf("note      %s changed while it was set aside: what was moved is what is kept\n",
+		       lgq_show(e->path));
+	r->set_aside++;
+	return 0;
+}
+
+/*
+ * The original's owner, mode and times on fd. A hard link is the
+ * original's inode: its owner and mode are its own. A copy is lgrun's:
+ * the owner and permissions come from the index, setuid and setgid only
+ * when the kept file carries them too; whoever restores can give no more
+ * than the session's user could.
+ */
+static void set_meta_fd(int fd, const struct lgq_entry *e,
+			const struct stat *ks)
+{
+	struct timespec ts[2] = {
+		{ e->atime_ns / 1000000000LL, e->atime_ns % 1000000000LL },
+		{ e->mtime_ns / 1000000000LL, e->mtime_ns % 1000000000LL }
+	};
+	uid_t uid = ks->st_uid;
+	gid_t gid = ks->st_gid;
+	mode_t mode = ks->st_mode & 07777;
+	struct stat now;
+
+	if (is_copy(e)) {
+		uid = e->uid;
+		gid = e->gid;
+		mode = (e->mode & 01777) | (e->mode & ks->st_mode & 06000);
+	}
+	if (fstat(fd, &now) == 0 && (now.st_uid != uid || now.st_gid != gid) &&
+	    fchown(fd, uid, gid) < 0) {
+		/* not the session's to give: the mode and times still go */
+	}
+	if (fchmod(fd, mode) < 0) {
+		/* as above */
+	}
+	futimens(fd, ts);
+}
+
+/* The dest's folder: from --to DIR or /, made when make. */
+static int parent_of(const struct restore *r, const struct lgq_entry *e,
+		     bool make)
+{
+	LG_AUTOFREE char *rel = strdup(e->path + 1);
+	char *slash;
+
+	if (!rel)
+		return -ENOMEM;
+	slash = strrchr(rel, '/');
+	if (!slash)
+		return fcntl(r->top, F_DUPFD_CLOEXEC, 3);
+	*slash = '\0';
+	return rst_walk(r->top, rel, make);
+}
+
+static void refuse(struct restore *r, const struct lgq_entry *e,
+		   const char *why)
+{
+	printf("refused   %s: %s\n", lgq_show(e->path), why);
+	r->refused++;
+}
+
+/* One file's restore: what rst_put_file's phases share. */
+struct put {
+	struct lgq_entry *e;
+	const char *name; /* the path's last component */
+	struct folder *f; /* the kept file's */
+	int kfd; /* the kept file, or -errno */
+	int pfd; /* the path's folder, or -errno */
+	int out; /* the copy made at the path (--to elsewhere), or -1 */
+	bool here; /* something is at the path: cur */
+	struct statx cur;
+	struct stat ks; /* the kept file's */
+};
+
+static void put_close(struct put *p)
+{
+	lg_closep(&p->kfd);
+	lg_closep(&p->pfd);
+	lg_closep(&p->out);
+}
+
+#define LG_PUT_AUTO __attribute__((cleanup(put_close)))
+
+/*
+ * The kept file and the path's folder opened, what is at the path now
+ * looked at. False when the entry is refused.
+ */
+static bool put_open(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
+
+	if (!rst_normal(e->path)) {
+		refuse(r, e, "its path is not absolute and normal");
+		return false;
+	}
+	p->name = strrchr(e->path, '/') + 1;
+	p->f = rst_folder_of(r, e, why, sizeof(why));
+	if (!p->f) {
+		refuse(r, e, why);
+		return false;
+	}
+	p->kfd = p->f->fd < 0 ?
+			 p->f->fd :
+			 rst_open2(p->f->fd, strrchr(e->kept, '/') + 1,
+				   O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	p->pfd = parent_of(r, e, false);
+	if (p->pfd >= 0)
+		p->here = statx(p->pfd, p->name, AT_SYMLINK_NOFOLLOW,
+				STATX_BASIC_STATS | STATX_BTIME, &p->cur) == 0;
+	return true;
+}
+
+/* The kept file is gone: moved back by an earlier restore, or missing. */
+static void put_gone(struct restore *r, const struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino : e->ino;
+
+	/* moved back by an earlier restore: the same inode is there */
+	if (p->here && ino && (long long)p->cur.stx_ino == ino &&
+	    S_ISREG(p->cur.stx_mode)) {
+		printf("earlier   %s (restored by an earlier lgctl restore)\n",
+		       lgq_show(e->dest));
+		r->earlier++;
+		return;
+	}
+	printf("missing   %s (no longer in the quarantine: restored or collected)\n",
+	       lgq_show(e->path));
+	r->missing++;
+}
+
+/*
+ * The kept file there, a regular file, and unchanged since it was kept
+ * (or --force). False, said, when the entry stops here.
+ */
+static bool put_kept_ok(struct restore *r, struct put *p)
+{
+	const struct lgq_entry *e = p->e;
+	char why[PATH_MAX + 200];
+
+	if (p->kfd == -ENOENT) {
+		put_gone(r, p);
+		return false;
+	}
+	if (p->kfd < 0) {
+		snprintf(why, sizeof(why), "its kept file %s: %s",
+			 lgq_show(e->kept), rst_why_of(p->kfd));
+		refuse(r, e, why);
+		return false;
+	}
+	if (fstat(p->kfd, &p->ks) < 0 || !S_ISREG(p->ks.st_mode)) {
+		snprintf(why, sizeof(why),
+			 "its kept file %s is not a regular file",
+			 lgq_show(e->kept));
+		refuse(r, e, why);
+		return false;
+	}
+	if (changed(e, &p->ks, why, sizeof(why))) {
+		printf("changed   %s: its kept file %s changed since it was kept (%s)%s\n",
+		       lgq_show(e->path), lgq_show(e->kept), why,
+		       r->force ? ": restored anyway (--force)" :
+				  "; restore it with --force");
+		if (!r->force) {
+			r->changed++;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * What is at the path: a conflict, unless it is the session's own
+ * version, which is set aside first. False, said, when the entry stops
+ * here.
+ */
+static bool put_clear(struct restore *r, struct put *p)
+{
+	if (r->to || !session_version(r, p->e, &p->cur)) {
+		printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
+		       lgq_show(p->e->dest));
+		r->conflicts++;
+		return false;
+	}
+	if (r->dry) {
+		printf("would set aside %s (the session's version, %lld bytes)\n",
+		       lgq_show(p->e->dest), (long long)p->cur.stx_size);
+		return true;
+	}
+	return set_aside(r, p->e, p->f, p->pfd, p->name, &p->cur) == 0;
+}
+
+/*
+ * The kept file moved back (never over anything), or copied to --to
+ * elsewhere. False, said, when it is not.
+ */
+static bool put_back(struct restore *r, struct put *p)
+{
+	int err = 0;
+
+	if (p->pfd < 0)
+		p->pfd = parent_of(r, p->e, true);
+	if (p->pfd < 0)
+		err = p->pfd;
+	else if (renameat2(p->f->fd, strrchr(p->e->kept, '/') + 1, p->pfd,
+			   p->name, RENAME_NOREPLACE) < 0) {
+		err = -errno;
+		if (err == -EXDEV) {
+			p->out = copy_into(p->kfd, p->pfd, p->name);
+			err = p->out < 0 ? p->out : 0;
+		} else if (err == -EEXIST) {
+			printf("conflict  %s exists: left as it is\n",
+			       lgq_show(p->e->dest));
+			r->conflicts++;
+			return false;
+		}
+	}
+	if (err) {
+		printf("failed    %s: %s\n", lgq_show(p->e->dest),
+		       rst_why_of(err));
+		r->failed++;
+		return false;
+	}
+	return true;
+}
+
+void rst_put_file(struct restore *r, struct lgq_entry *e)
+{
+	LG_PUT_AUTO struct put p = { .e = e, .kfd = -1, .pfd = -1, .out = -1 };
+	int fd;
+
+	if (!put_open(r, &p) || !put_kept_ok(r, &p))
+		return;
+	if (p.pfd < 0 && p.pfd != -ENOENT) {
+		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
+		       rst_why_of(p.pfd));
+		r->failed++;
+		return;
+	}
+	if (p.here && !put_clear(r, &p))
+		return;
+	if (r->dry) {
+		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
+		       (long long)p.ks.st_size);
+		r->restored++;
+		return;
+	}
+	if (!put_back(r, &p))
+		return;
+	fd = p.out >= 0 ? p.out : p.kfd;
+	set_meta_fd(fd, e, &p.ks);
+	if (fstat(fd, &p.ks) < 0)
+		p.ks.st_size = 0;
+	printf("restored  %s (%lld bytes)\n", lgq_show(e->dest),
+	       (long long)p.ks.st_size);
+	r->restored++;
+}
+
+void rst_put_dir(struct restore *r, struct lgq_entry *e)
+{
+	const char *name = strrchr(e->path, '/') + 1;
+	LG_AUTOCLOSE int pfd = -1;
+	struct stat st;
+
+	if (!rst_normal(e->path)) {
+		refuse(r, e, "its path is not absolute and normal");
+		return;
+	}
+	pfd = parent_of(r, e, false);
+	if (pfd >= 0 && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			printf("conflict  %s exists and is not a directory\n",
+			       lgq_show(e->dest));
+			r->conflicts++;
+		}
+		return; /* there again: its files go into it */
+	}
+	if (r->dry) {
+		printf("would make %s/\n", lgq_show(e->dest));
+		return;
+	}
+	if (pfd < 0)
+		pfd = parent_of(r, e, true);
+	if (pfd < 0 || mkdirat(pfd, name, 0700) < 0) {
+		printf("failed    %s/: %s\n", lgq_show(e->dest),
+		       rst_why_of(pfd < 0 ? pfd : -errno));
+		r->failed++;
+		return;
+	}
+	e->made = true;
+}
+
+/* A made directory's recorded owner, mode, attributes and times. */
+void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e)
+{
+	struct timespec ts[2] = {
+		{ e->atime_ns / 1000000000LL, e->atime_ns % 1000000000LL },
+		{ e->mtime_ns / 1000000000LL, e->mtime_ns % 1000000000LL }
+	};
+	LG_AUTOCLOSE int pfd = parent_of(r, e, false);
+	LG_AUTOCLOSE int fd = -1;
+	const char *name;
+	json_t *v;
+
+	if (pfd < 0)
+		return;
+	fd = rst_open2(pfd, strrchr(e->path, '/') + 1, O_RDONLY | O_DIRECTORY,
+		       0);
+	if (fd < 0)
+		return;
+	if (fchown(fd, e->uid, e->gid) < 0) {
+		/* not the session's to give: the rest goes */
+	}
+	/* no kept file carries setuid or setgid for a directory */
+	if (fchmod(fd, e->mode & 01777) < 0) {
+		/* as above */
+	}
+	json_object_foreach(e->xattrs, name, v)
+	{
+		const char *hex = json_string_value(v);
+		size_t n = hex ? strlen(hex) / 2 : 0;
+		unsigned char *b = malloc(n + 1);
+
+		for (size_t k = 0; b && k < n; k++)
+			sscanf(hex + 2 * k, "%2hhx", &b[k]);
+		if (b && fsetxattr(fd, name, b, n, 0) < 0) {
+			/* security.* without the right: the rest goes */
+		}
+		free(b);
+	}
+	futimens(fd, ts);
+}
