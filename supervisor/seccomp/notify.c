@@ -273,6 +273,7 @@ struct attempt {
 	unsigned rflags; /* renameat2's RENAME_* */
 	bool follow; /* the final component is followed (truncate, open) */
 	bool relevant; /* false: an open without O_TRUNC slipped through */
+	bool how; /* openat2: its flags are in the open_how it points at */
 };
 
 /*
@@ -298,6 +299,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 {
 	const struct lg_syscall *sc = lg_syscall_of(sys);
 	const __u64 *arg = req->data.args;
+	bool compat = lg_filter_arch_is_32(req->data.arch);
 	uint64_t flags;
 
 	memset(a, 0, sizeof(*a));
@@ -325,7 +327,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 			a->length = (arg[1] & 0xffffffffULL) | (arg[2] << 32);
 		a->follow = sc->path >= 0;
 		a->op = a->length ? LG_OP_SHRINK : LG_OP_TRUNCATE;
-		if (lg_filter_arch_is_32(req->data.arch) && !(a->length >> 32))
+		if (compat && !(a->length >> 32))
 			a->length = (uint32_t)a->length;
 		break;
 	case LG_KIND_OPEN:
@@ -335,6 +337,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 	case LG_KIND_OPEN_HOW: /* its flags are read with the target */
 		a->op = LG_OP_OPEN_TRUNC;
 		a->follow = true;
+		a->how = sc->kind == LG_KIND_OPEN_HOW;
 		break;
 	case LG_KIND_RENAME:
 		a->op = LG_OP_RENAME;
@@ -345,7 +348,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 	case LG_KIND_EXEC:
 		return false;
 	}
-	if (lg_filter_arch_is_32(req->data.arch)) {
+	if (compat) {
 		a->path &= 0xffffffffULL;
 		a->path2 &= 0xffffffffULL;
 	}
@@ -448,9 +451,7 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 			f->fd_deleted = true;
 		return 0;
 	}
-	if (req->data.nr >= 0 && a->op == LG_OP_OPEN_TRUNC &&
-	    lg_filter_classify(req->data.arch, req->data.nr) ==
-		    LG_SYS_OPENAT2) {
+	if (a->how) {
 		struct open_how how;
 
 		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)
