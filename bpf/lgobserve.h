@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one header the eBPF observer (lgobserve.bpf.c) and lgrun
- * (supervisor/bpfobs.c) share: the events the kernel side sends through
+ * (supervisor/observer/bpfobs.c) share: the events the kernel side sends through
  * its ring buffer and the counters it keeps.
  */
 #ifndef LG_OBSERVE_H

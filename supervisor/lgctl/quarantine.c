@@ -2,7 +2,7 @@
 /*
  * lgctl's side of the quarantine (quarantine.h): the index reader, and
  * `lgctl quarantine list|gc` (what each session holds; what is old goes).
- * lgctl_restore.c puts entries back.
+ * restore.c puts entries back.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -121,7 +121,8 @@ enum lg_exit {
  * connects) runs libmicrohttpd's listening thread, a thread per
  * connection and an upstream thread per forwarded request (libcurl); the
  * egress proxy an acceptor thread and a thread per connection. The
- * watchdog is a process, forked before any thread. The session and the
+ * watchdog is a process, forked before the tree (at most the CA thread
+ * runs then: see setup_session). The session and the
  * store lock themselves; of struct loop the other threads read what was
  * set before they started, atomics, and what exec_mu guards (but for the
  * LLM proxy's fd, which egress_decrypt reads and the main thread sets to
@@ -327,7 +328,7 @@ extern const struct lg_loop_source proxy_source;
 int run_trip(struct loop *l);
 void print_trip(const struct loop *l, const char *id, const char *summary,
 		const char *audit, const char *state_dir);
-/* The session decided to kill (lg_session_on_kill): on the deciding thread. */
+/* The session decided to kill (its on_kill hook, lg_session_bind): on the deciding thread. */
 void kill_now(void *ctx);
 /* The proxy answered the agent after a trip (its thread). */
 void wake_main(void *ctx);

@@ -275,7 +275,11 @@ int setup_session(struct run *run)
 	run->l.cg = &run->cg;
 	run->l.cfg = &run->cfg;
 	run->info.cgroup = run->cg.ok ? run->cg.path : NULL;
-	/* before any thread: a fork of lgrun as it is now */
+	/*
+	 * A fork of lgrun as it is now, before the tree and the proxies: at
+	 * most the CA thread runs (its locks are not the watchdog's; glibc's
+	 * fork leaves malloc usable in the child).
+	 */
 	{
 		int r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
 					  run->id);

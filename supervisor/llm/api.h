@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside llm.c: the stream's state and the helpers every model API's file
- * uses (llm_anthropic.c, llm_responses.c, llm_chat.c, llm_gemini.c), and
+ * uses (anthropic.c, responses.c, chat.c, gemini.c), and
  * the table each of them fills. A new API is its own file with its struct
  * llm_api, and one case in llm_api() (llm.c). Pure, like llm.c.
  */

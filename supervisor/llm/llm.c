@@ -346,7 +346,7 @@ void llm_calls_drop(struct lg_llm_stream *s)
 
 /* --- dispatch ------------------------------------------------------------ */
 
-/* The model APIs, each its own file (llm_api.h). */
+/* The model APIs, each its own file (api.h). */
 const struct llm_api *llm_api(enum lg_llm_api api)
 {
 	switch (api) {

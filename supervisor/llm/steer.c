@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgrun's notes in a model request (llm_steer.h): where each API keeps the
+ * lgrun's notes in a model request (steer.h): where each API keeps the
  * conversation, and a note put at its place in it.
  */
 #include <errno.h>

@@ -76,7 +76,7 @@ void lg_observer_finish(struct lg_observer *o);
 bool lg_observer_attached(const struct lg_observer *o);
 /*
  * From now on the session's syscalls are traced (once attached; why is
- * said): an exec of an image without the shim asked for it (run_observer.c).
+ * said): an exec of an image without the shim asked for it (lgrun/observer.c).
  */
 void lg_observer_watch_syscalls(struct lg_observer *o, const char *why);
 /* It could not load; lg_observer_ready said why (once). */

@@ -140,7 +140,7 @@ struct lg_proxy_ops {
 			struct lg_steer_note *out, size_t max);
 	/*
 	 * A request from outside the session's tree (its path lacked the
-	 * secret), refused with 403: lg_session_refused.
+	 * secret), refused with 403: an LG_EV_REFUSED notice.
 	 */
 	void (*refused)(struct lg_session *s, const char *proxy,
 			const struct sockaddr_in *peer, const char *why);

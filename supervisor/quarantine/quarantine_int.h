@@ -2,8 +2,8 @@
 /*
  * Inside the quarantine (quarantine.h): the session's state, shared by
  * quarantine.c (the entries: links, copies, directories, and the index),
- * quarantine_folders.c (the folder per mount: which one, made and checked
- * from fds; a target's path in lgrun's view) and quarantine_space.c (what
+ * folders.c (the folder per mount: which one, made and checked
+ * from fds; a target's path in lgrun's view) and space.c (what
  * keeping may take of a disk).
  */
 #ifndef LG_QUARANTINE_INT_H

@@ -46,9 +46,9 @@
 #define MAX_WARN_RECORDS 20
 /* git's removals of content not in its object database, remembered */
 #define LOST_BY_GIT 1024
-/* directories asked "a venv's root?" lately (session_fs.c: in_venv) */
+/* directories asked "a venv's root?" lately (fs.c: in_venv) */
 #define VENV_DIRS 64
-/* recent tool deletes and the paths they named (session_fs.c) */
+/* recent tool deletes and the paths they named (fs.c) */
 #define TOOL_DELETES 16
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
@@ -63,7 +63,7 @@ struct recent {
 	char target[1024];
 };
 
-/* A note for the model (session_steer.c). */
+/* A note for the model (steer.c). */
 #define SESS_NOTES 32
 struct sess_note {
 	const char *rule, *reason; /* the guard's static strings */

@@ -3,7 +3,7 @@
  * Steering (issue 28): lgrun's word in the model's context. A rule at its
  * steer level (a guard finding with note set: one step short of its
  * action), or one of seed 004's detectors when it fires, queues a note;
- * the proxy asks for the notes of every model request (lg_session_steer),
+ * the proxy asks for the notes of every model request (sess_steer, the proxy's ops.steer),
  * places the queued ones in that request, right after its tool results,
  * and adds the conversation's earlier ones again at their own place.
  * Each placement is a steer audit record; --observe records only.

@@ -11,8 +11,9 @@
  * answering is "down": the windows answer -1 (the guard counts locally),
  * what was counted meanwhile is kept in a journal, and at most once a
  * second the next call tries again and, when it is back, replays the
- * journal (reconciles). Not thread-safe: lgrun calls it under the
- * session's lock or from its main thread.
+ * journal (reconciles). It locks itself (the guard's thread uses the
+ * windows, the main thread the kill channel) and tells a change of its
+ * state after its release.
  */
 #ifndef LG_STORE_H
 #define LG_STORE_H

@@ -3,7 +3,7 @@
  * libFuzzer target for the model API parsers (supervisor/llm.c): the proxy
  * feeds them whatever an upstream or an agent sends. The first byte picks
  * the API, the framing and how the rest is cut into pieces. The same bytes
- * as a request get lgrun's notes (llm_steer.c): a body it can read comes
+ * as a request get lgrun's notes (llm/steer.c): a body it can read comes
  * back JSON of that API with more items, one it cannot goes untouched.
  */
 #include <stddef.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for supervisor/llm_steer.c: lgrun's notes put into the real
+ * Unit tests for supervisor/llm/steer.c: lgrun's notes put into the real
  * request bodies of Claude Code, Codex (HTTP and websocket) and gemini-cli
  * (Gemini API and Code Assist), captured from the CLIs
  * (tests/unit/samples/requests/, see its README), and into made ones (Chat
