@@ -80,6 +80,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
+	supervisor/lib/spill.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/where.c supervisor/egress/egress.c \
@@ -203,7 +204,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store, and runs
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
-LGCTL_DEPS := record/audit record/record record/replay quarantine/index \
+LGCTL_DEPS := record/audit record/record record/replay quarantine/index lib/spill \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \

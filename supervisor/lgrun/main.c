@@ -332,7 +332,8 @@ static void teardown(struct run **made)
 	if (!run->readers_left &&
 	    !run->egress_left) { /* else a notify thread may still use them */
 		lg_notifier_free(run->l.notify.nt);
-		lg_session_free(run->l.s);
+		lg_session_free(run->l.s); /* its index lines written */
+		lg_spill_free(run->spill);
 		lg_config_free(&run->cfg);
 	}
 }

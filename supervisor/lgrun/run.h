@@ -73,6 +73,7 @@
 #include "seccomp/pathres.h"
 #include "session/session.h"
 #include "lib/sources.h"
+#include "lib/spill.h"
 #include "store/state.h"
 #include "store/store.h"
 #include "lib/termtext.h"
@@ -106,6 +107,8 @@ enum lg_exit {
 /* --bpf=auto starts loading the observer this long after the command. */
 #define BPF_AUTO_DELAY_MS 50
 #define PROXY_TRIP_GRACE_MS 1500 /* for the agent to show the model error */
+/* the quarantine index's lines that may wait (some 600 entries) */
+#define SPILL_BYTES (256u << 10)
 
 /*
  * The threads lgrun runs. The main thread runs the loop: signals, timers,
@@ -284,6 +287,7 @@ struct run {
 	struct loop l;
 	struct lg_cgroup cg;
 	struct lg_watchdog wd; /* kills the tree if lgrun dies */
+	struct lg_spill *spill; /* the quarantine index's lines on their way */
 	struct lg_bpf filter;
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96];

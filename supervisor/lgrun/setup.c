@@ -281,8 +281,14 @@ int setup_session(struct run *run)
 	 * fork leaves malloc usable in the child).
 	 */
 	{
-		int r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
-					  run->id);
+		int r;
+
+		/* the quarantine's index lines, the watchdog's if lgrun dies */
+		if (run->cfg.quarantine)
+			run->spill = lg_spill_new(SPILL_BYTES);
+		run->info.spill = run->spill;
+		r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
+				      run->id, run->spill);
 
 		if (r < 0)
 			lg_warn("no watchdog (%s): if lgrun is killed, what the session started may outlive it",

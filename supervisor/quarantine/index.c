@@ -11,6 +11,7 @@
 
 #include "lib/cleanup.h"
 #include "lib/clock.h"
+#include "lib/text.h"
 #include "index.h"
 #include "store/state.h"
 
@@ -147,6 +148,47 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	return 0;
 }
 
+/*
+ * The lines read so far, by digest: a line written twice (lgrun died
+ * between writing its index's waiting lines and its record of that, and
+ * its watchdog wrote them again: lib/spill.h) is read once. Every line
+ * holds its own time to the nanosecond: two entries never read the same.
+ */
+struct seen {
+	uint64_t *v;
+	size_t cap, n;
+};
+
+static bool seen_before(struct seen *s, uint64_t h)
+{
+	size_t i;
+
+	h |= 1; /* 0 marks a free slot */
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return false; /* out of memory: read it again */
+		for (size_t k = 0; k < s->cap; k++)
+			if (s->v[k]) {
+				for (i = s->v[k] & (cap - 1); v[i];
+				     i = (i + 1) & (cap - 1))
+					;
+				v[i] = s->v[k];
+			}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	for (i = h & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
+		if (s->v[i] == h)
+			return true;
+	s->v[i] = h;
+	s->n++;
+	return false;
+}
+
 /* The index's entries wanted: by path (or all), since a time. */
 int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
 		long long since_ns)
@@ -154,6 +196,8 @@ int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
 	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	LG_AUTOFCLOSE FILE *f = NULL;
 	char line[3 * PATH_MAX];
+	struct seen seen = { 0 };
+	int err = 0;
 
 	if (dfd < 0)
 		return -errno;
@@ -163,17 +207,23 @@ int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		json_t *o = json_loads(line, 0, NULL);
+		json_t *o;
 		int e;
 
+		if (seen_before(&seen, lg_digest(line, strlen(line))))
+			continue;
+		o = json_loads(line, 0, NULL);
 		if (!o)
 			continue; /* a line cut by a crash: skipped */
 		e = add_line(r, o, paths, npaths, since_ns);
 		json_decref(o);
-		if (e < 0)
-			return e;
+		if (e < 0) {
+			err = e;
+			break;
+		}
 	}
-	return 0;
+	free(seen.v);
+	return err;
 }
 
 int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,

@@ -19,6 +19,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "quarantine_int.h"
+#include "lib/spill.h"
 
 /* "DIR, DIR": each trimmed, without a trailing '/'. */
 static int set_folders(struct lg_quarantine *q, const char *list)
@@ -78,10 +79,28 @@ void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns)
 	q->start_ns = start_ns;
 }
 
+void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp)
+{
+	q->spill = sp;
+}
+
+int lg_quarantine_flush(struct lg_quarantine *q)
+{
+	if (!q || !q->spill || q->index_fd < 0)
+		return 0;
+	return lg_spill_flush(q->spill, q->index_fd);
+}
+
+uint64_t lg_quarantine_pending_since(const struct lg_quarantine *q)
+{
+	return q ? lg_spill_since(q->spill) : 0;
+}
+
 void lg_quarantine_free(struct lg_quarantine *q)
 {
 	if (!q)
 		return;
+	lg_quarantine_flush(q);
 	lg_closep(&q->index_fd);
 	lg_closep(&q->last_dir_fd);
 	for (size_t i = 0; i < q->nroots; i++) {
@@ -222,8 +241,14 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	if (line)
 		lg_json_append(&j, "\n", 1);
 	/* one write (dprintf would stat and seek the file each time) */
-	if (!line || !j.buf ||
-	    write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
+	if (!line || !j.buf)
+		r = -EIO;
+	else if (q->spill)
+		r = lg_spill_add(q->spill, q->index_fd, q->index, j.buf,
+				 j.len) < 0 ?
+			    -EIO :
+			    0;
+	else if (write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
 		r = -EIO;
 	lg_json_free(&j);
 	return r;

@@ -56,6 +56,18 @@ void lg_quarantine_set_limits(struct lg_quarantine *q,
 /* The session's start (real-time ns), written with every entry. */
 void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
 
+/*
+ * The index's lines go through sp (spill.h): written in batches, and by
+ * the watchdog if lgrun dies first. Without one, each line is written as
+ * its entry is kept.
+ */
+struct lg_spill;
+void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp);
+/* The lines that wait, written to the index. 0 or -errno. */
+int lg_quarantine_flush(struct lg_quarantine *q);
+/* Since when lines wait (lg_mono_ms), 0: none. */
+uint64_t lg_quarantine_pending_since(const struct lg_quarantine *q);
+
 /* What is about to go, and who removes it: for the index. */
 struct lg_quarantine_who {
 	enum lg_op op;

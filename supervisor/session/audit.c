@@ -354,6 +354,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 	int r;
 
 	lg_record_flush(s->rec); /* the recording is whole before the end */
+	lg_quarantine_flush(s->quarantine); /* and the quarantine's index */
 	if (model_unseen(s))
 		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
 			s->info.agent,
@@ -629,6 +630,8 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 	const struct lg_finding *f = &s->trip;
 	int r, marker;
 
+	/* what was kept is in the index before the trip is on record */
+	lg_quarantine_flush(s->quarantine);
 	json_head(s, &j, "trip");
 	lg_json_str(&j, "rule", f->rule);
 	lg_json_str(&j, "reason", f->reason);

@@ -34,16 +34,30 @@ void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
 			p, strerror(errno));
 }
 
+/* The quarantine's index lines wait at most as long as the recording's. */
+#define INDEX_FLUSH_MS 250
+
 uint64_t lg_session_record_due(const struct lg_session *s)
 {
 	HOLD(s);
-	return lg_record_due(s->rec);
+	uint64_t due = lg_record_due(s->rec);
+	uint64_t q = lg_quarantine_pending_since(s->quarantine);
+
+	if (q && (!due || q + INDEX_FLUSH_MS < due))
+		due = q + INDEX_FLUSH_MS;
+	return due;
 }
 
 void lg_session_record_flush(struct lg_session *s)
 {
 	HOLD(s);
+	int r;
+
 	lg_record_flush(s->rec);
+	r = lg_quarantine_flush(s->quarantine);
+	if (r < 0)
+		lg_warn("cannot write the quarantine's index %s: %s",
+			lg_quarantine_index(s->quarantine), strerror(-r));
 }
 
 /* The guard's question, "has it come back?", and who answers it. */

@@ -97,6 +97,8 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 
 		lg_quarantine_set_start(s->quarantine, info->start_real_ns);
 		lg_quarantine_set_limits(s->quarantine, &lim);
+		if (info->spill)
+			lg_quarantine_set_spill(s->quarantine, info->spill);
 	}
 	if (!s->guard || !s->content ||
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {

@@ -30,6 +30,8 @@ struct lg_session_info {
 	uint64_t start_mono_ms;
 	/* the options that set config keys, [["--name", "arg"|null], ...] */
 	const char *options;
+	/* the quarantine index's lines on their way (spill.h), or NULL */
+	struct lg_spill *spill;
 };
 
 struct lg_session *lg_session_new(const struct lg_config *cfg,

@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "lib/clock.h"
 #include "lib/json.h"
+#include "lib/spill.h"
 #include "store/state.h"
 #include "watchdog.h"
 
@@ -142,7 +143,8 @@ int lg_session_lost(const char *state_dir, const char *id, const char *cgroup,
 
 /* The watchdog's life: reads until lgrun says done or is gone. */
 static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
-			    const char *state_dir, const char *id)
+			    const char *state_dir, const char *id,
+			    struct lg_spill *spill)
 {
 	unsigned char msg[64];
 	size_t have = 0;
@@ -184,6 +186,15 @@ static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 			have -= used;
 		}
 	}
+	/* what lgrun had kept but not yet written in its index */
+	{
+		long w = lg_spill_salvage(spill);
+
+		if (w < 0)
+			fprintf(stderr,
+				"lgrun: session %s: the quarantine index's last lines could not be written: %s\n",
+				id, strerror((int)-w));
+	}
 	if (lg_session_lost(state_dir, id, cg->ok ? cg->path : NULL, pgid,
 			    "lgrun's watchdog", summary, sizeof(summary)) > 0)
 		fprintf(stderr, "lgrun: session %s: %s\n", id, summary);
@@ -191,7 +202,8 @@ static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 }
 
 int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
-		      const char *state_dir, const char *id)
+		      const char *state_dir, const char *id,
+		      struct lg_spill *spill)
 {
 	int p[2];
 	pid_t pid;
@@ -210,7 +222,7 @@ int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
 	}
 	if (pid == 0) {
 		close(p[1]);
-		watch(p[0], cg, state_dir, id);
+		watch(p[0], cg, state_dir, id, spill);
 	}
 	close(p[0]);
 	w->pid = pid;

@@ -72,6 +72,26 @@ grep -qE "^lost1 +supervisor_lost +bash .*watchdog noticed" "$T/st1" || fail "lg
 # lgctl status read it; it did not write a second end
 [ "$(grep '"session":"lost1"' "$STATE/audit.jsonl" | grep -c session_end)" = 1 ] || fail "a second end record"
 
+# 1b. lgrun killed right after it kept what the tree removed, before it
+#     wrote those entries in the quarantine's index (it writes them in
+#     batches, within 250 ms): its watchdog writes them, and lgctl restore
+#     puts every file back.
+mkfiles "$T/lost3" 2
+"$LGRUN" --state-dir "$STATE" --session lost3 -- bash -c \
+	'rm "$0/f1" "$0/f2" && kill -9 $LGRUN_SUPERVISOR_PID; sleep 30' "$T/lost3" 2>"$T/lost3.err"
+for _ in $(seq 100); do grep -q supervisor_lost "$STATE/sessions/lost3.json" 2>/dev/null && break; sleep 0.02; done
+[ "$(grep -c '"kind":"file"' "$STATE/quarantine/lost3.jsonl" 2>/dev/null)" = 2 ] ||
+	fail "the index of a session whose lgrun died lacks what it kept: $(cat "$STATE/quarantine/lost3.jsonl" 2>&1 | cut -c1-200)"
+# the same lines twice (lgrun died between writing them and its record of
+# that, and the watchdog wrote them again): each entry is read once
+cp "$STATE/quarantine/lost3.jsonl" "$T/idx3"
+cat "$T/idx3" >>"$STATE/quarantine/lost3.jsonl"
+"$LGCTL" --state-dir "$STATE" quarantine list >"$T/list3" 2>&1
+[ "$(awk '$1 == "lost3" { print $2 }' "$T/list3")" = 2 ] || fail "an entry written twice is counted twice: $(cat "$T/list3")"
+"$LGCTL" --state-dir "$STATE" restore lost3 >"$T/restore3" 2>&1 || fail "lgctl restore lost3: $(cat "$T/restore3")"
+[ "$(cat "$T/lost3/f1" "$T/lost3/f2" 2>/dev/null | wc -l)" = 2 ] ||
+	fail "lgctl restore did not put both files back: $(cat "$T/restore3")"
+
 # 2. The watchdog killed first, then lgrun: what is left fails closed, and
 #    the next lgctl status kills it and writes the end
 start lost2
