@@ -156,7 +156,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock fdpass filter
+	decrypt wsframe agentenv replay where clock spill fdpass filter
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -250,6 +250,7 @@ $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
+$(B)/tests/test_spill: $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay

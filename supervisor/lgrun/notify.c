@@ -57,7 +57,8 @@ static void *notify_thread(void *arg)
 			break;
 		}
 		r = lg_notifier_answer(nt, l->s);
-		trip = lg_session_kill_pending(l->s);
+		/* answered: what waited for it (the quarantine index's lines) */
+		trip = lg_session_settle(l->s);
 		if (r < 0)
 			lg_dbg("notify: answer: %s", strerror(-r));
 		if (trip && !told) {

@@ -74,6 +74,7 @@
 #include "session/session.h"
 #include "lib/sources.h"
 #include "lib/spill.h"
+#include "quarantine/quarantine.h"
 #include "store/state.h"
 #include "store/store.h"
 #include "lib/termtext.h"

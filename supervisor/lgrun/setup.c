@@ -285,7 +285,8 @@ int setup_session(struct run *run)
 
 		/* the quarantine's index lines, the watchdog's if lgrun dies */
 		if (run->cfg.quarantine)
-			run->spill = lg_spill_new(SPILL_BYTES);
+			run->spill =
+				lg_spill_new(SPILL_BYTES, lg_quarantine_line);
 		run->info.spill = run->spill;
 		r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
 				      run->id, run->spill);

@@ -3,15 +3,20 @@
  * Lines on their way to a file, in a mapping shared with a child forked
  * after it: written in batches (when the mapping fills, and when its
  * owner says), not one write per line. The quarantine's index goes
- * through one (its lines wait at most 250 ms, and are written before a
- * trip is on record and at the end), so a kept file costs the tree no
- * write while it waits for its answer.
+ * through one, so a kept file costs the tree no write while it waits for
+ * its answer, nor the making of its line:
+ *  - before the answer, the entry is held as a record (lg_spill_hold: a
+ *    copy into the mapping);
+ *  - after it, the record is made into its line (lg_spill_settle);
+ *  - the lines are written within 250 ms, before a trip is on record,
+ *    and at the end (lg_spill_flush).
  *
  * The watchdog is that child: when lgrun dies with lines not yet written,
- * it writes them (lg_spill_salvage). One writer at a time (the caller's
- * lock); the child reads only once the writer is gone. A line written
- * twice (the writer died between its write and its record of it) is read
- * once (quarantine/index.c).
+ * or records not yet made into lines, it writes them (lg_spill_salvage),
+ * making the lines with the same function. One writer at a time (the
+ * caller's lock); the child reads only once the writer is gone. A line
+ * written twice (the writer died between its write and its record of it)
+ * is read once (quarantine/index.c).
  */
 #ifndef LG_SPILL_H
 #define LG_SPILL_H
@@ -22,8 +27,17 @@
 
 struct lg_spill;
 
-/* A mapping of cap bytes shared with the children forked after; NULL. */
-struct lg_spill *lg_spill_new(size_t cap);
+/*
+ * A held record's line (with its newline), allocated; NULL to drop it.
+ * It runs in the child too: it may use only what the record holds.
+ */
+typedef char *(*lg_spill_line_fn)(const void *rec, size_t len, size_t *n);
+
+/*
+ * A mapping for cap bytes of lines and as many of records, shared with
+ * the children forked after; line makes a record's line. NULL.
+ */
+struct lg_spill *lg_spill_new(size_t cap, lg_spill_line_fn line);
 void lg_spill_free(struct lg_spill *sp);
 
 /*
@@ -33,13 +47,21 @@ void lg_spill_free(struct lg_spill *sp);
  */
 int lg_spill_add(struct lg_spill *sp, int fd, const char *path,
 		 const char *line, size_t len);
-/* Writes what waits to fd. 0 or -errno. */
+/*
+ * Holds a record (copied) for the file at path: 0, or -ENOSPC when the
+ * records held fill the room (settle them, then hold it again).
+ */
+int lg_spill_hold(struct lg_spill *sp, const char *path, const void *rec,
+		  size_t len);
+/* The records held, made into lines and appended. 0 or -errno. */
+int lg_spill_settle(struct lg_spill *sp, int fd);
+/* The records held settled, and every line written to fd. 0 or -errno. */
 int lg_spill_flush(struct lg_spill *sp, int fd);
-/* Since when lines wait (lg_mono_ms), 0: none. */
+/* Since when lines or records wait (lg_mono_ms), 0: none. */
 uint64_t lg_spill_since(const struct lg_spill *sp);
 /*
- * The watchdog, once lgrun is gone: appends what waited to the file it
- * was for. How many bytes, or -errno.
+ * The child, once the writer is gone: appends what waited to the file it
+ * was for, the records made into lines. How many bytes, or -errno.
  */
 long lg_spill_salvage(struct lg_spill *sp);
 

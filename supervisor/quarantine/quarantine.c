@@ -21,6 +21,24 @@
 #include "quarantine_int.h"
 #include "lib/spill.h"
 
+/*
+ * One entry of the index as it is held before its line is made (after the
+ * tree has its answer: lg_quarantine_settle), a record of the spill
+ * (lib/spill.h): what the line says, with its strings after it, by
+ * offset (0: none), for the watchdog makes it too when lgrun is gone.
+ */
+struct qrec {
+	char kind[8]; /* "file", "dir" */
+	int op; /* enum lg_op */
+	unsigned n;
+	int64_t time_ns, start_ns;
+	struct statx st, ks; /* the original's, as it was; the kept file's */
+	bool has_ks, removed_as;
+	pid_t pid;
+	uint32_t session, path, tree, kept, xattrs, exe, audit_id;
+	char strings[];
+};
+
 /* "DIR, DIR": each trimmed, without a trailing '/'. */
 static int set_folders(struct lg_quarantine *q, const char *list)
 {
@@ -181,39 +199,50 @@ static void xattrs_json(const char *path, struct lg_json *out)
 	free(value);
 }
 
-/*
- * One line of the index: the entry, its inode's facts (st: the original's,
- * as it was), the kept file's own (ks: what a restore checks it against),
- * who and when.
- */
-static int index_add(struct lg_quarantine *q, const char *kind,
-		     const char *path, const char *tree, const char *kept,
-		     const struct statx *st, const struct statx *ks,
-		     const struct lg_quarantine_who *who, const char *xattrs)
+/* s into the record's strings at *at: its offset, or 0 for none. */
+static uint32_t put_str(struct qrec *r, size_t *at, const char *s)
 {
-	struct lg_json j = { 0 };
-	int64_t now = lg_real_ns();
-	char t[40];
-	const char *line;
-	int r = 0;
+	size_t n, off = *at;
 
-	if (index_open(q) < 0)
-		return -EIO;
-	lg_time_iso(now, t, sizeof(t));
+	if (!s)
+		return 0;
+	n = strlen(s) + 1;
+	memcpy(r->strings + off, s, n);
+	*at += n;
+	return (uint32_t)(off + 1);
+}
+
+static const char *get_str(const struct qrec *r, uint32_t off)
+{
+	return off ? r->strings + off - 1 : NULL;
+}
+
+/* A record's line of the index (with its newline), allocated: the spill's
+ * line function, also the watchdog's when lgrun is gone. */
+char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
+{
+	const struct qrec *e = rec;
+	const struct statx *st = &e->st;
+	struct lg_json j = { 0 };
+	const char *tree = get_str(e, e->tree), *v;
+	char t[40];
+
+	if (len < sizeof(*e))
+		return NULL;
+	lg_time_iso(e->time_ns, t, sizeof(t));
 	lg_json_begin(&j);
-	lg_json_int(&j, "n", q->seq);
+	lg_json_int(&j, "n", e->n);
 	lg_json_str(&j, "time", t);
-	lg_json_int(&j, "time_ns", now);
-	lg_json_str(&j, "session", q->session);
-	lg_json_str(&j, "kind", kind);
-	lg_json_str(&j, "op", lg_op_name(who->op));
-	lg_json_str(&j, "path", path);
-	if (tree && who->origin && strcmp(path, who->origin) == 0)
-		lg_json_str(&j, "removed_as", tree);
-	else if (tree) /* the tree's own view named it so */
-		lg_json_str(&j, "tree_path", tree);
-	if (kept)
-		lg_json_str(&j, "kept", kept);
+	lg_json_int(&j, "time_ns", e->time_ns);
+	lg_json_str(&j, "session", get_str(e, e->session));
+	lg_json_str(&j, "kind", e->kind);
+	lg_json_str(&j, "op", lg_op_name((enum lg_op)e->op));
+	lg_json_str(&j, "path", get_str(e, e->path));
+	if (tree) /* removed as; else the tree's own view named it so */
+		lg_json_str(&j, e->removed_as ? "removed_as" : "tree_path",
+			    tree);
+	if ((v = get_str(e, e->kept)))
+		lg_json_str(&j, "kept", v);
 	lg_json_int(&j, "mode", st->stx_mode);
 	lg_json_int(&j, "uid", st->stx_uid);
 	lg_json_int(&j, "gid", st->stx_gid);
@@ -224,34 +253,94 @@ static int index_add(struct lg_quarantine *q, const char *kind,
 	lg_json_int(&j, "ctime_ns", ns(st->stx_ctime));
 	lg_json_int(&j, "dev",
 		    (long long)makedev(st->stx_dev_major, st->stx_dev_minor));
-	if (ks) {
-		lg_json_int(&j, "kept_ino", (long long)ks->stx_ino);
-		lg_json_int(&j, "kept_size", (long long)ks->stx_size);
-		lg_json_int(&j, "kept_ctime_ns", ns(ks->stx_ctime));
+	if (e->has_ks) {
+		lg_json_int(&j, "kept_ino", (long long)e->ks.stx_ino);
+		lg_json_int(&j, "kept_size", (long long)e->ks.stx_size);
+		lg_json_int(&j, "kept_ctime_ns", ns(e->ks.stx_ctime));
 	}
-	if (q->start_ns)
-		lg_json_int(&j, "start_ns", q->start_ns);
-	lg_json_int(&j, "pid", who->pid);
-	lg_json_str(&j, "exe", who->exe ? who->exe : "");
-	if (who->audit_id && *who->audit_id)
-		lg_json_str(&j, "audit_id", who->audit_id);
-	if (xattrs && *xattrs)
-		lg_json_raw(&j, "xattrs", xattrs);
-	line = lg_json_end(&j);
-	if (line)
-		lg_json_append(&j, "\n", 1);
-	/* one write (dprintf would stat and seek the file each time) */
-	if (!line || !j.buf)
-		r = -EIO;
-	else if (q->spill)
-		r = lg_spill_add(q->spill, q->index_fd, q->index, j.buf,
-				 j.len) < 0 ?
-			    -EIO :
-			    0;
-	else if (write(q->index_fd, j.buf, j.len) != (ssize_t)j.len)
-		r = -EIO;
-	lg_json_free(&j);
-	return r;
+	if (e->start_ns)
+		lg_json_int(&j, "start_ns", e->start_ns);
+	lg_json_int(&j, "pid", e->pid);
+	lg_json_str(&j, "exe", get_str(e, e->exe));
+	if ((v = get_str(e, e->audit_id)))
+		lg_json_str(&j, "audit_id", v);
+	if ((v = get_str(e, e->xattrs)))
+		lg_json_raw(&j, "xattrs", v);
+	lg_json_end(&j);
+	lg_json_append(&j, "\n", 1);
+	*n = j.len;
+	return j.buf; /* NULL when out of memory: the line is lost */
+}
+
+/*
+ * The entry, its inode's facts (st: the original's, as it was), the kept
+ * file's own (ks: what a restore checks it against), who and when: held
+ * for the index (its line made once the tree has its answer), else
+ * written now. 0 or -errno.
+ */
+static int index_add(struct lg_quarantine *q, const char *kind,
+		     const char *path, const char *tree, const char *kept,
+		     const struct statx *st, const struct statx *ks,
+		     const struct lg_quarantine_who *who, const char *xattrs)
+{
+	size_t n = sizeof(struct qrec) + strlen(path) + 1 + strlen(q->session) +
+		   1 + (tree ? strlen(tree) + 1 : 0) +
+		   (kept ? strlen(kept) + 1 : 0) +
+		   (xattrs && *xattrs ? strlen(xattrs) + 1 : 0) +
+		   (who->exe ? strlen(who->exe) : 0) + 1 +
+		   (who->audit_id ? strlen(who->audit_id) + 1 : 0);
+	LG_AUTOFREE struct qrec *e = calloc(1, n);
+	size_t at = 0;
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	if (index_open(q) < 0)
+		return -EIO;
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	e->op = (int)who->op;
+	e->n = q->seq;
+	e->time_ns = lg_real_ns();
+	e->start_ns = q->start_ns;
+	e->st = *st;
+	e->has_ks = ks != NULL;
+	if (ks)
+		e->ks = *ks;
+	e->removed_as = tree && who->origin && strcmp(path, who->origin) == 0;
+	e->pid = who->pid;
+	e->session = put_str(e, &at, q->session);
+	e->path = put_str(e, &at, path);
+	e->tree = put_str(e, &at, tree);
+	e->kept = put_str(e, &at, kept);
+	e->xattrs = put_str(e, &at, xattrs && *xattrs ? xattrs : NULL);
+	e->exe = put_str(e, &at, who->exe ? who->exe : "");
+	e->audit_id = put_str(
+		e, &at, who->audit_id && *who->audit_id ? who->audit_id : NULL);
+	if (q->spill) {
+		r = lg_spill_hold(q->spill, q->index, e, n);
+		if (r == -ENOSPC) { /* records enough: their lines, then it */
+			r = lg_spill_settle(q->spill, q->index_fd);
+			if (!r)
+				r = lg_spill_hold(q->spill, q->index, e, n);
+		}
+		return r < 0 ? -EIO : 0;
+	}
+	{
+		size_t len = 0;
+		LG_AUTOFREE char *line = lg_quarantine_line(e, n, &len);
+
+		/* one write (dprintf would stat and seek the file each time) */
+		if (!line || write(q->index_fd, line, len) != (ssize_t)len)
+			return -EIO;
+	}
+	return 0;
+}
+
+int lg_quarantine_settle(struct lg_quarantine *q)
+{
+	if (!q || !q->spill || q->index_fd < 0)
+		return 0;
+	return lg_spill_settle(q->spill, q->index_fd);
 }
 
 /* Where the next entry goes: its folder (open), its name there, its path. */

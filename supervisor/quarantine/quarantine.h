@@ -63,8 +63,18 @@ void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
  */
 struct lg_spill;
 void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp);
-/* The lines that wait, written to the index. 0 or -errno. */
+/*
+ * The lines of the entries kept since, made and handed to the spill: what
+ * the notify thread does once the tree has its answer. 0 or -errno.
+ */
+int lg_quarantine_settle(struct lg_quarantine *q);
+/* The lines that wait, made and written to the index. 0 or -errno. */
 int lg_quarantine_flush(struct lg_quarantine *q);
+/*
+ * A held entry's line of the index (lib/spill.h's line function: the
+ * watchdog makes the lines lgrun could not).
+ */
+char *lg_quarantine_line(const void *rec, size_t len, size_t *n);
 /* Since when lines wait (lg_mono_ms), 0: none. */
 uint64_t lg_quarantine_pending_since(const struct lg_quarantine *q);
 

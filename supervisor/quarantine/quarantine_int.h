@@ -36,8 +36,8 @@ struct lg_qroot {
 struct lg_quarantine {
 	char state_dir[PATH_MAX], session[200], index[PATH_MAX + 256];
 	int index_fd; /* <state_dir>/quarantine/<session>.jsonl, or -1 */
-	struct lg_spill
-		*spill; /* its lines on their way (NULL: one write each) */
+	/* its lines on their way (NULL: one write each) */
+	struct lg_spill *spill;
 	struct lg_qroot roots[MAX_ROOTS];
 	size_t nroots;
 	/* the last directory's root: rm -r removes a folder's files in a row */

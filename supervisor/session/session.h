@@ -118,6 +118,12 @@ int lg_session_refusal(const struct lg_session *s);
  * the notify thread ask it after every step (lg_session_view has more).
  */
 bool lg_session_kill_pending(const struct lg_session *s);
+/*
+ * The bookkeeping that waited for an operation's answer (the quarantine
+ * index's lines of what was kept): the notify thread, once it answered.
+ * Returns lg_session_kill_pending().
+ */
+bool lg_session_settle(struct lg_session *s);
 
 /* When the guard's time-based rules want an LG_EV_TICK (0: never). */
 uint64_t lg_session_next_deadline(const struct lg_session *s);
