@@ -139,7 +139,7 @@ $(B)/bpf/lgobserve.skel.h: $(B)/bpf/lgobserve.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name lgobserve >$@.tmp && mv $@.tmp $@
 
 $(BPFLIB): supervisor/observer/bpfobs.c supervisor/observer/bpfobs.h bpf/lgobserve.h \
-		$(B)/bpf/lgobserve.skel.h
+		supervisor/lib/cleanup.h $(B)/bpf/lgobserve.skel.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared -I$(B)/bpf -Ibpf $(LDFLAGS) -o $@ $< \

@@ -59,18 +59,14 @@ static int parse_whole(const struct lg_config_key *k, const char *s,
 	char *end;
 
 	if (!isdigit((unsigned char)s[0]))
-		goto bad;
+		return not_a(k, s, "a whole number", msg, msgsz);
 	errno = 0;
 	v->n = strtoul(s, &end, 10);
 	if (errno || *end)
-		goto bad;
+		return not_a(k, s, "a whole number", msg, msgsz);
 	if (v->n < k->min || v->n > k->max)
 		return out_of_range(k, s, "", msg, msgsz);
 	return 0;
-bad:
-	snprintf(msg, msgsz, "%s.%s: '%s' is not a whole number", k->section,
-		 k->name, s);
-	return -EINVAL;
 }
 
 static int parse_pow2(const struct lg_config_key *k, const char *s,

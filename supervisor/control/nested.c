@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/cleanup.h"
 #include "tree/cgroup.h"
 #include "nested.h"
 #include "wiredec.h"
@@ -160,7 +161,8 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 	struct lg_wire_buf w;
 	char exe[256];
 	ssize_t n;
-	int fd, r = -ETIMEDOUT;
+	LG_AUTOCLOSE int fd = -1;
+	int r = -ETIMEDOUT;
 
 	why[0] = '\0';
 	if (strlen(sock) >= sizeof(a.sun_path))
@@ -169,23 +171,20 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -errno;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	lg_wire_hello(&w, (uint32_t)getpid(), (uint32_t)getppid(), exe, 0);
 	if (send(fd, w.b, w.n, MSG_NOSIGNAL) < 0)
-		goto fail;
+		return -errno;
 	lg_wire_start(&w, LG_W_ENTER, 1);
 	if (flow && *flow)
 		lg_wire_put_str(&w, LG_T_FLOW, flow);
 	lg_wire_put_str(&w, LG_T_NAME, name);
 	lg_wire_finish(&w);
 	if (send(fd, w.b, w.n, MSG_NOSIGNAL) < 0)
-		goto fail;
+		return -errno;
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		struct lg_wire_msg m;
@@ -209,11 +208,7 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 	 * Refused: the connection stays open until this lgrun exits, so that
 	 * the supervisor's kill waits for it to say why.
 	 */
-	if (r <= 0)
-		close(fd);
-	return r;
-fail:
-	r = -errno;
-	close(fd);
+	if (r > 0)
+		(void)lg_steal_fd(&fd);
 	return r;
 }

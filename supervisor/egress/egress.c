@@ -163,6 +163,14 @@ struct way {
 
 #define PIPE_CAP (RELAY_BUF * 16) /* 1 MB a direction: fewer turns */
 
+/* Both ways' pipes, closed when the relay ends. */
+static void ways_close(struct way (*w)[2])
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			lg_closep(&(*w)[i].pipe[k]);
+}
+
 /*
  * Moves what is ready, reading while the pipe has room and writing while
  * it holds bytes, until neither moves (then poll); false when this way is
@@ -219,15 +227,17 @@ static bool way_step(struct way *w)
 static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 		  uint64_t *down)
 {
-	struct way w[2] = { { a, b, { -1, -1 }, 0, false, false, false, up },
-			    { b, a, { -1, -1 }, 0, false, false, false, down } };
+	__attribute__((cleanup(ways_close))) struct way w[2] = {
+		{ a, b, { -1, -1 }, 0, false, false, false, up },
+		{ b, a, { -1, -1 }, 0, false, false, false, down }
+	};
 
 	/* non-blocking both: poll says which way can move */
 	fcntl(a, F_SETFL, fcntl(a, F_GETFL) | O_NONBLOCK);
 	fcntl(b, F_SETFL, fcntl(b, F_GETFL) | O_NONBLOCK);
 	if (pipe2(w[0].pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    pipe2(w[1].pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		goto out;
+		return;
 	/* a smaller pipe (a user's pipe limit) works too: splice fills it */
 	fcntl(w[0].pipe[1], F_SETPIPE_SZ, PIPE_CAP);
 	fcntl(w[1].pipe[1], F_SETPIPE_SZ, PIPE_CAP);
@@ -258,11 +268,6 @@ static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
 	}
-out:
-	for (int i = 0; i < 2; i++)
-		for (int k = 0; k < 2; k++)
-			if (w[i].pipe[k] >= 0)
-				close(w[i].pipe[k]);
 }
 
 static void answer(int fd, const char *status, const char *why)

@@ -26,6 +26,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "lib/cleanup.h"
 #include "tls.h"
 
 #define MAX_LEAVES 64 /* hosts with a minted certificate, cached */
@@ -44,6 +45,13 @@ struct lg_ca {
 	struct leaf leaves[MAX_LEAVES];
 	size_t nleaves;
 };
+
+LG_DEFINE_CLEANUP(x509_freep, X509 *, X509_free)
+LG_DEFINE_CLEANUP(ssl_ctx_freep, SSL_CTX *, SSL_CTX_free)
+LG_DEFINE_CLEANUP(ssl_freep, SSL *, SSL_free)
+#define LG_X509_AUTO __attribute__((cleanup(x509_freep)))
+#define LG_SSL_CTX_AUTO __attribute__((cleanup(ssl_ctx_freep)))
+#define LG_SSL_AUTO __attribute__((cleanup(ssl_freep)))
 
 static EVP_PKEY *ec_key(void)
 {
@@ -124,9 +132,12 @@ static void ca_free(struct lg_ca *ca)
 	free(ca);
 }
 
+LG_DEFINE_CLEANUP(ca_freep, struct lg_ca *, ca_free)
+
 static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
 {
-	struct lg_ca *ca = calloc(1, sizeof(*ca));
+	__attribute__((cleanup(ca_freep))) struct lg_ca *ca =
+		calloc(1, sizeof(*ca));
 	char cn[200];
 
 	if (!ca) {
@@ -139,7 +150,7 @@ static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
 	ca->leaf_key = ec_key();
 	if (!ca->key || !ca->leaf_key) {
 		say(err, errsz, "cannot make a key");
-		goto fail;
+		return NULL;
 	}
 	ca->cert = new_cert(ca->key, cn, -DAY, 7 * DAY);
 	if (!ca->cert ||
@@ -151,12 +162,9 @@ static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
 	    !add_ext(ca->cert, ca->cert, NID_subject_key_identifier, "hash") ||
 	    !X509_sign(ca->cert, ca->key, EVP_sha256())) {
 		say(err, errsz, "cannot make the CA certificate");
-		goto fail;
+		return NULL;
 	}
-	return ca;
-fail:
-	ca_free(ca);
-	return NULL;
+	return lg_steal_ptr(&ca);
 }
 
 /* Appends the file at path to fd, ending it with a newline. */
@@ -252,8 +260,8 @@ static SSL_CTX *mint(struct lg_ca *ca, const char *host)
 	char san[300];
 	bool ip = inet_pton(AF_INET, host, addr) == 1 ||
 		  inet_pton(AF_INET6, host, addr) == 1;
-	X509 *x = new_cert(ca->leaf_key, host, -DAY, 7 * DAY);
-	SSL_CTX *ctx = NULL;
+	LG_X509_AUTO X509 *x = new_cert(ca->leaf_key, host, -DAY, 7 * DAY);
+	LG_SSL_CTX_AUTO SSL_CTX *ctx = NULL;
 
 	snprintf(san, sizeof(san), "%s:%s", ip ? "IP" : "DNS", host);
 	if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca->cert)) ||
@@ -263,20 +271,15 @@ static SSL_CTX *mint(struct lg_ca *ca, const char *host)
 	    !add_ext(ca->cert, x, NID_ext_key_usage, "serverAuth") ||
 	    !add_ext(ca->cert, x, NID_authority_key_identifier, "keyid") ||
 	    !X509_sign(x, ca->key, EVP_sha256()))
-		goto out;
+		return NULL;
 	ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx || !SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
 	    SSL_CTX_use_certificate(ctx, x) != 1 ||
 	    SSL_CTX_use_PrivateKey(ctx, ca->leaf_key) != 1 ||
-	    SSL_CTX_add1_chain_cert(ctx, ca->cert) != 1) {
-		SSL_CTX_free(ctx);
-		ctx = NULL;
-		goto out;
-	}
+	    SSL_CTX_add1_chain_cert(ctx, ca->cert) != 1)
+		return NULL;
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_http11, NULL);
-out:
-	X509_free(x);
-	return ctx;
+	return lg_steal_ptr(&ctx);
 }
 
 static void *server_ctx(struct lg_ca *ca, const char *host)
@@ -546,81 +549,88 @@ static int dial_proxy(unsigned port)
 	return fd;
 }
 
+/* An end's own TLS and socket (not the client's: its caller closes that). */
+static void end_release(struct end *e)
+{
+	ssl_freep(&e->ssl);
+	lg_closep(&e->fd);
+}
+#define LG_END_AUTO __attribute__((cleanup(end_release)))
+
+/*
+ * The decrypted client c's request, rewritten, to lgrun's LLM proxy on u,
+ * then both ways. *why says what failed, for the client to hear.
+ */
+static int forward(struct end *c, struct end *u, char *head, char *out,
+		   const char *route, unsigned proxy_port,
+		   unsigned long long *up, unsigned long long *down,
+		   const char **why)
+{
+	size_t got = 0;
+	ssize_t hl = read_head(c, head, HEAD_MAX, &got);
+	bool ws;
+	int n;
+
+	if (hl == -ECONNRESET)
+		return 0;
+	if (hl < 0) {
+		*why = "no request head from the client";
+		return (int)hl;
+	}
+	ws = upgrading(head, (size_t)hl);
+	/* a websocket upgrade too: the LLM proxy reads its frames */
+	n = rewrite_head(head, (size_t)hl, route, ws, out, HEAD_MAX + 512);
+	if (n < 0) {
+		*why = "a request line lgrun cannot read";
+		return -EIO;
+	}
+	u->fd = dial_proxy(proxy_port);
+	if (u->fd < 0) {
+		*why = "lgrun's LLM proxy does not answer";
+		return -EIO;
+	}
+	if (end_write(u, out, (size_t)n) < 0 ||
+	    ((size_t)hl < got && end_write(u, head + hl, got - (size_t)hl) < 0))
+		return -EIO;
+	*up += got;
+	if (ws) { /* a turn may be minutes away: no idle limit */
+		timeouts(c->fd, 0);
+		timeouts(u->fd, 0);
+	}
+	relay_ends(c, u, ws ? -1 : IO_TIMEOUT_S * 1000, up, down);
+	return 0;
+}
+
 static int mitm(struct lg_ca *ca, int client_fd, const char *host,
 		unsigned port, const char *route, unsigned proxy_port,
 		unsigned long long *up, unsigned long long *down,
 		const char **why)
 {
-	SSL_CTX *ctx = server_ctx(ca, host);
-	struct end c = { client_fd, NULL, false }, u = { -1, NULL, false };
-	char *head = malloc(HEAD_MAX), *out = malloc(HEAD_MAX + 512);
-	size_t got = 0;
-	ssize_t hl;
-	int r = -EIO;
-	bool ws;
+	LG_AUTOFREE char *out = malloc(HEAD_MAX + 512);
+	LG_AUTOFREE char *head = malloc(HEAD_MAX);
+	LG_SSL_CTX_AUTO SSL_CTX *ctx = server_ctx(ca, host);
+	LG_END_AUTO struct end u = { -1, NULL, false };
+	LG_SSL_AUTO SSL *ssl = NULL; /* the client's: its fd is not ours */
+	struct end c = { client_fd, NULL, false };
+	int r;
 
 	(void)port; /* the LLM proxy's route knows the upstream */
 	*why = NULL;
 	if (!ctx || !head || !out) {
 		*why = "cannot make a certificate for the host";
-		goto done;
+		return -EIO;
 	}
 	timeouts(client_fd, IO_TIMEOUT_S);
-	c.ssl = SSL_new(ctx);
-	if (!c.ssl || SSL_set_fd(c.ssl, client_fd) != 1 ||
-	    SSL_accept(c.ssl) != 1) {
+	c.ssl = ssl = SSL_new(ctx);
+	if (!ssl || SSL_set_fd(ssl, client_fd) != 1 || SSL_accept(ssl) != 1) {
 		/* a client that does not trust the session CA ends here */
 		*why = "the client's TLS handshake with lgrun failed";
-		goto done;
+		return -EIO;
 	}
-	hl = read_head(&c, head, HEAD_MAX, &got);
-	if (hl < 0) {
-		if (hl != -ECONNRESET)
-			*why = "no request head from the client";
-		r = hl == -ECONNRESET ? 0 : (int)hl;
-		goto done;
-	}
-	ws = upgrading(head, (size_t)hl);
-	{
-		/* a websocket upgrade too: the LLM proxy reads its frames */
-		int n = rewrite_head(head, (size_t)hl, route, ws, out,
-				     HEAD_MAX + 512);
-
-		if (n < 0) {
-			*why = "a request line lgrun cannot read";
-			goto done;
-		}
-		u.fd = dial_proxy(proxy_port);
-		if (u.fd < 0) {
-			*why = "lgrun's LLM proxy does not answer";
-			goto done;
-		}
-		if (end_write(&u, out, (size_t)n) < 0 ||
-		    ((size_t)hl < got &&
-		     end_write(&u, head + hl, got - (size_t)hl) < 0))
-			goto done;
-	}
-	*up += got;
-	if (ws) { /* a turn may be minutes away: no idle limit */
-		timeouts(client_fd, 0);
-		timeouts(u.fd, 0);
-	}
-	relay_ends(&c, &u, ws ? -1 : IO_TIMEOUT_S * 1000, up, down);
-	r = 0;
-done:
-	if (c.ssl) {
-		if (!*why)
-			SSL_shutdown(c.ssl);
-		SSL_free(c.ssl);
-	}
-	if (u.ssl)
-		SSL_free(u.ssl);
-	if (u.fd >= 0)
-		close(u.fd);
-	SSL_CTX_free(ctx);
-	free(head);
-	free(out);
-	return *why ? (r ? r : -EIO) : r;
+	r = forward(&c, &u, head, out, route, proxy_port, up, down, why);
+	if (!*why) /* close_notify, unless *why says it failed */
+		SSL_shutdown(ssl);
+	return r;
 }
 
 static const char *default_bundle(void)

@@ -295,6 +295,19 @@ static int run_suggest(struct rec *recs, size_t n, struct lg_config *cfg,
 	return 0;
 }
 
+/* The recordings' files, up to the first entry without an id; then recs. */
+static void recs_close(struct rec **recs)
+{
+	int e = errno;
+
+	for (struct rec *r = *recs; r && r->id; r++)
+		for (int k = 0; k < 2; k++)
+			if (r->f[k])
+				fclose(r->f[k]);
+	free(*recs);
+	errno = e;
+}
+
 int lgctl_suggest(const char *dir, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -305,7 +318,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 	};
 	const char *config = NULL;
 	double margin = 0.5;
-	struct rec *recs;
+	__attribute__((cleanup(recs_close))) struct rec *recs = NULL;
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_replay head;
@@ -342,7 +355,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 		return 2;
 	}
 	n = (size_t)(argc - optind);
-	recs = calloc(n, sizeof(*recs));
+	recs = calloc(n + 1, sizeof(*recs)); /* + 1: no id, the end */
 	if (!recs)
 		return 2;
 	for (size_t i = 0; i < n; i++) {
@@ -353,7 +366,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 			fprintf(stderr,
 				"lgctl: '%s' is not a valid session id\n",
 				lgq_show(recs[i].id));
-			goto out;
+			return 2;
 		}
 		snprintf(p, sizeof(p), "%s/sessions/%s.events.old.jsonl", dir,
 			 recs[i].id);
@@ -365,7 +378,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 			fprintf(stderr,
 				"lgctl: no recording of session '%s' (%s)\n",
 				lgq_show(recs[i].id), lgq_show(p));
-			goto out;
+			return 2;
 		}
 	}
 	if (!config &&
@@ -380,11 +393,5 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 		rc = run_suggest(recs, n, &cfg, margin, config);
 	}
 	lg_config_free(&cfg);
-out:
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < 2; k++)
-			if (recs[i].f[k])
-				fclose(recs[i].f[k]);
-	free(recs);
 	return rc;
 }

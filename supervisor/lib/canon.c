@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "canon.h"
+#include "cleanup.h"
 
 /*
  * Cuts long string values, in place. jansson has checked the UTF-8, so a
@@ -65,7 +66,7 @@ static json_t *parse(const char *json, size_t len, int *r)
 	return root;
 }
 
-/* Long strings cut, written compact with sorted keys; root is released. */
+/* Long strings cut, written compact with sorted keys. */
 static int dump(json_t *root, char *out, size_t size)
 {
 	const size_t flags = JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY;
@@ -73,26 +74,19 @@ static int dump(json_t *root, char *out, size_t size)
 	size_t n;
 
 	if (r < 0)
-		goto out;
+		return r;
 	n = json_dumpb(root, out, size, flags);
-	if (!n) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (n >= size || n > INT_MAX) {
-		r = -ENOSPC;
-		goto out;
-	}
+	if (!n)
+		return -ENOMEM;
+	if (n >= size || n > INT_MAX)
+		return -ENOSPC;
 	out[n] = '\0';
-	r = (int)n;
-out:
-	json_decref(root);
-	return r;
+	return (int)n;
 }
 
 int lg_canon_args(const char *json, size_t len, char *out, size_t size)
 {
-	json_t *root;
+	LG_AUTOJSON json_t *root = NULL;
 	int r = 0;
 
 	if (!json)
@@ -219,7 +213,7 @@ int lg_canon_call(const char *tool, const char *json, size_t len,
 		  const char *ignore, char *out, size_t size)
 {
 	char rt[128], rk[128];
-	json_t *root;
+	LG_AUTOJSON json_t *root = NULL;
 	bool ok;
 	int r = 0;
 
@@ -233,10 +227,8 @@ int lg_canon_call(const char *tool, const char *json, size_t len,
 		if (ok && fnmatch(rt, tool ? tool : "", 0) == 0)
 			json_object_del(root, rk);
 	r = denoise_all(root, NULL);
-	if (r < 0) {
-		json_decref(root);
+	if (r < 0)
 		return r;
-	}
 	return dump(root, out, size);
 }
 

@@ -58,6 +58,33 @@ static inline void lg_fclosep(FILE **f)
 #define LG_AUTOFREE __attribute__((cleanup(lg_freep)))
 #define LG_AUTOFCLOSE __attribute__((cleanup(lg_fclosep)))
 
+/*
+ * The release of another library's type (a file's own, or jansson's below):
+ *
+ *	LG_DEFINE_CLEANUP(x509_freep, X509 *, X509_free)
+ *	__attribute__((cleanup(x509_freep))) X509 *x = X509_new();
+ *
+ * releases a non-NULL pointer, and keeps errno as the helpers above do.
+ */
+#define LG_DEFINE_CLEANUP(name, type, release) \
+	static inline void name(type *p)       \
+	{                                      \
+		if (*p) {                      \
+			int e_ = errno;        \
+			release(*p);           \
+			errno = e_;            \
+		}                              \
+	}
+
+/*
+ * jansson's values, in the files that include <jansson.h> before this
+ * header (the others need not have jansson's headers).
+ */
+#ifdef JANSSON_H
+LG_DEFINE_CLEANUP(lg_json_decrefp, json_t *, json_decref)
+#define LG_AUTOJSON __attribute__((cleanup(lg_json_decrefp)))
+#endif
+
 /* The fd, no longer the variable's to close. */
 static inline int lg_steal_fd(int *fd)
 {

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "log.h"
 #include "clock.h"
 #include "sources.h"
@@ -38,29 +39,24 @@ static const struct lg_loop_source timer_source = { "timer", timer_handle, NULL,
 int lg_sources_init(struct lg_sources *ls)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	int e;
+	LG_AUTOCLOSE int epfd = -1, tfd = -1;
 
 	ls->n = 0;
 	ls->armed = 0;
+	ls->tfd = ls->epfd = -1;
 	for (unsigned i = 0; i < LG_WATCHES_MAX; i++)
 		ls->w[i] = (struct lg_watch){ .fd = -1 };
-	ls->epfd = epoll_create1(EPOLL_CLOEXEC);
-	ls->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (ls->epfd < 0 || ls->tfd < 0)
-		goto fail;
-	ls->timer = (struct lg_watch){ &timer_source, ls, ls->tfd, false };
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (epfd < 0 || tfd < 0)
+		return -errno;
+	ls->timer = (struct lg_watch){ &timer_source, ls, tfd, false };
 	ev.data.ptr = &ls->timer;
-	if (epoll_ctl(ls->epfd, EPOLL_CTL_ADD, ls->tfd, &ev) < 0)
-		goto fail;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev) < 0)
+		return -errno;
+	ls->epfd = lg_steal_fd(&epfd);
+	ls->tfd = lg_steal_fd(&tfd);
 	return 0;
-fail:
-	e = -errno;
-	if (ls->tfd >= 0)
-		close(ls->tfd);
-	if (ls->epfd >= 0)
-		close(ls->epfd);
-	ls->tfd = ls->epfd = -1;
-	return e;
 }
 
 void lg_sources_add(struct lg_sources *ls, const struct lg_loop_source *src,

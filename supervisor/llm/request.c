@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "llm.h"
 #include "api.h"
 
@@ -132,36 +133,30 @@ static int request_results(enum lg_llm_api api, const char *body, size_t n,
 	const struct llm_api *a;
 	const json_t *msgs = NULL, *m;
 	size_t i, from;
-	json_t *root;
-	int r = -EINVAL;
+	LG_AUTOJSON json_t *root = NULL;
 
 	if (model && model_size)
 		model[0] = '\0';
 	root = body ? llm_parse(body, n) : NULL;
 	if (!json_is_object(root))
-		goto out;
+		return -EINVAL;
 	if (model && model_size && llm_jstr(root, "model"))
 		snprintf(model, model_size, "%s", llm_jstr(root, "model"));
 	a = llm_api(api);
 	if (!a)
-		goto out;
+		return -EINVAL;
 	msgs = a->messages(root);
-	if (!msgs) {
-		r = 0; /* none to read (Responses' input as a string) */
-		goto out;
-	}
+	if (!msgs)
+		return 0; /* none to read (Responses' input as a string) */
 	if (!json_is_array(msgs))
-		goto out;
+		return -EINVAL;
 	from = last ? last_turn_start(a, msgs) : 0;
 	json_array_foreach(msgs, i, m)
 	{
 		if (i >= from)
 			a->results(&rs, m);
 	}
-	r = rs.n;
-out:
-	json_decref(root);
-	return r;
+	return rs.n;
 }
 
 int lg_llm_request_results(enum lg_llm_api api, const char *body, size_t n,
@@ -250,29 +245,26 @@ bool lg_llm_stream_call_open(const struct lg_llm_stream *s)
 int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
 			      char *out, size_t size)
 {
-	json_t *err = json_object(), *ev = json_object();
+	LG_AUTOJSON json_t *ev = json_object();
+	LG_AUTOJSON json_t *err = json_object();
 	const struct llm_api *a;
-	char *text = NULL;
-	int n = -ENOMEM;
+	LG_AUTOFREE char *text = NULL;
+	int n;
 
 	if (!err || !ev)
-		goto done;
+		return -ENOMEM;
 	json_object_set_new(err, "message",
 			    json_string(message ? message : ""));
 	a = llm_api(api) ? llm_api(api) : &llm_chat;
 	a->error_event(ev, err, message ? message : "");
 	text = json_dumps(ev, JSON_COMPACT);
 	if (!text)
-		goto done;
+		return -ENOMEM;
 	n = snprintf(out, size, "%s%s%sdata: %s\n\n",
 		     a->error_event_name ? "event: " : "",
 		     a->error_event_name ? a->error_event_name : "",
 		     a->error_event_name ? "\n" : "", text);
 	if (n < 0 || (size_t)n >= size)
-		n = -ENOSPC;
-done:
-	free(text);
-	json_decref(err);
-	json_decref(ev);
+		return -ENOSPC;
 	return n;
 }

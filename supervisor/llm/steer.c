@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "steer.h"
 
 /*
@@ -266,6 +267,17 @@ static int place(enum lg_llm_api api, json_t *a, const struct placed *p,
 	return 0;
 }
 
+/* The notes' texts, up to the first without one; then the notes. */
+static void placed_free(struct placed **pl)
+{
+	int e = errno;
+
+	for (struct placed *p = *pl; p && p->text; p++)
+		json_decref(p->text);
+	free(*pl);
+	errno = e;
+}
+
 /* Highest at first; notes of one at in the order given. */
 static int by_at_down(const void *x, const void *y)
 {
@@ -281,11 +293,11 @@ int lg_llm_steer_apply(enum lg_llm_api api, const char *body, size_t n,
 		       char **out, size_t *out_len)
 {
 	const size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER;
-	json_t *root = load(body, n), *h, *a;
-	struct placed *pl = NULL;
+	LG_AUTOJSON json_t *root = load(body, n);
+	__attribute__((cleanup(placed_free))) struct placed *pl = NULL;
+	json_t *h, *a;
 	const char *key = NULL;
 	size_t k = 0, count, len;
-	int r = -EINVAL;
 
 	*out = NULL;
 	*out_len = 0;
@@ -301,17 +313,16 @@ int lg_llm_steer_apply(enum lg_llm_api api, const char *body, size_t n,
 		if (!m || !a || json_array_append_new(a, m) < 0 ||
 		    json_object_set_new(h, key, a) < 0) {
 			json_decref(a);
-			r = -ENOMEM;
-			goto out;
+			return -ENOMEM;
 		}
 	}
 	if (!json_is_array(a))
-		goto out;
+		return -EINVAL;
 	count = json_array_size(a);
-	r = -ENOMEM;
-	pl = calloc(nnotes ? nnotes : 1, sizeof(*pl));
+	/* one more than the notes: its text NULL, the end for placed_free */
+	pl = calloc(nnotes + 1, sizeof(*pl));
 	if (!pl)
-		goto out;
+		return -ENOMEM;
 	for (size_t i = 0; i < nnotes; i++) {
 		size_t tl = strnlen(notes[i].text, sizeof(notes[i].text));
 		json_t *t = tl ? json_stringn(notes[i].text, tl) : NULL;
@@ -327,20 +338,14 @@ int lg_llm_steer_apply(enum lg_llm_api api, const char *body, size_t n,
 		for (j = i; j < k && pl[j].at == pl[i].at; j++)
 			;
 		if (place(api, a, pl + i, j - i) < 0)
-			goto out;
+			return -ENOMEM;
 	}
 	len = json_dumpb(root, NULL, 0, flags);
 	*out = len ? malloc(len + 1) : NULL;
 	if (!*out)
-		goto out;
+		return -ENOMEM;
 	json_dumpb(root, *out, len, flags);
 	(*out)[len] = '\0';
 	*out_len = len;
-	r = (int)(k < 0x7fffffff ? k : 0x7fffffff);
-out:
-	for (size_t i = 0; pl && i < k; i++)
-		json_decref(pl[i].text);
-	free(pl);
-	json_decref(root);
-	return r;
+	return (int)(k < 0x7fffffff ? k : 0x7fffffff);
 }

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/cleanup.h"
 #include "bpfobs.h"
 #include "lgobserve.skel.h"
 
@@ -58,6 +59,8 @@ static void obs_free(struct lg_bpfobs *o)
 	free(o);
 }
 
+LG_DEFINE_CLEANUP(obs_freep, struct lg_bpfobs *, obs_free)
+
 /* The connect hooks on the session's cgroup: 0, or -errno. */
 static int attach_hooks(struct lg_bpfobs *o, const char *path)
 {
@@ -84,18 +87,13 @@ static int attach_hooks(struct lg_bpfobs *o, const char *path)
 	return 0;
 }
 
-static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
-		    char *why, size_t why_size)
+/*
+ * The skeleton opened, loaded and attached, its ring buffer made: NULL, or
+ * the step that failed with *r.
+ */
+static const char *obs_load(struct lg_bpfobs *o,
+			    const struct lg_bpfobs_cfg *cfg, int *r)
 {
-	struct lg_bpfobs *o = calloc(1, sizeof(*o));
-	const char *step = "open";
-	int r;
-
-	*out = NULL;
-	if (!o)
-		return -ENOMEM;
-	libbpf_set_print(cfg->verbose >= 2 ? loud : quiet);
-	o->ncpu = libbpf_num_possible_cpus();
 	/*
 	 * With the cgroup connect hooks first; a kernel whose verifier
 	 * refuses them (helpers a cgroup program could not call before 6.x)
@@ -106,11 +104,10 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		LIBBPF_OPTS(bpf_object_open_opts, oo,
 			    .btf_custom_path = getenv("LGB_BTF"));
 		lgobserve__destroy(o->skel);
-		step = "open";
 		o->skel = lgobserve__open_opts(&oo);
 		if (!o->skel) {
-			r = -errno;
-			goto fail;
+			*r = -errno;
+			return "open";
 		}
 		o->skel->rodata->target_cgid = cfg->cgid;
 		o->skel->rodata->cg_level = cfg->level;
@@ -124,39 +121,54 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		bpf_program__set_autoattach(o->skel->progs.lg_connect6, false);
 		bpf_program__set_autoload(o->skel->progs.lg_connect4, hooks);
 		bpf_program__set_autoload(o->skel->progs.lg_connect6, hooks);
-		step = "load";
-		r = lgobserve__load(o->skel);
-		if (!r && hooks && attach_hooks(o, cfg->cgroup_path) == 0)
+		*r = lgobserve__load(o->skel);
+		if (!*r && hooks && attach_hooks(o, cfg->cgroup_path) == 0)
 			break;
-		if (!r && !hooks)
+		if (!*r && !hooks)
 			break;
 	}
-	if (r)
-		goto fail;
-	step = "attach";
-	r = lgobserve__attach(o->skel);
-	if (r)
-		goto fail;
-	step = "ring buffer";
+	if (*r)
+		return "load";
+	*r = lgobserve__attach(o->skel);
+	if (*r)
+		return "attach";
 	o->rb = ring_buffer__new(bpf_map__fd(o->skel->maps.events), on_event, o,
 				 NULL);
 	if (!o->rb) {
-		r = -errno;
-		goto fail;
+		*r = -errno;
+		return "ring buffer";
 	}
-	*out = o;
+	return NULL;
+}
+
+static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
+		    char *why, size_t why_size)
+{
+	__attribute__((cleanup(obs_freep))) struct lg_bpfobs *o =
+		calloc(1, sizeof(*o));
+	const char *step;
+	int r = 0;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	libbpf_set_print(cfg->verbose >= 2 ? loud : quiet);
+	o->ncpu = libbpf_num_possible_cpus();
+	step = obs_load(o, cfg, &r);
+	if (step) {
+		if (r > 0)
+			r = -r;
+		if (!r)
+			r = -EINVAL;
+		snprintf(why, why_size, "eBPF %s failed: %s%s", step,
+			 strerror(-r),
+			 r == -EPERM || r == -EACCES ?
+				 " (needs root, or CAP_BPF and CAP_PERFMON)" :
+				 "");
+		return r;
+	}
+	*out = lg_steal_ptr(&o);
 	return 0;
-fail:
-	if (r > 0)
-		r = -r;
-	if (!r)
-		r = -EINVAL;
-	snprintf(why, why_size, "eBPF %s failed: %s%s", step, strerror(-r),
-		 r == -EPERM || r == -EACCES ?
-			 " (needs root, or CAP_BPF and CAP_PERFMON)" :
-			 "");
-	obs_free(o);
-	return r;
 }
 
 static int obs_add_pid(struct lg_bpfobs *o, pid_t pid)

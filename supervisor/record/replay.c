@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "guard/event.h"
+#include "lib/cleanup.h"
 #include "record.h"
 #include "replay.h"
 
@@ -235,22 +236,28 @@ struct replay_state {
 	bool done, first_head;
 };
 
+/* The copies an event's strings were made in (event_of's owns). */
+static void owns_free(char *(*owns)[3])
+{
+	for (int i = 0; i < 3; i++)
+		lg_freep(&(*owns)[i]);
+}
+
 /* One line of a recording, fed (st->done: the replay is over). */
 static void feed_line(struct replay_state *st, const char *line)
 {
 	struct lg_replay *out = st->out;
-	json_t *o = json_loads(line, 0, NULL);
+	LG_AUTOJSON json_t *o = json_loads(line, 0, NULL);
 	struct lg_findings f;
 	struct lg_event ev;
-	char *owns[3] = { NULL, NULL, NULL };
+	__attribute__((cleanup(owns_free))) char *owns[3] = { NULL };
 	enum lg_verdict rec = LG_ALLOW;
 	const char *k, *v;
 	uint64_t t;
-	int g, rv;
+	int g;
 
 	if (!o || !json_is_object(o)) {
 		out->malformed++;
-		json_decref(o);
 		return;
 	}
 	if (json_object_get(o, "record")) {
@@ -258,7 +265,6 @@ static void feed_line(struct replay_state *st, const char *line)
 			out->newer = true;
 		head_from(o, out, st->first_head);
 		st->first_head = false;
-		json_decref(o);
 		return;
 	}
 	k = s_of(o, "k");
@@ -266,21 +272,20 @@ static void feed_line(struct replay_state *st, const char *line)
 	st->run.now = t;
 	if (k && strcmp(k, "restored") == 0) {
 		remember(&st->run, o);
-		json_decref(o);
 		return;
 	}
 	if (event_of(o, &ev, owns) < 0) {
 		out->malformed++;
-		goto done;
+		return;
 	}
 	g = i_of(o, "g") == 1 ? 1 : 0;
 	out->recorded_events++;
 	out->last_t_ms = t;
 	if (st->done)
-		goto done; /* after the trip: counted, not fed */
+		return; /* after the trip: counted, not fed */
 	if (ev.kind == LG_EV_TEXT && !ev.text) {
 		out->skipped++; /* its text was not recorded */
-		goto done;
+		return;
 	}
 	out->events++;
 	v = s_of(o, "v");
@@ -314,30 +319,38 @@ static void feed_line(struct replay_state *st, const char *line)
 			st->done = true;
 		}
 	}
-done:
-	for (rv = 0; rv < 3; rv++)
-		free(owns[rv]);
-	json_decref(o);
+}
+
+/* The replay's guards and the answers it remembered. */
+static void replay_state_free(struct replay_state *st)
+{
+	int e = errno;
+
+	for (size_t i = 0; i < st->run.na; i++)
+		free(st->run.a[i].target);
+	free(st->run.a);
+	lg_guard_free(st->g[0]);
+	lg_guard_free(st->g[1]);
+	errno = e;
 }
 
 int lg_replay_run(FILE *const *files, size_t nfiles,
 		  const struct lg_guard_cfg *cfg, struct lg_replay *out)
 {
-	struct replay_state st = { .out = out, .first_head = true };
+	__attribute__((cleanup(replay_state_free))) struct replay_state st = {
+		.out = out, .first_head = true
+	};
 	struct lg_guard_cfg oc;
-	char *line = malloc(LINE_MAX_BYTES);
+	LG_AUTOFREE char *line = malloc(LINE_MAX_BYTES);
 	bool any = false;
-	int e = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&oc, 0, sizeof(oc));
 	oc.output_repeat = cfg->output_repeat;
 	st.g[0] = lg_guard_new(cfg, BASE_MS);
 	st.g[1] = lg_guard_new(&oc, BASE_MS);
-	if (!line || !st.g[0] || !st.g[1]) {
-		e = -ENOMEM;
-		goto out;
-	}
+	if (!line || !st.g[0] || !st.g[1])
+		return -ENOMEM;
 	for (size_t i = 0; i < nfiles; i++) {
 		if (!files[i])
 			continue;
@@ -346,19 +359,12 @@ int lg_replay_run(FILE *const *files, size_t nfiles,
 			feed_line(&st, line);
 	}
 	if (!any)
-		e = -ENOENT;
-	else if (st.first_head)
-		e = -EINVAL; /* no head: not a recording */
-	else if (out->newer)
-		e = -EPROTO; /* a newer lgrun's: its lines may mean more */
-out:
-	for (size_t i = 0; i < st.run.na; i++)
-		free(st.run.a[i].target);
-	free(st.run.a);
-	lg_guard_free(st.g[0]);
-	lg_guard_free(st.g[1]);
-	free(line);
-	return e;
+		return -ENOENT;
+	if (st.first_head)
+		return -EINVAL; /* no head: not a recording */
+	if (out->newer)
+		return -EPROTO; /* a newer lgrun's: its lines may mean more */
+	return 0;
 }
 
 int lg_replay_head(FILE *f, struct lg_replay *out)

@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "filter.h"
+#include "lib/cleanup.h"
 #include "lib/log.h"
 
 /* opens leave the kernel to be counted (open_trunc) or kept first */
@@ -102,38 +103,28 @@ static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
 /* libseccomp 2.5 exports only to an fd: go through a memfd. */
 static int export_bpf(scmp_filter_ctx ctx, struct lg_bpf *out)
 {
-	struct sock_filter *insns;
+	LG_AUTOFREE struct sock_filter *insns = NULL;
+	LG_AUTOCLOSE int fd = memfd_create("lgrun-filter", MFD_CLOEXEC);
 	off_t size;
-	int fd, r;
+	int r;
 
-	fd = memfd_create("lgrun-filter", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0)
-		goto out;
+		return r;
 	size = lseek(fd, 0, SEEK_END);
 	if (size <= 0 || size % (off_t)sizeof(*insns) ||
-	    size / (off_t)sizeof(*insns) > BPF_MAXINSNS) {
-		r = -EINVAL;
-		goto out;
-	}
+	    size / (off_t)sizeof(*insns) > BPF_MAXINSNS)
+		return -EINVAL;
 	insns = malloc((size_t)size);
-	if (!insns) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (pread(fd, insns, (size_t)size, 0) != size) {
-		free(insns);
-		r = -EIO;
-		goto out;
-	}
-	out->prog.filter = insns;
+	if (!insns)
+		return -ENOMEM;
+	if (pread(fd, insns, (size_t)size, 0) != size)
+		return -EIO;
 	out->prog.len = (unsigned short)(size / (off_t)sizeof(*insns));
-	r = 0;
-out:
-	close(fd);
-	return r;
+	out->prog.filter = lg_steal_ptr(&insns);
+	return 0;
 }
 
 void lg_filter_free(struct lg_bpf *bpf)
@@ -151,25 +142,27 @@ int lg_filter_load(const struct lg_bpf *bpf)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
+LG_DEFINE_CLEANUP(scmp_releasep, scmp_filter_ctx, seccomp_release)
+
+/* The filter's rules for syscalls (LG_SC_*) into ctx: 0, or < 0. */
+static int add_rules(scmp_filter_ctx ctx, unsigned syscalls)
 {
-	scmp_filter_ctx ctx;
+	/* io_uring ops bypass seccomp; an errno lets libuv fall back. */
+	static const char *const uring[] = { "io_uring_setup", "io_uring_enter",
+					     "io_uring_register" };
 	int r;
 
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx)
-		return -ENOMEM;
 	/*
 	 * i386 programs are supervised like native ones; any other ABI
 	 * (x32) is killed: it could do what the native rules deny.
 	 */
 	r = seccomp_arch_add(ctx, SCMP_ARCH_X86);
 	if (r < 0 && r != -EEXIST)
-		goto fail;
+		return r;
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 			     SCMP_ACT_KILL_PROCESS);
 	if (r < 0)
-		goto fail;
+		return r;
 
 	for (size_t i = 0; i < NMAP; i++) {
 		if (!(syscalls & map[i].needs))
@@ -180,23 +173,30 @@ int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 		else
 			r = add(ctx, SCMP_ACT_NOTIFY, map[i].name, 0, NULL);
 		if (r < 0)
-			goto fail;
+			return r;
 	}
-	/* io_uring ops bypass seccomp; an errno lets libuv fall back. */
-	static const char *const uring[] = { "io_uring_setup", "io_uring_enter",
-					     "io_uring_register" };
 	for (size_t i = 0; i < 3; i++) {
 		r = add(ctx, SCMP_ACT_ERRNO(ENOSYS), uring[i], 0, NULL);
 		if (r < 0)
-			goto fail;
+			return r;
 	}
-	r = export_bpf(ctx, out);
-	if (r < 0)
-		goto fail;
-	seccomp_release(ctx);
 	return 0;
-fail:
-	lg_err("cannot build the seccomp filter: %s", strerror(-r));
-	seccomp_release(ctx);
-	return r;
+}
+
+int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
+{
+	__attribute__((cleanup(scmp_releasep)))
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	r = add_rules(ctx, syscalls);
+	if (r >= 0)
+		r = export_bpf(ctx, out);
+	if (r < 0) {
+		lg_err("cannot build the seccomp filter: %s", strerror(-r));
+		return r;
+	}
+	return 0;
 }

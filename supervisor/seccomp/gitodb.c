@@ -7,6 +7,7 @@
  * computed from the work tree file and looked up.
  */
 #include "gitodb_int.h"
+#include "lib/cleanup.h"
 
 /* Reads a small file into buf, NUL-terminated; length or -errno. */
 static ssize_t read_small(int dfd, const char *path, char *buf, size_t size)
@@ -143,13 +144,31 @@ unsigned long lg_gitodb_pack_scans(const struct lg_gitodb *db)
 	return db->scans;
 }
 
+/* Is the mapped .idx m a sane version 2 index for ids of idlen bytes? */
+static bool idx_sane(const uint8_t *m, size_t size, unsigned idlen)
+{
+	static const uint8_t magic[8] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 };
+	uint32_t prev = 0;
+
+	if (memcmp(m, magic, sizeof(magic)) != 0)
+		return false;
+	/* The fanout must rise, or the search below could leave the table. */
+	for (int i = 0; i < 256; i++) {
+		uint32_t v = be32(m + 8 + 4 * i);
+
+		if (v < prev)
+			return false;
+		prev = v;
+	}
+	return (uint64_t)size >=
+	       8 + 1024 + (uint64_t)prev * (idlen + 8) + 2 * idlen;
+}
+
 /* Maps one .idx if it is a sane version 2 index for ids of idlen bytes. */
 static int map_idx(int dfd, const char *name, unsigned idlen, struct pack *p)
 {
-	static const uint8_t magic[8] = { 0xff, 't', 'O', 'c', 0, 0, 0, 2 };
 	const uint8_t *m;
 	struct stat st;
-	uint32_t prev = 0, n;
 	int fd;
 
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -166,24 +185,11 @@ static int map_idx(int dfd, const char *name, unsigned idlen, struct pack *p)
 		return -errno;
 	p->map = m;
 	p->size = (size_t)st.st_size;
-	if (memcmp(m, magic, sizeof(magic)) != 0)
-		goto bad;
-	/* The fanout must rise, or the search below could leave the table. */
-	for (int i = 0; i < 256; i++) {
-		uint32_t v = be32(m + 8 + 4 * i);
-
-		if (v < prev)
-			goto bad;
-		prev = v;
+	if (!idx_sane(m, p->size, idlen)) {
+		munmap((void *)m, p->size);
+		return -EINVAL;
 	}
-	n = prev;
-	if ((uint64_t)p->size <
-	    8 + 1024 + (uint64_t)n * (idlen + 8) + 2 * idlen)
-		goto bad;
 	return 0;
-bad:
-	munmap((void *)m, p->size);
-	return -EINVAL;
 }
 
 static bool pack_has(const struct pack *p, const uint8_t *id, unsigned idlen)
@@ -659,8 +665,9 @@ int lg_gitodb_blob_id(const char *path, int sha256, int64_t max_bytes,
 	const char *name;
 	struct digest d;
 	size_t idlen = sha256 ? 32 : 20;
-	uint8_t *buf;
-	int dfd, err;
+	LG_AUTOFREE uint8_t *buf = NULL;
+	LG_AUTOCLOSE int dfd = -1;
+	int err;
 
 	if (size < 2 * idlen + 1)
 		return -ENOSPC;
@@ -671,19 +678,13 @@ int lg_gitodb_blob_id(const char *path, int sha256, int64_t max_bytes,
 	if (!buf)
 		return -ENOMEM;
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		err = -errno;
-		goto out;
-	}
+	if (dfd < 0)
+		return -errno;
 	err = gitodb_hash_at(dfd, name, sha256, false,
 			     max_bytes > 0 ? max_bytes : LG_GITODB_MAX_BYTES,
 			     buf, 65536, &d);
-	close(dfd);
-	if (!err) {
-		to_hex(d.id, idlen, hex);
-		err = (int)(2 * idlen);
-	}
-out:
-	free(buf);
-	return err;
+	if (err)
+		return err;
+	to_hex(d.id, idlen, hex);
+	return (int)(2 * idlen);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "gitodb_int.h"
+#include "lib/cleanup.h"
 
 /*
  * SHA-1 and SHA-256, streaming; only what blob ids need. Not libcrypto's:
@@ -394,7 +395,8 @@ int gitodb_hash_at(int dfd, const char *name, bool sha256, bool lfs,
 	struct stat st;
 	char hdr[32];
 	int64_t left;
-	int fd, n, r = 0;
+	LG_AUTOCLOSE int fd = -1;
+	int n;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
@@ -440,14 +442,10 @@ int gitodb_hash_at(int dfd, const char *name, bool sha256, bool lfs,
 
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (got > left || (got == 0 && left)) {
-			r = -EAGAIN; /* it grew or shrank under us */
-			goto out;
-		}
+		if (got < 0)
+			return -errno;
+		if (got > left || (got == 0 && left))
+			return -EAGAIN; /* it grew or shrank under us */
 		if (got == 0)
 			break;
 		hasher_update(&h, buf, (size_t)got);
@@ -462,7 +460,5 @@ int gitodb_hash_at(int dfd, const char *name, bool sha256, bool lfs,
 		hasher_final(&l, d->lfs);
 	d->has_lfs = lfs;
 	d->size = st.st_size;
-out:
-	close(fd);
-	return r;
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "lib/cleanup.h"
 #include "lib/termtext.h"
 
 #define MAX_SERIES 512
@@ -115,17 +116,16 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 	static struct series s[MAX_SERIES];
 	char lock[PATH_MAX + 8], tmp[PATH_MAX + 16], line[512];
 	size_t n = 0;
-	int lfd, r = 0;
+	LG_AUTOCLOSE int lfd = -1; /* held locked until the return */
+	int r = 0;
 	FILE *f;
 
 	snprintf(lock, sizeof(lock), "%s.lock", path);
 	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
 	if (lfd < 0)
 		return -errno;
-	if (flock(lfd, LOCK_EX) < 0) {
-		r = -errno;
-		goto out;
-	}
+	if (flock(lfd, LOCK_EX) < 0)
+		return -errno;
 	f = fopen(path, "re");
 	if (f) {
 		while (fgets(line, sizeof(line), f) && n < MAX_SERIES) {
@@ -155,10 +155,8 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 	}
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
 	f = fopen(tmp, "we");
-	if (!f) {
-		r = -errno;
-		goto out;
-	}
+	if (!f)
+		return -errno;
 	/* Grouped by name, each with its HELP and TYPE once. */
 	for (size_t i = 0; i < n; i++) {
 		bool first = true;
@@ -189,8 +187,6 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 		r = -errno;
 	if (r)
 		unlink(tmp);
-out:
-	close(lfd);
 	return r;
 }
 

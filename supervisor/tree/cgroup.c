@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 
@@ -524,8 +525,8 @@ int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns)
 	char p[64], line[PATH_MAX + 8];
 	const char *rel = cg->ok ? cg->path + strlen(cg->mnt) : NULL;
 	uint64_t born;
-	int pidfd, dirfd = -1, r = 0;
-	FILE *f;
+	LG_AUTOCLOSE int pidfd = -1;
+	LG_AUTOCLOSE int dirfd = -1;
 
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
@@ -534,30 +535,25 @@ int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns)
 	snprintf(p, sizeof(p), "/proc/%d", pid);
 	dirfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		goto out;
+		return 0;
 	born = born_ns(dirfd);
 	/* not the process the observer saw born (a reused pid): not ours */
 	if (!born || born + 20000000ULL < fork_ns ||
 	    born > fork_ns + 20000000ULL)
-		goto out;
+		return 0;
 	if (rel) {
-		int fd = openat(dirfd, "cgroup", O_RDONLY | O_CLOEXEC);
+		LG_AUTOCLOSE int fd =
+			openat(dirfd, "cgroup", O_RDONLY | O_CLOEXEC);
+		LG_AUTOFCLOSE FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		size_t n = strlen(rel);
 
-		f = fd >= 0 ? fdopen(fd, "r") : NULL;
-		while (f && fgets(line, sizeof(line), f)) {
-			size_t n = strlen(rel);
-
+		if (f)
+			(void)lg_steal_fd(&fd); /* f's to close */
+		while (f && fgets(line, sizeof(line), f))
 			if (strncmp(line, "0::", 3) == 0 &&
 			    strncmp(line + 3, rel, n) == 0 &&
-			    (line[3 + n] == '/' || line[3 + n] == '\n')) {
-				fclose(f);
-				goto out; /* in the leaf: the cgroup's to kill */
-			}
-		}
-		if (f)
-			fclose(f);
-		else if (fd >= 0)
-			close(fd);
+			    (line[3 + n] == '/' || line[3 + n] == '\n'))
+				return 0; /* in the leaf: the cgroup's to kill */
 	}
 	lg_warn("pid %d left the session's cgroup: killing it by pid", pid);
 	syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
@@ -565,11 +561,6 @@ int lg_kill_escaped(const struct lg_cgroup *cg, pid_t pid, uint64_t fork_ns)
 		/* a pidfd is readable once its process has exited */
 		struct pollfd pfd = { pidfd, POLLIN, 0 };
 
-		r = poll(&pfd, 1, 200) == 1 ? -1 : 1;
+		return poll(&pfd, 1, 200) == 1 ? -1 : 1;
 	}
-out:
-	if (dirfd >= 0)
-		close(dirfd);
-	close(pidfd);
-	return r;
 }

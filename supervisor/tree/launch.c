@@ -211,6 +211,21 @@ static int isolate(bool born_in_leaf)
 	return done | 1;
 }
 
+/* Between fork and exec: the parent hears why the launch failed (e). */
+static void __attribute__((noreturn)) child_fail(int sock, int e)
+{
+	char tag = 'E';
+	struct iovec iov[2] = { { &tag, 1 }, { &e, sizeof(e) } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	if (!e)
+		e = EINVAL;
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+		/* nothing left to try */
+	}
+	_exit(125);
+}
+
 static void __attribute__((noreturn))
 child(int sock, pid_t parent, char *const argv[], char *const envp[],
       const struct lg_bpf *filter, bool born_in_leaf)
@@ -252,22 +267,18 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	iso = isolation && geteuid() == 0 ? isolate(born_in_leaf) : 0;
 	if (seal_port) {
 		sfd = seal();
-		if (sfd < 0) {
-			errno = -sfd;
-			goto fail;
-		}
+		if (sfd < 0)
+			child_fail(sock, -sfd);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		goto fail;
+		child_fail(sock, errno);
 	nfd = lg_filter_load(filter);
-	if (nfd < 0) {
-		errno = -nfd;
-		goto fail;
-	}
+	if (nfd < 0)
+		child_fail(sock, -nfd);
 	if (lg_send_fd(sock, nfd, "F", 1) < 0 ||
 	    write(sock, &iso, sizeof(iso)) != sizeof(iso) ||
 	    (sfd >= 0 && lg_send_fd(sock, sfd, "F", 1) < 0))
-		goto fail;
+		child_fail(sock, errno);
 	if (sfd >= 0)
 		close(sfd);
 	close(nfd);
@@ -280,18 +291,6 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 		/* the parent sees EOF and reports a generic failure */
 	}
 	_exit(e == ENOENT ? 127 : 126);
-fail:
-	e = errno ? errno : EINVAL;
-	{
-		char tag = 'E';
-		struct iovec iov[2] = { { &tag, 1 }, { &e, sizeof(e) } };
-		struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
-
-		if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
-			/* nothing left to try */
-		}
-	}
-	_exit(125);
 }
 
 static pid_t spawn(struct lg_cgroup *cg, bool *in_cgroup)

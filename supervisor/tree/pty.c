@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lib/cleanup.h"
 #include "pty.h"
 
 int lg_pty_open(int like, int size_of, int *master, int *slave)
@@ -12,28 +13,24 @@ int lg_pty_open(int like, int size_of, int *master, int *slave)
 	char name[128];
 	struct termios t;
 	struct winsize ws;
-	int m, s, e;
+	LG_AUTOCLOSE int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int s;
 
-	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (m < 0)
 		return -errno;
 	if (grantpt(m) < 0 || unlockpt(m) < 0 ||
 	    ptsname_r(m, name, sizeof(name)) != 0)
-		goto fail;
+		return -errno;
 	s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (s < 0)
-		goto fail;
+		return -errno;
 	if (tcgetattr(like, &t) == 0)
 		tcsetattr(s, TCSANOW, &t);
 	if (ioctl(size_of, TIOCGWINSZ, &ws) == 0)
 		ioctl(m, TIOCSWINSZ, &ws);
-	*master = m;
+	*master = lg_steal_fd(&m);
 	*slave = s;
 	return 0;
-fail:
-	e = errno;
-	close(m);
-	return -e;
 }
 
 void lg_pty_resize(int master, int size_of)
