@@ -310,11 +310,18 @@ int lg_llm_steer_apply(enum lg_llm_api api, const char *body, size_t n,
 						    "input_text", "text", a));
 
 		a = json_array();
-		if (!m || !a || json_array_append_new(a, m) < 0 ||
-		    json_object_set_new(h, key, a) < 0) {
+		if (!m || !a) {
+			json_decref(m);
 			json_decref(a);
 			return -ENOMEM;
 		}
+		/* each takes its value, on failure too */
+		if (json_array_append_new(a, m) < 0) {
+			json_decref(a);
+			return -ENOMEM;
+		}
+		if (json_object_set_new(h, key, a) < 0)
+			return -ENOMEM;
 	}
 	if (!json_is_array(a))
 		return -EINVAL;
