@@ -205,23 +205,38 @@ void lg_control_accept(struct lg_control *c, int epfd)
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE) &&
-		    c->reserve_fd >= 0) {
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
 			/*
 			 * Out of descriptors: the peer would wait in the
-			 * backlog and wake us forever. Take it and let it go.
+			 * backlog and wake us forever. Take it with the
+			 * reserve's slot and let it go. The reserve lost to
+			 * another thread (the observer's loader takes fds as
+			 * it goes): taken again if a slot is free now.
 			 */
+			if (c->reserve_fd < 0)
+				c->reserve_fd =
+					open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (c->reserve_fd < 0)
+				return;
 			close(c->reserve_fd);
+			c->reserve_fd = -1;
 			fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
-			c->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 			/*
 			 * accept4 fails with EMFILE before it looks at the
 			 * backlog: with nothing waiting, this one found
 			 * nothing (EAGAIN), and there is nothing to refuse.
 			 */
-			if (fd < 0)
+			if (fd < 0) {
+				c->reserve_fd =
+					open("/dev/null", O_RDONLY | O_CLOEXEC);
 				return;
-			close(fd);
+			}
+			/*
+			 * Refused: the peer reads its end. Its slot is the
+			 * reserve now, never free for another thread to take.
+			 */
+			shutdown(fd, SHUT_RDWR);
+			c->reserve_fd = fd;
 			c->st.refused++;
 			lg_warn("control: out of file descriptors, a shim connection was refused");
 			continue;
