@@ -6,10 +6,11 @@
  * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
  * compressors, moves), facts.c (the facts the file handlers share),
  * act.c (what the findings make the session do), feed.c (every feed of a
- * guard, recorded), steer.c (the notes to the model) and audit.c (the
- * audit records, the state file, the metrics). Calls go one way:
- * session.c -> fs.c -> keep.c and removal.c -> facts.c; fs.c -> act.c
- * and feed.c -> steer.c -> audit.c.
+ * guard, recorded), steer.c (the notes to the model), audit.c (the audit
+ * records), end.c (the end record) and status.c (the state file, the
+ * metrics). Calls go one way: session.c -> fs.c -> keep.c and removal.c
+ * -> facts.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
+ * audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -234,6 +235,13 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 		   enum lg_class cls, enum lg_verdict v, const char *exe,
 		   const char *target);
 
+/* A record begun: its head, the event's name (audit.c). */
+void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event);
+/* Falco's fields (audit.h) of one of the session's records. */
+void sess_falco_fields(const struct lg_session *s, struct lg_json *j,
+		       const char *event, const struct lg_falco *f);
+/* What the quarantine holds of the session, for its trip and end records. */
+void sess_kept_fields(const struct lg_session *s, struct lg_json *j);
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
 void sess_audit_simple(struct lg_session *s, const char *event,
 		       const char *summary);
