@@ -83,6 +83,8 @@ SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/spill.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
+	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \
+	supervisor/seccomp/exec.c supervisor/seccomp/rename.c \
 	supervisor/seccomp/where.c supervisor/egress/egress.c \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
 	supervisor/control/frames.c supervisor/control/flows.c \

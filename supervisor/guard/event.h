@@ -150,7 +150,7 @@ struct lg_event {
 	/*
 	 * LG_EV_DESTRUCTIVE of a tool delete: args is its JSON arguments (MCP)
 	 * and url the request's path (HTTP), when the shim sent them: what the
-	 * server may remove (session/fs.c)
+	 * server may remove (session/removal.c)
 	 */
 	const char *url;
 	const char *args_preview, *result_preview; /* short, for humans */

@@ -267,7 +267,7 @@ static long long iso_ns(const char *s)
 
 /*
  * When the session started and ended, from its state record
- * (<state dir>/sessions/<id>.json, written by session/audit.c): the start
+ * (<state dir>/sessions/<id>.json, written by session/status.c): the start
  * from its "started" (unless the index says start_ns); the end is the
  * record's last write once it says anything but "running" (lgrun writes
  * it after the tree is gone), or the recording's last write when later.

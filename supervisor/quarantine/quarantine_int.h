@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the quarantine (quarantine.h): the session's state, shared by
- * quarantine.c (the entries: links, copies, directories, and the index),
- * folders.c (the folder per mount: which one, made and checked
- * from fds; a target's path in lgrun's view) and space.c (what
- * keeping may take of a disk).
+ * quarantine.c (the session's quarantine, links, directories), copy.c
+ * (copies), entry.c (an entry's spot, the path it records, its record in
+ * the index), folders.c (the folder per mount: which one, made and
+ * checked from fds; a target's path in lgrun's view) and space.c (what
+ * keeping may take of a disk). Calls go quarantine.c -> copy.c ->
+ * entry.c.
  */
 #ifndef LG_QUARANTINE_INT_H
 #define LG_QUARANTINE_INT_H
@@ -18,6 +20,7 @@
 
 #define MAX_ROOTS 16
 #define MAX_FOLDERS 16
+#define XATTR_MAX 65536 /* names or values of one inode kept at most */
 
 /* A folder of this session on one mount (in lgrun's view). */
 struct lg_qroot {
@@ -77,5 +80,41 @@ int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
 		       uint64_t size);
 /* What an entry of size bytes took of the last root's filesystem. */
 void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link);
+
+/* Where the next entry goes: its folder (open), its name there, its path. */
+struct lg_qspot {
+	int dirfd;
+	char name[16];
+	char kept[PATH_MAX + 32];
+};
+
+/*
+ * The spot of the next entry, in the session's folder on path's mount, or
+ * on r's (entry.c); afresh reopens its folder (a retry after a failure).
+ */
+int lg_quarantine_place(struct lg_quarantine *q, const char *path,
+			struct lg_qspot *sp, bool afresh);
+int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
+			   struct lg_qspot *sp, bool afresh);
+/* st is the inode the tree was about to remove or change (who's). */
+bool lg_quarantine_same_inode(const struct statx *st,
+			      const struct lg_quarantine_who *who);
+/* The path an entry records (lg_quarantine_recorded). */
+enum { PATH_RIGHT, PATH_CHECK, PATH_VIEW };
+const char *lg_quarantine_recorded(const char *path,
+				   const struct lg_quarantine_who *who, int how,
+				   char *buf, size_t size, const char **tree);
+/* An entry made at sp->kept: into the index, and counted (else removed). */
+int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
+			 const struct lg_qspot *sp, const struct statx *st,
+			 const struct statx *ks,
+			 const struct lg_quarantine_who *who, int how);
+/* The entry's record, held for the index (else its line written). */
+int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
+			    const char *path, const char *tree,
+			    const char *kept, const struct statx *st,
+			    const struct statx *ks,
+			    const struct lg_quarantine_who *who,
+			    const char *xattrs);
 
 #endif

@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The session's audit records: the head every record begins with
+ * (sess_json_head) and Falco's fields (sess_falco_fields), findings,
+ * warnings, steers, what the quarantine holds, egress flows, refused
+ * outsiders, the observer's and the shim's counters, and the trip record
+ * (lg_session_record_trip). The end record is end.c's; the state file and
+ * the metrics are status.c's.
+ */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -63,13 +71,12 @@ static void json_head_id(struct lg_session *s, struct lg_json *j,
 	lg_json_str(j, "agent", s->info.agent);
 	lg_json_str(j, "event", event);
 }
-static void json_head(struct lg_session *s, struct lg_json *j,
-		      const char *event)
+void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event)
 {
 	json_head_id(s, j, event, NULL, 0);
 }
 /* What the quarantine holds of the session, for its trip and end records. */
-static void kept_fields(const struct lg_session *s, struct lg_json *j)
+void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 {
 	unsigned files, dirs;
 	uint64_t bytes;
@@ -82,14 +89,6 @@ static void kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_json_int(j, "kept_bytes", (long long)bytes);
 	lg_json_int(j, "not_kept", s->not_kept);
 	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
-}
-/* The notes the model was given (issue 28), for the end record. */
-static void steer_fields(const struct lg_session *s, struct lg_json *j)
-{
-	lg_json_int(j, "steers", (long long)s->st.steers);
-	if (s->st.steers_dropped)
-		lg_json_int(j, "steers_dropped",
-			    (long long)s->st.steers_dropped);
 }
 static const char *priority_of(enum lg_verdict v, bool observe)
 {
@@ -107,8 +106,8 @@ static const char *priority_of(enum lg_verdict v, bool observe)
 	}
 }
 /* Falco's fields (audit.h) of one of the session's records. */
-static void falco_fields(const struct lg_session *s, struct lg_json *j,
-			 const char *event, const struct lg_falco *f)
+void sess_falco_fields(const struct lg_session *s, struct lg_json *j,
+		       const char *event, const struct lg_falco *f)
 {
 	lg_audit_falco(j, s->info.id, s->info.agent, event, f);
 }
@@ -147,9 +146,9 @@ void sess_audit_quarantine(struct lg_session *s)
 		s->info.id);
 	lg_json_str(&j, "summary", sum);
 	lg_json_str(&j, "index", lg_quarantine_index(s->quarantine));
-	falco_fields(s, &j, "quarantine",
-		     &(struct lg_falco){ .priority = "Informational",
-					 .output = sum });
+	sess_falco_fields(s, &j, "quarantine",
+			  &(struct lg_falco){ .priority = "Informational",
+					      .output = sum });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -194,7 +193,7 @@ int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		struct lg_json j = { 0 };
 		char exe[64];
 
-		json_head(s, &j, "egress");
+		sess_json_head(s, &j, "egress");
 		lg_json_str(&j, "host", f->host);
 		lg_json_int(&j, "port", f->port);
 		lg_json_str(&j, "via",
@@ -214,12 +213,13 @@ int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 			snprintf(out, sizeof(out),
 				 "egress: a new destination %s:%u", f->host,
 				 f->port);
-			falco_fields(s, &j, "egress",
-				     &(struct lg_falco){
-					     .priority = "Informational",
-					     .output = out,
-					     .exe = f->pid > 0 ? exe : NULL,
-					     .pid = f->pid });
+			sess_falco_fields(
+				s, &j, "egress",
+				&(struct lg_falco){ .priority = "Informational",
+						    .output = out,
+						    .exe = f->pid > 0 ? exe :
+									NULL,
+						    .pid = f->pid });
 		}
 		lg_json_end(&j);
 		if (lg_audit_append(s->info.audit_path, j.buf, false) < 0)
@@ -237,152 +237,6 @@ warn:
 			f->host, f->error);
 	}
 	return 0;
-}
-/*
- * An agent CLI that ran without one model turn through lgrun: if it did
- * talk to its model, that traffic went around the proxy. Said, never
- * guessed at: "model_traffic": "not seen" in the end record.
- */
-static bool model_unseen(const struct lg_session *s)
-{
-	static const char *const clis[] = { "claude", "codex", "gemini" };
-	const char *a = s->info.agent ? s->info.agent : "";
-
-	if (!s->cfg->llm_proxy || s->st.turns)
-		return false;
-	for (size_t i = 0; i < sizeof(clis) / sizeof(clis[0]); i++)
-		if (strcmp(a, clis[i]) == 0)
-			return true;
-	return false;
-}
-/* What the agent did: tool calls, model turns, what was kept aside. */
-static void work_fields(const struct lg_session *s, struct lg_json *j)
-{
-	lg_json_int(j, "tool_calls", (long long)s->st.tool_calls);
-	if (s->st.observed_http + s->st.observed_jsonrpc)
-		lg_json_int(j, "observed_calls",
-			    (long long)(s->st.observed_http +
-					s->st.observed_jsonrpc));
-	lg_json_int(j, "model_turns", (long long)s->st.turns);
-	if (s->st.recoverable)
-		lg_json_int(j, "recoverable", (long long)s->st.recoverable);
-	if (s->st.moved)
-		lg_json_int(j, "moved", (long long)s->st.moved);
-	if (s->st.warnings_suppressed)
-		lg_json_int(j, "warnings_suppressed",
-			    (long long)s->st.warnings_suppressed);
-}
-
-/* The agents' calls to each other, when there were any. */
-static void agent_call_fields(const struct lg_session *s, struct lg_json *j)
-{
-	struct lg_flow_stats fs;
-	uint64_t rej = 0;
-
-	lg_guard_flow_stats(s->guard, &fs);
-	for (int i = 0; i < LG_FLOW_NRULES; i++)
-		if (i != LG_FLOW_R_NO_WORK)
-			rej += fs.rejected[i];
-	if (fs.calls || rej) {
-		lg_json_int(j, "agent_calls", (long long)fs.calls);
-		lg_json_int(j, "agent_calls_rejected", (long long)rej);
-		lg_json_int(j, "longest_chain", fs.longest);
-	}
-}
-
-/* The network: model traffic unseen, the egress proxy's connections. */
-static void network_fields(const struct lg_session *s, struct lg_json *j)
-{
-	if (model_unseen(s))
-		lg_json_str(j, "model_traffic", "not seen");
-	if (s->cfg->sealed) /* the egress proxy was the only way out */
-		lg_json_str(j, "network", "proxy-only");
-	if (s->egress_conns) {
-		lg_json_int(j, "egress_connections",
-			    (long long)s->egress_conns);
-		lg_json_int(j, "egress_hosts",
-			    (long long)(s->n_egress + s->egress_hosts_dropped));
-		lg_json_int(j, "egress_bytes_up", (long long)s->egress_up);
-		lg_json_int(j, "egress_bytes_down", (long long)s->egress_down);
-		if (s->egress_failed)
-			lg_json_int(j, "egress_failed",
-				    (long long)s->egress_failed);
-	}
-	if (s->refused_outsiders)
-		lg_json_int(j, "refused_outsiders",
-			    (long long)s->refused_outsiders);
-}
-
-/* What the BPF observer saw, when it ran. */
-static void bpf_fields(const struct lg_session *s, struct lg_json *j)
-{
-	if (s->bpf_state[0])
-		lg_json_str(j, "bpf", s->bpf_state);
-	if (!s->bpf_counted)
-		return;
-	lg_json_int(j, "bpf_drops", (long long)s->bpf_drops);
-	if (s->bpf_tracing[0])
-		lg_json_str(j, "syscall_tracing", s->bpf_tracing);
-	if (strcmp(s->bpf_tracing, "off") != 0)
-		lg_json_int(j, "syscalls", (long long)s->bpf_syscalls);
-	lg_json_int(j, "bytes_written", (long long)s->bpf_bytes);
-	lg_json_int(j, "shim_bypass", (long long)s->bpf_bypass);
-	if (s->bpf_direct)
-		lg_json_int(j, "direct_connections", (long long)s->bpf_direct);
-}
-
-/*
- * Forced to disk when the session did something worth the record (a
- * destructive attempt, a tool call, a model turn, a warning, an end
- * other than completion); a short command that did none of it does not
- * wait a journal commit (0.3-1 ms on ext4) at its exit.
- */
-static bool end_worth_sync(const struct lg_session *s, const char *end)
-{
-	return s->st.attempts || s->st.tool_calls || s->st.turns ||
-	       s->st.would_trip || s->st.warnings_suppressed ||
-	       s->kill_pending || strcmp(end, "completed") != 0;
-}
-
-void lg_session_audit_end(struct lg_session *s, const char *end,
-			  int exit_status, const char *summary)
-{
-	HOLD(s);
-	struct lg_json j = { 0 };
-	bool fine = strcmp(end, "completed") == 0 ||
-		    strcmp(end, "cancelled") == 0;
-	int r;
-
-	lg_record_flush(s->rec); /* the recording is whole before the end */
-	lg_quarantine_flush(s->quarantine); /* and the quarantine's index */
-	if (model_unseen(s))
-		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
-			s->info.agent,
-			s->bpf_direct ? ": see the direct connections above" :
-					"");
-	json_head(s, &j, "session_end");
-	lg_json_str(&j, "end", end);
-	lg_json_int(&j, "exit_status", exit_status);
-	lg_json_str(&j, "summary", summary);
-	lg_json_num(&j, "duration_s",
-		    (double)(lg_mono_ms() - s->info.start_mono_ms) / 1000.0);
-	lg_json_int(&j, "destructive_attempts", (long long)s->st.attempts);
-	kept_fields(s, &j);
-	steer_fields(s, &j);
-	work_fields(s, &j);
-	agent_call_fields(s, &j);
-	network_fields(s, &j);
-	bpf_fields(s, &j);
-	falco_fields(s, &j, "session_end",
-		     &(struct lg_falco){ .priority = fine ? "Informational" :
-							    "Warning",
-					 .output = summary });
-	r = lg_audit_append(s->info.audit_path, lg_json_end(&j),
-			    end_worth_sync(s, end));
-	if (r < 0)
-		lg_err("cannot write the audit log %s: %s", s->info.audit_path,
-		       strerror(-r));
-	lg_json_free(&j);
 }
 /*
  * The owner of the peer's end of a loopback TCP connection: its line in
@@ -438,16 +292,16 @@ int sess_on_refused(struct lg_session *s, struct lg_event *ev,
 		n == REFUSED_AUDITED ? " (further refusals are counted only)" :
 				       "");
 	lg_warn("%s", line);
-	json_head(s, &j, "refused");
+	sess_json_head(s, &j, "refused");
 	lg_json_str(&j, "proxy", proxy);
 	lg_json_str(&j, "peer", addr);
 	lg_json_int(&j, "peer_port", peer ? ntohs(peer->sin_port) : 0);
 	if (uid >= 0)
 		lg_json_int(&j, "uid", uid);
 	lg_json_str(&j, "summary", line);
-	falco_fields(s, &j, "refused",
-		     &(struct lg_falco){ .priority = "Warning",
-					 .output = line });
+	sess_falco_fields(s, &j, "refused",
+			  &(struct lg_falco){ .priority = "Warning",
+					      .output = line });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 	return 0;
@@ -460,19 +314,19 @@ void sess_warn(struct lg_session *s, const char *rule, const char *reason,
 
 	snprintf(line, sizeof(line), "warning: %s", summary);
 	lg_warn("%s", line);
-	json_head(s, &j, "warn");
+	sess_json_head(s, &j, "warn");
 	lg_json_str(&j, "rule", rule);
 	lg_json_str(&j, "reason", reason);
 	lg_json_str(&j, "action", "warn");
 	lg_json_str(&j, "summary", line);
 	lg_json_int(&j, "pid", pid);
 	lg_json_str(&j, "exe", exe);
-	falco_fields(s, &j, "warn",
-		     &(struct lg_falco){ .priority = "Warning",
-					 .output = line,
-					 .rule = rule,
-					 .exe = exe,
-					 .pid = pid });
+	sess_falco_fields(s, &j, "warn",
+			  &(struct lg_falco){ .priority = "Warning",
+					      .output = line,
+					      .rule = rule,
+					      .exe = exe,
+					      .pid = pid });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -488,7 +342,7 @@ void sess_audit_steer(struct lg_session *s, const char *rule,
 		"%s a note to the model (%s, %s): it is told what lgrun saw and what happens next",
 		observe ? "observe: would have added" : "added", rule, reason);
 	lg_digest_hex(conv, cv);
-	json_head(s, &j, "steer");
+	sess_json_head(s, &j, "steer");
 	lg_json_str(&j, "rule", rule);
 	lg_json_str(&j, "reason", reason);
 	lg_json_str(&j, "text_digest", digest);
@@ -498,10 +352,10 @@ void sess_audit_steer(struct lg_session *s, const char *rule,
 	lg_json_bool(&j, "observe", observe);
 	lg_json_str(&j, "text", text);
 	lg_json_str(&j, "summary", sum);
-	falco_fields(s, &j, "steer",
-		     &(struct lg_falco){ .priority = "Notice",
-					 .output = sum,
-					 .rule = rule });
+	sess_falco_fields(s, &j, "steer",
+			  &(struct lg_falco){ .priority = "Notice",
+					      .output = sum,
+					      .rule = rule });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -562,12 +416,12 @@ void sess_audit_simple(struct lg_session *s, const char *event,
 {
 	struct lg_json j = { 0 };
 
-	json_head(s, &j, event);
+	sess_json_head(s, &j, event);
 	if (summary)
 		lg_json_str(&j, "summary", summary);
-	falco_fields(s, &j, event,
-		     &(struct lg_falco){ .priority = "Informational",
-					 .output = summary });
+	sess_falco_fields(s, &j, event,
+			  &(struct lg_falco){ .priority = "Informational",
+					      .output = summary });
 	sess_audit(s, &j, false);
 	lg_json_free(&j);
 }
@@ -594,7 +448,7 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 	snprintf(summary, sizeof(summary), "%s: %s",
 		 prefix_for(f->action, s->cfg->observe && f->action > LG_WARN),
 		 f->summary);
-	json_head(s, &j, event);
+	sess_json_head(s, &j, event);
 	lg_json_str(&j, "rule", f->rule);
 	lg_json_str(&j, "reason", f->reason);
 	lg_json_str(&j, "action", lg_verdict_name(f->action));
@@ -606,17 +460,18 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 		lg_json_int(&j, "pid", pid);
 		lg_json_str(&j, "exe", exe);
 	}
-	falco_fields(s, &j, event,
-		     &(struct lg_falco){
-			     .priority = priority_of(
-				     f->action,
-				     s->cfg->observe && f->action > LG_WARN),
-			     .output = summary,
-			     .rule = f->rule,
-			     .op = op != LG_OP_NONE ? lg_op_name(op) : NULL,
-			     .target = op != LG_OP_NONE ? target : NULL,
-			     .exe = exe,
-			     .pid = op != LG_OP_NONE ? pid : 0 });
+	sess_falco_fields(
+		s, &j, event,
+		&(struct lg_falco){
+			.priority = priority_of(f->action,
+						s->cfg->observe &&
+							f->action > LG_WARN),
+			.output = summary,
+			.rule = f->rule,
+			.op = op != LG_OP_NONE ? lg_op_name(op) : NULL,
+			.target = op != LG_OP_NONE ? target : NULL,
+			.exe = exe,
+			.pid = op != LG_OP_NONE ? pid : 0 });
 	json_recent(s, &j);
 	sess_audit(s, &j, sync);
 	lg_json_free(&j);
@@ -632,7 +487,7 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 
 	/* what was kept is in the index before the trip is on record */
 	lg_quarantine_flush(s->quarantine);
-	json_head(s, &j, "trip");
+	sess_json_head(s, &j, "trip");
 	lg_json_str(&j, "rule", f->rule);
 	lg_json_str(&j, "reason", f->reason);
 	lg_json_str(&j, "action", lg_verdict_name(f->action));
@@ -656,13 +511,13 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 					    lin[0] ? lin : s->trip_lineage);
 		}
 	}
-	kept_fields(s, &j);
+	sess_kept_fields(s, &j);
 	lg_json_str(&j, "kill_method", method);
 	lg_json_num(&j, "kill_ms", kill_ms);
 	lg_json_int(&j, "survivors", survivors);
 	if (escaped) /* had left the cgroup; killed by pid */
 		lg_json_int(&j, "escaped", escaped);
-	falco_fields(
+	sess_falco_fields(
 		s, &j, "trip",
 		&(struct lg_falco){
 			.priority = priority_of(f->action, false),
@@ -697,110 +552,4 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 				s->info.metrics_path, strerror(-r));
 	}
 	return marker < 0 ? marker : 0;
-}
-void lg_session_write_metrics(struct lg_session *s)
-{
-	HOLD(s);
-	struct lg_metric_inc inc[] = {
-		{ "lgrun_events_total", "source=\"seccomp\"",
-		  s->st.ev_seccomp },
-		{ "lgrun_events_total", "source=\"shim\"", s->st.ev_shim },
-		{ "lgrun_events_total", "source=\"proxy\"", s->st.ev_proxy },
-		{ "lgrun_events_total", "source=\"bpf\"", s->st.ev_bpf },
-		{ "lgrun_shim_dropped_events_total", "", s->shim.dropped },
-		{ "lgrun_shim_refused_connections_total", "", s->shim.refused },
-		{ "lgrun_shim_malformed_frames_total", "", s->shim.malformed },
-		{ "lgrun_gated_calls_total", "", s->shim.gates },
-		{ "lgrun_observed_calls_total", "proto=\"http\"",
-		  s->st.observed_http },
-		{ "lgrun_observed_calls_total", "proto=\"jsonrpc\"",
-		  s->st.observed_jsonrpc },
-	};
-	struct lg_metric_inc flow[1 + LG_FLOW_NRULES];
-	char labels[LG_FLOW_NRULES][64];
-	struct lg_metric_inc all[sizeof(inc) / sizeof(inc[0]) +
-				 sizeof(flow) / sizeof(flow[0])];
-	struct lg_flow_stats fs;
-	size_t n = 0;
-	bool any = false;
-	int r;
-
-	/* lgrun_flow_calls_total, lgrun_flow_rejected_calls_total{reason} */
-	lg_guard_flow_stats(s->guard, &fs);
-	flow[0] = (struct lg_metric_inc){ "lgrun_flow_calls_total", "",
-					  fs.calls };
-	for (int i = 0; i < LG_FLOW_NRULES; i++) {
-		snprintf(labels[i], sizeof(labels[i]), "reason=\"%s\"",
-			 lg_flow_rule_reason((enum lg_flow_rule)i));
-		flow[1 + i] = (struct lg_metric_inc){
-			"lgrun_flow_rejected_calls_total", labels[i],
-			fs.rejected[i]
-		};
-	}
-	for (size_t i = 0; i < sizeof(inc) / sizeof(inc[0]); i++)
-		all[n++] = inc[i];
-	for (size_t i = 0; i < sizeof(flow) / sizeof(flow[0]); i++)
-		if (flow[i].n)
-			all[n++] = flow[i];
-	for (size_t i = 0; i < n; i++)
-		any |= all[i].n != 0;
-	/* nothing to add: leave the file alone (a quiet session is cheap) */
-	if (!s->info.metrics_path || !any)
-		return;
-	r = lg_metrics_add(s->info.metrics_path, all, n);
-	if (r < 0)
-		lg_warn("cannot update the metrics file %s: %s",
-			s->info.metrics_path, strerror(-r));
-}
-void lg_session_write_state(struct lg_session *s, const char *state,
-			    int exit_status, pid_t pid)
-{
-	HOLD(s);
-	struct lg_json j = { 0 };
-	char t[40];
-	int r;
-
-	lg_json_begin(&j);
-	lg_json_str(&j, "session", s->info.id);
-	lg_json_str(&j, "agent", s->info.agent);
-	lg_json_str(&j, "state", state);
-	lg_json_int(&j, "lgrun_pid", getpid());
-	lg_json_int(&j, "pid", pid);
-	/* for whoever notices that lgrun died: what to kill, where to say it */
-	if (s->info.cgroup)
-		lg_json_str(&j, "cgroup", s->info.cgroup);
-	lg_json_str(&j, "audit", s->info.audit_path);
-	lg_time_iso(s->info.start_real_ns, t, sizeof(t));
-	lg_json_str(&j, "started", t);
-	lg_time_iso(lg_real_ns(), t, sizeof(t));
-	lg_json_str(&j, "updated", t);
-	if (exit_status >= 0)
-		lg_json_int(&j, "exit_status", exit_status);
-	if (s->kill_pending) {
-		lg_json_str(&j, "reason", s->trip.reason);
-		lg_json_str(&j, "summary", s->trip_summary);
-	}
-	lg_json_int(&j, "attempts", (long long)s->st.attempts);
-	lg_json_int(&j, "counted", (long long)s->st.counted);
-	lg_json_int(&j, "denied", (long long)s->st.denied);
-	lg_json_int(&j, "would_trip", (long long)s->st.would_trip);
-	lg_json_int(&j, "tool_calls", (long long)s->st.tool_calls);
-	lg_json_int(&j, "model_turns", (long long)s->st.turns);
-	lg_json_int(&j, "tokens_in", (long long)s->st.tokens_in);
-	lg_json_int(&j, "tokens_out", (long long)s->st.tokens_out);
-	lg_json_int(&j, "max_tokens_stops", (long long)s->st.max_tokens_stops);
-	lg_json_num(&j, "cost_usd", s->st.cost);
-	lg_json_int(&j, "shim_connections", (long long)s->shim.accepted);
-	lg_json_int(&j, "shim_refused", (long long)s->shim.refused);
-	lg_json_int(&j, "shim_malformed", (long long)s->shim.malformed);
-	lg_json_int(&j, "shim_dropped", (long long)s->shim.dropped);
-	lg_json_int(&j, "gated_calls", (long long)s->shim.gates);
-	lg_json_int(&j, "tls_channels", (long long)s->shim.tls);
-	if (s->bpf_state[0])
-		lg_json_str(&j, "bpf", s->bpf_state);
-	r = lg_state_write_session(s->info.state_dir, s->info.id,
-				   lg_json_end(&j));
-	if (r < 0)
-		lg_dbg("cannot write the session record: %s", strerror(-r));
-	lg_json_free(&j);
 }

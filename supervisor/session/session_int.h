@@ -2,11 +2,15 @@
 /*
  * Inside the session: its state and the lock every public function holds
  * (HOLD), shared by session.c (the events and their handlers), fs.c
- * (destructive file operations: facts, lineage, renames, decisions),
+ * (destructive file operations: renames, decisions), keep.c (what the
+ * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
+ * compressors, moves), facts.c (the facts the file handlers share),
  * act.c (what the findings make the session do), feed.c (every feed of a
- * guard, recorded), steer.c (the notes to the model) and audit.c (the
- * audit records, the state file, the metrics). Calls go one way:
- * session.c -> fs.c -> act.c and feed.c -> steer.c -> audit.c.
+ * guard, recorded), steer.c (the notes to the model), audit.c (the audit
+ * records), end.c (the end record) and status.c (the state file, the
+ * metrics). Calls go one way: session.c -> fs.c -> keep.c and removal.c
+ * -> facts.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
+ * audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -46,9 +50,9 @@
 #define MAX_WARN_RECORDS 20
 /* git's removals of content not in its object database, remembered */
 #define LOST_BY_GIT 1024
-/* directories asked "a venv's root?" lately (fs.c: in_venv) */
+/* directories asked "a venv's root?" lately (removal.c: in_venv) */
 #define VENV_DIRS 64
-/* recent tool deletes and the paths they named (fs.c) */
+/* recent tool deletes and the paths they named (removal.c) */
 #define TOOL_DELETES 16
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
@@ -227,15 +231,17 @@ static inline void release(struct lg_session **held)
 
 void sess_read_exe(pid_t pid, char *out, size_t size);
 
-bool sess_lost_by_git(const struct lg_session *s, const char *path);
-
-bool sess_restored(void *ctx, const char *target, enum lg_op op,
-		   const struct lg_target_id *id);
-
 void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 		   enum lg_class cls, enum lg_verdict v, const char *exe,
 		   const char *target);
 
+/* A record begun: its head, the event's name (audit.c). */
+void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event);
+/* Falco's fields (audit.h) of one of the session's records. */
+void sess_falco_fields(const struct lg_session *s, struct lg_json *j,
+		       const char *event, const struct lg_falco *f);
+/* What the quarantine holds of the session, for its trip and end records. */
+void sess_kept_fields(const struct lg_session *s, struct lg_json *j);
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
 void sess_audit_simple(struct lg_session *s, const char *event,
 		       const char *summary);
@@ -291,10 +297,41 @@ int sess_on_counters(struct lg_session *s, struct lg_event *ev,
 int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 
-bool sess_under(const char *path, const char *dir);
-
 int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 		const char *path, const struct lg_facts *f,
 		struct lg_session_verdict *v);
+
+/* facts.c: the facts fs.c, keep.c and removal.c share */
+bool sess_our_binary(pid_t pid);
+/* How fresh the program sess_exe_of() names is (facts.c). */
+enum { EXE_CACHED, EXE_RECENT, EXE_NOW };
+void sess_exe_of(struct lg_session *s, pid_t pid, int fresh, char *out,
+		 size_t size);
+uint64_t sess_path_hash(const char *p);
+void sess_lost_by_git_add(struct lg_session *s, const char *path);
+bool sess_lost_by_git(const struct lg_session *s, const char *path);
+int64_t sess_ns(struct statx_timestamp t);
+bool sess_restored(void *ctx, const char *target, enum lg_op op,
+		   const struct lg_target_id *id);
+bool sess_under(const char *path, const char *dir);
+bool sess_protected_path(const struct lg_session *s, const char *path);
+struct lg_inode_key sess_inode_key(const struct lg_facts *f);
+void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f);
+
+/* keep.c: what the quarantine keeps */
+int sess_keep(struct lg_session *s, const struct lg_event *ev,
+	      const struct lg_facts *f);
+int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
+		       const struct lg_facts *facts);
+bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);
+
+/* removal.c: a removal's facts */
+bool sess_moved_copy(struct lg_session *s, const char *path,
+		     const struct lg_facts *f, uint64_t now_ms);
+bool sess_superseded(const struct lg_session *s, const struct lg_facts *f);
+void sess_tool_delete_remember(struct lg_session *s, const struct lg_event *ev,
+			       uint64_t now);
+int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
+		       struct lg_facts *f);
 
 #endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A bounded copy of a file for the quarantine (lg_quarantine_copy): a
+ * truncation's or a write's target, or a removal's that no link can
+ * reach. A reflink where the filesystem makes one, else copied; the
+ * original's extended attributes, owner, mode and times on the copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "lib/cleanup.h"
+#include "quarantine_int.h"
+
+/* in's extended attributes onto out (what may be set: user.* at least). */
+static void copy_xattrs(int in, int out)
+{
+	char names[XATTR_MAX], *value = malloc(XATTR_MAX);
+	ssize_t n = flistxattr(in, names, sizeof(names));
+
+	for (ssize_t o = 0; value && n > 0 && o < n;
+	     o += (ssize_t)strlen(names + o) + 1) {
+		ssize_t v = fgetxattr(in, names + o, value, XATTR_MAX);
+
+		if (v >= 0 &&
+		    fsetxattr(out, names + o, value, (size_t)v, 0) < 0) {
+			/* security.* without the right: the rest still goes */
+		}
+	}
+	free(value);
+}
+
+/* in's content into out: a reflink, else copied (copy_file_range). */
+static int clone_or_copy(int in, int out, uint64_t size)
+{
+	uint64_t done = 0;
+
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	while (done < size) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL,
+					    (size_t)(size - done), 0);
+
+		/* across filesystems (the state dir's folder): sendfile */
+		if (n < 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
+			      errno == EINVAL || errno == ENOSYS))
+			n = sendfile(out, in, NULL, (size_t)(size - done));
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break; /* shorter than it was: what there is */
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
+		       const struct lg_quarantine_who *who, uint64_t max_copy)
+{
+	LG_AUTOCLOSE int in = -1;
+	LG_AUTOCLOSE int out = -1;
+	struct lg_qspot sp;
+	struct statx st, ks;
+	int e;
+
+	if (path[0] != '/' && who->at_dirfd < 0)
+		return -EINVAL;
+	/*
+	 * From the tree's view when the edge gave it (its mount namespace,
+	 * a path past PATH_MAX), else by the path in lgrun's. A regular file
+	 * only: opening a device or a fifo is not harmless.
+	 */
+	if (who->at_dirfd >= 0 ?
+		    statx(who->at_dirfd, who->at_name, AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE, &st) < 0 :
+		    statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE,
+			  &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.stx_mode))
+		return -ESTALE;
+	in = who->at_dirfd >= 0 ?
+		     openat(who->at_dirfd, who->at_name,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) :
+		     open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	if (statx(in, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &st) < 0)
+		return -errno;
+	if (!lg_quarantine_same_inode(&st, who) || !S_ISREG(st.stx_mode))
+		return -ESTALE;
+	if (st.stx_size > max_copy)
+		return -EFBIG;
+	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
+		return -ENOSPC;
+	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
+		e = path[0] == '/' ? lg_quarantine_place(q, path, &sp, afresh) :
+				     -EXDEV;
+		if (e) {
+			/*
+			 * No folder of ours on its mount (refused, read-only,
+			 * none can be made): a copy can go to the state dir's.
+			 */
+			char alt[PATH_MAX + 32];
+
+			snprintf(alt, sizeof(alt), "%s/-", q->state_dir);
+			e = lg_quarantine_place(q, alt, &sp, afresh);
+		}
+		if (!e && !afresh)
+			e = lg_quarantine_room(q, q->last_root, st.stx_size);
+		if (e)
+			return e;
+		out = openat(sp.dirfd, sp.name,
+			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	}
+	if (out < 0)
+		return -errno;
+	e = clone_or_copy(in, out, st.stx_size);
+	if (!e) {
+		struct timespec t[2] = {
+			{ st.stx_atime.tv_sec, st.stx_atime.tv_nsec },
+			{ st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec }
+		};
+
+		copy_xattrs(in, out);
+		/*
+		 * The copy carries the original's owner, mode and times, so a
+		 * restore takes them from the file, never from the index's text
+		 * (its folder is 0700: a setuid copy is out of anyone's reach).
+		 */
+		if (geteuid() == 0 && fchown(out, st.stx_uid, st.stx_gid) < 0) {
+			/* kept all the same; the index says the owner */
+		}
+		fchmod(out, st.stx_mode & 07777);
+		futimens(out, t);
+		/* the copy's own identity, for the restore's check */
+		if (statx(out, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &ks) < 0)
+			e = -errno;
+	}
+	if (e) {
+		unlinkat(sp.dirfd, sp.name, 0);
+		return e;
+	}
+	e = lg_quarantine_commit(q, path, &sp, &st, &ks, who, PATH_CHECK);
+	if (!e)
+		lg_quarantine_account(q, st.stx_size, false);
+	return e;
+}

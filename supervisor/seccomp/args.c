@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A notification's arguments read from its target: a string from its
+ * memory, a path argument resolved in its view (notify_arg_where,
+ * where.h), the target's facts (notify_stat_where, notify_stat_target);
+ * an argument that could not be read, refused (notify_unreadable) with
+ * the kernel's own error where the kernel would refuse it too
+ * (notify_kernel_refusal).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+
+#include "notify_int.h"
+#include "session/session.h"
+
+/*
+ * Copies a NUL-terminated string from the target, a page at a time so a
+ * string ending just before an unmapped page is still read.
+ */
+static int read_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (a & 4095);
+		struct iovec local, remote;
+		ssize_t r;
+		char *nul;
+
+		if (chunk > size - got)
+			chunk = size - got;
+		local = (struct iovec){ buf + got, chunk };
+		remote = (struct iovec){ (void *)(uintptr_t)a, chunk };
+		r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (r <= 0)
+			return r < 0 ? -errno : -EFAULT;
+		nul = memchr(buf + got, '\0', (size_t)r);
+		if (nul)
+			return (int)(nul - buf);
+		got += (size_t)r;
+	}
+	return -ENAMETOOLONG;
+}
+
+static void facts_from_statx(struct lg_facts *f, const struct statx *st)
+{
+	f->exists = true;
+	f->has_btime = (st->stx_mask & STATX_BTIME) != 0;
+	f->btime_ns = (int64_t)st->stx_btime.tv_sec * 1000000000LL +
+		      st->stx_btime.tv_nsec;
+	f->ctime_ns = (int64_t)st->stx_ctime.tv_sec * 1000000000LL +
+		      st->stx_ctime.tv_nsec;
+	f->mtime_ns = (int64_t)st->stx_mtime.tv_sec * 1000000000LL +
+		      st->stx_mtime.tv_nsec;
+	f->size = (int64_t)st->stx_size;
+	f->nlink = (st->stx_mask & STATX_NLINK) ? st->stx_nlink : 0;
+	f->dev = makedev(st->stx_dev_major, st->stx_dev_minor);
+	f->ino = (st->stx_mask & STATX_INO) ? st->stx_ino : 0;
+	f->mnt_id = (st->stx_mask & STATX_MNT_ID) ? st->stx_mnt_id : 0;
+	f->is_dir = S_ISDIR(st->stx_mode);
+	f->is_symlink = S_ISLNK(st->stx_mode);
+	f->is_reg = S_ISREG(st->stx_mode);
+}
+
+#define STAT_MASK                                                            \
+	(STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME | STATX_MTIME | \
+	 STATX_NLINK | STATX_INO | STATX_MNT_ID)
+
+void notify_stat_target(const char *path, int flags, struct lg_facts *f)
+{
+	struct statx st;
+
+	memset(f, 0, sizeof(*f));
+	if (statx(AT_FDCWD, path, flags, STAT_MASK, &st) == 0)
+		facts_from_statx(f, &st);
+}
+
+/*
+ * An argument the kernel itself would refuse, the same way: answered with
+ * its own error, not the guard's.
+ */
+bool notify_kernel_refusal(int r)
+{
+	return r == -EFAULT || r == -ENAMETOOLONG || r == -EBADF ||
+	       r == -ENOENT || r == -ENOTDIR;
+}
+
+/*
+ * Reads a path argument and resolves it in the target's view (where.h).
+ * 0, or -errno when the target's memory could not be read or the kernel
+ * would refuse the argument itself (the caller then answers for it).
+ */
+int notify_arg_where(pid_t pid, int dirfd, uint64_t addr, bool follow,
+		     struct lg_where *w)
+{
+	char raw[PATH_MAX + 1];
+	int r;
+
+	r = read_string(pid, addr, raw, sizeof(raw));
+	if (r < 0)
+		return r;
+	return lg_where_resolve(pid, dirfd, raw, follow, w);
+}
+
+void notify_stat_where(const struct lg_where *w, bool follow,
+		       struct lg_facts *f)
+{
+	struct statx st;
+
+	memset(f, 0, sizeof(*f));
+	if (lg_where_statx(w, follow, STAT_MASK, &st) == 0)
+		facts_from_statx(f, &st);
+}
+
+/* What the target's arguments could not be read for: refused. */
+int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err)
+{
+	struct lg_event ev = { .kind = LG_EV_UNREADABLE,
+			       .source = LG_SRC_SECCOMP,
+			       .op = op,
+			       .pid = pid,
+			       .result = err };
+
+	return lg_session_feed(s, &ev, NULL);
+}

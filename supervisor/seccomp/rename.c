@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A rename answered (notify_answer_rename): both paths read and resolved,
+ * their facts and whether they cross mounts, fed to the session as an
+ * LG_EV_RENAME. Never counted; the session learns where pre-existing
+ * content goes.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include "notify_int.h"
+#include "session/session.h"
+
+/* The mount the target is on, or its directory's when it does not exist. */
+static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
+{
+	struct statx st;
+
+	if (f->exists)
+		return f->mnt_id;
+	if (lg_where_statx_dir(w, STATX_MNT_ID, &st) < 0 ||
+	    !(st.stx_mask & STATX_MNT_ID))
+		return 0;
+	return st.stx_mnt_id;
+}
+
+/*
+ * A rename is never counted: it runs, unless it would move or replace
+ * lgrun's own state. What the session learns from it is where
+ * pre-existing content goes (lineage.h).
+ */
+int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
+			 struct attempt *a)
+{
+	pid_t pid = (pid_t)n->req->pid;
+	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
+	struct lg_facts fs, fd;
+	uint64_t ms, md;
+	bool valid;
+	int r, err;
+
+	/*
+	 * Directory paths remembered from now on are read again, and again
+	 * once it is answered (it runs after): a path read by another
+	 * thread in between is at most DIRCACHE_MS old (where.c).
+	 */
+	lg_where_moved();
+	notify_busy(n, a);
+	r = notify_arg_where(pid, a->dirfd, a->path, false, &ws);
+	if (r >= 0)
+		r = notify_arg_where(pid, a->dirfd2, a->path2, false, &wd);
+	atomic_store(&n->busy_since, 0);
+	valid = notify_still_valid(n, n->req->id);
+	if (r < 0 || !valid) {
+		lg_where_done(&ws);
+		lg_where_done(&wd);
+	}
+	if (!valid)
+		return 0;
+	if (r < 0) {
+		err = notify_unreadable(s, pid, a->op, -r);
+		if (notify_kernel_refusal(r))
+			return notify_respond(n, n->req->id, -r);
+		return notify_respond(n, n->req->id, err);
+	}
+	notify_stat_where(&ws, false, &fs);
+	notify_stat_where(&wd, false, &fd);
+	ms = fs.exists ? fs.mnt_id : 0;
+	md = ms ? mount_of(&wd, &fd) : 0;
+	lg_where_done(&ws);
+	lg_where_done(&wd);
+	{
+		struct lg_event ev = { .kind = LG_EV_RENAME,
+				       .source = LG_SRC_SECCOMP,
+				       .op = LG_OP_RENAME,
+				       .pid = pid,
+				       .target = ws.path,
+				       .facts = &fs,
+				       .dst = wd.path,
+				       .dst_facts = &fd,
+				       .rename_flags = a->rflags,
+				       .cross_fs = ms && md && ms != md };
+
+		err = lg_session_feed(s, &ev, NULL);
+	}
+	r = notify_respond(n, n->req->id, err);
+	lg_where_moved();
+	return r;
+}
