@@ -77,7 +77,8 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/session/lineage.c \
-	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c
+	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
+	supervisor/lib/error.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/lib/spill.c \
@@ -112,7 +113,7 @@ PROXY_SRC := supervisor/proxy/proxy.c supervisor/proxy/events.c supervisor/proxy
 	supervisor/proxy/ws.c $(LLM_SRC) supervisor/lib/canon.c supervisor/proxy/zbody.c \
 	supervisor/proxy/wsframe.c \
 	preload/volatile.c \
-	supervisor/lib/text.c
+	supervisor/lib/text.c supervisor/lib/error.c
 
 # The eBPF observer (bpf/): CO-RE programs compiled with clang against a
 # vmlinux.h dumped from the running kernel's BTF at build time (nothing
@@ -140,12 +141,13 @@ $(B)/bpf/lgobserve.skel.h: $(B)/bpf/lgobserve.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name lgobserve >$@.tmp && mv $@.tmp $@
 
-$(BPFLIB): supervisor/observer/bpfobs.c supervisor/observer/bpfobs.h bpf/lgobserve.h \
-		supervisor/lib/cleanup.h $(B)/bpf/lgobserve.skel.h
+$(BPFLIB): supervisor/observer/bpfobs.c $(B)/pic/supervisor/lib/error.o \
+		supervisor/observer/bpfobs.h bpf/lgobserve.h supervisor/lib/cleanup.h \
+		supervisor/lib/error.h $(B)/bpf/lgobserve.skel.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared -I$(B)/bpf -Ibpf $(LDFLAGS) -o $@ $< \
-		-lbpf -lelf -lz
+		$(B)/pic/supervisor/lib/error.o -lbpf -lelf -lz
 
 # The preload shim runs inside every agent process: never sanitized (an ASan
 # runtime cannot be preloaded into arbitrary programs), hidden by default,
@@ -208,7 +210,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # the session, the notify path or the supervisor's threads.
 LGCTL_DEPS := record/audit record/record record/replay quarantine/index lib/spill \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
-	lib/canon lib/glob store/state store/store proxy/routes
+	lib/canon lib/glob lib/error store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
 		preload/recog.c)
@@ -237,7 +239,7 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd -lwslay \
 		-lpthread
 
-$(TLSLIB): $(B)/pic/supervisor/egress/tls.o
+$(TLSLIB): $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/error.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lssl -lcrypto -lpthread
@@ -340,9 +342,9 @@ $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
 FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \
 	supervisor/proxy/routes.c supervisor/lib/canon.c supervisor/lib/glob.c supervisor/guard/classify.c \
 	supervisor/guard/event.c supervisor/lib/termtext.c preload/recog.c \
-	supervisor/guard/verdict.c
+	supervisor/guard/verdict.c supervisor/lib/error.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
-		supervisor/config/config_int.h supervisor/config/kinds.def
+		supervisor/config/config_int.h supervisor/config/kinds.def supervisor/lib/error.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \

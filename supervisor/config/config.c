@@ -27,15 +27,12 @@
  */
 void lg_config_init(struct lg_config *c)
 {
-	char msg[256];
-
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < lg_config_nkeys; i++) {
 		const struct lg_config_key *k = &lg_config_keys[i];
 
 		/* a default that does not parse is a bug the unit tests catch */
-		if (k->def && lg_config_set_value(c, k, k->def, true, msg,
-						  sizeof(msg)) < 0)
+		if (k->def && lg_config_set_value(c, k, k->def, true, NULL) < 0)
 			abort();
 	}
 }
@@ -59,21 +56,17 @@ void lg_config_free(struct lg_config *c)
 
 int lg_config_finish(struct lg_config *c, struct lg_error *err)
 {
-	if (c->store_redis && !c->store_url) {
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (c->store_redis && !c->store_url)
+		return lg_error_set(
+			err, EINVAL,
 			"%s: [store] backend = redis needs a url (url = redis://HOST:PORT/DB or unix:/PATH)",
 			c->config_path ? c->config_path : "config");
-		return -EINVAL;
-	}
 	if (!c->default_ignores)
 		return 0;
 	for (size_t i = 0; lg_default_ignores[i][1]; i++) {
 		if (lg_config_add_ignore(c, lg_default_ignores[i][0],
-					 lg_default_ignores[i][1]) < 0) {
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -ENOMEM;
-		}
+					 lg_default_ignores[i][1]) < 0)
+			return lg_error_set(err, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -146,7 +139,7 @@ static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
 	struct parse *p = user;
-	char msg[512] = "";
+	struct lg_error why = { "" };
 	const struct lg_config_key *k;
 	bool apply;
 	int r;
@@ -208,11 +201,11 @@ static int handler(void *user, const char *section, const char *name,
 	}
 	if (r < 0)
 		return fail(p, "out of memory%s%s", "", "");
-	r = lg_config_set_value(p->c, k, value, apply, msg, sizeof(msg));
+	r = lg_config_set_value(p->c, k, value, apply, &why);
 	if (r == -ENOMEM)
 		return fail(p, "out of memory%s%s", "", "");
 	if (r < 0)
-		return fail(p, "%s%s", msg, "");
+		return fail(p, "%s%s", why.msg, "");
 	return 1;
 }
 
@@ -292,20 +285,16 @@ static int run(struct parse *p, const char *text, const char *name,
 	line = ini_parse_stream(read_line, &r, handler, p);
 	if (line == 0 && !p->msg[0])
 		return 0;
-	if (line < 0) {
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot parse", name);
-		return -EIO;
-	}
+	if (line < 0)
+		return lg_error_set(err, EIO, "%s: cannot parse", name);
 	/* inih reports the first line it could not parse; ours may be later. */
 	if (p->msg[0] && (line == 0 || p->err_line <= line))
-		snprintf(err->msg, sizeof(err->msg), "%s:%d: %s", name,
-			 p->err_line, p->msg);
-	else
-		snprintf(
-			err->msg, sizeof(err->msg),
-			"%s:%d: syntax error: expected [section] or key = value",
-			name, line);
-	return -EINVAL;
+		return lg_error_set(err, EINVAL, "%s:%d: %s", name, p->err_line,
+				    p->msg);
+	return lg_error_set(
+		err, EINVAL,
+		"%s:%d: syntax error: expected [section] or key = value", name,
+		line);
 }
 
 /* Config files are small: read them whole, so errors can point at lines. */
@@ -316,12 +305,9 @@ static int slurp(const char *path, char **out, struct lg_error *err)
 	char *buf;
 	int r;
 
-	if (!f) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: cannot open config: %s", path, strerror(-r));
-		return r;
-	}
+	if (!f)
+		return lg_error_set(err, errno, "%s: cannot open config: %s",
+				    path, strerror(errno));
 	buf = malloc(cap + 1);
 	if (!buf) {
 		fclose(f);
@@ -330,14 +316,11 @@ static int slurp(const char *path, char **out, struct lg_error *err)
 	n = fread(buf, 1, cap + 1, f);
 	r = ferror(f) ? -EIO : 0;
 	fclose(f);
-	if (!r && n > cap) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "%s: config larger than 1 MiB", path);
-		r = -EFBIG;
-	} else if (r) {
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot read config",
-			 path);
-	}
+	if (!r && n > cap)
+		r = lg_error_set(err, EFBIG, "%s: config larger than 1 MiB",
+				 path);
+	else if (r)
+		lg_error_set(err, -r, "%s: cannot read config", path);
 	if (r) {
 		free(buf);
 		return r;
@@ -370,13 +353,11 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 
 	for (const char *s = profile; *s; s++) {
 		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
-		    *s != '.') {
-			snprintf(
-				err->msg, sizeof(err->msg),
+		    *s != '.')
+			return lg_error_set(
+				err, EINVAL,
 				"profile name '%s' may only hold letters, digits, '-', '_' and '.'",
 				profile);
-			return -EINVAL;
-		}
 	}
 	if (cfgpath) {
 		const char *slash = strrchr(cfgpath, '/');
@@ -394,14 +375,12 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 		snprintf(path, sizeof(path), "%s/%s.ini", dirs[i], profile);
 		found = access(path, F_OK) == 0;
 	}
-	if (!found) {
-		snprintf(
-			err->msg, sizeof(err->msg),
+	if (!found)
+		return lg_error_set(
+			err, ENOENT,
 			"profile '%s' not found: no [profile %s] section in the config and no %s.ini in %s%s%s",
 			profile, profile, profile, dirs[0],
 			nd > 1 ? " or " : "", nd > 1 ? dirs[1] : "");
-		return -ENOENT;
-	}
 	r = slurp(path, &text, err);
 	if (r < 0)
 		return r;
@@ -433,7 +412,7 @@ static int load(struct lg_config *c, const char *text, const char *path,
 	bool from_file = path && !text;
 	int r;
 
-	err->msg[0] = '\0';
+	lg_error_clear(err);
 	if (set_str(&c->profile, profile) < 0 ||
 	    set_str(&c->agent, agent) < 0 ||
 	    (from_file && set_str(&c->config_path, path) < 0))

@@ -12,6 +12,7 @@
 
 #include "guard/classify.h"
 #include "guard/guard.h"
+#include "lib/error.h"
 
 enum {
 	LG_SC_UNLINK = 1u << 0,
@@ -66,10 +67,10 @@ enum lg_llm_mode { LG_LLM_BASE_URL, LG_LLM_PROXY, LG_LLM_BOTH, LG_LLM_AUTO };
 int lg_bpf_mode_parse(const char *s);
 /*
  * A store URL, redis://HOST[:PORT][/DB] or unix:/PATH[?db=N]: 0, or
- * -EINVAL with why (a password in it is refused: use password_env).
+ * -EINVAL with err (a password in it is refused: use password_env).
  */
 int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
-		       char *path, size_t psz, int *db, char *why, size_t wsz);
+		       char *path, size_t psz, int *db, struct lg_error *err);
 
 struct lg_config {
 	struct lg_guard_cfg guard;
@@ -136,10 +137,6 @@ struct lg_config {
 	char *config_path;
 	char *profile;
 	char *agent;
-};
-
-struct lg_error {
-	char msg[1024];
 };
 
 void lg_config_init(struct lg_config *c);

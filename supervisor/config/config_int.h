@@ -58,9 +58,9 @@ struct lg_store {
 
 struct lg_kind {
 	const char *name;
-	/* reads s for k into v: 0, or -errno and msg says what is wrong */
+	/* reads s for k into v: 0, or -errno and err says what is wrong */
 	int (*parse)(const struct lg_config_key *k, const char *s,
-		     union lg_value *v, char *msg, size_t msgsz);
+		     union lg_value *v, struct lg_error *err);
 	const struct lg_store *store;
 	/* a whole number of the kind's unit, as the file spells it (or NULL) */
 	void (*spell)(uint64_t n, char *out, size_t size);
@@ -79,7 +79,7 @@ extern const size_t lg_config_nkeys;
 
 /* Parses value for k; applies it to c only when apply is set. */
 int lg_config_set_value(struct lg_config *c, const struct lg_config_key *k,
-			const char *value, bool apply, char *msg, size_t msgsz);
+			const char *value, bool apply, struct lg_error *err);
 /* parse.c: 0, or -EINVAL (bad: the item that is not a name). */
 int lg_parse_bool(const char *s, bool *out);
 int lg_parse_syscalls(const char *s, unsigned *out, char *bad, size_t badsz);

@@ -285,19 +285,16 @@ int lg_config_set_option(struct lg_config *c, const struct lg_option *o,
 	const char *value = o->arg ? arg : o->flag_value;
 	const struct lg_config_key *k =
 		o->section ? lg_config_key_find(o->section, o->key) : NULL;
-	char msg[768];
+	struct lg_error why = { "" };
 	int r;
 
-	if (!k) {
-		snprintf(err->msg, sizeof(err->msg), "--%s sets no config key",
-			 o->name);
-		return -EINVAL;
-	}
-	r = lg_config_set_value(c, k, value ? value : "", true, msg,
-				sizeof(msg));
+	if (!k)
+		return lg_error_set(err, EINVAL, "--%s sets no config key",
+				    o->name);
+	r = lg_config_set_value(c, k, value ? value : "", true, &why);
 	if (r < 0)
-		snprintf(err->msg, sizeof(err->msg), "--%s: %s", o->name,
-			 r == -ENOMEM ? "out of memory" : msg);
+		lg_error_set(err, -r, "--%s: %s", o->name,
+			     r == -ENOMEM ? "out of memory" : why.msg);
 	return r;
 }
 

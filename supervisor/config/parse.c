@@ -16,7 +16,7 @@
 #include "config_int.h"
 
 int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
-		       char *path, size_t psz, int *db, char *why, size_t wsz)
+		       char *path, size_t psz, int *db, struct lg_error *err)
 {
 	const char *p;
 
@@ -34,36 +34,29 @@ int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
 			 p);
 		if (q && strncmp(q, "?db=", 4) == 0)
 			*db = atoi(q + 4);
-		if (path[0] != '/') {
-			snprintf(
-				why, wsz,
+		if (path[0] != '/')
+			return lg_error_set(
+				err, EINVAL,
 				"store.url '%s': a unix URL needs an absolute path (unix:/run/redis.sock)",
 				url);
-			return -EINVAL;
-		}
 		return 0;
 	}
-	if (strncmp(url, "redis://", 8) != 0) {
-		snprintf(
-			why, wsz,
+	if (strncmp(url, "redis://", 8) != 0)
+		return lg_error_set(
+			err, EINVAL,
 			"store.url '%s' is not redis://HOST:PORT/DB or unix:/PATH",
 			url);
-		return -EINVAL;
-	}
 	p = url + 8;
-	if (strchr(p, '@')) {
-		snprintf(
-			why, wsz,
+	if (strchr(p, '@'))
+		return lg_error_set(
+			err, EINVAL,
 			"store.url must not carry a password: put it in the environment variable named by store.password_env");
-		return -EINVAL;
-	}
 	{
 		size_t n = strcspn(p, ":/");
 
-		if (!n || n >= hsz) {
-			snprintf(why, wsz, "store.url '%s' has no host", url);
-			return -EINVAL;
-		}
+		if (!n || n >= hsz)
+			return lg_error_set(err, EINVAL,
+					    "store.url '%s' has no host", url);
 		snprintf(host, hsz, "%.*s", (int)n, p);
 		p += n;
 	}
@@ -71,11 +64,10 @@ int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
 		char *end;
 		long v = strtol(p + 1, &end, 10);
 
-		if (end == p + 1 || v < 1 || v > 65535) {
-			snprintf(why, wsz, "store.url '%s' has a bad port",
-				 url);
-			return -EINVAL;
-		}
+		if (end == p + 1 || v < 1 || v > 65535)
+			return lg_error_set(err, EINVAL,
+					    "store.url '%s' has a bad port",
+					    url);
 		*port = (int)v;
 		p = end;
 	}
@@ -83,16 +75,15 @@ int lg_store_url_parse(const char *url, char *host, size_t hsz, int *port,
 		char *end;
 		long v = strtol(p + 1, &end, 10);
 
-		if (end == p + 1 || *end || v < 0 || v > 1000) {
-			snprintf(why, wsz,
-				 "store.url '%s' has a bad database number",
-				 url);
-			return -EINVAL;
-		}
+		if (end == p + 1 || *end || v < 0 || v > 1000)
+			return lg_error_set(
+				err, EINVAL,
+				"store.url '%s' has a bad database number",
+				url);
 		*db = (int)v;
 	} else if (*p && strcmp(p, "/") != 0) {
-		snprintf(why, wsz, "store.url '%s': unexpected '%s'", url, p);
-		return -EINVAL;
+		return lg_error_set(err, EINVAL,
+				    "store.url '%s': unexpected '%s'", url, p);
 	}
 	return 0;
 }

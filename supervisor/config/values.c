@@ -37,40 +37,40 @@ int lg_config_add_ignore(struct lg_config *c, const char *program,
 
 /* The messages most kinds share. */
 static int not_a(const struct lg_config_key *k, const char *s, const char *what,
-		 char *msg, size_t msgsz)
+		 struct lg_error *err)
 {
-	snprintf(msg, msgsz, "%s.%s: '%s' is not %s", k->section, k->name, s,
-		 what);
-	return -EINVAL;
+	return lg_error_set(err, EINVAL, "%s.%s: '%s' is not %s", k->section,
+			    k->name, s, what);
 }
 
 static int out_of_range(const struct lg_config_key *k, const char *item,
-			const char *unit, char *msg, size_t msgsz)
+			const char *unit, struct lg_error *err)
 {
-	snprintf(msg, msgsz, "%s.%s: %s is out of range (%lu%s to %lu%s)",
-		 k->section, k->name, item, k->min, unit, k->max, unit);
-	return -ERANGE;
+	return lg_error_set(err, ERANGE,
+			    "%s.%s: %s is out of range (%lu%s to %lu%s)",
+			    k->section, k->name, item, k->min, unit, k->max,
+			    unit);
 }
 
 /* Numbers, durations, amounts. */
 static int parse_whole(const struct lg_config_key *k, const char *s,
-		       union lg_value *v, char *msg, size_t msgsz)
+		       union lg_value *v, struct lg_error *err)
 {
 	char *end;
 
 	if (!isdigit((unsigned char)s[0]))
-		return not_a(k, s, "a whole number", msg, msgsz);
+		return not_a(k, s, "a whole number", err);
 	errno = 0;
 	v->n = strtoul(s, &end, 10);
 	if (errno || *end)
-		return not_a(k, s, "a whole number", msg, msgsz);
+		return not_a(k, s, "a whole number", err);
 	if (v->n < k->min || v->n > k->max)
-		return out_of_range(k, s, "", msg, msgsz);
+		return out_of_range(k, s, "", err);
 	return 0;
 }
 
 static int parse_pow2(const struct lg_config_key *k, const char *s,
-		      union lg_value *v, char *msg, size_t msgsz)
+		      union lg_value *v, struct lg_error *err)
 {
 	char what[64], *end;
 	uint64_t n;
@@ -80,24 +80,24 @@ static int parse_pow2(const struct lg_config_key *k, const char *s,
 	if (!n || errno || *end || (n & (n - 1)) || n < k->min || n > k->max) {
 		snprintf(what, sizeof(what), "a power of two from %lu to %lu",
 			 k->min, k->max);
-		return not_a(k, s, what, msg, msgsz);
+		return not_a(k, s, what, err);
 	}
 	v->n = n;
 	return 0;
 }
 
 static int parse_bytes(const struct lg_config_key *k, const char *s,
-		       union lg_value *v, char *msg, size_t msgsz)
+		       union lg_value *v, struct lg_error *err)
 {
 	if (lg_parse_bytes(s, &v->n) < 0)
 		return not_a(k, s,
 			     "a size (bytes, or with a unit: 512K, 100M, 2G)",
-			     msg, msgsz);
+			     err);
 	return 0;
 }
 
 static int parse_duration(const struct lg_config_key *k, const char *s,
-			  union lg_value *v, char *msg, size_t msgsz)
+			  union lg_value *v, struct lg_error *err)
 {
 	unsigned long ms;
 
@@ -105,9 +105,9 @@ static int parse_duration(const struct lg_config_key *k, const char *s,
 		return not_a(
 			k, s,
 			"a duration (a number of seconds, or with a unit: 500ms, 30s, 5m, 1h)",
-			msg, msgsz);
+			err);
 	if (ms < k->min || ms > k->max)
-		return out_of_range(k, s, "ms", msg, msgsz);
+		return out_of_range(k, s, "ms", err);
 	v->n = ms;
 	return 0;
 }
@@ -123,24 +123,22 @@ static bool real(const char *s, double *d)
 }
 
 static int parse_fraction(const struct lg_config_key *k, const char *s,
-			  union lg_value *v, char *msg, size_t msgsz)
+			  union lg_value *v, struct lg_error *err)
 {
-	if (!real(s, &v->d) || v->d >= 1) {
-		snprintf(
-			msg, msgsz,
+	if (!real(s, &v->d) || v->d >= 1)
+		return lg_error_set(
+			err, ERANGE,
 			"%s.%s: '%s' must be a fraction from 0 to below 1 (e.g. 0.2)",
 			k->section, k->name, s);
-		return -ERANGE;
-	}
 	return 0;
 }
 
 static int parse_money(const struct lg_config_key *k, const char *s,
-		       union lg_value *v, char *msg, size_t msgsz)
+		       union lg_value *v, struct lg_error *err)
 {
 	if (!real(s[0] == '$' ? s + 1 : s, &v->d) || v->d < k->min / 100.0 ||
 	    v->d > k->max / 100.0) {
-		not_a(k, s, "an amount of US dollars (e.g. 2.50)", msg, msgsz);
+		not_a(k, s, "an amount of US dollars (e.g. 2.50)", err);
 		return -ERANGE;
 	}
 	return 0;
@@ -148,44 +146,43 @@ static int parse_money(const struct lg_config_key *k, const char *s,
 
 /* One word of a set: a boolean, an action, a mode, an errno. */
 static int parse_bool(const struct lg_config_key *k, const char *s,
-		      union lg_value *v, char *msg, size_t msgsz)
+		      union lg_value *v, struct lg_error *err)
 {
 	if (lg_parse_bool(s, &v->b) < 0)
-		return not_a(k, s, "a boolean (true or false)", msg, msgsz);
+		return not_a(k, s, "a boolean (true or false)", err);
 	return 0;
 }
 
 static int parse_action(const struct lg_config_key *k, const char *s,
-			union lg_value *v, char *msg, size_t msgsz)
+			union lg_value *v, struct lg_error *err)
 {
 	if (lg_verdict_parse(s, &v->verdict) < 0 || v->verdict == LG_ALLOW)
-		return not_a(k, s, "an action (warn, deny or kill)", msg,
-			     msgsz);
+		return not_a(k, s, "an action (warn, deny or kill)", err);
 	return 0;
 }
 
 static int parse_errno(const struct lg_config_key *k, const char *s,
-		       union lg_value *v, char *msg, size_t msgsz)
+		       union lg_value *v, struct lg_error *err)
 {
 	if (lg_parse_errno(s, &v->i) < 0)
 		return not_a(
 			k, s,
 			"a supported errno (EPERM, EACCES, EROFS, EBUSY, EIO, ENOSPC, ENOENT, EAGAIN)",
-			msg, msgsz);
+			err);
 	return 0;
 }
 
 static int parse_bpf_mode(const struct lg_config_key *k, const char *s,
-			  union lg_value *v, char *msg, size_t msgsz)
+			  union lg_value *v, struct lg_error *err)
 {
 	v->i = lg_bpf_mode_parse(s);
 	if (v->i < 0)
-		return not_a(k, s, "a mode (auto, on or off)", msg, msgsz);
+		return not_a(k, s, "a mode (auto, on or off)", err);
 	return 0;
 }
 
 static int parse_llm_mode(const struct lg_config_key *k, const char *s,
-			  union lg_value *v, char *msg, size_t msgsz)
+			  union lg_value *v, struct lg_error *err)
 {
 	/* in the order of enum lg_llm_mode */
 	static const char *const modes[] = { "base_url", "proxy", "both",
@@ -194,26 +191,25 @@ static int parse_llm_mode(const struct lg_config_key *k, const char *s,
 	for (v->i = 0; v->i < 4; v->i++)
 		if (strcmp(s, modes[v->i]) == 0)
 			return 0;
-	return not_a(k, s, "a mode (auto, base_url, proxy or both)", msg,
-		     msgsz);
+	return not_a(k, s, "a mode (auto, base_url, proxy or both)", err);
 }
 
 /* One of two words, kept as a bool: true for the second (yes). */
 static int choice(const struct lg_config_key *k, const char *s,
-		  union lg_value *v, char *msg, size_t msgsz, const char *no,
+		  union lg_value *v, struct lg_error *err, const char *no,
 		  const char *yes, const char *what)
 {
 	if (strcmp(s, no) && strcmp(s, yes))
-		return not_a(k, s, what, msg, msgsz);
+		return not_a(k, s, what, err);
 	v->b = strcmp(s, yes) == 0;
 	return 0;
 }
 
 #define LG_CHOICE(NAME, NO, YES, WHAT)                                        \
 	static int parse_##NAME(const struct lg_config_key *k, const char *s, \
-				union lg_value *v, char *msg, size_t msgsz)   \
+				union lg_value *v, struct lg_error *err)      \
 	{                                                                     \
-		return choice(k, s, v, msg, msgsz, NO, YES, WHAT);            \
+		return choice(k, s, v, err, NO, YES, WHAT);                   \
 	}
 LG_CHOICE(store_backend, "memory", "redis", "a backend (memory or redis)")
 LG_CHOICE(store_error, "local", "fail", "fail or local")
@@ -223,24 +219,22 @@ LG_CHOICE(egress, "open", "proxy-only", "open or proxy-only")
 
 /* Sets: syscall names (a mask), output sizes. */
 static int parse_syscalls(const struct lg_config_key *k, const char *s,
-			  union lg_value *v, char *msg, size_t msgsz)
+			  union lg_value *v, struct lg_error *err)
 {
 	char bad[64];
 	unsigned mask;
 
-	if (lg_parse_syscalls(s, &mask, bad, sizeof(bad)) < 0) {
-		snprintf(
-			msg, msgsz,
+	if (lg_parse_syscalls(s, &mask, bad, sizeof(bad)) < 0)
+		return lg_error_set(
+			err, EINVAL,
 			"%s.%s: unknown syscall '%s' (known: unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc)",
 			k->section, k->name, bad);
-		return -EINVAL;
-	}
 	v->n = mask;
 	return 0;
 }
 
 static int parse_sizes(const struct lg_config_key *k, const char *s,
-		       union lg_value *v, char *msg, size_t msgsz)
+		       union lg_value *v, struct lg_error *err)
 {
 	char bad[64];
 
@@ -248,48 +242,44 @@ static int parse_sizes(const struct lg_config_key *k, const char *s,
 	case 0:
 		return 0;
 	case -ERANGE:
-		return out_of_range(k, bad, "", msg, msgsz);
+		return out_of_range(k, bad, "", err);
 	case -E2BIG:
-		snprintf(msg, msgsz, "%s.%s: more than %d sizes", k->section,
-			 k->name, LG_OUTPUT_REPEAT_MAX_SIZES);
-		return -EINVAL;
+		return lg_error_set(err, EINVAL, "%s.%s: more than %d sizes",
+				    k->section, k->name,
+				    LG_OUTPUT_REPEAT_MAX_SIZES);
 	default:
 		return not_a(k, bad[0] ? bad : s,
-			     "a list of whole numbers (e.g. 50, 80, 120)", msg,
-			     msgsz);
+			     "a list of whole numbers (e.g. 50, 80, 120)", err);
 	}
 }
 
 /* Strings: plain ones, and those their users read (checked here). */
 static int parse_string(const struct lg_config_key *k, const char *s,
-			union lg_value *v, char *msg, size_t msgsz)
+			union lg_value *v, struct lg_error *err)
 {
-	if (!*s) {
-		snprintf(msg, msgsz, "%s.%s: empty value", k->section, k->name);
-		return -EINVAL;
-	}
+	if (!*s)
+		return lg_error_set(err, EINVAL, "%s.%s: empty value",
+				    k->section, k->name);
 	v->s = s;
 	return 0;
 }
 
 static int parse_store_url(const struct lg_config_key *k, const char *s,
-			   union lg_value *v, char *msg, size_t msgsz)
+			   union lg_value *v, struct lg_error *err)
 {
-	char host[256], path[256], why[300];
+	char host[256], path[256];
 	int port, db;
 
 	(void)k;
 	if (lg_store_url_parse(s, host, sizeof(host), &port, path, sizeof(path),
-			       &db, why, sizeof(why)) < 0) {
-		snprintf(msg, msgsz, "%s", why);
+			       &db, err) < 0)
 		return -EINVAL;
-	}
 	v->s = s;
 	return 0;
 }
 
 static int parse_endpoints(const struct lg_config_key *k, const char *s,
-			   union lg_value *v, char *msg, size_t msgsz)
+			   union lg_value *v, struct lg_error *err)
 {
 	char bad[128];
 
@@ -297,27 +287,26 @@ static int parse_endpoints(const struct lg_config_key *k, const char *s,
 		return not_a(
 			k, bad,
 			"an endpoint ([http://][HOST][:PORT][/PATH], e.g. localhost:8080, /api/tools/*)",
-			msg, msgsz);
+			err);
 	v->s = s;
 	return 0;
 }
 
 static int parse_ignore_keys(const struct lg_config_key *k, const char *s,
-			     union lg_value *v, char *msg, size_t msgsz)
+			     union lg_value *v, struct lg_error *err)
 {
 	char bad[128];
 
 	if (!lg_canon_ignore_valid(s, bad, sizeof(bad)))
 		return not_a(k, bad,
-			     "TOOL:KEY or *:KEY (e.g. Bash:description)", msg,
-			     msgsz);
+			     "TOOL:KEY or *:KEY (e.g. Bash:description)", err);
 	v->s = s;
 	return 0;
 }
 
 /* "DIR,DIR": absolute paths, none empty, none with a comma's neighbours. */
 static int parse_dirs(const struct lg_config_key *k, const char *s,
-		      union lg_value *v, char *msg, size_t msgsz)
+		      union lg_value *v, struct lg_error *err)
 {
 	const char *p = s;
 
@@ -326,14 +315,12 @@ static int parse_dirs(const struct lg_config_key *k, const char *s,
 
 		p += strspn(p, " \t");
 		n = strcspn(p, ",");
-		if (p[0] != '/' || n >= 4096) {
-			snprintf(
-				msg, msgsz,
+		if (p[0] != '/' || n >= 4096)
+			return lg_error_set(
+				err, EINVAL,
 				"%s.%s: '%.*s' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)",
 				k->section, k->name, (int)(n < 200 ? n : 200),
 				p);
-			return -EINVAL;
-		}
 		p += n;
 	} while (*p++ == ',');
 	v->s = s;
@@ -346,7 +333,7 @@ static int parse_dirs(const struct lg_config_key *k, const char *s,
  * and line here, not when the session starts.
  */
 static int parse_prices(const struct lg_config_key *k, const char *s,
-			union lg_value *v, char *msg, size_t msgsz)
+			union lg_value *v, struct lg_error *err)
 {
 	const char *bad = s;
 	double a, b;
@@ -355,15 +342,14 @@ static int parse_prices(const struct lg_config_key *k, const char *s,
 	v->s = s;
 	if (lg_price_lookup(s, NULL, &a, &b, &bad) >= 0)
 		return 0;
-	snprintf(
-		msg, msgsz,
+	return lg_error_set(
+		err, EINVAL,
 		"llm.prices: cannot read the entry '%.*s': write MODEL_GLOB=IN/OUT in USD per million tokens, e.g. claude-sonnet-*=3/15",
 		(int)strcspn(bad, ","), bad);
-	return -EINVAL;
 }
 
 static int parse_llm_variables(const struct lg_config_key *k, const char *s,
-			       union lg_value *v, char *msg, size_t msgsz)
+			       union lg_value *v, struct lg_error *err)
 {
 	struct lg_proxy_route routes[16];
 	const char *bad = s;
@@ -373,15 +359,14 @@ static int parse_llm_variables(const struct lg_config_key *k, const char *s,
 	/* after the three base-URL routes */
 	if (lg_proxy_extra_routes(s, routes, 3, 16, &bad) >= 0)
 		return 0;
-	snprintf(
-		msg, msgsz,
+	return lg_error_set(
+		err, EINVAL,
 		"llm.variables: cannot read '%.*s': write VARIABLE:FORMAT, the format one of anthropic, openai, gemini (at most 13)",
 		(int)strcspn(bad, ", \t"), bad);
-	return -EINVAL;
 }
 
 static int parse_llm_decrypt(const struct lg_config_key *k, const char *s,
-			     union lg_value *v, char *msg, size_t msgsz)
+			     union lg_value *v, struct lg_error *err)
 {
 	struct lg_proxy_route routes[16];
 	struct lg_proxy_decrypt hosts[LG_PROXY_DECRYPT_MAX];
@@ -392,30 +377,27 @@ static int parse_llm_decrypt(const struct lg_config_key *k, const char *s,
 	v->s = s;
 	if (lg_proxy_decrypt_routes(s, routes, &nr, 16, hosts, &nh, &bad) >= 0)
 		return 0;
-	snprintf(
-		msg, msgsz,
+	return lg_error_set(
+		err, EINVAL,
 		"llm.decrypt: cannot read '%.*s': write HOST[:FORMAT][=UPSTREAM] or default (" LG_PROXY_DECRYPT_DEFAULT
 		"), each host once, the format anthropic, openai or gemini (needed for a host not in the default list), the upstream an http:// or https:// URL; at most 8 hosts",
 		(int)strcspn(bad, ", \t"), bad);
-	return -EINVAL;
 }
 
 /* An [ignore] rule: a glob, or a program and its glob. */
 static int parse_ignore_path(const struct lg_config_key *k, const char *s,
-			     union lg_value *v, char *msg, size_t msgsz)
+			     union lg_value *v, struct lg_error *err)
 {
 	(void)k;
-	if (!*s) {
-		snprintf(msg, msgsz, "ignore.path: empty glob");
-		return -EINVAL;
-	}
+	if (!*s)
+		return lg_error_set(err, EINVAL, "ignore.path: empty glob");
 	v->ignore.program[0] = '\0';
 	v->ignore.glob = s;
 	return 0;
 }
 
 static int parse_ignore_program(const struct lg_config_key *k, const char *s,
-				union lg_value *v, char *msg, size_t msgsz)
+				union lg_value *v, struct lg_error *err)
 {
 	size_t n = strcspn(s, " \t");
 	const char *glob = s + n;
@@ -423,13 +405,11 @@ static int parse_ignore_program(const struct lg_config_key *k, const char *s,
 	(void)k;
 	while (*glob == ' ' || *glob == '\t')
 		glob++;
-	if (!n || n >= sizeof(v->ignore.program) || !*glob) {
-		snprintf(
-			msg, msgsz,
+	if (!n || n >= sizeof(v->ignore.program) || !*glob)
+		return lg_error_set(
+			err, EINVAL,
 			"ignore.program: '%s' must be 'PROGRAM GLOB', e.g. 'git **/.git'",
 			s);
-		return -EINVAL;
-	}
 	memcpy(v->ignore.program, s, n);
 	v->ignore.program[n] = '\0';
 	v->ignore.glob = glob;
@@ -567,11 +547,11 @@ const struct lg_kind lg_kinds[K_NKINDS] = {
 
 /* Parses value for k; applies it to c only when apply is set. */
 int lg_config_set_value(struct lg_config *c, const struct lg_config_key *k,
-			const char *value, bool apply, char *msg, size_t msgsz)
+			const char *value, bool apply, struct lg_error *err)
 {
 	const struct lg_kind *kind = &lg_kinds[k->type];
 	union lg_value v;
-	int r = kind->parse(k, value, &v, msg, msgsz);
+	int r = kind->parse(k, value, &v, err);
 
 	if (r < 0 || !apply)
 		return r;

@@ -153,7 +153,7 @@ bool lg_nested_find(char *sock, size_t sock_size, char *flow, size_t flow_size)
 }
 
 int lg_nested_enter(const char *sock, const char *flow, const char *name,
-		    char *why, size_t why_size)
+		    struct lg_error *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	static char scratch[LG_WIRE_MAX];
@@ -164,7 +164,7 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 	LG_AUTOCLOSE int fd = -1;
 	int r = -ETIMEDOUT;
 
-	why[0] = '\0';
+	lg_error_clear(err);
 	if (strlen(sock) >= sizeof(a.sun_path))
 		return -ENAMETOOLONG;
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
@@ -200,7 +200,7 @@ int lg_nested_enter(const char *sock, const char *flow, const char *name,
 				   sizeof(scratch)) < 0 ||
 		    m.type != LG_W_VERDICT || m.seq != 1)
 			continue;
-		snprintf(why, why_size, "%s", m.preview);
+		lg_error_set(err, 0, "%s", m.preview);
 		r = (int)m.verdict;
 		break;
 	}

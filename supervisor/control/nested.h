@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/error.h"
+
 /*
  * Inside a session: a seccomp filter is on us and a supervisor's control
  * socket is named in our environment, or (a cleared environment) in the
@@ -19,11 +21,11 @@ bool lg_nested_find(char *sock, size_t sock_size, char *flow, size_t flow_size);
 
 /*
  * Registers as the child session `name`: 0 when it may start, a positive
- * errno when the supervisor refused it (why says why), -errno when the
+ * errno when the supervisor refused it (err says why), -errno when the
  * supervisor could not be asked. After a refusal the connection stays open
  * (the kill of the flow waits for it): exit soon.
  */
 int lg_nested_enter(const char *sock, const char *flow, const char *name,
-		    char *why, size_t why_size);
+		    struct lg_error *err);
 
 #endif

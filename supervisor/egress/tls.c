@@ -109,14 +109,15 @@ static X509 *new_cert(EVP_PKEY *pub, const char *cn, long from, long to)
 	return x;
 }
 
-static void say(char *err, size_t errsz, const char *what)
+/* what, and OpenSSL's first error, into err */
+static void say(struct lg_error *err, const char *what)
 {
 	unsigned long e = ERR_get_error();
 	char buf[160] = "";
 
 	if (e)
 		ERR_error_string_n(e, buf, sizeof(buf));
-	snprintf(err, errsz, "%s%s%s", what, buf[0] ? ": " : "", buf);
+	lg_error_set(err, 0, "%s%s%s", what, buf[0] ? ": " : "", buf);
 }
 
 static void ca_free(struct lg_ca *ca)
@@ -134,14 +135,14 @@ static void ca_free(struct lg_ca *ca)
 
 LG_DEFINE_CLEANUP(ca_freep, struct lg_ca *, ca_free)
 
-static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
+static struct lg_ca *ca_new(const char *name, struct lg_error *err)
 {
 	__attribute__((cleanup(ca_freep))) struct lg_ca *ca =
 		calloc(1, sizeof(*ca));
 	char cn[200];
 
 	if (!ca) {
-		snprintf(err, errsz, "out of memory");
+		lg_error_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&ca->mu, NULL);
@@ -149,7 +150,7 @@ static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
 	ca->key = ec_key();
 	ca->leaf_key = ec_key();
 	if (!ca->key || !ca->leaf_key) {
-		say(err, errsz, "cannot make a key");
+		say(err, "cannot make a key");
 		return NULL;
 	}
 	ca->cert = new_cert(ca->key, cn, -DAY, 7 * DAY);
@@ -161,7 +162,7 @@ static struct lg_ca *ca_new(const char *name, char *err, size_t errsz)
 		     "critical,keyCertSign,cRLSign") ||
 	    !add_ext(ca->cert, ca->cert, NID_subject_key_identifier, "hash") ||
 	    !X509_sign(ca->cert, ca->key, EVP_sha256())) {
-		say(err, errsz, "cannot make the CA certificate");
+		say(err, "cannot make the CA certificate");
 		return NULL;
 	}
 	return lg_steal_ptr(&ca);

@@ -17,13 +17,18 @@
 
 #include <stddef.h>
 
+#include "lib/error.h"
+
 #define LG_TLS_EXPORT __attribute__((visibility("default")))
 
 struct lg_ca;
 
 struct lg_tls_ops {
-	/* A new CA (EC P-256, valid from a day ago to a week ahead). */
-	struct lg_ca *(*ca_new)(const char *name, char *err, size_t errsz);
+	/*
+	 * A new CA (EC P-256, valid from a day ago to a week ahead), or NULL
+	 * with err.
+	 */
+	struct lg_ca *(*ca_new)(const char *name, struct lg_error *err);
 	/*
 	 * Writes the CA certificate to ca_path (0644) and the bundle (the
 	 * PEM files of bundles, NULL-terminated: the system's and any the

@@ -210,12 +210,13 @@ static int reset_shared(const struct lg_config *cfg, const char *id)
 				   "lgctl",
 				   false };
 	struct lg_store *st;
-	char why[600], rec[4096];
+	struct lg_error why;
+	char rec[4096];
 	int r;
 
-	if (lg_store_open(&st, &sc, why, sizeof(why)) < 0) {
+	if (lg_store_open(&st, &sc, &why) < 0) {
 		fprintf(stderr, "lgctl: the shared store is unavailable: %s\n",
-			why);
+			why.msg);
 		return -EIO;
 	}
 	r = lg_store_killed(st, rec, sizeof(rec));

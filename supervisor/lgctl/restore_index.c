@@ -47,10 +47,10 @@ bool rst_trusted(const struct restore *r, int fd, bool strict, struct stat *st)
 /*
  * abs opened from / and checked all the way down: every folder trusted,
  * the last strict ones (the quarantine's own) strictly. An O_PATH
- * descriptor, or -errno with why.
+ * descriptor, or -errno with err.
  */
 static int walk_trusted(const struct restore *r, const char *abs,
-			unsigned strict_last, char *why, size_t wsize)
+			unsigned strict_last, struct lg_error *err)
 {
 	LG_AUTOFREE char *copy = strdup(abs);
 	LG_AUTOCLOSE int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -62,27 +62,23 @@ static int walk_trusted(const struct restore *r, const char *abs,
 		return -ENOMEM;
 	for (const char *c = abs; *c; c++)
 		total += *c == '/';
-	if (!rst_trusted(r, cur, total < strict_last, &st)) {
-		snprintf(why, wsize, "/ is writable by others");
-		return -EPERM;
-	}
+	if (!rst_trusted(r, cur, total < strict_last, &st))
+		return lg_error_set(err, EPERM, "/ is writable by others");
 	for (char *c = strtok_r(copy, "/", &save); c;
 	     c = strtok_r(NULL, "/", &save)) {
 		int fd = rst_open2(cur, c, O_PATH | O_DIRECTORY, 0);
 		size_t n = strlen(done);
 
 		snprintf(done + n, sizeof(done) - n, "/%s", c);
-		if (fd < 0) {
-			snprintf(why, wsize, "%s: %s", lgq_show(done),
-				 rst_why_of(fd));
-			return fd;
-		}
+		if (fd < 0)
+			return lg_error_set(err, -fd, "%s: %s", lgq_show(done),
+					    rst_why_of(fd));
 		close(cur);
 		cur = fd;
 		depth++;
-		if (!rst_trusted(r, cur, depth + strict_last > total, &st)) {
-			snprintf(
-				why, wsize,
+		if (!rst_trusted(r, cur, depth + strict_last > total, &st))
+			return lg_error_set(
+				err, EPERM,
 				"the quarantine's folder %s is %s (uid %u, mode %04o): not used",
 				lgq_show(done),
 				S_ISDIR(st.st_mode) && st.st_uid != 0 &&
@@ -91,8 +87,6 @@ static int walk_trusted(const struct restore *r, const char *abs,
 					"writable by others",
 				(unsigned)st.st_uid,
 				(unsigned)st.st_mode & 07777);
-			return -EPERM;
-		}
 	}
 	return lg_steal_fd(&cur);
 }
@@ -112,15 +106,15 @@ static bool digits(const char *s, size_t n)
  * <top>/<session>/<bucket>/<n>, opened and checked from / (cached).
  */
 struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
-			     char *why, size_t wsize)
+			     struct lg_error *err)
 {
 	const char *k = e->kept, *name, *b, *sess;
 	size_t len;
 	struct folder *f;
 
 	if (!k || !rst_normal(k)) {
-		snprintf(why, wsize,
-			 "its kept file's path is not absolute and normal");
+		lg_error_set(err, 0,
+			     "its kept file's path is not absolute and normal");
 		return NULL;
 	}
 	name = strrchr(k, '/');
@@ -132,8 +126,8 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 	if (sess <= k || !digits(name + 1, strlen(name + 1)) ||
 	    !digits(b + 1, (size_t)(name - b - 1)) ||
 	    (size_t)(b - sess - 1) != len || memcmp(sess + 1, r->id, len)) {
-		snprintf(
-			why, wsize,
+		lg_error_set(
+			err, 0,
 			"its kept file %s is not in a quarantine folder of session %s",
 			lgq_show(k), lgq_show(r->id));
 		return NULL;
@@ -156,8 +150,7 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 		/* the session's folder and its bucket: strictly */
 		char *sp = strndup(k, (size_t)(b - k));
 
-		f->sfd = sp ? walk_trusted(r, sp, 2, f->why, sizeof(f->why)) :
-			      -ENOMEM;
+		f->sfd = sp ? walk_trusted(r, sp, 2, &f->why) : -ENOMEM;
 		free(sp);
 		if (f->sfd >= 0) {
 			f->fd = rst_open2(f->sfd, strrchr(f->path, '/') + 1,
@@ -169,21 +162,21 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 				    !rst_trusted(r, f->fd, true, &st)) {
 					close(f->fd);
 					f->fd = -EPERM;
-					snprintf(
-						f->why, sizeof(f->why),
+					lg_error_set(
+						&f->why, EPERM,
 						"the quarantine's folder %s is another user's or writable by others",
 						lgq_show(f->path));
 				} else if (f->fd < 0) {
-					snprintf(f->why, sizeof(f->why),
-						 "%s: %s", lgq_show(f->path),
-						 rst_why_of(f->fd));
+					lg_error_set(&f->why, -f->fd, "%s: %s",
+						     lgq_show(f->path),
+						     rst_why_of(f->fd));
 				}
 			}
 		}
 	}
 found:
 	if (f->fd < 0 && f->fd != -ENOENT) {
-		snprintf(why, wsize, "%s", f->why);
+		lg_error_set(err, -f->fd, "%s", f->why.msg);
 		return NULL;
 	}
 	return f;
@@ -416,27 +409,26 @@ static bool same_index(const struct restore *r, const struct request *q)
  */
 int rst_open_quarantine(struct restore *r, const struct request *q)
 {
-	char why[PATH_MAX + 200];
+	struct lg_error why;
 	struct stat qst;
 
-	r->qfd = walk_trusted(r, q->qdir, 1, why, sizeof(why));
+	r->qfd = walk_trusted(r, q->qdir, 1, &why);
 	if (r->qfd >= 0 &&
 	    (fstat(r->qfd, &qst) < 0 || (r->owner == 0 && qst.st_uid != 0))) {
-		snprintf(why, sizeof(why), "%s is not root's, its index is",
-			 lgq_show(q->qdir));
 		lg_closep(&r->qfd);
-		r->qfd = -EPERM;
+		r->qfd = lg_error_set(&why, EPERM,
+				      "%s is not root's, its index is",
+				      lgq_show(q->qdir));
 	}
 	if (r->qfd >= 0 && !same_index(r, q)) {
-		snprintf(why, sizeof(why), "%s was replaced while read",
-			 lgq_show(q->index));
 		lg_closep(&r->qfd);
-		r->qfd = -EPERM;
+		r->qfd = lg_error_set(&why, EPERM, "%s was replaced while read",
+				      lgq_show(q->index));
 	}
 	if (r->qfd < 0) {
 		fprintf(stderr,
 			"lgctl restore: refused: %s (a quarantine is used only when it is root's or its index's owner's, not writable by others, and reached without a symlink)\n",
-			why);
+			why.msg);
 		return 2;
 	}
 	return GO_ON;

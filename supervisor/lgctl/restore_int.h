@@ -19,13 +19,14 @@
 #include <time.h>
 
 #include "lgctl.h"
+#include "lib/error.h"
 
 /* A folder of the session's quarantine (<top>/<session>/<bucket>). */
 struct folder {
 	char *path; /* the bucket's */
 	int fd; /* the bucket, O_PATH, or -errno */
 	int sfd; /* <top>/<session>, O_PATH (set-asides go there) */
-	char why[PATH_MAX + 160]; /* why it is refused, when fd < 0 */
+	struct lg_error why; /* why it is refused, when fd < 0 */
 };
 
 struct restore {
@@ -97,9 +98,9 @@ int rst_load_as_owner(struct restore *r, const struct request *q);
 void rst_times_from_state_dir(struct restore *r, const char *qdir);
 /* fd a directory the quarantine may use (st filled): see its definition. */
 bool rst_trusted(const struct restore *r, int fd, bool strict, struct stat *st);
-/* e's kept file's folder, checked and cached; NULL with why when refused. */
+/* e's kept file's folder, checked and cached; NULL with err when refused. */
 struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
-			     char *why, size_t wsize);
+			     struct lg_error *err);
 /* A set-aside's line appended to the index: 0 or -errno. */
 int rst_index_set_aside(struct restore *r, long long n, const char *path,
 			const char *kept, const struct statx *before,

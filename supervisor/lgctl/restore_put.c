@@ -39,8 +39,8 @@ static bool is_copy(const struct lgq_entry *e)
  * A hard link's change time is not compared: the removal that follows
  * the keeping changes it; its modification time is.
  */
-static bool changed(const struct lgq_entry *e, const struct stat *ks, char *why,
-		    size_t wsize)
+static bool changed(const struct lgq_entry *e, const struct stat *ks,
+		    struct lg_error *why)
 {
 	bool copy = is_copy(e);
 	long long ino = (e->have & LGQ_HAVE_KEPT) ? e->kept_ino : e->ino;
@@ -48,17 +48,17 @@ static bool changed(const struct lgq_entry *e, const struct stat *ks, char *why,
 
 	if ((!copy || (e->have & LGQ_HAVE_KEPT)) &&
 	    (long long)ks->st_ino != ino)
-		snprintf(why, wsize, "inode %llu, kept as %lld",
-			 (unsigned long long)ks->st_ino, ino);
+		lg_error_set(why, 0, "inode %llu, kept as %lld",
+			     (unsigned long long)ks->st_ino, ino);
 	else if ((long long)ks->st_size != size)
-		snprintf(why, wsize, "%lld bytes, kept with %lld",
-			 (long long)ks->st_size, size);
+		lg_error_set(why, 0, "%lld bytes, kept with %lld",
+			     (long long)ks->st_size, size);
 	else if (copy && (e->have & LGQ_HAVE_KEPT) &&
 		 st_ns(ks->st_ctim) != e->kept_ctime_ns)
-		snprintf(why, wsize, "changed at %lld, kept at %lld",
-			 st_ns(ks->st_ctim), e->kept_ctime_ns);
+		lg_error_set(why, 0, "changed at %lld, kept at %lld",
+			     st_ns(ks->st_ctim), e->kept_ctime_ns);
 	else if (!copy && st_ns(ks->st_mtim) != e->mtime_ns)
-		snprintf(why, wsize, "modified since it was kept");
+		lg_error_set(why, 0, "modified since it was kept");
 	else
 		return false;
 	return true;
@@ -289,16 +289,16 @@ static void put_close(struct put *p)
 static bool put_open(struct restore *r, struct put *p)
 {
 	const struct lgq_entry *e = p->e;
-	char why[PATH_MAX + 200];
+	struct lg_error why;
 
 	if (!rst_normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
 		return false;
 	}
 	p->name = strrchr(e->path, '/') + 1;
-	p->f = rst_folder_of(r, e, why, sizeof(why));
+	p->f = rst_folder_of(r, e, &why);
 	if (!p->f) {
-		refuse(r, e, why);
+		refuse(r, e, why.msg);
 		return false;
 	}
 	p->kfd = p->f->fd < 0 ?
@@ -338,28 +338,27 @@ static void put_gone(struct restore *r, const struct put *p)
 static bool put_kept_ok(struct restore *r, struct put *p)
 {
 	const struct lgq_entry *e = p->e;
-	char why[PATH_MAX + 200];
+	struct lg_error why;
 
 	if (p->kfd == -ENOENT) {
 		put_gone(r, p);
 		return false;
 	}
 	if (p->kfd < 0) {
-		snprintf(why, sizeof(why), "its kept file %s: %s",
-			 lgq_show(e->kept), rst_why_of(p->kfd));
-		refuse(r, e, why);
+		lg_error_set(&why, -p->kfd, "its kept file %s: %s",
+			     lgq_show(e->kept), rst_why_of(p->kfd));
+		refuse(r, e, why.msg);
 		return false;
 	}
 	if (fstat(p->kfd, &p->ks) < 0 || !S_ISREG(p->ks.st_mode)) {
-		snprintf(why, sizeof(why),
-			 "its kept file %s is not a regular file",
-			 lgq_show(e->kept));
-		refuse(r, e, why);
+		lg_error_set(&why, 0, "its kept file %s is not a regular file",
+			     lgq_show(e->kept));
+		refuse(r, e, why.msg);
 		return false;
 	}
-	if (changed(e, &p->ks, why, sizeof(why))) {
+	if (changed(e, &p->ks, &why)) {
 		printf("changed   %s: its kept file %s changed since it was kept (%s)%s\n",
-		       lgq_show(e->path), lgq_show(e->kept), why,
+		       lgq_show(e->path), lgq_show(e->kept), why.msg,
 		       r->force ? ": restored anyway (--force)" :
 				  "; restore it with --force");
 		if (!r->force) {

@@ -19,7 +19,8 @@
 static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 {
 	const char *sys = getenv("SSL_CERT_FILE");
-	char path[PATH_MAX], err[256];
+	char path[PATH_MAX];
+	struct lg_error err;
 	void *h;
 	const struct lg_tls_ops *(*get)(void);
 	int r;
@@ -39,9 +40,9 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 			path);
 		return false;
 	}
-	l->egress.ca = l->egress.tls->ca_new(id, err, sizeof(err));
+	l->egress.ca = l->egress.tls->ca_new(id, &err);
 	if (!l->egress.ca) {
-		lg_warn("egress proxy: no session CA: %s", err);
+		lg_warn("egress proxy: no session CA: %s", err.msg);
 		return false;
 	}
 	if (!sys || access(sys, R_OK) < 0)

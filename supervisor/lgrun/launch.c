@@ -266,14 +266,14 @@ int launch_tree(struct run *run)
 	if (run->cfg.bpf_mode != LG_BPF_OFF && may_load_bpf())
 		img = command_image(run->o.argv[0]);
 	if (run->cfg.bpf_mode == LG_BPF_ON || img) {
-		char why[300];
+		struct lg_error why;
 
-		if (observer_start(&run->l, false, why, sizeof(why)) < 0) {
+		if (observer_start(&run->l, false, &why) < 0) {
 			if (run->cfg.bpf_mode == LG_BPF_ON) {
-				lg_err("--bpf=on: %s", why);
+				lg_err("--bpf=on: %s", why.msg);
 				return LG_EXIT_ERROR;
 			}
-			lg_info("the eBPF observer is off: %s", why);
+			lg_info("the eBPF observer is off: %s", why.msg);
 		} else if (img) {
 			char say[300];
 

@@ -173,7 +173,7 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 	const char *name = o->session ? o->session :
 			   o->agent   ? o->agent :
 					lg_path_basename(o->argv[0]);
-	char why[1024];
+	struct lg_error why;
 	int r;
 
 	if (o->nsets || o->config || o->profile || o->state_dir)
@@ -182,21 +182,21 @@ static int run_nested(const struct opts *o, const char *sock, const char *flow)
 			o->config  ? "config" :
 			o->profile ? "profile" :
 				     "state-dir");
-	r = lg_nested_enter(sock, flow, name, why, sizeof(why));
+	r = lg_nested_enter(sock, flow, name, &why);
 	if (r < 0) {
 		lg_err("inside a session, but its supervisor (%s) cannot be asked: %s; not starting '%s'",
 		       sock, strerror(-r), o->argv[0]);
 		return LG_EXIT_ERROR;
 	}
 	if (r > 0) {
-		lg_err("%s", why[0] ?
-				     why :
+		lg_err("%s", why.msg[0] ?
+				     why.msg :
 				     "the enclosing session refused this call");
 		lg_err("'%s' was not started", name);
 		if (!*flow)
 			fprintf(stderr,
 				"lgrun: LGRUN_FLOW (the flow's correlation id) was not in the environment: keep LGRUN_FLOW and LGRUN_SOCK when starting lgrun inside a session\n");
-		if (!o->session && !o->agent && strstr(why, "self-calls"))
+		if (!o->session && !o->agent && strstr(why.msg, "self-calls"))
 			fprintf(stderr,
 				"lgrun: the nested session was named after its command ('%s'); if this is not an agent calling itself, name it: lgrun --agent NAME -- ...\n",
 				name);

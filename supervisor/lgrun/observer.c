@@ -50,17 +50,17 @@ static void obs_lineage(void *ctx, pid_t pid, char *out, size_t size)
 /* The observer loaded (or failed to): wire it in, or say why not. */
 void observer_ready(struct loop *l)
 {
-	char why[300];
+	struct lg_error why;
 
-	if (!lg_observer_ready(l->observer.obs, why, sizeof(why)))
+	if (!lg_observer_ready(l->observer.obs, &why))
 		return;
-	if (why[0]) {
+	if (why.msg[0]) {
 		char st[340];
 
-		snprintf(st, sizeof(st), "off: %s", why);
+		snprintf(st, sizeof(st), "off: %s", why.msg);
 		lg_session_counters(l->s,
 				    &(struct lg_counters){ .bpf_state = st });
-		lg_info("the eBPF observer is off: %s", why);
+		lg_info("the eBPF observer is off: %s", why.msg);
 		exec_watch_serve(l);
 		return;
 	}
@@ -114,26 +114,22 @@ bool may_load_bpf(void)
 }
 
 /* --bpf: on loads before the command starts, auto in the background. */
-int observer_start(struct loop *l, bool async, char *why, size_t why_size)
+int observer_start(struct loop *l, bool async, struct lg_error *err)
 {
 	const struct lg_config *cfg = l->cfg;
 	char lib[PATH_MAX + 32];
 	struct lg_observer_cfg oc = { 0 };
 	struct stat st;
 
-	if (!libdir_file("liblgbpf.so", lib, sizeof(lib))) {
-		snprintf(
-			why, why_size,
+	if (!libdir_file("liblgbpf.so", lib, sizeof(lib)))
+		return lg_error_set(
+			err, ENOENT,
 			"lgrun was built without the eBPF observer (no %s: the kernel had no BTF at build time)",
 			lib);
-		return -ENOENT;
-	}
-	if (!may_load_bpf()) {
-		snprintf(
-			why, why_size,
+	if (!may_load_bpf())
+		return lg_error_set(
+			err, EPERM,
 			"loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
-		return -EPERM;
-	}
 	oc.lib = lib;
 	if (l->cg->ok && stat(l->cg->path, &st) == 0) {
 		oc.cgid = st.st_ino; /* a cgroup v2 directory's id */
@@ -149,20 +145,21 @@ int observer_start(struct loop *l, bool async, char *why, size_t why_size)
 	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
 	oc.sealed = cfg->sealed;
 	oc.s = l->s;
-	return lg_observer_start(&l->observer.obs, &oc, why, why_size);
+	return lg_observer_start(&l->observer.obs, &oc, err);
 }
 
 /* --bpf=auto, once the session has lasted BPF_AUTO_DELAY_MS. */
 static void observer_auto(struct loop *l)
 {
-	char why[300], st[340];
+	struct lg_error why;
+	char st[340];
 
 	l->observer.bpf_at = 0;
 	if (l->tree.main_exited || l->observer.obs)
 		return; /* loaded already: the command is static */
-	if (observer_start(l, true, why, sizeof(why)) < 0) {
-		snprintf(st, sizeof(st), "off: %s", why);
-		lg_info("the eBPF observer is off: %s", why);
+	if (observer_start(l, true, &why) < 0) {
+		snprintf(st, sizeof(st), "off: %s", why.msg);
+		lg_info("the eBPF observer is off: %s", why.msg);
 	} else {
 		snprintf(st, sizeof(st), "loading");
 	}

@@ -77,33 +77,33 @@ static void load_proxy(struct loop *l)
 {
 	struct run_proxy *p = &l->proxy;
 	__typeof__(lg_proxy_start) *start;
-	char path[PATH_MAX + 32], err[256] = "";
+	char path[PATH_MAX + 32];
+	struct lg_error err = { "" };
 	void *h;
 
 	lg_sources_unwatch(&l->src, p->fd);
 	if (!libdir_file("liblgproxy.so", path, sizeof(path))) {
-		snprintf(err, sizeof(err),
-			 "liblgproxy.so is not next to lgrun");
+		lg_error_set(&err, 0, "liblgproxy.so is not next to lgrun");
 		goto fail;
 	}
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(err, sizeof(err), "%s", dlerror());
+		lg_error_set(&err, 0, "%s", dlerror());
 		goto fail;
 	}
 	start = (__typeof__(start))dlsym(h, "lg_proxy_start");
 	p->stop = (__typeof__(p->stop))dlsym(h, "lg_proxy_stop");
 	if (!start || !p->stop) {
-		snprintf(err, sizeof(err), "%s lacks lg_proxy_start", path);
+		lg_error_set(&err, 0, "%s lacks lg_proxy_start", path);
 		goto fail;
 	}
 	p->proxy = start(lg_session_proxy_ops(), l->s, p->fd, p->routes,
-			 p->nroutes, l->secret, wake_main, l, err, sizeof(err));
+			 p->nroutes, l->secret, wake_main, l, &err);
 	if (p->proxy)
 		return;
 fail:
 	/* The agent's model calls get "connection refused", not a hang. */
-	lg_warn("the LLM proxy could not start: %s", err);
+	lg_warn("the LLM proxy could not start: %s", err.msg);
 	close(p->fd);
 	p->fd = -1;
 }

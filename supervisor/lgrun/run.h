@@ -58,6 +58,7 @@
 #include "tree/cgroup.h"
 #include "tree/watchdog.h"
 #include "lib/cleanup.h"
+#include "lib/error.h"
 #include "egress/egress.h"
 #include "egress/tls.h"
 #include "config/config.h"
@@ -369,7 +370,7 @@ void restore_terminal(struct loop *l);
 
 /* observer.c */
 bool may_load_bpf(void);
-int observer_start(struct loop *l, bool async, char *why, size_t why_size);
+int observer_start(struct loop *l, bool async, struct lg_error *err);
 /* The observer loaded (or failed to): wired in, or why not said. */
 void observer_ready(struct loop *l);
 /* The command runs: --bpf=on's observer wired in, or --bpf=auto's planned. */

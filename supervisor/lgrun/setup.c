@@ -81,7 +81,8 @@ int check_blocked(struct run *run)
 	int r;
 
 	if (run->cfg.store_redis) {
-		char why[600], host[128] = "?";
+		struct lg_error why;
+		char host[128] = "?";
 		struct lg_store_cfg sc = { run->cfg.store_url,
 					   run->cfg.store_prefix,
 					   run->cfg.store_password_env,
@@ -93,17 +94,16 @@ int check_blocked(struct run *run)
 		gethostname(host, sizeof(host) - 1);
 		snprintf(run->store_self, sizeof(run->store_self), "%.40s:%d",
 			 host, getpid());
-		if (lg_store_open(&run->l.store.store, &sc, why, sizeof(why)) <
-		    0) {
+		if (lg_store_open(&run->l.store.store, &sc, &why) < 0) {
 			if (run->cfg.store_fail) {
 				lg_err("the shared store is unavailable: %s (set [store] on_store_error = local to run on this host's counts alone)",
-				       why);
+				       why.msg);
 				return LG_EXIT_ERROR;
 			}
 			snprintf(run->store_down, sizeof(run->store_down), "%s",
-				 why);
+				 why.msg);
 			lg_warn("the shared store is unavailable: %s; counting on this host alone (on_store_error = local)",
-				why);
+				why.msg);
 		}
 	}
 	{

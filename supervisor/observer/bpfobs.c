@@ -142,7 +142,7 @@ static const char *obs_load(struct lg_bpfobs *o,
 }
 
 static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
-		    char *why, size_t why_size)
+		    struct lg_error *err)
 {
 	__attribute__((cleanup(obs_freep))) struct lg_bpfobs *o =
 		calloc(1, sizeof(*o));
@@ -160,12 +160,11 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 			r = -r;
 		if (!r)
 			r = -EINVAL;
-		snprintf(why, why_size, "eBPF %s failed: %s%s", step,
-			 strerror(-r),
-			 r == -EPERM || r == -EACCES ?
-				 " (needs root, or CAP_BPF and CAP_PERFMON)" :
-				 "");
-		return r;
+		return lg_error_set(
+			err, -r, "eBPF %s failed: %s%s", step, strerror(-r),
+			r == -EPERM || r == -EACCES ?
+				" (needs root, or CAP_BPF and CAP_PERFMON)" :
+				"");
 	}
 	*out = lg_steal_ptr(&o);
 	return 0;

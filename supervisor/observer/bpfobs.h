@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "../../bpf/lgobserve.h"
+#include "lib/error.h"
 
 struct lg_bpfobs;
 
@@ -32,9 +33,9 @@ typedef void (*lg_bpfobs_fn)(void *ctx, const struct lgb_event *e);
 
 /* The table liblgbpf.so exports as lg_bpfobs_ops. */
 struct lg_bpfobs_ops {
-	/* 0, or -errno with why filled ("needs root or CAP_BPF ...") */
+	/* 0, or -errno with err filled ("needs root or CAP_BPF ...") */
 	int (*open)(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
-		    char *why, size_t why_size);
+		    struct lg_error *err);
 	/* pid-set mode: the first process of the session */
 	int (*add_pid)(struct lg_bpfobs *o, pid_t pid);
 	/* pid's shim said hello at sent_ns: the kernel sends nothing of it

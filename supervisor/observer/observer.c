@@ -26,12 +26,11 @@ static int load(struct lg_observer *o)
 	o->dl = dlopen(o->cfg.lib, RTLD_NOW | RTLD_LOCAL);
 	if (o->dl)
 		o->ops = dlsym(o->dl, "lg_bpfobs_ops");
-	if (!o->ops) {
-		snprintf(o->load_why, sizeof(o->load_why), "cannot load %s: %s",
-			 o->cfg.lib, o->dl ? "no lg_bpfobs_ops" : dlerror());
-		return -ENOENT;
-	}
-	return o->ops->open(&o->bo, &bc, o->load_why, sizeof(o->load_why));
+	if (!o->ops)
+		return lg_error_set(&o->load_why, ENOENT, "cannot load %s: %s",
+				    o->cfg.lib,
+				    o->dl ? "no lg_bpfobs_ops" : dlerror());
+	return o->ops->open(&o->bo, &bc, &o->load_why);
 }
 
 /*
@@ -48,9 +47,9 @@ static void *loader(void *arg)
 		/* at the session's priority, then */
 	}
 	o->load_err = load(o);
-	if (o->load_err < 0 && !o->load_why[0])
-		snprintf(o->load_why, sizeof(o->load_why), "%s",
-			 strerror(-o->load_err));
+	if (o->load_err < 0 && !o->load_why.msg[0])
+		lg_error_set(&o->load_why, -o->load_err, "%s",
+			     strerror(-o->load_err));
 	atomic_store(&o->done, true);
 	if (write(o->cfg.wake_fd, &one, sizeof(one)) < 0) {
 		/* the loop polls done at its next wake-up anyway */
@@ -59,37 +58,34 @@ static void *loader(void *arg)
 }
 
 int lg_observer_start(struct lg_observer **out,
-		      const struct lg_observer_cfg *cfg, char *why,
-		      size_t why_size)
+		      const struct lg_observer_cfg *cfg, struct lg_error *err)
 {
 	struct lg_observer *o = calloc(1, sizeof(*o));
 	int r;
 
 	*out = NULL;
-	if (!o) {
-		snprintf(why, why_size, "out of memory");
-		return -ENOMEM;
-	}
+	if (!o)
+		return lg_error_set(err, ENOMEM, "out of memory");
 	o->cfg = *cfg;
 	o->fd = -1;
 	o->pend = calloc(NPENDING, sizeof(*o->pend));
 	if (!o->pend) {
-		snprintf(why, why_size, "out of memory");
 		lg_observer_free(o);
-		return -ENOMEM;
+		return lg_error_set(err, ENOMEM, "out of memory");
 	}
 	if (cfg->async) {
 		if (pthread_create(&o->thread, NULL, loader, o) != 0) {
-			snprintf(why, why_size, "cannot start a thread");
 			lg_observer_free(o);
-			return -EAGAIN;
+			return lg_error_set(err, EAGAIN,
+					    "cannot start a thread");
 		}
 		o->threaded = true;
 	} else {
 		r = load(o);
 		if (r < 0) {
-			snprintf(why, why_size, "%s",
-				 o->load_why[0] ? o->load_why : strerror(-r));
+			lg_error_set(err, -r, "%s",
+				     o->load_why.msg[0] ? o->load_why.msg :
+							  strerror(-r));
 			lg_observer_free(o);
 			return r;
 		}
@@ -99,7 +95,7 @@ int lg_observer_start(struct lg_observer **out,
 	return 0;
 }
 
-bool lg_observer_ready(struct lg_observer *o, char *why, size_t why_size)
+bool lg_observer_ready(struct lg_observer *o, struct lg_error *err)
 {
 	/* done first: until then the loader thread writes load_err */
 	if (!o || o->attached || o->failed || !atomic_load(&o->done))
@@ -109,13 +105,13 @@ bool lg_observer_ready(struct lg_observer *o, char *why, size_t why_size)
 		o->threaded = false;
 	}
 	if (o->load_err < 0) { /* said once: the caller records why */
-		snprintf(why, why_size, "%s", o->load_why);
+		lg_error_set(err, -o->load_err, "%s", o->load_why.msg);
 		o->failed = true;
 		return true;
 	}
 	o->attached = true;
 	o->fd = o->ops->fd(o->bo);
-	why[0] = '\0';
+	lg_error_clear(err);
 	o->start_ms = lg_mono_ms();
 	o->watching = o->ops->watching(o->bo);
 	snprintf(o->tracing, sizeof(o->tracing), "off");

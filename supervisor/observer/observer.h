@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/error.h"
+
 struct lg_session;
 struct lg_observer;
 
@@ -41,15 +43,15 @@ struct lg_observer_cfg {
 	struct lg_session *s;
 };
 
-/* 0 (loading or loaded), or -errno with why (then nothing was started). */
+/* 0 (loading or loaded), or -errno with err (then nothing was started). */
 int lg_observer_start(struct lg_observer **out,
-		      const struct lg_observer_cfg *cfg, char *why,
-		      size_t why_size);
+		      const struct lg_observer_cfg *cfg, struct lg_error *err);
 /*
- * After a wake-up: if an asynchronous load finished, true (why says why
- * when it failed); loaded, its ring buffer is lg_observer_fd's to watch.
+ * After a wake-up: if an asynchronous load finished, true (err says why
+ * when it failed, and is "" when it loaded); loaded, its ring buffer is
+ * lg_observer_fd's to watch.
  */
-bool lg_observer_ready(struct lg_observer *o, char *why, size_t why_size);
+bool lg_observer_ready(struct lg_observer *o, struct lg_error *err);
 /* The fd that is ready when events wait (lg_observer_handle); -1: none. */
 int lg_observer_fd(const struct lg_observer *o);
 /* The pid set (no cgroup): the session's first process. */

@@ -63,7 +63,7 @@ struct lg_observer {
 	bool threaded;
 	atomic_bool done;
 	int load_err;
-	char load_why[256];
+	struct lg_error load_why;
 	bool attached;
 	bool failed; /* it could not load: said once (load_why) */
 	int fd;

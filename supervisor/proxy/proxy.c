@@ -563,12 +563,12 @@ LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
-	       char *err, size_t errsize)
+	       struct lg_error *err)
 {
 	struct lg_proxy *p;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(err, errsize, "libcurl would not initialise");
+		lg_error_set(err, 0, "libcurl would not initialise");
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
@@ -594,8 +594,8 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)0,
 				MHD_OPTION_END);
 	if (!p->d) {
-		snprintf(err, errsize, "libmicrohttpd would not start: %s",
-			 strerror(errno));
+		lg_error_set(err, errno, "libmicrohttpd would not start: %s",
+			     strerror(errno));
 		free(p);
 		return NULL;
 	}

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/error.h"
+
 #define LG_PROXY_EXPORT __attribute__((visibility("default")))
 
 struct lg_session;
@@ -158,14 +160,14 @@ struct lg_proxy_stats {
  * /SECRET (the base URLs lgrun gives the tree, and liblgtls's decrypted
  * requests), which the proxy takes off; any other gets 403 and
  * ops->refused (loopback answers every local user). NULL or "": anyone.
- * Returns NULL with err set on failure.
+ * Returns NULL on failure, with err set (not when out of memory).
  */
 #define LG_PROXY_SECRET_MAX 64
 LG_PROXY_EXPORT struct lg_proxy *
 lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
 	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
-	       char *err, size_t errsize);
+	       struct lg_error *err);
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);
 LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
 				    struct lg_proxy_stats *st);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/error.h"
 #include "lib/log.h"
 #include "quarantine_int.h"
 
@@ -123,10 +124,10 @@ int lg_quarantine_mkdir_0700(const char *path)
  * root or by lgrun's user, writable by no one else (another local user
  * could otherwise swap what it holds before a restore). Checked on the
  * folder opened without following a symlink; *fd is that folder. 0, or
- * -EPERM with why (or another -errno).
+ * -EPERM with err (or another -errno).
  */
 static int trusted_at(int at, const char *name, const char *shown, int *fd,
-		      char *why, size_t size)
+		      struct lg_error *err)
 {
 	struct stat st;
 	int d = openat(at, name,
@@ -134,8 +135,9 @@ static int trusted_at(int at, const char *name, const char *shown, int *fd,
 
 	if (d < 0) {
 		if (errno == ELOOP || errno == ENOTDIR)
-			snprintf(why, size,
-				 "%s is not a directory (a symlink?)", shown);
+			lg_error_set(err, errno,
+				     "%s is not a directory (a symlink?)",
+				     shown);
 		return errno == ELOOP ? -EPERM : -errno;
 	}
 	if (fstat(d, &st) < 0) {
@@ -143,31 +145,30 @@ static int trusted_at(int at, const char *name, const char *shown, int *fd,
 		return -errno;
 	}
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-		snprintf(
-			why, size,
+		close(d);
+		return lg_error_set(
+			err, EPERM,
 			"%s is owned by uid %u with mode %04o (it must be root's or lgrun's own, writable by no one else)",
 			shown, (unsigned)st.st_uid,
 			(unsigned)(st.st_mode & 07777));
-		close(d);
-		return -EPERM;
 	}
 	lg_closep(fd);
 	*fd = d;
 	return 0;
 }
 
-static int trusted(const char *path, int *fd, char *why, size_t size)
+static int trusted(const char *path, int *fd, struct lg_error *err)
 {
-	return trusted_at(AT_FDCWD, path, path, fd, why, size);
+	return trusted_at(AT_FDCWD, path, path, fd, err);
 }
 
 /* <top>/<session>, made 0700 from top's fd (r->fd), then r->fd. */
 static int session_folder(struct lg_quarantine *q, struct lg_qroot *r,
-			  char *why, size_t size)
+			  struct lg_error *err)
 {
 	if (mkdirat(r->fd, q->session, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	return trusted_at(r->fd, q->session, r->path, &r->fd, why, size);
+	return trusted_at(r->fd, q->session, r->path, &r->fd, err);
 }
 
 /*
@@ -193,7 +194,8 @@ static struct lg_qroot *find_root(struct lg_quarantine *q, const char *path,
 struct lg_qroot *lg_quarantine_root_of_mount(struct lg_quarantine *q,
 					     uint64_t mnt, const char *dir)
 {
-	char top[PATH_MAX], why[PATH_MAX + 100] = "";
+	char top[PATH_MAX];
+	struct lg_error why = { "" };
 	struct lg_qroot *r;
 	int e;
 
@@ -227,13 +229,13 @@ struct lg_qroot *lg_quarantine_root_of_mount(struct lg_quarantine *q,
 			     q->session) >= sizeof(r->path))
 		e = e ? e : -ENAMETOOLONG;
 	if (!e)
-		e = trusted(top, &r->fd, why, sizeof(why));
+		e = trusted(top, &r->fd, &why);
 	if (!e)
-		e = session_folder(q, r, why, sizeof(why));
+		e = session_folder(q, r, &why);
 	r->err = e;
-	if (e && why[0])
+	if (e && why.msg[0])
 		lg_warn("quarantine: %s: refused; what is removed or changed on the mount of %s is copied to the state dir's folder instead (up to max_copy)",
-			why, dir[0] ? dir : "/");
+			why.msg, dir[0] ? dir : "/");
 	else if (e)
 		lg_warn("quarantine: no folder on the mount of %s (%s): what is removed there is not kept",
 			dir[0] ? dir : "/", strerror(-e));

@@ -140,78 +140,85 @@ static redisReply *cmd_argv(struct lg_store *st, redisContext *c, int argc,
 	return r;
 }
 
-static int connect_one(struct lg_store *st, redisContext **out, char *why,
-		       size_t wsz)
+static int connect_one(struct lg_store *st, redisContext **out,
+		       struct lg_error *err)
 {
 	struct timeval tv = { st->timeout_ms / 1000,
 			      (st->timeout_ms % 1000) * 1000 };
 	redisContext *c;
 	redisReply *r;
 	const char *pw = st->password_env[0] ? getenv(st->password_env) : NULL;
+	int e;
 
 	c = st->path[0] ? redisConnectUnixWithTimeout(st->path, tv) :
 			  redisConnectWithTimeout(st->host, st->port, tv);
 	if (!c || c->err) {
-		snprintf(why, wsz, "cannot connect to %s: %s", st->url,
-			 c ? c->errstr : "out of memory");
+		e = lg_error_set(err, ECONNREFUSED, "cannot connect to %s: %s",
+				 st->url, c ? c->errstr : "out of memory");
 		if (c)
 			redisFree(c);
-		return -ECONNREFUSED;
+		return e;
 	}
 	redisSetTimeout(c, tv);
 	if (pw && *pw) {
 		r = redisCommand(c, "AUTH %s", pw);
 		if (!r || r->type == REDIS_REPLY_ERROR) {
-			snprintf(why, wsz, "%s refused the password in $%s: %s",
-				 st->url, st->password_env,
-				 r ? r->str : c->errstr);
+			e = lg_error_set(err, EACCES,
+					 "%s refused the password in $%s: %s",
+					 st->url, st->password_env,
+					 r ? r->str : c->errstr);
 			if (r)
 				freeReplyObject(r);
 			redisFree(c);
-			return -EACCES;
+			return e;
 		}
 		freeReplyObject(r);
 	}
 	if (st->db) {
 		r = redisCommand(c, "SELECT %d", st->db);
 		if (!r || r->type == REDIS_REPLY_ERROR) {
-			snprintf(why, wsz, "%s: cannot select database %d: %s",
-				 st->url, st->db, r ? r->str : c->errstr);
+			e = lg_error_set(err, EINVAL,
+					 "%s: cannot select database %d: %s",
+					 st->url, st->db,
+					 r ? r->str : c->errstr);
 			if (r)
 				freeReplyObject(r);
 			redisFree(c);
-			return -EINVAL;
+			return e;
 		}
 		freeReplyObject(r);
 	}
 	r = redisCommand(c, "PING");
 	if (!r || r->type == REDIS_REPLY_ERROR) {
-		snprintf(why, wsz, "%s does not answer PING: %s", st->url,
-			 r ? r->str : c->errstr);
+		e = lg_error_set(err, EIO, "%s does not answer PING: %s",
+				 st->url, r ? r->str : c->errstr);
 		if (r)
 			freeReplyObject(r);
 		redisFree(c);
-		return -EIO;
+		return e;
 	}
 	freeReplyObject(r);
 	*out = c;
 	return 0;
 }
 
-static int load_scripts(struct lg_store *st, char *why, size_t wsz)
+static int load_scripts(struct lg_store *st, struct lg_error *err)
 {
 	const char *src[2] = { FORGET_LUA, ADD2_LUA };
 	char *sha[2] = { st->forget_sha, st->add2_sha };
+	int e;
 
 	for (int i = 0; i < 2; i++) {
 		redisReply *r = redisCommand(st->c, "SCRIPT LOAD %s", src[i]);
 
 		if (!r || r->type != REDIS_REPLY_STRING) {
-			snprintf(why, wsz, "%s: cannot load its scripts: %s",
-				 st->url, r && r->str ? r->str : st->c->errstr);
+			e = lg_error_set(err, EIO,
+					 "%s: cannot load its scripts: %s",
+					 st->url,
+					 r && r->str ? r->str : st->c->errstr);
 			if (r)
 				freeReplyObject(r);
-			return -EIO;
+			return e;
 		}
 		snprintf(sha[i], sizeof(st->add2_sha), "%s", r->str);
 		freeReplyObject(r);
@@ -225,20 +232,21 @@ static void key(const struct lg_store *st, const char *what, char *out,
 	snprintf(out, size, "%s{%s}:%s", st->prefix, st->session, what);
 }
 
-static int subscribe(struct lg_store *st, char *why, size_t wsz)
+static int subscribe(struct lg_store *st, struct lg_error *err)
 {
 	char ch[512];
 	redisReply *r;
+	int e;
 
-	if (connect_one(st, &st->sub, why, wsz) < 0)
+	if (connect_one(st, &st->sub, err) < 0)
 		return -ECONNREFUSED;
 	key(st, "kill", ch, sizeof(ch));
 	r = redisCommand(st->sub, "SUBSCRIBE %s", ch);
 	if (!r) {
-		snprintf(why, wsz, "%s: cannot subscribe: %s", st->url,
-			 st->sub->errstr);
+		e = lg_error_set(err, EIO, "%s: cannot subscribe: %s", st->url,
+				 st->sub->errstr);
 		drop(&st->sub);
-		return -EIO;
+		return e;
 	}
 	freeReplyObject(r);
 	/* messages are read when epoll says so: never wait for one */
@@ -343,7 +351,7 @@ static unsigned journal_add(struct lg_store *st, const char *window,
 /* Back after a loss: reconnect, then replay what was counted meanwhile. */
 static bool retry(struct lg_store *st)
 {
-	char why[512], msg[600];
+	char msg[600];
 	unsigned replayed = 0;
 	uint64_t now = lg_mono_ms();
 
@@ -352,8 +360,7 @@ static bool retry(struct lg_store *st)
 	if (now - st->last_try_ms < RETRY_MS)
 		return false;
 	st->last_try_ms = now;
-	if (connect_one(st, &st->c, why, sizeof(why)) < 0 ||
-	    load_scripts(st, why, sizeof(why)) < 0) {
+	if (connect_one(st, &st->c, NULL) < 0 || load_scripts(st, NULL) < 0) {
 		drop(&st->c);
 		return false;
 	}
@@ -371,7 +378,7 @@ static bool retry(struct lg_store *st)
 		}
 		replayed++;
 	}
-	if (!st->sub && subscribe(st, why, sizeof(why)) < 0)
+	if (!st->sub && subscribe(st, NULL) < 0)
 		drop(&st->sub); /* kills from other hosts are not heard */
 	snprintf(
 		msg, sizeof(msg),
@@ -492,16 +499,14 @@ static void w_reset(void *ctx, const char *window)
 }
 
 int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
-		  char *why, size_t why_size)
+		  struct lg_error *err)
 {
 	struct lg_store *st = calloc(1, sizeof(*st));
 	int r;
 
 	*out = NULL;
-	if (!st) {
-		snprintf(why, why_size, "out of memory");
-		return -ENOMEM;
-	}
+	if (!st)
+		return lg_error_set(err, ENOMEM, "out of memory");
 	{
 		pthread_mutexattr_t a;
 
@@ -521,14 +526,13 @@ int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
 	st->fail_closed = cfg->fail_closed;
 	st->journal = calloc(JOURNAL, sizeof(*st->journal));
 	r = lg_store_url_parse(st->url, st->host, sizeof(st->host), &st->port,
-			       st->path, sizeof(st->path), &st->db, why,
-			       why_size);
+			       st->path, sizeof(st->path), &st->db, err);
 	if (r == 0)
-		r = connect_one(st, &st->c, why, why_size);
+		r = connect_one(st, &st->c, err);
 	if (r == 0)
-		r = load_scripts(st, why, why_size);
+		r = load_scripts(st, err);
 	if (r == 0)
-		r = subscribe(st, why, why_size);
+		r = subscribe(st, err);
 	if (r < 0) {
 		lg_store_free(st);
 		return r;

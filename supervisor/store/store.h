@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "guard/guard.h"
+#include "lib/error.h"
 
 struct lg_store;
 
@@ -38,9 +39,9 @@ struct lg_store_cfg {
 	bool fail_closed;
 };
 
-/* Connects (commands and the kill channel): 0, or -errno and why. */
+/* Connects (commands and the kill channel): 0, or -errno and err. */
 int lg_store_open(struct lg_store **out, const struct lg_store_cfg *cfg,
-		  char *why, size_t why_size);
+		  struct lg_error *err);
 void lg_store_free(struct lg_store *st);
 
 /* The windows the guard counts in (valid as long as st). */

@@ -1330,7 +1330,8 @@ static void test_number_keys(void **state)
 	};
 	struct lg_config *c = *state;
 	size_t numbers = 0;
-	char out[64], msg[512];
+	struct lg_error err = { "" };
+	char out[64];
 
 	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
 		const struct lg_config_key *k =
@@ -1352,10 +1353,9 @@ static void test_number_keys(void **state)
 		at[2] = max;
 		for (int j = 0; j < 3; j++) {
 			lg_config_spell_number(k, at[j], out, sizeof(out));
-			if (lg_config_set_value(c, k, out, true, msg,
-						sizeof(msg)) < 0)
+			if (lg_config_set_value(c, k, out, true, &err) < 0)
 				fail_msg("%s.%s = %s: %s", k->section, k->name,
-					 out, msg);
+					 out, err.msg);
 			assert_int_equal(lg_config_number(c, k), at[j]);
 		}
 		lg_config_set_number(c, k, max + 1);

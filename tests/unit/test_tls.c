@@ -55,7 +55,7 @@ static void test_ca_and_leaves(void **state)
 {
 	const struct lg_tls_ops *ops = lg_tls_ops();
 	char dir[] = "/tmp/lgtls.XXXXXX", ca_path[128], bundle[128], sys[128];
-	char err[200];
+	struct lg_error err;
 	struct lg_ca *ca;
 	struct stat st;
 	SSL_CTX *a, *b, *ip;
@@ -72,7 +72,7 @@ static void test_ca_and_leaves(void **state)
 	fputs("(no newline)", f);
 	fclose(f);
 
-	ca = ops->ca_new("test", err, sizeof(err));
+	ca = ops->ca_new("test", &err);
 	assert_non_null(ca);
 	assert_int_equal(ops->ca_write(ca, ca_path, bundle,
 				       (const char *const[]){ sys, NULL }),
