@@ -10,6 +10,7 @@
 #include <hiredis/hiredis.h>
 
 #include "config/config.h"
+#include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "store.h"
 
@@ -140,65 +141,63 @@ static redisReply *cmd_argv(struct lg_store *st, redisContext *c, int argc,
 	return r;
 }
 
+LG_DEFINE_CLEANUP(redis_freep, redisContext *, redisFree)
+
+/*
+ * One setup command on a new connection: 0, or its error as "what: why"
+ * (-errnum), the reply released either way.
+ */
+static int setup_cmd(redisContext *c, redisReply *r, struct lg_error *err,
+		     int errnum, const char *what)
+{
+	int e = 0;
+
+	if (!r || r->type == REDIS_REPLY_ERROR)
+		e = lg_error_set(err, errnum, "%s: %s", what,
+				 r ? r->str : c->errstr);
+	if (r)
+		freeReplyObject(r);
+	return e;
+}
+
 static int connect_one(struct lg_store *st, redisContext **out,
 		       struct lg_error *err)
 {
 	struct timeval tv = { st->timeout_ms / 1000,
 			      (st->timeout_ms % 1000) * 1000 };
-	redisContext *c;
-	redisReply *r;
 	const char *pw = st->password_env[0] ? getenv(st->password_env) : NULL;
+	__attribute__((cleanup(redis_freep))) redisContext *c = NULL;
+	char what[PATH_MAX + 128];
 	int e;
 
 	c = st->path[0] ? redisConnectUnixWithTimeout(st->path, tv) :
 			  redisConnectWithTimeout(st->host, st->port, tv);
-	if (!c || c->err) {
-		e = lg_error_set(err, ECONNREFUSED, "cannot connect to %s: %s",
-				 st->url, c ? c->errstr : "out of memory");
-		if (c)
-			redisFree(c);
-		return e;
-	}
+	if (!c || c->err)
+		return lg_error_set(err, ECONNREFUSED,
+				    "cannot connect to %s: %s", st->url,
+				    c ? c->errstr : "out of memory");
 	redisSetTimeout(c, tv);
 	if (pw && *pw) {
-		r = redisCommand(c, "AUTH %s", pw);
-		if (!r || r->type == REDIS_REPLY_ERROR) {
-			e = lg_error_set(err, EACCES,
-					 "%s refused the password in $%s: %s",
-					 st->url, st->password_env,
-					 r ? r->str : c->errstr);
-			if (r)
-				freeReplyObject(r);
-			redisFree(c);
+		snprintf(what, sizeof(what), "%s refused the password in $%s",
+			 st->url, st->password_env);
+		e = setup_cmd(c, redisCommand(c, "AUTH %s", pw), err, EACCES,
+			      what);
+		if (e)
 			return e;
-		}
-		freeReplyObject(r);
 	}
 	if (st->db) {
-		r = redisCommand(c, "SELECT %d", st->db);
-		if (!r || r->type == REDIS_REPLY_ERROR) {
-			e = lg_error_set(err, EINVAL,
-					 "%s: cannot select database %d: %s",
-					 st->url, st->db,
-					 r ? r->str : c->errstr);
-			if (r)
-				freeReplyObject(r);
-			redisFree(c);
+		snprintf(what, sizeof(what), "%s: cannot select database %d",
+			 st->url, st->db);
+		e = setup_cmd(c, redisCommand(c, "SELECT %d", st->db), err,
+			      EINVAL, what);
+		if (e)
 			return e;
-		}
-		freeReplyObject(r);
 	}
-	r = redisCommand(c, "PING");
-	if (!r || r->type == REDIS_REPLY_ERROR) {
-		e = lg_error_set(err, EIO, "%s does not answer PING: %s",
-				 st->url, r ? r->str : c->errstr);
-		if (r)
-			freeReplyObject(r);
-		redisFree(c);
+	snprintf(what, sizeof(what), "%s does not answer PING", st->url);
+	e = setup_cmd(c, redisCommand(c, "PING"), err, EIO, what);
+	if (e)
 		return e;
-	}
-	freeReplyObject(r);
-	*out = c;
+	*out = lg_steal_ptr(&c);
 	return 0;
 }
 
