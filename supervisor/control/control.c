@@ -154,6 +154,31 @@ bool lg_control_lingering(const struct lg_control *c)
 static unsigned drain(struct lg_control *c, int epfd, struct conn *k);
 static void ring_list_del(struct lg_control *c, int fd);
 
+/* The listener, not watched a while (listen_paused_ms). */
+static void listen_pause(struct lg_control *c, int epfd)
+{
+	struct epoll_event ev = { .events = 0, .data.fd = c->lfd };
+
+	if (c->listen_paused_ms)
+		return;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, c->lfd, &ev);
+	c->listen_paused_ms = lg_mono_ms();
+	if (!c->paused_said) {
+		c->paused_said = true;
+		lg_warn("control: out of file descriptors, and none to refuse a shim connection with: connections wait until one is free");
+	}
+}
+
+static void listen_again(struct lg_control *c, int epfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = c->lfd };
+
+	if (!c->listen_paused_ms)
+		return;
+	c->listen_paused_ms = 0;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, c->lfd, &ev);
+}
+
 static void drop_conn(struct lg_control *c, int epfd, int fd)
 {
 	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->ring) {
@@ -172,6 +197,7 @@ static void drop_conn(struct lg_control *c, int epfd, int fd)
 	}
 	epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
 	close(fd);
+	listen_again(c, epfd); /* a descriptor is free again */
 	if (fd < MAX_CONNS && c->conns[fd] && c->conns[fd]->refused)
 		c->lingering--;
 	if (fd < MAX_CONNS) {
@@ -216,8 +242,10 @@ void lg_control_accept(struct lg_control *c, int epfd)
 			if (c->reserve_fd < 0)
 				c->reserve_fd =
 					open("/dev/null", O_RDONLY | O_CLOEXEC);
-			if (c->reserve_fd < 0)
+			if (c->reserve_fd < 0) {
+				listen_pause(c, epfd);
 				return;
+			}
 			close(c->reserve_fd);
 			c->reserve_fd = -1;
 			fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -415,13 +443,21 @@ static unsigned drain_all(struct lg_control *c, int epfd)
 
 uint64_t lg_control_next_deadline(const struct lg_control *c)
 {
-	return c && c->rings_awake ? c->rings_next_ms : 0;
+	uint64_t d = c && c->rings_awake ? c->rings_next_ms : 0;
+
+	if (c && c->listen_paused_ms &&
+	    (!d || c->listen_paused_ms + LISTEN_PAUSE_MS < d))
+		d = c->listen_paused_ms + LISTEN_PAUSE_MS;
+	return d;
 }
 
 void lg_control_tick(struct lg_control *c, int epfd)
 {
 	unsigned got = 0;
 
+	if (c && c->listen_paused_ms &&
+	    lg_mono_ms() >= c->listen_paused_ms + LISTEN_PAUSE_MS)
+		listen_again(c, epfd);
 	if (!c || !c->rings_awake || lg_mono_ms() < c->rings_next_ms)
 		return;
 	got = drain_all(c, epfd);

@@ -35,6 +35,7 @@
 #define MAX_PENDING 64 /* calls awaiting their result, per connection */
 #define ARGS_KEEP 2048
 #define MAX_NESTED 256 /* nested sessions alive at once */
+#define LISTEN_PAUSE_MS 50 /* out of descriptors: the listener rests */
 #define MAX_A2A 8 /* A2A calls awaiting their response, per connection */
 #define NAME 64 /* LG_FLOW_NAME_MAX */
 
@@ -88,6 +89,13 @@ struct lg_control {
 	const struct lg_cgroup *cg;
 	const char *target_keys, *url_targets;
 	int reserve_fd; /* given up to refuse a peer when out of descriptors */
+	/*
+	 * Out of descriptors with no reserve to refuse with: the listener is
+	 * not watched (it would wake the loop for nothing) from then until a
+	 * connection ends or LISTEN_PAUSE_MS pass (lg_mono_ms; 0: watched).
+	 */
+	uint64_t listen_paused_ms;
+	bool paused_said; /* said once a session */
 	char cg_rel[PATH_MAX]; /* our leaf, as /proc/PID/cgroup shows it */
 	struct conn *conns[MAX_CONNS];
 	/*
