@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Where `lgrun -- true`'s start goes: the same short command with one part
 # of lgrun turned off at a time, against bare `true` and the notify-only
-# floor (bench/notify_null.c), interleaved in rounds, medians. What a part
+# floor (bench/notify_null.c), interleaved in rounds, medians; each sample
+# by `perf stat -r N` (a shell loop without perf). What a part
 # costs is lgrun's time minus the time without it. Prints; asserts nothing.
 #   STARTUP_N (200) runs per sample, STARTUP_ROUNDS (7), B (build)
 set -u
@@ -29,29 +30,43 @@ declare -A what=([bare]="true" [floor]="notify_null true (the floor)"
 	[norec]="  [record] events = false" [noq]="  [quarantine] enabled = false"
 	[noiso]="  [guard] isolate = false" [tmpfs]="  the state dir on tmpfs"
 	[none]="  all four off")
-run() { # variant
+cmd() { # variant: the command line into CMD
 	case $1 in
-	bare) "$TRUE_BIN" ;;
-	floor) "$W/notify_null" "$TRUE_BIN" ;;
-	lgrun) "$LGRUN" --bpf=off --state-dir "$W/st" -- "$TRUE_BIN" ;;
-	tmpfs) "$LGRUN" --bpf=off --state-dir "$SHM/st" -- "$TRUE_BIN" ;;
-	*) "$LGRUN" --bpf=off --state-dir "$W/st" -c "$W/$1.ini" -- "$TRUE_BIN" ;;
+	bare) CMD=("$TRUE_BIN") ;;
+	floor) CMD=("$W/notify_null" "$TRUE_BIN") ;;
+	lgrun) CMD=("$LGRUN" --bpf=off --state-dir "$W/st" -- "$TRUE_BIN") ;;
+	tmpfs) CMD=("$LGRUN" --bpf=off --state-dir "$SHM/st" -- "$TRUE_BIN") ;;
+	*) CMD=("$LGRUN" --bpf=off --state-dir "$W/st" -c "$W/$1.ini" -- "$TRUE_BIN") ;;
 	esac
 }
+# One sample: us per run over N runs, by `perf stat -r N` when perf is here
+# (it forks and execs each run itself, as the issue asks), else a loop.
+sample() { # variant
+	local t0 t1 i out
+	cmd "$1"
+	"${CMD[@]}" >/dev/null 2>&1 || { echo "startup_parts: $1 failed" >&2; exit 1; }
+	if [ -n "$PERF" ]; then
+		out=$("$PERF" stat -r "$N" --null -- "${CMD[@]}" 2>&1 >/dev/null) || { echo "startup_parts: perf stat of $1 failed" >&2; exit 1; }
+		awk '/seconds time elapsed/ { printf "%d", $1 * 1e6 }' <<<"$out"
+		return
+	fi
+	t0=${EPOCHREALTIME/[.,]/}
+	for ((i = 0; i < N; i++)); do "${CMD[@]}" >/dev/null 2>&1; done
+	t1=${EPOCHREALTIME/[.,]/}
+	echo $(((t1 - t0) / N))
+}
+PERF=$(command -v perf 2>/dev/null)
 declare -A samples
 for ((r = 0; r < ROUNDS; r++)); do
 	order=("${VARIANTS[@]}")
 	((r % 2)) && order=($(printf '%s\n' "${VARIANTS[@]}" | tac))
 	for v in "${order[@]}"; do
-		t0=${EPOCHREALTIME/[.,]/}
-		for ((i = 0; i < N; i++)); do run "$v" >/dev/null 2>&1 || { echo "startup_parts: $v failed"; exit 1; }; done
-		t1=${EPOCHREALTIME/[.,]/}
-		samples[$v]+="$(((t1 - t0) / N)) "
+		samples[$v]+="$(sample "$v") "
 	done
 done
 med() { tr ' ' '\n' <<<"${samples[$1]}" | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 b=$(med bare) l=$(med lgrun)
-echo "startup of true, $N runs x $ROUNDS rounds, medians (us per run); state dir on $(stat -f -c %T "$W")"
+echo "startup of true, $N runs x $ROUNDS rounds ($([ -n "$PERF" ] && echo "perf stat -r $N" || echo "a shell loop")), medians (us per run); state dir on $(stat -f -c %T "$W")"
 for v in "${VARIANTS[@]}"; do
 	m=$(med "$v")
 	case $v in
