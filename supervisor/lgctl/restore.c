@@ -194,7 +194,8 @@ static int order(const void *a, const void *b)
 /* The entries in the order they are put back, each with where it goes. */
 static int plan(struct restore *r)
 {
-	qsort(r->x.e, r->x.n, sizeof(*r->x.e), order);
+	if (r->x.n) /* qsort wants a list */
+		qsort(r->x.e, r->x.n, sizeof(*r->x.e), order);
 	for (size_t i = 0; i < r->x.n; i++) {
 		struct lgq_entry *e = &r->x.e[i];
 		char *dest;

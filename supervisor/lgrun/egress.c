@@ -128,7 +128,8 @@ static const char *egress_decrypt(void *ctx, const char *host, uint16_t port)
 	struct loop *l = ctx;
 
 	/* a connection may come before the CA is made: not decrypted */
-	if (!atomic_load(&l->egress.ca_ready) || l->proxy.fd < 0 || port != 443)
+	if (!atomic_load(&l->egress.ca_ready) || !atomic_load(&l->proxy.up) ||
+	    port != 443)
 		return NULL;
 	for (size_t i = 0; i < l->egress.ndecrypt; i++)
 		if (strcasecmp(l->egress.decrypt[i].host, host) == 0)

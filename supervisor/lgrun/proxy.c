@@ -104,6 +104,7 @@ static void load_proxy(struct loop *l)
 fail:
 	/* The agent's model calls get "connection refused", not a hang. */
 	lg_warn("the LLM proxy could not start: %s", err.msg);
+	atomic_store(&p->up, false);
 	close(p->fd);
 	p->fd = -1;
 }
@@ -128,6 +129,7 @@ void proxy_free(void *ctx)
 	else if (l->proxy.fd >= 0)
 		close(l->proxy.fd);
 	l->proxy.proxy = NULL;
+	atomic_store(&l->proxy.up, false);
 	l->proxy.fd = -1;
 }
 
@@ -146,6 +148,7 @@ int proxy_start(struct loop *l)
 			strerror(-l->proxy.fd));
 		return 0;
 	}
+	atomic_store(&l->proxy.up, true);
 	/* served once the agent first connects (load_proxy) */
 	lg_sources_watch(&l->src, l->proxy.fd, EPOLLIN, &proxy_source, l);
 	lg_info("LLM proxy on 127.0.0.1:%u", l->proxy.port);

@@ -129,10 +129,9 @@ enum lg_exit {
  * watchdog is a process, forked before the tree (at most the CA thread
  * runs then: see setup_session). The session and the
  * store lock themselves; of struct loop the other threads read what was
- * set before they started, atomics, and what exec_mu guards (but for the
- * LLM proxy's fd, which egress_decrypt reads and the main thread sets to
- * -1 when the proxy's library cannot load), and they wake the main
- * thread through efd.
+ * set before they started, atomics (the LLM proxy's up, which the main
+ * thread clears when the proxy's library cannot load), and what exec_mu
+ * guards, and they wake the main thread through efd.
  */
 
 /* tree.c: the command's tree as the main thread follows it. */
@@ -186,6 +185,8 @@ struct run_observer {
 struct run_proxy {
 	int fd;
 	uint16_t port;
+	/* fd listens: read by the egress proxy's threads (egress_decrypt) */
+	atomic_bool up;
 	struct lg_proxy_route routes[16];
 	size_t nroutes;
 	/* the route of plain-HTTP model requests, behind the secret */
