@@ -82,6 +82,25 @@ for cmd in replay suggest report; do
 	[ $? = 2 ] && grep -q "'../../etc/passwd' is not a valid session id" "$T/out" || fail "$cmd took a path for an id: $(cat "$T/out")"
 done
 
+# 6b. A target that came back leaves the window, and the replay sees it so:
+# only the answer "it came back" is recorded (every other ask replays as
+# "still gone", the answer it had), and both agree there was no trip.
+mkfiles "$T/back" 3
+run_lg --session rp6 -- bash -c 'rm "$0/f1"; rm "$0/f2"; echo again >"$0/f1"; rm "$0/f3"' "$T/back" 2>/dev/null
+assert_rc 0 "$RC" "a removal whose target came back is no step toward the trip"
+[ "$(grep -c '"k":"restored".*"answer":true' "$STATE/sessions/rp6.events.jsonl")" = 1 ] ||
+	fail "the answer 'it came back' is not recorded once: $(grep restored "$STATE/sessions/rp6.events.jsonl")"
+! grep -q '"answer":false' "$STATE/sessions/rp6.events.jsonl" ||
+	fail "'still gone' answers are recorded: $(grep -c '"answer":false' "$STATE/sessions/rp6.events.jsonl")"
+replay rp6
+assert_rc 0 "$RC" "the replay of a session whose target came back: $(cat "$T/out")"
+grep -q "no trip: every event passes" "$T/out" || fail "$(cat "$T/out")"
+# without the answer, the replay would have tripped there
+grep -v '"k":"restored"' "$STATE/sessions/rp6.events.jsonl" >"$T/noans.jsonl"
+cp "$T/noans.jsonl" "$STATE/sessions/rp6.events.jsonl"
+replay rp6
+assert_rc 1 "$RC" "the replay without the recorded answer: $(cat "$T/out")"
+
 # 7. suggest: from legit sessions (observed), thresholds that pass them all
 # with the margin; the fragment loads as a config and every session replays
 # under it without a trip.
