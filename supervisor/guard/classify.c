@@ -33,7 +33,32 @@ int lg_ignore_rule_init(struct lg_ignore_rule *r, const char *program,
 		return -ENOMEM;
 	}
 	lg_glob_literal(glob, r->lit, sizeof(r->lit));
+	r->bytes = lg_glob_bytes(glob);
 	return 0;
+}
+
+/*
+ * The ignore rules' prefilter, cheapest first: the bytes of the rule's
+ * glob must all be in the path (one AND against the path's byte set, made
+ * once per path), then its literal (strstr), then the glob itself. With
+ * the 54 shipped rules, a strstr each cost about 450 ns per path, on every
+ * file operation.
+ */
+struct path_bytes {
+	const char *path;
+	bool made;
+	uint64_t set;
+};
+
+static bool may_hold(struct path_bytes *pb, const struct lg_ignore_rule *r)
+{
+	if (!pb->made) {
+		pb->set = lg_glob_path_bytes(pb->path);
+		pb->made = true;
+	}
+	if (r->bytes & ~pb->set)
+		return false;
+	return !r->lit[0] || strstr(pb->path, r->lit) != NULL;
 }
 
 void lg_ignore_rule_free(struct lg_ignore_rule *r)
@@ -53,11 +78,13 @@ const struct lg_ignore_rule *lg_ignored(const struct lg_ignore_rule *rules,
 					size_t n, const char *path,
 					const char *exe)
 {
+	struct path_bytes pb = { .path = path };
+
 	for (size_t i = 0; i < n; i++) {
 		if (rules[i].program &&
 		    (!exe || strcmp(rules[i].program, exe) != 0))
 			continue;
-		if (rules[i].lit[0] && !strstr(path, rules[i].lit))
+		if (!may_hold(&pb, &rules[i]))
 			continue;
 		if (lg_glob_match_path(rules[i].glob, path))
 			return &rules[i];
@@ -95,11 +122,13 @@ bool lg_ignored_by_program_rule(const struct lg_ignore_rule *rules, size_t n,
 {
 	char buf[4200];
 
-	path = as_dir(op, path, buf, sizeof(buf));
+	struct path_bytes pb = { .path = as_dir(op, path, buf, sizeof(buf)) };
+
+	path = pb.path;
 	for (size_t i = 0; i < n; i++) {
 		if (!rules[i].program)
 			continue;
-		if (rules[i].lit[0] && !strstr(path, rules[i].lit))
+		if (!may_hold(&pb, &rules[i]))
 			continue;
 		if (lg_glob_match_path(rules[i].glob, path))
 			return true;

@@ -16,6 +16,8 @@ struct lg_ignore_rule {
 	char *program; /* basename of the executable, NULL = any program */
 	char *glob;
 	char lit[48]; /* lg_glob_literal() of glob: a cheap strstr prefilter */
+	uint64_t bytes; /* lg_glob_bytes() of glob: a path lacking one of
+			   them cannot match (0: nothing known) */
 };
 
 /* Fills a rule; the strings are copied. 0 or -ENOMEM. */

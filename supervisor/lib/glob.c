@@ -364,3 +364,64 @@ void lg_glob_literal(const char *pattern, char *out, size_t size)
 	memcpy(out, pattern + best_at, best);
 	out[best] = '\0';
 }
+
+static unsigned byte_bit(unsigned char b)
+{
+	if (b >= 'a' && b <= 'z')
+		return b - 'a';
+	if (b >= 'A' && b <= 'Z')
+		return b - 'A';
+	if (b >= '0' && b <= '9')
+		return 26 + (b - '0');
+	switch (b) {
+	case '.':
+		return 36;
+	case '-':
+		return 37;
+	case '_':
+		return 38;
+	case '~':
+		return 39;
+	case '#':
+		return 40;
+	}
+	return 41 + b % 23;
+}
+
+uint64_t lg_glob_bytes(const char *pattern)
+{
+	uint64_t set = 0;
+
+	for (const unsigned char *p = (const unsigned char *)pattern; *p;) {
+		if (*p == '[') { /* a class: one byte, not known which */
+			p++;
+			if (*p == '!' || *p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (*p)
+				p++;
+			continue;
+		}
+		if (*p == '\\' && p[1]) /* an escaped byte is itself */
+			p++;
+		else if (*p == '*' || *p == '?' || *p == '/') {
+			p++; /* a '/' after "**" may match nothing */
+			continue;
+		}
+		set |= 1ULL << byte_bit(*p);
+		p++;
+	}
+	return set;
+}
+
+uint64_t lg_glob_path_bytes(const char *path)
+{
+	uint64_t set = 0;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		set |= 1ULL << byte_bit(*p);
+	return set;
+}

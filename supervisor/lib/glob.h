@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 bool lg_glob_match_path(const char *pattern, const char *path);
 
@@ -23,5 +24,15 @@ bool lg_glob_match_path(const char *pattern, const char *path);
  * contain, for a strstr() prefilter; "" when there is none worth having.
  */
 void lg_glob_literal(const char *pattern, char *out, size_t size);
+
+/*
+ * A cheaper prefilter still: the bytes every path matching pattern must
+ * contain (its plain characters but '/'), as a 64-bit set in which each
+ * byte has one bit (letters, digits and . - _ ~ # a bit each, an upper
+ * case letter its lower case one's, the other bytes share the rest). A
+ * path whose lg_glob_path_bytes() lacks a bit of it cannot match.
+ */
+uint64_t lg_glob_bytes(const char *pattern);
+uint64_t lg_glob_path_bytes(const char *path);
 
 #endif

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "guard/classify.h"
+#include "lib/glob.h"
 #include "config/config.h"
 
 #define SEC 1000000000LL
@@ -390,6 +391,104 @@ static int defaults_teardown(void **state)
 {
 	lg_config_free(*state);
 	return 0;
+}
+
+/* The ignore rules without any prefilter: what lg_ignored must answer. */
+static const struct lg_ignore_rule *
+ignored_plain(const struct lg_ignore_rule *r, size_t n, const char *path,
+	      const char *exe)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((!r[i].program || (exe && !strcmp(r[i].program, exe))) &&
+		    lg_glob_match_path(r[i].glob, path))
+			return &r[i];
+	return NULL;
+}
+
+/*
+ * The prefilter (the literal's bytes, then the literal) never turns away
+ * a rule that covers: 200,000 paths made of pieces the shipped rules and
+ * a few of the test's own name (bytes above 127 among them), each answered
+ * as the rules alone answer it.
+ */
+static void test_ignored_prefilter_exact(void **state)
+{
+	static const char *const piece[] = {
+		"src",
+		"node_modules",
+		".git",
+		"objects",
+		"a.o",
+		"x.pyc",
+		"__pycache__",
+		"build",
+		"target",
+		".venv",
+		"f1234",
+		"d\xc3\xb6n",
+		"d\xc3\xb6nn.tmp",
+		"~",
+		"a~",
+		".#x",
+		"core",
+		"dist",
+		"é",
+		"\xff\xfe",
+		".cache",
+		"tmp",
+		"x.swp",
+		"lib",
+		".o",
+		"o.",
+		"-",
+		"b1~",
+		"x*y",
+		"auild",
+		"Q[z",
+		"#a#",
+	};
+	struct lg_config *defaults = *state;
+	struct lg_ignore_rule r[80];
+	size_t n = 0, hits = 0;
+	unsigned seed = 12345;
+	char path[256];
+
+	for (size_t i = 0; i < defaults->n_ignore && n < 70; i++)
+		assert_int_equal(lg_ignore_rule_init(
+					 &r[n++], defaults->ignore[i].program,
+					 defaults->ignore[i].glob),
+				 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "d\xc3\xb6nn*"), 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], "rm", "**/\xff\xfe/"), 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "/tmp/**/core"), 0);
+	/* classes, escapes and an unclosed '[' (a literal) */
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "*[0-9]~"), 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "x\\*y"), 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "[ab]uild/"), 0);
+	assert_int_equal(lg_ignore_rule_init(&r[n++], NULL, "Q[z"), 0);
+	for (int t = 0; t < 200000; t++) {
+		size_t len = 0;
+		int parts =
+			1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 6;
+		const char *exe = (seed >> 8) % 3 == 0 ? "git" :
+				  (seed >> 8) % 3 == 1 ? "rm" :
+							 NULL;
+
+		path[0] = '\0';
+		for (int k = 0; k < parts; k++) {
+			seed = seed * 1103515245 + 12345;
+			len += (size_t)snprintf(
+				path + len, sizeof(path) - len, "/%s",
+				piece[(seed >> 16) %
+				      (sizeof(piece) / sizeof(piece[0]))]);
+		}
+		assert_ptr_equal(lg_ignored(r, n, path, exe),
+				 ignored_plain(r, n, path, exe));
+		hits += lg_ignored(r, n, path, exe) != NULL;
+	}
+	assert_true(hits > 1000); /* the rules were matched, not only refused */
+	for (size_t i = 0; i < n; i++)
+		lg_ignore_rule_free(&r[i]);
 }
 
 /*
@@ -1118,6 +1217,9 @@ int main(void)
 		cmocka_unit_test(test_git_without_odb),
 		cmocka_unit_test_setup_teardown(
 			test_needs_program, defaults_setup, defaults_teardown),
+		cmocka_unit_test_setup_teardown(test_ignored_prefilter_exact,
+						defaults_setup,
+						defaults_teardown),
 		cmocka_unit_test(test_lost_by_git),
 		cmocka_unit_test(test_path_in_git_dir),
 		cmocka_unit_test(test_class_names),
