@@ -49,7 +49,7 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 	if (ev->op == LG_OP_RMDIR)
 		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
 	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC ||
-		 ev->op == LG_OP_OPEN_WRITE)
+		 ev->op == LG_OP_OPEN_WRITE || ev->op == LG_OP_SHRINK)
 		r = lg_quarantine_copy(s->quarantine, ev->target, &who,
 				       s->cfg->quarantine_max_copy);
 	else
