@@ -28,7 +28,7 @@ static bool is_copy(const struct lgq_entry *e)
 {
 	if (e->have & LGQ_HAVE_KEPT)
 		return e->kept_ino != e->ino;
-	return strcmp(e->op, "truncate") == 0 ||
+	return strcmp(e->op, "truncate") == 0 || strcmp(e->op, "shrink") == 0 ||
 	       strcmp(e->op, "open_trunc") == 0 ||
 	       strcmp(e->op, "open_write") == 0;
 }

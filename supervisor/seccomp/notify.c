@@ -92,7 +92,8 @@ static bool dir_nonempty(const struct lg_where *w)
 /*
  * An open's flags: an O_TRUNC open empties the file; any other open for
  * writing but an append, an O_EXCL create or an O_PATH may change it in
- * place (the filter lets the rest run in the kernel).
+ * place (the filter lets the rest run in the kernel). O_EXCL alone is not
+ * a create: it opens an existing file.
  */
 static void open_flags(struct attempt *a, uint64_t flags)
 {
@@ -104,7 +105,8 @@ static void open_flags(struct attempt *a, uint64_t flags)
 	}
 	a->op = LG_OP_OPEN_WRITE;
 	a->relevant = (flags & O_ACCMODE) != O_RDONLY &&
-		      !(flags & (O_APPEND | O_EXCL | O_PATH));
+		      !(flags & (O_APPEND | O_PATH)) &&
+		      (flags & (O_EXCL | O_CREAT)) != (O_EXCL | O_CREAT);
 }
 
 static bool decode(const struct seccomp_notif *req, enum lg_sys sys,

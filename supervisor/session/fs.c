@@ -116,6 +116,15 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if (op == LG_OP_OPEN_WRITE ||
 	    (op == LG_OP_OPEN_TRUNC && !(s->cfg->syscalls & LG_SC_OPEN_TRUNC)))
 		return sess_on_write_open(s, ev, &f);
+	/*
+	 * A truncation to a length > 0 (truncate(2) by its path needs no
+	 * open): not counted, but what it cuts off is kept as at an open.
+	 */
+	if (op == LG_OP_SHRINK && !f.fd_deleted) {
+		err = sess_on_write_open(s, ev, &f);
+		if (err)
+			return err;
+	}
 	sess_lineage_facts(s, &f);
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    sess_moved_copy(s, path, &f, lg_mono_ms()))

@@ -49,7 +49,7 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 	if (ev->op == LG_OP_RMDIR)
 		r = lg_quarantine_dir(s->quarantine, ev->target, &who);
 	else if (ev->op == LG_OP_TRUNCATE || ev->op == LG_OP_OPEN_TRUNC ||
-		 ev->op == LG_OP_OPEN_WRITE)
+		 ev->op == LG_OP_OPEN_WRITE || ev->op == LG_OP_SHRINK)
 		r = lg_quarantine_copy(s->quarantine, ev->target, &who,
 				       s->cfg->quarantine_max_copy);
 	else
@@ -144,8 +144,15 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 	}
 	k = sess_inode_key(&f);
 	fl = lg_lineage_get(s->content, &k);
-	if (fl & (LG_INODE_KEPT | LG_INODE_REWRITTEN | LG_INODE_INHERITED))
-		return 0; /* kept already, or the session's content by now */
+	if (fl & (LG_INODE_REWRITTEN | LG_INODE_INHERITED))
+		return 0; /* the session's content by now */
+	if (fl & LG_INODE_KEPT) {
+		/* kept at an earlier open (r+, dd conv=notrunc): emptied now */
+		if (ev->op == LG_OP_OPEN_TRUNC && f.size > 0 &&
+		    !(fl & LG_INODE_EMPTIED))
+			lg_lineage_mark(s->content, &k, LG_INODE_EMPTIED, 0);
+		return 0;
+	}
 	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
 		return 0;
 	if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, ev->target, NULL))

@@ -14,7 +14,7 @@ need_cmd shred
 
 D=$T/data
 mkdir -p "$D" "$T/junk"
-classes="redirect colon cpnull cpdir pyw dd rplusb mmap shred punch collapse zero trunc"
+classes="redirect colon cpnull cpdir pyw dd rplusb mmap shred punch collapse zero trunc excl shrink"
 for c in $classes; do head -c 65536 /dev/urandom >"$D/$c"; done
 printf 'junk\n' >"$T/junk/cpdir"
 printf 'log line\n' >"$D/app.log"
@@ -47,6 +47,8 @@ fallocate --punch-hole -o 0 -l 4096 punch
 fallocate --collapse-range -o 0 -l 4096 collapse
 fallocate --zero-range -o 0 -l 4096 zero
 truncate -s 0 trunc
+python3 -c "import os; fd = os.open(\"excl\", os.O_WRONLY | os.O_EXCL); os.write(fd, b\"EXCL\")"
+python3 -c "import os; os.truncate(\"shrink\", 100)"
 cat readonly >/dev/null
 echo more >>app.log
 echo one >twice
@@ -90,8 +92,12 @@ ops = {os.path.basename(e["path"]): e["op"] for e in entries}
 assert ops["redirect"] == "open_trunc" and ops["dd"] == "open_write", ops
 # truncate(1) opens for writing first: kept then, once
 assert ops["trunc"] == "open_write", ops
+# O_EXCL without O_CREAT opens an existing file all the same
+assert ops["excl"] == "open_write", ops
+# truncate(2) by its path, to a length > 0: no open first
+assert ops["shrink"] == "shrink", ops
 PY
-grep '"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"kept_writes":14' ||
+grep '"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"kept_writes":16' ||
 	fail "the end record does not count the kept writes: $(grep session_end "$STATE/audit.jsonl")"
 
 # One restore undoes every class in place: content, mode and times.
