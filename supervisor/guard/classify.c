@@ -202,6 +202,12 @@ const char *lg_transform_suffix(const char *exe, size_t i)
 {
 	if (!exe || i >= 3)
 		return NULL;
+	/*
+	 * Debian installs lzip as an alternative: /usr/bin/lzip leads to
+	 * lzip.lzip, lzip.plzip, lzip.clzip..., the name the program runs as.
+	 */
+	if (strncmp(exe, "lzip.", 5) == 0 && exe[5])
+		exe = "lzip";
 	for (size_t k = 0; k < sizeof(compressors) / sizeof(compressors[0]);
 	     k++)
 		if (strcmp(compressors[k].exe, exe) == 0)

@@ -249,6 +249,16 @@ static int finish(struct run *run, int rc)
 	run->egress_left = !lg_egress_stop(run->l.egress.egress);
 	run->l.egress.egress = NULL;
 	observer_finish(&run->l);
+	/*
+	 * The last events, read after the tree ended (the observer's ring
+	 * above all: a short static program's), may have decided a kill.
+	 * Nothing is left to stop, but the session tripped: its trip record,
+	 * its block and exit status 86, as its recording says.
+	 */
+	if (rc == 0 && lg_session_kill_pending(run->l.s)) {
+		lg_warn("the command had ended when its last events were read; they trip the session");
+		rc = run_trip(&run->l);
+	}
 	lg_session_view(run->l.s, &v);
 	if (rc == LG_EXIT_TRIPPED || rc == LG_EXIT_UNRECORDED) {
 		const char *why = v.trip_reason;

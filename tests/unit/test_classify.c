@@ -891,16 +891,18 @@ static void test_transform_suffixes(void **state)
 	static const struct {
 		const char *exe, *first;
 	} cases[] = {
-		{ "gzip", ".gz" },   { "gunzip", ".gz" },
-		{ "pigz", ".gz" },   { "xz", ".xz" },
-		{ "unxz", ".xz" },   { "lzma", ".lzma" },
-		{ "bzip2", ".bz2" }, { "bunzip2", ".bz2" },
-		{ "zstd", ".zst" },  { "unzstd", ".zst" },
-		{ "lz4", ".lz4" },   { "lzip", ".lz" },
-		{ "brotli", ".br" }, { "compress", ".Z" },
-		{ "lzop", ".lzo" },  { "rm", NULL },
-		{ "python3", NULL }, { "gzip2", NULL },
-		{ "", NULL },	     { NULL, NULL },
+		{ "gzip", ".gz" },	{ "gunzip", ".gz" },
+		{ "pigz", ".gz" },	{ "xz", ".xz" },
+		{ "unxz", ".xz" },	{ "lzma", ".lzma" },
+		{ "bzip2", ".bz2" },	{ "bunzip2", ".bz2" },
+		{ "zstd", ".zst" },	{ "unzstd", ".zst" },
+		{ "lz4", ".lz4" },	{ "lzip", ".lz" },
+		{ "brotli", ".br" },	{ "compress", ".Z" },
+		{ "lzop", ".lzo" },	{ "lzip.plzip", ".lz" },
+		{ "lzip.lzip", ".lz" }, { "lzip.", NULL },
+		{ "rm", NULL },		{ "python3", NULL },
+		{ "gzip2", NULL },	{ "", NULL },
+		{ NULL, NULL },
 	};
 
 	(void)state;

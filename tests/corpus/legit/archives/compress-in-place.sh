@@ -1,7 +1,10 @@
 # Compressing old logs and dumps in place, as an agent asked to free disk
 # space does: gzip *.log, xz -T0, bzip2, zstd --rm, lz4 --rm and lzip each
 # write the compressed file, then remove the original. The content lives on,
-# transformed, next to where it was (issue 29, item 1).
+# transformed, next to where it was (issue 29, item 1). Debian installs
+# lzip as an alternative (/usr/bin/lzip -> lzip.plzip or lzip.lzip): the
+# program that runs is named lzip.plzip, and its originals predate the
+# session too.
 NEEDS="gzip xz bzip2 zstd lz4"
 setup() {
 	mkfiles logs 6 app .log
@@ -9,10 +12,11 @@ setup() {
 	mkfiles traces 4 t .json
 	mkfiles csv 4 c .csv
 	mkfiles bin 4 b .dat
-	for f in logs/* dumps/* traces/* csv/* bin/*; do
+	mkfiles lz 4 l .txt
+	for f in logs/* dumps/* traces/* csv/* bin/* lz/*; do
 		seq 1 2000 >>"$f"
 	done
-	mkdir -p "$META/orig" && cp -a logs dumps traces csv bin "$META/orig/"
+	mkdir -p "$META/orig" && cp -a logs dumps traces csv bin lz "$META/orig/"
 }
 run() {
 	set -e
@@ -22,6 +26,7 @@ run() {
 	zstd -q --rm csv/*.csv
 	lz4 -q -m --rm bin/*.dat
 	if command -v lzip >/dev/null; then
+		lzip lz/*.txt
 		mkdir more && seq 1 500 >more/a.txt && lzip more/a.txt
 	fi
 	ls logs dumps traces csv bin
@@ -42,5 +47,9 @@ verify() {
 	done
 	for f in "$META"/orig/bin/*; do
 		cmp -s "$f" <(lz4 -qdc "bin/${f##*/}.lz4") || bad "bin/${f##*/}" || return 1
+	done
+	command -v lzip >/dev/null || return 0
+	for f in "$META"/orig/lz/*; do
+		cmp -s "$f" <(lzip -dc "lz/${f##*/}.lz") || bad "lz/${f##*/}" || return 1
 	done
 }
