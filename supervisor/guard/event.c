@@ -105,6 +105,7 @@ const char *lg_kind_name(enum lg_event_kind k)
 		[LG_EV_REFUSED] = "refused",
 		[LG_EV_STOP] = "stop",
 		[LG_EV_COUNTERS] = "counters",
+		[LG_EV_TREE_OVER] = "tree_over",
 	};
 
 	return (unsigned)k < LG_EV_KINDS && names[k] ? names[k] : "?";

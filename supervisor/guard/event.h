@@ -34,6 +34,7 @@ enum lg_event_kind {
 	LG_EV_REFUSED, /* a proxy refused a connection from outside the tree */
 	LG_EV_STOP, /* the supervisor, or another of the session's, stops it */
 	LG_EV_COUNTERS, /* the shim's and the observer's counters, its state */
+	LG_EV_TREE_OVER, /* the tree's last process ended: what is judged then */
 	LG_EV_KINDS
 };
 
@@ -141,6 +142,12 @@ struct lg_event {
 	bool at;
 	int at_dirfd;
 	const char *at_name;
+	/*
+	 * LG_EV_DESTRUCTIVE: no attempt but what the session left: a file it
+	 * emptied (op, an uncounted O_TRUNC open) and left empty at its end
+	 * (issue 27). Nothing is refused: it happened.
+	 */
+	bool left_empty;
 	/* LG_EV_OP_RESULT */
 	int result; /* 0: success, else the errno */
 	/* LG_EV_TOOL_DONE */

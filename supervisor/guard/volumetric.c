@@ -190,16 +190,24 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	}
 	if (count >= d->cfg.max) {
 		uint64_t span = d->len ? now - at(d, 0)->t : 0;
-		char what[160];
+		char what[160], last[4200];
 
 		what_counted(d, ev, count, what, sizeof(what));
+		if (ev->left_empty) /* nothing to refuse: it happened */
+			snprintf(
+				last, sizeof(last),
+				"the last: %s, emptied and left empty at the end",
+				ev->target);
+		else
+			snprintf(last, sizeof(last), "refused %s %s",
+				 lg_op_name(ev->op), ev->target);
 		lg_findings_add(
 			out, d->cfg.action, "volumetric", "volume_exceeded",
-			"volume_exceeded, %s in %.1fs (limit %u per %llus%s); refused %s %s",
+			"volume_exceeded, %s in %.1fs (limit %u per %llus%s); %s",
 			what, (double)span / 1000.0, d->cfg.max,
 			(unsigned long long)(d->cfg.window_ms / 1000),
 			shared >= 0 ? ", all supervisors of the session" : "",
-			lg_op_name(ev->op), ev->target);
+			last);
 		/* Start over: a dry run keeps counting from a clean window. */
 		clear(d);
 		if (shared >= 0)

@@ -249,14 +249,22 @@ static int finish(struct run *run, int rc)
 	run->egress_left = !lg_egress_stop(run->l.egress.egress);
 	run->l.egress.egress = NULL;
 	observer_finish(&run->l);
+	/* what is judged once the tree is over: files it left empty */
+	if (rc == 0)
+		lg_session_feed(run->l.s,
+				&(struct lg_event){ .kind = LG_EV_TREE_OVER,
+						    .source = LG_SRC_TIMER },
+				NULL);
 	/*
 	 * The last events, read after the tree ended (the observer's ring
-	 * above all: a short static program's), may have decided a kill.
-	 * Nothing is left to stop, but the session tripped: its trip record,
-	 * its block and exit status 86, as its recording says.
+	 * above all: a short static program's, and the files it left
+	 * empty), may have decided a kill. Nothing is left to stop, but the
+	 * session tripped: its trip record, its block and exit status 86, as
+	 * its recording says.
 	 */
 	if (rc == 0 && lg_session_kill_pending(run->l.s)) {
-		lg_warn("the command had ended when its last events were read; they trip the session");
+		lg_warn("the command had ended when its last events were judged; they trip the session");
+		run->l.trip.after_end = true;
 		rc = run_trip(&run->l);
 	}
 	lg_session_view(run->l.s, &v);

@@ -239,6 +239,7 @@ struct run_trip {
 	uint64_t linger_until; /* a refused nested lgrun says why first */
 	int survivors; /* after the trip's kill */
 	unsigned escaped; /* processes that had left the cgroup, killed */
+	bool after_end; /* tripped by what was judged after the tree ended */
 	int marker_err; /* the killed marker could not be written: -errno */
 	int audit_err; /* the trip record could not be written: -errno */
 };

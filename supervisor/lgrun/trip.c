@@ -139,7 +139,10 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 		const char *audit, const char *state_dir)
 {
 	lg_err("%s", summary);
-	if (l->trip.survivors)
+	if (l->trip.after_end)
+		lg_err("the command had already ended: nothing was refused or stopped; session '%s' is marked as tripped.",
+		       id);
+	else if (l->trip.survivors)
 		lg_err("the operation was refused, but %d process(es) of session '%s' survived the kill.",
 		       l->trip.survivors, id);
 	else

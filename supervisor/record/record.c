@@ -224,6 +224,8 @@ static void fields(struct lg_record *r, struct lg_json *j,
 	case LG_EV_DESTRUCTIVE:
 		lg_json_str(j, "cls", lg_class_name(ev->cls));
 		target_id(r, j, &ev->id);
+		if (ev->left_empty) /* found at the end, not an attempt */
+			lg_json_bool(j, "left_empty", true);
 		break;
 	case LG_EV_OP_RESULT:
 		lg_json_int(j, "result", ev->result);

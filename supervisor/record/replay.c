@@ -206,6 +206,7 @@ static int event_of(json_t *o, struct lg_event *ev, char **owns)
 	ev->id.tid = (pid_t)i_of(o, "tid");
 	if (json_object_get(o, "at"))
 		ev->id.at_ms = BASE_MS + (uint64_t)i_of(o, "at");
+	ev->left_empty = json_is_true(json_object_get(o, "left_empty"));
 	ev->result = (int)i_of(o, "result");
 	ev->tool = s_of(o, "tool");
 	/* the digest stands for the arguments: equal digests, equal calls */

@@ -46,6 +46,8 @@ static void work_fields(const struct lg_session *s, struct lg_json *j)
 		lg_json_int(j, "recoverable", (long long)s->st.recoverable);
 	if (s->st.moved)
 		lg_json_int(j, "moved", (long long)s->st.moved);
+	if (s->st.left_empty)
+		lg_json_int(j, "left_empty", (long long)s->st.left_empty);
 	if (s->st.warnings_suppressed)
 		lg_json_int(j, "warnings_suppressed",
 			    (long long)s->st.warnings_suppressed);

@@ -134,7 +134,7 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    !sess_protected_path(s, path))
 		td = sess_removal_facts(s, ev, &f);
-	err = sess_decide(s, pid, op, path, &f, v);
+	err = sess_decide(s, pid, op, false, path, &f, v);
 	if (td >= 0 && v->cls == LG_CLASS_TOOL_DELETED)
 		s->tool_deletes[td].used = true;
 	/*
@@ -161,7 +161,7 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	}
 	return err;
 }
-int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
 		const char *path, const struct lg_facts *f,
 		struct lg_session_verdict *v)
 {
@@ -173,6 +173,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 			       .op = op,
 			       .pid = pid,
 			       .target = path,
+			       .left_empty = left_empty,
 			       .id = { f->dev, f->ino,
 				       f->has_btime ? f->btime_ns : f->ctime_ns,
 				       f->mtime_ns, pid, env.now_ms } };

@@ -11,6 +11,86 @@
 
 #include "session_int.h"
 
+#define EMPTIED_MAX 4096
+
+/* A pre-existing file with data, emptied by an O_TRUNC open just now. */
+static void emptied_add(struct lg_session *s, const struct lg_event *ev,
+			const struct lg_facts *f)
+{
+	struct sess_emptied *e;
+
+	if (!s->emptied) {
+		s->emptied = calloc(EMPTIED_MAX, sizeof(*s->emptied));
+		if (!s->emptied) {
+			s->emptied_unchecked++;
+			return;
+		}
+	}
+	if (s->n_emptied == EMPTIED_MAX) {
+		s->emptied_unchecked++;
+		return;
+	}
+	e = &s->emptied[s->n_emptied];
+	e->path = strdup(ev->target);
+	if (!e->path) {
+		s->emptied_unchecked++;
+		return;
+	}
+	e->f = *f;
+	e->f.git_recoverable = NULL; /* the notify thread's, gone by then */
+	e->f.git_ctx = NULL;
+	e->pid = ev->pid;
+	s->n_emptied++;
+}
+
+void sess_emptied_free(struct lg_session *s)
+{
+	for (size_t i = 0; i < s->n_emptied; i++)
+		free(s->emptied[i].path);
+	free(s->emptied);
+	s->emptied = NULL;
+	s->n_emptied = 0;
+}
+
+/*
+ * The tree is over: a file it emptied that is still empty, the same
+ * inode, counts as destroyed pre-existing data, as its removal would have
+ * (issue 27, "emptying is destroying"); one it wrote again was an
+ * overwrite, never counted. Its content is kept either way.
+ */
+int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
+		      struct lg_session_verdict *v)
+{
+	int err = 0;
+
+	(void)ev;
+	for (size_t i = 0; i < s->n_emptied && !s->blocked; i++) {
+		const struct sess_emptied *e = &s->emptied[i];
+		struct statx st;
+
+		if (statx(AT_FDCWD, e->path, AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
+			  &st) < 0 ||
+		    !S_ISREG(st.stx_mode) || st.stx_size != 0 ||
+		    st.stx_ino != e->f.ino ||
+		    makedev(st.stx_dev_major, st.stx_dev_minor) != e->f.dev ||
+		    (e->f.has_btime && (st.stx_mask & STATX_BTIME) &&
+		     sess_ns(st.stx_btime) != e->f.btime_ns))
+			continue; /* written again, removed, or another file */
+		lg_dbg("%s: emptied and left empty: destroyed", e->path);
+		s->st.left_empty++;
+		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, e->path,
+				  &e->f, v);
+		if (err)
+			break;
+	}
+	if (s->emptied_unchecked)
+		lg_warn("%llu file(s) emptied by the tree were not checked at its end (more than %d)",
+			(unsigned long long)s->emptied_unchecked, EMPTIED_MAX);
+	sess_emptied_free(s);
+	return err;
+}
+
 /*
  * Pre-existing data about to be removed, let through: kept first (a hard
  * link of a file, a directory's metadata). What cannot be kept is let go
@@ -149,8 +229,10 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 	if (fl & LG_INODE_KEPT) {
 		/* kept at an earlier open (r+, dd conv=notrunc): emptied now */
 		if (ev->op == LG_OP_OPEN_TRUNC && f.size > 0 &&
-		    !(fl & LG_INODE_EMPTIED))
+		    !(fl & LG_INODE_EMPTIED)) {
 			lg_lineage_mark(s->content, &k, LG_INODE_EMPTIED, 0);
+			emptied_add(s, ev, &f);
+		}
 		return 0;
 	}
 	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
@@ -183,6 +265,8 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 					 LG_INODE_EMPTIED :
 					 0),
 			0);
+	if (ev->op == LG_OP_OPEN_TRUNC && f.size > 0)
+		emptied_add(s, ev, &f);
 	lg_dbg("%s %s: its content from before the session is kept",
 	       lg_op_name(ev->op), ev->target);
 	return 0;

@@ -104,6 +104,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);
 		lg_lineage_free(s->content);
+		sess_emptied_free(s);
 		lg_quarantine_free(s->quarantine);
 		free(s);
 		return NULL;
@@ -439,6 +440,7 @@ static int (*const on_event[LG_EV_KINDS])(struct lg_session *s,
 	[LG_EV_REFUSED] = sess_on_refused,
 	[LG_EV_STOP] = on_stop,
 	[LG_EV_COUNTERS] = sess_on_counters,
+	[LG_EV_TREE_OVER] = sess_on_tree_over,
 };
 
 _Thread_local const struct lg_session *sess_held;

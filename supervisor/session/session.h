@@ -181,6 +181,7 @@ struct lg_session_stats {
 	uint64_t moved; /* sources of moves to another filesystem, copied */
 	uint64_t renames; /* seen, never counted (they tell where content went) */
 	uint64_t kept_writes; /* pre-existing files kept at a write-open */
+	uint64_t left_empty; /* of those, emptied and left empty: destroyed */
 	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */

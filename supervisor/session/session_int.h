@@ -147,6 +147,18 @@ struct lg_session {
 		char values[TOOL_VALUES][TOOL_VALUE_MAX];
 	} tool_deletes[TOOL_DELETES];
 	unsigned tool_deletes_next;
+	/*
+	 * Pre-existing files an uncounted O_TRUNC open emptied (their content
+	 * kept): one left empty when the tree is over counts as destroyed
+	 * (sess_on_tree_over). The first EMPTIED_MAX; the rest are counted.
+	 */
+	struct sess_emptied {
+		char *path;
+		struct lg_facts f; /* as it was before the open */
+		pid_t pid;
+	} * emptied;
+	size_t n_emptied;
+	uint64_t emptied_unchecked;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
 	char kept_audit_id[256]; /* the record that says the quarantine holds */
@@ -297,7 +309,7 @@ int sess_on_counters(struct lg_session *s, struct lg_event *ev,
 int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 
-int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
 		const char *path, const struct lg_facts *f,
 		struct lg_session_verdict *v);
 
@@ -324,6 +336,9 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);
+int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
+		      struct lg_session_verdict *v);
+void sess_emptied_free(struct lg_session *s);
 
 /* removal.c: a removal's facts */
 bool sess_moved_copy(struct lg_session *s, const char *path,

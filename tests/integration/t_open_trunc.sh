@@ -1,14 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# O_TRUNC opens of pre-existing files count only when configured, and
-# truncation to zero counts by default. A file rewritten after truncation is
-# an overwrite.
+# O_TRUNC opens of pre-existing files count at the open only when
+# configured, and truncation to zero counts by default. A file rewritten
+# after truncation is an overwrite; one left empty when the tree is over
+# counts as destroyed then (issue 27: emptying is destroying).
 source "$(dirname "$0")/lib.sh"
 
 mkfiles "$T/a" 5
-# Default: plain shell redirections (O_TRUNC) are not even seen.
-run_lg -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; done' "$T/a"
-assert_rc 0 "$RC" "O_TRUNC opens with the default syscall list"
+# Default: an overwrite (O_TRUNC, then new content) is kept, never counted.
+run_lg -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; echo new >"$0/f$i"; done' "$T/a"
+assert_rc 0 "$RC" "O_TRUNC opens followed by new content"
+assert_no_trip
+# Two files left empty: counted at the end (the end record says so), under the limit.
+mkfiles "$T/a2" 2
+run_lg --session le2 -- bash -c 'for i in 1 2; do : > "$0/f$i"; done' "$T/a2"
+assert_rc 0 "$RC" "two files left empty"
+grep '"event":"session_end"' "$STATE/audit.jsonl" | grep '"session":"le2"' | grep -q '"left_empty":2' ||
+	fail "the end record does not count 2 files left empty: $(tail -1 "$STATE/audit.jsonl")"
+# Five left empty: the session trips at its end, truthfully, and blocks;
+# one restore gives every file back.
+mkfiles "$T/a5" 5
+cp -a "$T/a5" "$T/a5.orig"
+run_lg --session le5 -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; done' "$T/a5" 2>"$T/le5.err"
+assert_rc 86 "$RC" "five files emptied and left empty"
+grep -q "emptied and left empty at the end" "$T/le5.err" &&
+	grep -q "the command had already ended: nothing was refused or stopped" "$T/le5.err" ||
+	fail "the trip message is not true to what happened: $(cat "$T/le5.err")"
+! grep -q "the operation was refused" "$T/le5.err" || fail "says an operation was refused: $(cat "$T/le5.err")"
+[ -e "$STATE/sessions/le5.killed" ] || fail "the session is not blocked"
+"$LGCTL" --state-dir "$STATE" replay le5 >"$T/rp.out" 2>&1
+grep -q "emptied and left empty at the end" "$T/rp.out" || fail "the replay differs: $(cat "$T/rp.out")"
+"$LGCTL" --state-dir "$STATE" restore le5 >"$T/rs.out" 2>&1 || fail "restore: $(cat "$T/rs.out")"
+for i in 1 2 3 4 5; do cmp -s "$T/a5.orig/f$i" "$T/a5/f$i" || fail "f$i is not restored: $(cat "$T/rs.out")"; done
+# --observe: what would have tripped, nothing blocked
+mkfiles "$T/a6" 4
+run_lg --session le6 --observe -- bash -c 'for i in 1 2 3 4; do : > "$0/f$i"; done' "$T/a6" 2>/dev/null
+assert_rc 0 "$RC" "observe mode"
+[ ! -e "$STATE/sessions/le6.killed" ] || fail "observe mode blocked the session"
 
 mkfiles "$T/b" 5
 printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc\n' >"$T/ot.ini"
