@@ -10,7 +10,8 @@
 #    the session ends on its own, exit 0, no trip, three files left;
 #  - a deaf model goes on and is stopped at #3 (exit 86, volume_exceeded),
 #    the note having reached it first.
-# Each placement is a steer audit record. CLIs not installed are skipped.
+# Each placement is a steer audit record, and the obedient run decides no
+# other note. CLIs not installed are skipped.
 source "$(dirname "$0")/lib.sh"
 
 ran=0
@@ -41,6 +42,12 @@ print(sum(1 for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("lgrun
 	grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
 		grep -q '"rule":"volumetric","reason":"volume_near"' ||
 		fail "$name: no steer record: $(grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | cut -c1-300)"
+	# no other note, none decided: the removals were the only thing worth
+	# one (Codex's shell fails to open /dev/tty at each command, which is
+	# no file it patches: no failures warning, no note to rewrite it)
+	others=$(grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | grep -E '"event":"(steer|warn)"' |
+		grep -v '"rule":"volumetric","reason":"volume_near"' | grep -E '"rule":"(failures|greeting|output_repeat|repeat|same_target|budget)"')
+	[ -z "$others" ] || fail "$name, an obedient model: another note or warning: $(echo "$others" | cut -c1-400)"
 	grep -q "I will not remove more files" "$T/$name-obey.out" ||
 		fail "$name did not print the model's answer: $(tail -3 "$T/$name-obey.out")"
 	stop_mock_llm
