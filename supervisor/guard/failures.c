@@ -11,7 +11,11 @@
  * a write that fails) and EINTR (the op did not run). They leave the count
  * as it is. Nor is anything inside a repository's .git/: git probes and
  * rewrites its own refs and logs there (ENOENT on .git/logs/ORIG_HEAD is
- * routine), which is no agent patching a file.
+ * routine), which is no agent patching a file. Nor are devices and the
+ * kernel's files (/dev, /proc, /sys), which the shim does not report
+ * either: a shell without a terminal fails to open /dev/tty (ENXIO) at
+ * each command Codex runs, seen by the eBPF observer, and a note telling
+ * the model to write /dev/tty again in one go would be nonsense.
  *
  * Only paths with a count above 0 are kept, at most LG_FAILURES_MAX_PATHS
  * of them; past that the one touched least recently is dropped. A path
@@ -141,6 +145,14 @@ static bool in_git_dir(const char *p)
 	return p && (strstr(p, "/.git/") || strncmp(p, ".git/", 5) == 0);
 }
 
+/* A device or a kernel file, as the shim's own filter has them. */
+static bool kernel_file(const char *p)
+{
+	return p &&
+	       (strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0 ||
+		strncmp(p, "/sys/", 5) == 0);
+}
+
 static enum outcome outcome_of(const struct lg_event *ev)
 {
 	/* errno, or -errno as syscalls spell it */
@@ -148,6 +160,8 @@ static enum outcome outcome_of(const struct lg_event *ev)
 
 	if (in_git_dir(ev->target))
 		return NEUTRAL; /* git's own bookkeeping */
+	if (kernel_file(ev->target))
+		return NEUTRAL; /* a terminal, a device, /proc: no file patched */
 
 	switch (ev->op) {
 	case LG_OP_UNLINK:

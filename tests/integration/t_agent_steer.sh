@@ -9,8 +9,11 @@
 #  - a model that obeys the note (shell_rm 5 obey) stops and asks its user:
 #    the session ends on its own, exit 0, no trip, three files left;
 #  - a deaf model goes on and is stopped at #3 (exit 86, volume_exceeded),
-#    the note having reached it first.
-# Each placement is a steer audit record. CLIs not installed are skipped.
+#    the note having reached it first;
+#  - under a higher limit (steer_at = 2), the note is in every later
+#    request of the conversation.
+# Each placement is a steer audit record, and the obedient run decides no
+# other note. CLIs not installed are skipped.
 source "$(dirname "$0")/lib.sh"
 
 ran=0
@@ -41,11 +44,35 @@ print(sum(1 for l in open(sys.argv[1]) if l.strip() and json.loads(l).get("lgrun
 	grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
 		grep -q '"rule":"volumetric","reason":"volume_near"' ||
 		fail "$name: no steer record: $(grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | cut -c1-300)"
+	# no other note, none decided: the removals were the only thing worth
+	# one (Codex's shell fails to open /dev/tty at each command, which is
+	# no file it patches: no failures warning, no note to rewrite it)
+	others=$(grep "\"session\":\"$name-obey\"" "$STATE/audit.jsonl" | grep -E '"event":"(steer|warn)"' |
+		grep -v '"rule":"volumetric","reason":"volume_near"' | grep -E '"rule":"(failures|greeting|output_repeat|repeat|same_target|budget)"')
+	[ -z "$others" ] || fail "$name, an obedient model: another note or warning: $(echo "$others" | cut -c1-400)"
 	grep -q "I will not remove more files" "$T/$name-obey.out" ||
 		fail "$name did not print the model's answer: $(tail -3 "$T/$name-obey.out")"
 	stop_mock_llm
 
-	# 2. a deaf model: told at #2, stopped at #3
+	# 2. the note stays: told at #2 (steer_at) under a limit it never
+	# reaches, every later request of the conversation carries it again
+	# (run before the deaf one: a killed Codex leaves its sandbox's mount
+	# targets in TMPDIR, and the next Codex removes them)
+	for i in 1 2 3 4 5; do printf 'stale %s\n' "$i" >"$T/work/d/f$i"; done
+	printf '[volumetric]\nmax_ops = 10\nsteer_at = 2\n' >"$T/stays.ini"
+	sleep 0.05
+	start_mock_llm --script shell_rm 5 --dir d
+	run_lg --session "$name-stays" --config "$T/stays.ini" -- timeout 90 "${AGENT_CMD[@]}" >"$T/$name-stays.out" 2>"$T/$name-stays.err"
+	[ "$RC" = 0 ] || fail "$name, the note stays: exit status $RC: $(tail -5 "$T/$name-stays.out" "$T/$name-stays.err")"
+	python3 -c '
+import json, sys
+notes = [json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip()]
+first = next(i for i, n in enumerate(notes) if n)
+assert len(notes) - first >= 3 and all(n == 1 for n in notes[first:]), notes
+' "$MOCK_LOG" || fail "$name: the note is not in every later request: $(cut -c1-200 "$MOCK_LOG")"
+	stop_mock_llm
+
+	# 3. a deaf model: told at #2, stopped at #3
 	for i in 1 2 3 4 5; do printf 'stale %s\n' "$i" >"$T/work/d/f$i"; done
 	sleep 0.05
 	start_mock_llm --script shell_rm 5 --dir d

@@ -75,6 +75,24 @@ assert_rc 0 "$RC" "a greeting after tools"
 grep -q '"session":"hello".*"event":"warn".*"reason":"context_lost"' "$STATE/audit.jsonl" ||
 	fail "no greeting warning"
 steered hello greeting "Resume the task where you left off"
+# [steer] per rule: a text of one's own goes after "[lgrun] "; off sends none
+printf '[steer]\ngreeting = Carry on with the files, please.\n' >"$T/own.ini"
+run_lg --session hello_own --config "$T/own.ini" -- python3 "$LLM/llm_agent.py" --api gemini --follow-up "go on" >"$T/out" 2>&1
+assert_rc 0 "$RC" "a greeting after tools, a note of one's own"
+steered hello_own greeting '"text":"\[lgrun\] Carry on with the files, please."'
+kill $MOCK_PID
+start_mock_llm --script "greeting_after 2"
+# (two identical calls before the greeting: repeat's note off too)
+printf '[steer]\ngreeting = off\nrepeat = off\n' >"$T/off.ini"
+run_lg --session hello_off --config "$T/off.ini" -- python3 "$LLM/llm_agent.py" --api gemini --follow-up "go on" >"$T/out" 2>&1
+assert_rc 0 "$RC" "a greeting after tools, its note off"
+grep -q '"session":"hello_off".*"event":"warn".*"reason":"context_lost"' "$STATE/audit.jsonl" ||
+	fail "greeting = off: no warning"
+grep '"session":"hello_off"' "$STATE/audit.jsonl" | grep -q '"event":"steer"' && fail "greeting = off: a steer record"
+python3 -c '
+import json, sys
+assert not any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip())
+' "$MOCK_LOG" || fail "greeting = off: a note reached the model"
 
 # seed 004's failures: the 4th failed write of one path, then the model is
 # told to write the whole file again

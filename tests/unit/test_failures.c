@@ -124,6 +124,32 @@ static void test_git_dir_is_neutral(void **state)
 	assert_int_equal(lg_failures_count(fx->d, "/r/.gitignore"), 1);
 }
 
+/*
+ * Devices and the kernel's files are no file the agent patches: a shell
+ * without a terminal (Codex's) fails to open /dev/tty at each command.
+ */
+static void test_kernel_files_are_neutral(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const paths[] = { "/dev/tty", "/dev/pts/3",
+					     "/proc/self/oom_score_adj",
+					     "/sys/kernel/mm/x" };
+
+	for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++)
+		for (unsigned i = 1; i <= 6; i++) {
+			assert_int_equal(result(fx, LG_OP_WRITE, paths[p],
+						ENXIO),
+					 LG_ALLOW);
+			assert_int_equal(fx->out.n, 0);
+		}
+	assert_int_equal(lg_failures_tracked(fx->d), 0);
+	/* a path that only starts like one counts */
+	for (unsigned i = 1; i < 4; i++)
+		assert_int_equal(failed(fx, "/device/f"), LG_ALLOW);
+	assert_int_equal(failed(fx, "/device/f"), LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+}
+
 /* A success takes one off: the path is still suspect, not cleared. */
 static void test_success_decrements(void **state)
 {
@@ -441,6 +467,7 @@ int main(void)
 		T(test_eintr_is_neutral, setup_default),
 		T(test_ops, setup_default),
 		T(test_git_dir_is_neutral, setup_default),
+		T(test_kernel_files_are_neutral, setup_default),
 		T(test_other_events_ignored, setup_default),
 		T(test_reset_after_trip, setup_default),
 		T(test_max0_is_off, setup_off),
