@@ -33,6 +33,13 @@ struct lg_budget {
 	bool procs_warned, procs_tripped;
 };
 
+/* A reserve's note says what the budget's action does (issue 28). */
+static void reserve_then(const struct lg_budget *d, struct lg_finding *f)
+{
+	if (f)
+		f->then = d->cfg.action;
+}
+
 static uint64_t reserve_point(uint64_t limit, double reserve)
 {
 	uint64_t p = (uint64_t)ceil((double)limit * (1.0 - reserve));
@@ -103,10 +110,13 @@ static enum lg_verdict check_time(struct lg_budget *d, uint64_t now,
 	}
 	if (d->warn_at && !d->time_warned && now >= d->warn_at) {
 		d->time_warned = true;
-		lg_findings_add(out, LG_WARN, "budget", "timeout_reserve",
-				"timeout_reserve, %llus of %llus used",
-				(unsigned long long)(used / 1000),
-				(unsigned long long)(d->cfg.timeout_ms / 1000));
+		reserve_then(d,
+			     lg_findings_add(
+				     out, LG_WARN, "budget", "timeout_reserve",
+				     "timeout_reserve, %llus of %llus used",
+				     (unsigned long long)(used / 1000),
+				     (unsigned long long)(d->cfg.timeout_ms /
+							  1000)));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -138,10 +148,13 @@ static enum lg_verdict check_turns(struct lg_budget *d, struct lg_findings *out)
 	if (!d->turns_warned && d->cfg.reserve > 0 &&
 	    d->turns >= d->warn_turns && d->turns < max) {
 		d->turns_warned = true;
-		lg_findings_add(out, LG_WARN, "budget", "turns_reserve",
+		reserve_then(
+			d,
+			lg_findings_add(
+				out, LG_WARN, "budget", "turns_reserve",
 				"turns_reserve, %llu of %llu model turns used",
 				(unsigned long long)d->turns,
-				(unsigned long long)max);
+				(unsigned long long)max));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -164,10 +177,13 @@ static enum lg_verdict check_calls(struct lg_budget *d, struct lg_findings *out)
 	if (!d->calls_warned && d->cfg.reserve > 0 &&
 	    d->calls >= d->warn_calls && d->calls < max) {
 		d->calls_warned = true;
-		lg_findings_add(
-			out, LG_WARN, "budget", "tool_calls_reserve",
-			"tool_calls_reserve, %llu of %llu tool calls used",
-			(unsigned long long)d->calls, (unsigned long long)max);
+		reserve_then(
+			d,
+			lg_findings_add(
+				out, LG_WARN, "budget", "tool_calls_reserve",
+				"tool_calls_reserve, %llu of %llu tool calls used",
+				(unsigned long long)d->calls,
+				(unsigned long long)max));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -195,10 +211,12 @@ static enum lg_verdict check_tokens(struct lg_budget *d,
 	if (!d->tokens_warned && d->cfg.reserve > 0 &&
 	    d->tokens >= d->warn_tokens && d->tokens < max) {
 		d->tokens_warned = true;
-		lg_findings_add(out, LG_WARN, "budget", "tokens_reserve",
-				"tokens_reserve, %llu of %llu tokens used",
-				(unsigned long long)d->tokens,
-				(unsigned long long)max);
+		reserve_then(d,
+			     lg_findings_add(
+				     out, LG_WARN, "budget", "tokens_reserve",
+				     "tokens_reserve, %llu of %llu tokens used",
+				     (unsigned long long)d->tokens,
+				     (unsigned long long)max));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -220,9 +238,10 @@ static enum lg_verdict check_cost(struct lg_budget *d, struct lg_findings *out)
 	if (!d->cost_warned && d->cfg.reserve > 0 &&
 	    d->cost >= max * (1.0 - d->cfg.reserve)) {
 		d->cost_warned = true;
-		lg_findings_add(out, LG_WARN, "budget", "cost_reserve",
-				"cost_reserve, $%.4f of $%g spent", d->cost,
-				max);
+		reserve_then(d, lg_findings_add(
+					out, LG_WARN, "budget", "cost_reserve",
+					"cost_reserve, $%.4f of $%g spent",
+					d->cost, max));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -250,10 +269,14 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 		if (!d->procs_warned && d->cfg.reserve > 0 &&
 		    ev->processes >= d->warn_procs) {
 			d->procs_warned = true;
-			lg_findings_add(
-				out, LG_WARN, "budget", "processes_reserve",
-				"processes_reserve, %u of %llu processes",
-				ev->processes, (unsigned long long)pmax);
+			reserve_then(
+				d,
+				lg_findings_add(
+					out, LG_WARN, "budget",
+					"processes_reserve",
+					"processes_reserve, %u of %llu processes",
+					ev->processes,
+					(unsigned long long)pmax));
 			return worse(v, LG_WARN);
 		}
 		return v;
@@ -288,10 +311,13 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 	if (!d->ops_warned && d->cfg.reserve > 0 && d->ops >= d->warn_ops &&
 	    d->ops < max) {
 		d->ops_warned = true;
-		lg_findings_add(
-			out, LG_WARN, "budget", "budget_reserve",
-			"budget_reserve, %llu of %llu destructive ops used",
-			(unsigned long long)d->ops, (unsigned long long)max);
+		reserve_then(
+			d,
+			lg_findings_add(
+				out, LG_WARN, "budget", "budget_reserve",
+				"budget_reserve, %llu of %llu destructive ops used",
+				(unsigned long long)d->ops,
+				(unsigned long long)max));
 		if (v < LG_WARN)
 			v = LG_WARN;
 	}

@@ -21,6 +21,8 @@ static struct lg_finding *vadd(struct lg_findings *out, enum lg_verdict action,
 	f = &out->f[out->n++];
 	f->note = note;
 	f->action = action;
+	f->then = LG_ALLOW;
+	f->left = 0;
 	f->rule = rule;
 	f->reason = reason;
 	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
@@ -57,6 +59,21 @@ static bool ends_with(const char *s, const char *end)
 	size_t n = strlen(s), m = strlen(end);
 
 	return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+const char *lg_verdict_deed(enum lg_verdict v)
+{
+	switch (v) {
+	case LG_KILL:
+		return "stops the session";
+	case LG_DENY:
+		return "refuses the operation";
+	case LG_WARN:
+		return "warns (nothing is stopped)";
+	case LG_ALLOW:
+		break;
+	}
+	return "does nothing";
 }
 
 bool lg_finding_steers(const struct lg_finding *f)

@@ -191,7 +191,17 @@ struct lg_finding {
 	 * what the rule saw.
 	 */
 	bool note;
+	/*
+	 * A note's: what the rule does at its action (its configured
+	 * verdict), and how many more counted steps take it there (0: not a
+	 * count, a budget's reserve).
+	 */
+	enum lg_verdict then;
+	unsigned left;
 };
+
+/* What lgrun does at a verdict, for a rule's message: "stops the session". */
+const char *lg_verdict_deed(enum lg_verdict v);
 
 struct lg_findings {
 	size_t n;

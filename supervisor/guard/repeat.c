@@ -160,14 +160,20 @@ enum lg_verdict lg_repeat_feed(struct lg_repeat *d, const struct lg_event *ev,
 					   ev->args_preview :
 					   ev->args,
 				   p.args, sizeof(p.args), 120);
-			lg_findings_note(
+			struct lg_finding *f = lg_findings_note(
 				out, "repeat", "repeat_near",
-				"the same call %s(%s) %u times in a row%s; at %u, lgrun stops the session",
+				"the same call %s(%s) %u times in a row%s; at %u, lgrun %s",
 				p.tool, p.args, st->run,
 				d->cfg.include_result ?
 					" with the same result" :
 					"",
-				d->cfg.threshold);
+				d->cfg.threshold,
+				lg_verdict_deed(d->cfg.action));
+
+			if (f) {
+				f->then = d->cfg.action;
+				f->left = d->cfg.threshold - st->run;
+			}
 		}
 		return LG_ALLOW;
 	}

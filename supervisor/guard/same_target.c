@@ -261,13 +261,19 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	if (!n)
 		return LG_ALLOW;
 	n->ts[n->n++] = now;
-	if (n->n == lg_steer_level(d->cfg.max, d->cfg.steer_at))
-		lg_findings_note(
+	if (n->n == lg_steer_level(d->cfg.max, d->cfg.steer_at)) {
+		struct lg_finding *f = lg_findings_note(
 			out, "same_target", "target_near",
-			"%u %s on %s within %llus; at %u, lgrun stops the session",
-			n->n, lg_op_plural(ev->op), key,
+			"%u %s on %s within %llus; at %u, lgrun %s", n->n,
+			lg_op_plural(ev->op), key,
 			(unsigned long long)(d->cfg.window_ms / 1000),
-			d->cfg.max);
+			d->cfg.max, lg_verdict_deed(d->cfg.action));
+
+		if (f) {
+			f->then = d->cfg.action;
+			f->left = d->cfg.max - n->n;
+		}
+	}
 	return LG_ALLOW;
 }
 

@@ -234,14 +234,20 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	memcpy(e->member, member, sizeof(e->member));
 	d->len++;
 	if (count == steer) {
+		struct lg_finding *f;
 		char what[160];
 
 		what_counted(d, ev, count, what, sizeof(what));
-		lg_findings_note(
+		f = lg_findings_note(
 			out, "volumetric", "volume_near",
-			"%s within %llus (the last: %s %s); at %u, lgrun stops the session",
+			"%s within %llus (the last: %s %s); at %u, lgrun %s",
 			what, (unsigned long long)(d->cfg.window_ms / 1000),
-			lg_op_name(ev->op), ev->target, d->cfg.max);
+			lg_op_name(ev->op), ev->target, d->cfg.max,
+			lg_verdict_deed(d->cfg.action));
+		if (f) {
+			f->then = d->cfg.action;
+			f->left = d->cfg.max - (unsigned)count;
+		}
 	}
 	return LG_ALLOW;
 }

@@ -10,31 +10,71 @@
  */
 #include "session_int.h"
 
-/* What a note says, per rule: what happens next, and what to do instead. */
+/*
+ * What a note says, per rule: what it counts (one step, more steps), and
+ * what to do instead. What happens next is said from the finding: the
+ * rule's action and how many steps are left (the configured steer_at and
+ * action, never assumed).
+ */
 struct steer_text {
 	const char *rule;
-	const char *next; /* NULL: the seed's own corrective text, below */
+	const char *one, *many; /* NULL: the seed's own corrective text */
 	const char *instead;
 };
 
 static const struct steer_text texts[] = {
-	{ "volumetric",
-	  "one more removal of pre-existing data within the rule's window stops this whole session; what was removed so far is kept and the user can restore it",
+	{ "volumetric", "removal of pre-existing data within the rule's window",
+	  "removals of pre-existing data within the rule's window",
 	  "do not remove more files now: tell the user what you would remove and ask them to confirm, or take an approach that keeps the files" },
-	{ "same_target",
-	  "one more attempt on the same target stops this whole session",
+	{ "same_target", "attempt on the same target",
+	  "attempts on the same target",
 	  "it did not work the way you expected: check why, report it, and ask the user before trying again" },
-	{ "repeat",
-	  "one more identical call with the same result stops this whole session",
+	{ "repeat", "identical call with the same result",
+	  "identical calls with the same result",
 	  "the result will not change: use what it returned, try something different, or ask the user" },
-	{ "budget",
-	  "when the budget is used up, lgrun stops this whole session",
+	{ "budget", "", "",
 	  "finish the most important part now, and report what is done and what is left" },
 	/* seed 004's corrective injections: the detector's own words */
-	{ "failures", NULL, NULL },
-	{ "greeting", NULL, NULL },
-	{ "output_repeat", NULL, NULL },
+	{ "failures", NULL, NULL, NULL },
+	{ "greeting", NULL, NULL, NULL },
+	{ "output_repeat", NULL, NULL, NULL },
 };
+
+/* What lgrun does at the rule's action, in the model's words. */
+static const char *deed(enum lg_verdict v)
+{
+	switch (v) {
+	case LG_KILL:
+		return "stops this whole session";
+	case LG_DENY:
+		return "refuses it";
+	default:
+		return "only warns";
+	}
+}
+
+/* "Next: ..." from the finding, true to the rule's configuration. */
+static void next_of(const struct lg_session *s, const struct steer_text *t,
+		    const struct lg_finding *f, char *out, size_t size)
+{
+	if (strcmp(t->rule, "budget") == 0)
+		snprintf(out, size, "when the budget is used up, lgrun %s",
+			 deed(f->then));
+	else if (f->left <= 1)
+		snprintf(out, size, "at the next %s, lgrun %s", t->one,
+			 deed(f->then));
+	else
+		snprintf(out, size,
+			 "%u more %s, and at the last of them lgrun %s",
+			 f->left, t->many, deed(f->then));
+	if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
+		size_t n = strlen(out);
+
+		snprintf(
+			out + n, size - n,
+			"; what was removed so far is kept and the user can restore it");
+	}
+}
 
 static const struct steer_text *text_of(const char *rule)
 {
@@ -87,13 +127,15 @@ static void compose(const struct lg_session *s, const struct lg_finding *f,
 			out, size,
 			"%syour last answer repeated itself in a loop (%s). Stop, take a different approach, or say plainly what is blocking you.",
 			from, f->summary);
-	} else if (t && t->next) {
+	} else if (t && t->one) {
+		char next[512];
+
+		next_of(s, t, f, next, sizeof(next));
 		snprintf(out, size, "%sit saw %s. Next: %s. Instead: %s.", from,
-			 f->summary, t->next, t->instead);
+			 f->summary, next, t->instead);
 	} else {
 		snprintf(out, size, "%sit saw %s.", from, f->summary);
 	}
-	(void)s;
 }
 
 /*

@@ -70,6 +70,10 @@ notes = [json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip(
 first = next(i for i, n in enumerate(notes) if n)
 assert len(notes) - first >= 3 and all(n == 1 for n in notes[first:]), notes
 ' "$MOCK_LOG" || fail "$name: the note is not in every later request: $(cut -c1-200 "$MOCK_LOG")"
+	# what it says comes next is true to the limit: 8 steps from #2 to 10
+	grep "\"session\":\"$name-stays\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
+		grep -q "Next: 8 more removals of pre-existing data within the rule's window, and at the last of them lgrun stops this whole session" ||
+		fail "$name: the note does not say how far the limit is: $(grep "\"session\":\"$name-stays\"" "$STATE/audit.jsonl" | grep '"event":"steer"' | cut -c1-600)"
 	stop_mock_llm
 
 	# 3. a deaf model: told at #2, stopped at #3

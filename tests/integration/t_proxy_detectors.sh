@@ -94,6 +94,16 @@ import json, sys
 assert not any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip())
 ' "$MOCK_LOG" || fail "greeting = off: a note reached the model"
 
+# A note says what the rule does as configured, never assumed: with
+# [repeat] action = deny, the next identical call is refused, nothing stops.
+kill $MOCK_PID
+start_mock_llm --script "greeting_after 2"
+printf '[steer]\ngreeting = off\n[repeat]\naction = deny\n' >"$T/deny.ini"
+run_lg --session rep_deny --config "$T/deny.ini" -- python3 "$LLM/llm_agent.py" --api gemini --follow-up "go on" >"$T/out" 2>&1
+steered rep_deny repeat "at 3, lgrun refuses the operation. Next: at the next identical call with the same result, lgrun refuses it\\."
+grep '"session":"rep_deny"' "$STATE/audit.jsonl" | grep '"event":"steer"' | grep -q "stops this whole session" &&
+	fail "a deny rule's note says the session stops"
+
 # seed 004's failures: the 4th failed write of one path, then the model is
 # told to write the whole file again
 kill $MOCK_PID
