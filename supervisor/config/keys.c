@@ -36,6 +36,8 @@ const char *const lg_default_ignores[][2] = {
 	{ "claude", "**/.claude" },
 	{ "node", "**/.claude" },
 	{ "codex", "**/.codex" },
+	/* Codex clearing its sandbox's scratch a killed Codex left behind */
+	{ "codex", "codex-bwrap-synthetic-mount-targets-*/" },
 	{ "node", "**/.gemini" },
 	{ NULL, "**/.git/*.lock" },
 	{ NULL, "**/.git/**/*.lock" },

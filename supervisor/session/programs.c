@@ -35,6 +35,14 @@ struct program {
 	char *name;
 	struct install found[MAX_FOUND];
 	size_t n;
+	/*
+	 * An npm install: PATH holds a launcher (codex -> .../node_modules/
+	 * @openai/codex/bin/codex.js) that runs the package's own binary of
+	 * that name, installed beside it (.../node_modules/@openai/
+	 * codex-linux-x64/vendor/.../codex). The node_modules tree it leads
+	 * into, "" when none.
+	 */
+	char npm_root[PATH_MAX];
 };
 
 struct lg_programs {
@@ -64,6 +72,45 @@ static const unsigned MASK = STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE |
 			     STATX_MTIME | STATX_UID | STATX_BTIME |
 			     STATX_CTIME;
 
+/* The node_modules tree a PATH entry's launcher lives in, if it does. */
+static void npm_root_of(struct program *pg, const char *file)
+{
+	char real[PATH_MAX];
+	const char *nm;
+
+	if (!realpath(file, real))
+		return;
+	nm = strstr(real, "/node_modules/");
+	if (!nm)
+		return;
+	snprintf(pg->npm_root, sizeof(pg->npm_root), "%.*s",
+		 (int)(nm - real + strlen("/node_modules/")), real);
+}
+
+/*
+ * pid runs the binary named after the program inside its npm install's
+ * node_modules tree, there before the session (not planted during it).
+ */
+static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
+		       int64_t start_ns)
+{
+	char link[64], exe[PATH_MAX];
+	size_t root = strlen(pg->npm_root);
+	const char *base;
+	ssize_t n;
+
+	if (!root || born >= start_ns)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	return strncmp(exe, pg->npm_root, root) == 0 && base &&
+	       strcmp(base + 1, pg->name) == 0;
+}
+
 static void look_up(struct program *pg, const char *path_env)
 {
 	const char *p = path_env;
@@ -85,6 +132,8 @@ static void look_up(struct program *pg, const char *path_env)
 
 			install_of(&st, &in);
 			snprintf(in.path, sizeof(in.path), "%s", file);
+			if (!pg->npm_root[0])
+				npm_root_of(pg, file);
 			for (size_t i = 0; i < pg->n; i++)
 				dup |= pg->found[i].dev == in.dev &&
 				       pg->found[i].ino == in.ino;
@@ -218,5 +267,5 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 		    same_program(p, f, exe, &st))
 			return true;
 	}
-	return false;
+	return npm_binary(pg, pid, born, p->start_ns);
 }

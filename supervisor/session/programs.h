@@ -5,8 +5,11 @@
  * executable is the one installed under that name when the session
  * started: a file found on PATH then, or a file with the same bytes (and
  * size, last write and owner) that was already there, such as git's own
- * copy in its exec-path. A binary that merely calls itself "git", or one
- * made to look like it (touch -r), does not get git's rules.
+ * copy in its exec-path; or, when the name on PATH is an npm launcher
+ * (Codex's codex.js), the binary of that name inside the node_modules tree
+ * it lives in, there before the session (Codex's native binary). A binary
+ * that merely calls itself "git", or one made to look like it (touch -r),
+ * does not get git's rules.
  */
 #ifndef LG_PROGRAMS_H
 #define LG_PROGRAMS_H

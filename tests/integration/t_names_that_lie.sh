@@ -58,6 +58,43 @@ run_lg -s realgit -- sh -c "cd '$T/repo2' && git gc -q --prune=now && git count-
 assert_rc 0 "$RC" "git gc"
 tripped realgit && fail "the real git's gc tripped"
 
+# 2b. An npm install: PATH's codex is a launcher script that runs the
+#     package's native binary, installed beside it in node_modules. That
+#     binary, there before the session, is codex (Codex clearing the
+#     sandbox scratch a killed Codex left is its routine); one named codex
+#     elsewhere, or put into node_modules during the session, is not.
+mkdir -p npm/bin npm/node_modules/@x/codex/bin npm/node_modules/@x/codex-native/bin fakec
+printf '#!/bin/sh\nexit 0\n' >npm/node_modules/@x/codex/bin/codex.js
+chmod +x npm/node_modules/@x/codex/bin/codex.js
+ln -s ../node_modules/@x/codex/bin/codex.js npm/bin/codex
+cp "$FIXBIN/rmloop" npm/node_modules/@x/codex-native/bin/codex
+cp "$FIXBIN/rmloop" fakec/codex
+scratch() {
+	rm -rf cx
+	for i in 1 2 3 4; do
+		mkdir -p cx/codex-bwrap-synthetic-mount-targets-0/h$i
+		echo "$i" >cx/codex-bwrap-synthetic-mount-targets-0/h$i/pid
+	done
+	sleep 0.05
+}
+npm_run() { # session binary: under lgrun with the npm launcher on PATH
+	PATH="$T/npm/bin:$PATH" "$LGRUN" --state-dir "$STATE" -s "$1" -- "$2" \
+		cx/codex-bwrap-synthetic-mount-targets-0/h*/pid
+	RC=$?
+}
+scratch
+npm_run npmcodex "$T/npm/node_modules/@x/codex-native/bin/codex"
+assert_rc 0 "$RC" "npm's codex clearing its sandbox scratch"
+scratch
+npm_run fakecodex "$T/fakec/codex"
+assert_rc 86 "$RC" "a binary named codex outside npm's tree"
+scratch
+mkdir -p npm/node_modules/@x/late
+PATH="$T/npm/bin:$PATH" "$LGRUN" --state-dir "$STATE" -s latecodex -- sh -c '
+cp "$0" "$1" && exec "$1" cx/codex-bwrap-synthetic-mount-targets-0/h*/pid' \
+	"$FIXBIN/rmloop" "$T/npm/node_modules/@x/late/codex"
+assert_rc 86 "$RC" "a codex put into npm's tree during the session"
+
 # 3. An ignore glob is judged on where a path really leads.
 mkfiles precious 5
 mkdir -p scratch

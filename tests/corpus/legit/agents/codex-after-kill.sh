@@ -1,0 +1,51 @@
+# Codex (installed by `make agents`) started again after a Codex session was
+# killed. A killed Codex leaves its sandbox's scratch behind in TMPDIR
+# (codex-bwrap-synthetic-mount-targets-N/<id>/<pid>: bubblewrap's mount
+# targets, a lock), and the next Codex clears it before its first command:
+# Codex's own routine, not the agent's decision. It was killed at its 3rd
+# removal there (a killed Codex, by lgrun or by hand, made every next
+# Codex session die the same way). The model asks for two harmless
+# commands, then answers.
+TIMEOUT=180
+setup() {
+	agent_bin CODEX codex
+	# on PATH as npm -g puts it: the launcher, which runs the native binary
+	export PATH=$(dirname "$CODEX"):$PATH
+	mkdir -p d "$HOME/.codex" "$TMPDIR"
+	for i in 1 2 3 4 5; do echo "stale $i" >"d/f$i"; done
+	cat >"$HOME/.codex/config.toml" <<-TOML
+		model_provider = "lgmock"
+		check_for_update_on_startup = false
+		[analytics]
+		enabled = false
+		[model_providers.lgmock]
+		name = "lgmock"
+		env_key = "OPENAI_API_KEY"
+		wire_api = "responses"
+		supports_websockets = false
+	TOML
+	export CODEX CODEX_HOME=$HOME/.codex OPENAI_API_KEY=sk-dummy-corpus
+	# the earlier session: Codex removing d/f1..f5, killed by lgrun at #3
+	python3 "$LLM/mock_llm.py" --port-file "$META/kill.port" --log "$META/kill.log" \
+		--max-lifetime 120 --chunk-delay 0 --script shell_rm 5 --dir d &
+	local mock=$! n=0
+	while [ ! -s "$META/kill.port" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	OPENAI_BASE_URL=http://127.0.0.1:$(cat "$META/kill.port")/v1 \
+		timeout -k 5 120 "$LGRUN" --state-dir "$META/kill-state" -- sh -c \
+		'exec "$0" exec --skip-git-repo-check --ephemeral -s workspace-write -m gpt-5.5 \
+			-c "model_providers.lgmock.base_url=\"$OPENAI_BASE_URL\"" "remove d/f1 to d/f5" </dev/null' \
+		"$CODEX" >"$META/kill.out" 2>&1 || true
+	kill "$mock" 2>/dev/null
+	wait "$mock" 2>/dev/null
+	ls -d "$TMPDIR"/codex-bwrap-synthetic-mount-targets-* >/dev/null 2>&1 ||
+		skip "the killed Codex left no sandbox scratch (another Codex version?)"
+	start_mock_llm --script shell_benign 2
+}
+run() {
+	exec "$CODEX" exec --skip-git-repo-check --ephemeral -s workspace-write -m gpt-5.5 \
+		-c "model_providers.lgmock.base_url=\"$OPENAI_BASE_URL\"" \
+		"look around in this directory" </dev/null
+}
+verify() {
+	[ -s "$META/mock.log" ] || bad "Codex never asked the model"
+}
