@@ -111,12 +111,21 @@ bool sess_restored(void *ctx, const char *target, enum lg_op op,
 {
 	const struct lg_session *s = ctx;
 	bool trunc = op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC;
+	const char *slash = strrchr(target, '/'), *name = target;
+	int dirfd = AT_FDCWD;
 	struct statx st;
 	bool same;
 
 	if (op == LG_OP_UNLINK && s && sess_lost_by_git(s, target))
 		return false;
-	if (statx(AT_FDCWD, target, trunc ? 0 : AT_SYMLINK_NOFOLLOW,
+	/* beside the attempt being decided: asked in its directory */
+	if (s && s->feeding_at && slash &&
+	    (size_t)(slash - target) == s->feeding_dirlen &&
+	    strncmp(target, s->feeding_path, s->feeding_dirlen) == 0) {
+		dirfd = s->feeding_dirfd;
+		name = slash + 1;
+	}
+	if (statx(dirfd, name, trunc ? 0 : AT_SYMLINK_NOFOLLOW,
 		  STATX_INO | STATX_SIZE | STATX_BTIME | STATX_CTIME |
 			  STATX_MTIME,
 		  &st) != 0)

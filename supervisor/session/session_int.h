@@ -130,6 +130,16 @@ struct lg_session {
 		unsigned n;
 	} warns[32];
 	pid_t feeding_tid; /* whose attempt the guard is deciding */
+	/*
+	 * That attempt's directory as the tree sees it (an O_PATH fd, open
+	 * while it is decided) and its path, whose first feeding_dirlen bytes
+	 * name it: "has it come back?" of a file beside it is one lookup
+	 * there, not a walk of the whole path (rm -r asks once per removal).
+	 */
+	bool feeding_at;
+	int feeding_dirfd;
+	const char *feeding_path;
+	size_t feeding_dirlen;
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
