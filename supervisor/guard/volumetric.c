@@ -171,14 +171,14 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	if (env->pre) { /* counted already, with the same target's */
 		snprintf(member, sizeof(member), "%s", env->pre->vol_member);
 		shared = env->pre->vol;
+	} else if (!env->shared) {
+		member[0] = '\0'; /* a name only the shared window needs */
 	} else {
 		snprintf(member, sizeof(member), "%.30s:%llu",
-			 env->shared && env->shared->self ? env->shared->self :
-							    "",
+			 env->shared->self ? env->shared->self : "",
 			 (unsigned long long)++d->seq);
-		if (env->shared)
-			shared = env->shared->add(env->shared->ctx, "vol",
-						  member, d->cfg.window_ms);
+		shared = env->shared->add(env->shared->ctx, "vol", member,
+					  d->cfg.window_ms);
 	}
 	count = shared >= 0 ? (size_t)shared : d->len + 1;
 	if (count >= d->cfg.max) {

@@ -221,7 +221,12 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	r = notify_arg_where(pid, a->dirfd, a->path, a->follow, &w);
 	if (r < 0)
 		return r;
-	snprintf(path, size, "%s", w.path);
+	{
+		size_t n = strnlen(w.path, size - 1);
+
+		memcpy(path, w.path, n);
+		path[n] = '\0';
+	}
 	notify_stat_where(&w, a->follow, f);
 	if (a->op == LG_OP_RMDIR && f->exists)
 		f->nonempty_dir = dir_nonempty(&w);
