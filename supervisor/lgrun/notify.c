@@ -23,7 +23,7 @@ static void *notify_thread(void *arg)
 	struct reader *rd = arg;
 	struct loop *l = rd->l;
 	struct lg_notifier *nt = rd->nt;
-	bool told = false;
+	bool told = false, asked = false;
 	sigset_t usr1;
 
 	free(rd);
@@ -32,7 +32,7 @@ static void *notify_thread(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
 	for (;;) {
 		int r;
-		bool trip;
+		unsigned st;
 
 		/* Abandoned: its one read done, another thread reads on. */
 		if (lg_notifier_abandoned(nt) || atomic_load(&l->notify.stop))
@@ -57,18 +57,20 @@ static void *notify_thread(void *arg)
 			break;
 		}
 		r = lg_notifier_answer(nt, l->s);
-		/* answered: what waited for it (the quarantine index's lines) */
-		trip = lg_session_settle(l->s);
+		/* answered: a kill to start, the index's lines to make */
+		st = lg_session_settle(l->s);
 		if (r < 0)
 			lg_dbg("notify: answer: %s", strerror(-r));
-		if (trip && !told) {
+		if (((st & LG_SETTLE_TRIP) && !told) ||
+		    ((st & LG_SETTLE_FLUSH) && !asked)) {
 			uint64_t one = 1;
 
-			told = true;
+			told |= st & LG_SETTLE_TRIP;
 			if (write(l->efd, &one, sizeof(one)) < 0)
 				lg_err("cannot wake the main loop: %s",
 				       strerror(errno));
 		}
+		asked = st & LG_SETTLE_FLUSH; /* once until it is done */
 	}
 	if (lg_notifier_abandoned(nt))
 		lg_notifier_free(nt); /* the main thread has its spare */

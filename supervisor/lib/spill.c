@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,17 +16,26 @@
 
 struct lg_spill {
 	size_t size; /* of the whole mapping */
-	size_t cap; /* of the lines' room, and of the records' */
+	size_t cap; /* of the lines' room, and of each records' room */
 	lg_spill_line_fn line;
 	/*
-	 * lines[0, head) and the records in recs[0, held) wait for the file
-	 * at path. Each is stored after the bytes it covers (release): the
-	 * child reads whole lines and whole records only.
+	 * lines[0, head) and the records in recs[k][0, held[k]) wait for the
+	 * file at path. Each is stored after the bytes it covers (release):
+	 * the child reads whole lines and whole records only.
+	 *
+	 * Records go into recs[act]; a settle (lg_spill_settle) turns act over
+	 * to the other room, then makes the lines of the one it left without
+	 * m: the writer holds on into the other room meanwhile. What the two
+	 * rooms hold is older in the one that is not act.
 	 */
-	_Atomic size_t head, held;
+	_Atomic size_t head, held[2];
+	unsigned act;
+	bool wanted; /* past half a room: a settle was asked for */
 	uint64_t since_ms;
+	/* m: the fields above and lines[]; settling: one settle at a time */
+	pthread_mutex_t m, settling;
 	char path[PATH_MAX];
-	char *lines, *recs; /* in the mapping, after this header */
+	char *lines, *recs[2]; /* in the mapping, after this header */
 };
 
 /* A record in recs: its length, then its bytes, 8-aligned. */
@@ -38,7 +48,7 @@ struct rec {
 
 struct lg_spill *lg_spill_new(size_t cap, lg_spill_line_fn line)
 {
-	size_t size = sizeof(struct lg_spill) + 2 * cap;
+	size_t size = sizeof(struct lg_spill) + 3 * cap;
 	struct lg_spill *sp = mmap(NULL, size, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
@@ -48,16 +58,23 @@ struct lg_spill *lg_spill_new(size_t cap, lg_spill_line_fn line)
 	sp->cap = cap;
 	sp->line = line;
 	sp->lines = (char *)(sp + 1);
-	sp->recs = sp->lines + cap;
+	sp->recs[0] = sp->lines + cap;
+	sp->recs[1] = sp->recs[0] + cap;
 	atomic_init(&sp->head, 0);
-	atomic_init(&sp->held, 0);
+	atomic_init(&sp->held[0], 0);
+	atomic_init(&sp->held[1], 0);
+	pthread_mutex_init(&sp->m, NULL);
+	pthread_mutex_init(&sp->settling, NULL);
 	return sp;
 }
 
 void lg_spill_free(struct lg_spill *sp)
 {
-	if (sp)
-		munmap(sp, sp->size);
+	if (!sp)
+		return;
+	pthread_mutex_destroy(&sp->m);
+	pthread_mutex_destroy(&sp->settling);
+	munmap(sp, sp->size);
 }
 
 /* All of buf[0, n) to fd, however many writes it takes. */
@@ -76,6 +93,7 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/* Under m. */
 static void waiting(struct lg_spill *sp, const char *path)
 {
 	if (!sp->since_ms) {
@@ -84,7 +102,16 @@ static void waiting(struct lg_spill *sp, const char *path)
 	}
 }
 
-/* The lines written to fd (records held are not). */
+/* Under m: nothing waits any more. */
+static void maybe_done(struct lg_spill *sp)
+{
+	if (!atomic_load_explicit(&sp->head, memory_order_relaxed) &&
+	    !atomic_load_explicit(&sp->held[0], memory_order_relaxed) &&
+	    !atomic_load_explicit(&sp->held[1], memory_order_relaxed))
+		sp->since_ms = 0;
+}
+
+/* Under m: the lines written to fd (records held are not). */
 static int write_lines(struct lg_spill *sp, int fd)
 {
 	size_t n = atomic_load_explicit(&sp->head, memory_order_relaxed);
@@ -100,13 +127,13 @@ static int write_lines(struct lg_spill *sp, int fd)
 	 * read once all the same (a line is read once, by its bytes).
 	 */
 	atomic_store_explicit(&sp->head, 0, memory_order_release);
-	if (!atomic_load_explicit(&sp->held, memory_order_relaxed))
-		sp->since_ms = 0;
+	maybe_done(sp);
 	return 0;
 }
 
-int lg_spill_add(struct lg_spill *sp, int fd, const char *path,
-		 const char *line, size_t len)
+/* Under m. */
+static int add_line(struct lg_spill *sp, int fd, const char *path,
+		    const char *line, size_t len)
 {
 	size_t head = atomic_load_explicit(&sp->head, memory_order_relaxed);
 
@@ -125,39 +152,90 @@ int lg_spill_add(struct lg_spill *sp, int fd, const char *path,
 	return 0;
 }
 
+int lg_spill_add(struct lg_spill *sp, int fd, const char *path,
+		 const char *line, size_t len)
+{
+	int r;
+
+	pthread_mutex_lock(&sp->m);
+	r = add_line(sp, fd, path, line, len);
+	pthread_mutex_unlock(&sp->m);
+	return r;
+}
+
 int lg_spill_hold(struct lg_spill *sp, const char *path, const void *rec,
 		  size_t len)
 {
-	size_t held = atomic_load_explicit(&sp->held, memory_order_relaxed);
-	struct rec *r = (struct rec *)(sp->recs + held);
+	size_t held;
+	struct rec *r;
+	int ret = 0;
 
-	if (held + REC_SIZE(len) > sp->cap)
-		return -ENOSPC;
-	waiting(sp, path);
-	r->len = len;
-	memcpy(r->bytes, rec, len);
-	atomic_store_explicit(&sp->held, held + REC_SIZE(len),
-			      memory_order_release);
-	return 0;
+	pthread_mutex_lock(&sp->m);
+	held = atomic_load_explicit(&sp->held[sp->act], memory_order_relaxed);
+	r = (struct rec *)(sp->recs[sp->act] + held);
+	if (held + REC_SIZE(len) > sp->cap) {
+		ret = -ENOSPC;
+	} else {
+		waiting(sp, path);
+		r->len = len;
+		memcpy(r->bytes, rec, len);
+		held += REC_SIZE(len);
+		atomic_store_explicit(&sp->held[sp->act], held,
+				      memory_order_release);
+		if (held > sp->cap / 2 && !sp->wanted) {
+			sp->wanted = true;
+			ret = 1;
+		}
+	}
+	pthread_mutex_unlock(&sp->m);
+	return ret;
 }
 
-int lg_spill_settle(struct lg_spill *sp, int fd)
+/*
+ * The records of room k made into lines, without m: the writer holds into
+ * the other room meanwhile. Under settling.
+ */
+static int settle_room(struct lg_spill *sp, int fd, unsigned k)
 {
-	size_t held = atomic_load_explicit(&sp->held, memory_order_relaxed);
+	size_t held = atomic_load_explicit(&sp->held[k], memory_order_acquire);
 	int err = 0;
 
 	for (size_t at = 0; at < held;) {
-		const struct rec *r = (const struct rec *)(sp->recs + at);
+		const struct rec *r = (const struct rec *)(sp->recs[k] + at);
 		size_t n = 0;
 		LG_AUTOFREE char *line = sp->line(r->bytes, r->len, &n);
 
 		at += REC_SIZE(r->len);
-		if (line && !err)
-			err = lg_spill_add(sp, fd, sp->path, line, n);
+		if (line && !err) {
+			pthread_mutex_lock(&sp->m);
+			err = add_line(sp, fd, sp->path, line, n);
+			pthread_mutex_unlock(&sp->m);
+		}
 	}
-	atomic_store_explicit(&sp->held, 0, memory_order_release);
-	if (!atomic_load_explicit(&sp->head, memory_order_relaxed))
-		sp->since_ms = 0;
+	/*
+	 * Dying before this, the writer leaves the child lines and the
+	 * records they were made from: each read once.
+	 */
+	pthread_mutex_lock(&sp->m);
+	atomic_store_explicit(&sp->held[k], 0, memory_order_release);
+	maybe_done(sp);
+	pthread_mutex_unlock(&sp->m);
+	return err;
+}
+
+int lg_spill_settle(struct lg_spill *sp, int fd)
+{
+	unsigned k;
+	int err;
+
+	pthread_mutex_lock(&sp->settling);
+	pthread_mutex_lock(&sp->m);
+	k = sp->act;
+	sp->act ^= 1; /* empty: every settle empties the room it leaves */
+	sp->wanted = false;
+	pthread_mutex_unlock(&sp->m);
+	err = settle_room(sp, fd, k);
+	pthread_mutex_unlock(&sp->settling);
 	return err;
 }
 
@@ -165,37 +243,49 @@ int lg_spill_flush(struct lg_spill *sp, int fd)
 {
 	int r = lg_spill_settle(sp, fd);
 
-	return r < 0 ? r : write_lines(sp, fd);
-}
-
-uint64_t lg_spill_since(const struct lg_spill *sp)
-{
-	return sp ? sp->since_ms : 0;
-}
-
-long lg_spill_salvage(struct lg_spill *sp)
-{
-	size_t n = sp ? atomic_load_explicit(&sp->head, memory_order_acquire) :
-			0;
-	size_t held =
-		sp ? atomic_load_explicit(&sp->held, memory_order_acquire) : 0;
-	LG_AUTOCLOSE int fd = -1;
-	long wrote = 0;
-	int r;
-
-	if ((!n && !held) || !sp->path[0])
-		return 0;
-	fd = open(sp->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	r = write_all(fd, sp->lines, n);
 	if (r < 0)
 		return r;
-	wrote += (long)n;
+	pthread_mutex_lock(&sp->m);
+	r = write_lines(sp, fd);
+	pthread_mutex_unlock(&sp->m);
+	return r;
+}
+
+bool lg_spill_wanted(struct lg_spill *sp)
+{
+	bool w;
+
+	if (!sp)
+		return false;
+	pthread_mutex_lock(&sp->m);
+	w = sp->wanted;
+	pthread_mutex_unlock(&sp->m);
+	return w;
+}
+
+uint64_t lg_spill_since(struct lg_spill *sp)
+{
+	uint64_t t;
+
+	if (!sp)
+		return 0;
+	pthread_mutex_lock(&sp->m);
+	t = sp->since_ms;
+	pthread_mutex_unlock(&sp->m);
+	return t;
+}
+
+/* The child's: room k's records made into lines, written to fd. */
+static long salvage_room(struct lg_spill *sp, int fd, unsigned k)
+{
+	size_t held = atomic_load_explicit(&sp->held[k], memory_order_acquire);
+	long wrote = 0;
+
 	for (size_t at = 0; at < held;) {
-		const struct rec *rc = (const struct rec *)(sp->recs + at);
+		const struct rec *rc = (const struct rec *)(sp->recs[k] + at);
 		size_t len = 0;
 		LG_AUTOFREE char *line = sp->line(rc->bytes, rc->len, &len);
+		int r;
 
 		at += REC_SIZE(rc->len);
 		if (!line)
@@ -205,7 +295,38 @@ long lg_spill_salvage(struct lg_spill *sp)
 			return r;
 		wrote += (long)len;
 	}
+	atomic_store_explicit(&sp->held[k], 0, memory_order_release);
+	return wrote;
+}
+
+long lg_spill_salvage(struct lg_spill *sp)
+{
+	size_t n = sp ? atomic_load_explicit(&sp->head, memory_order_acquire) :
+			0;
+	LG_AUTOCLOSE int fd = -1;
+	long wrote = 0, w;
+	unsigned older;
+	int r;
+
+	if (!sp ||
+	    (!n && !atomic_load(&sp->held[0]) && !atomic_load(&sp->held[1])) ||
+	    !sp->path[0])
+		return 0;
+	fd = open(sp->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, sp->lines, n);
+	if (r < 0)
+		return r;
+	wrote += (long)n;
 	atomic_store_explicit(&sp->head, 0, memory_order_release);
-	atomic_store_explicit(&sp->held, 0, memory_order_release);
+	/* the room that is not act holds the older records */
+	older = sp->act ^ 1;
+	for (unsigned i = 0; i < 2; i++) {
+		w = salvage_room(sp, fd, i ? older ^ 1 : older);
+		if (w < 0)
+			return w;
+		wrote += w;
+	}
 	return wrote;
 }

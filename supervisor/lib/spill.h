@@ -13,8 +13,8 @@
  *
  * The watchdog is that child: when lgrun dies with lines not yet written,
  * or records not yet made into lines, it writes them (lg_spill_salvage),
- * making the lines with the same function. One writer at a time (the
- * caller's lock); the child reads only once the writer is gone. A line
+ * making the lines with the same function. The writer's threads share it
+ * (its own locks); the child reads only once the writer is gone. A line
  * written twice (the writer died between its write and its record of it)
  * is read once (quarantine/index.c).
  */
@@ -48,17 +48,25 @@ void lg_spill_free(struct lg_spill *sp);
 int lg_spill_add(struct lg_spill *sp, int fd, const char *path,
 		 const char *line, size_t len);
 /*
- * Holds a record (copied) for the file at path: 0, or -ENOSPC when the
- * records held fill the room (settle them, then hold it again).
+ * Holds a record (copied) for the file at path: 0; 1 when the records
+ * held just went past half their room (a settle is wanted: the caller
+ * asks its owner for one); -ENOSPC when they fill it (settle them, then
+ * hold it again).
  */
 int lg_spill_hold(struct lg_spill *sp, const char *path, const void *rec,
 		  size_t len);
-/* The records held, made into lines and appended. 0 or -errno. */
+/*
+ * The records held, made into lines and appended. 0 or -errno. One
+ * settle at a time; it makes the lines without blocking lg_spill_hold,
+ * so a thread other than the holder's may settle while it holds on.
+ */
 int lg_spill_settle(struct lg_spill *sp, int fd);
 /* The records held settled, and every line written to fd. 0 or -errno. */
 int lg_spill_flush(struct lg_spill *sp, int fd);
+/* A settle was asked for (lg_spill_hold returned 1), not yet done. */
+bool lg_spill_wanted(struct lg_spill *sp);
 /* Since when lines or records wait (lg_mono_ms), 0: none. */
-uint64_t lg_spill_since(const struct lg_spill *sp);
+uint64_t lg_spill_since(struct lg_spill *sp);
 /*
  * The child, once the writer is gone: appends what waited to the file it
  * was for, the records made into lines. How many bytes, or -errno.

@@ -46,7 +46,12 @@ struct qrec {
 
 int lg_quarantine_flush(struct lg_quarantine *q)
 {
-	if (!q || !q->spill || q->index_fd < 0)
+	/*
+	 * Asked first: the spill's lock orders this after the hold that
+	 * followed the index's opening (the main thread flushes without the
+	 * session's lock).
+	 */
+	if (!q || !q->spill || !lg_spill_since(q->spill) || q->index_fd < 0)
 		return 0;
 	return lg_spill_flush(q->spill, q->index_fd);
 }
@@ -54,6 +59,11 @@ int lg_quarantine_flush(struct lg_quarantine *q)
 uint64_t lg_quarantine_pending_since(const struct lg_quarantine *q)
 {
 	return q ? lg_spill_since(q->spill) : 0;
+}
+
+bool lg_quarantine_flush_wanted(const struct lg_quarantine *q)
+{
+	return q && lg_spill_wanted(q->spill);
 }
 
 static int index_open(struct lg_quarantine *q)
@@ -212,13 +222,6 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 			return -EIO;
 	}
 	return 0;
-}
-
-int lg_quarantine_settle(struct lg_quarantine *q)
-{
-	if (!q || !q->spill || q->index_fd < 0)
-		return 0;
-	return lg_spill_settle(q->spill, q->index_fd);
 }
 
 /*

@@ -64,12 +64,14 @@ void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
 struct lg_spill;
 void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp);
 /*
- * The lines of the entries kept since, made and handed to the spill: what
- * the notify thread does once the tree has its answer. 0 or -errno.
+ * The lines that wait, made and written to the index. 0 or -errno. The
+ * held entries' lines are made without blocking a keep (the spill's own
+ * locks): the main thread flushes without the session's lock, while the
+ * notify thread keeps on.
  */
-int lg_quarantine_settle(struct lg_quarantine *q);
-/* The lines that wait, made and written to the index. 0 or -errno. */
 int lg_quarantine_flush(struct lg_quarantine *q);
+/* The held entries fill half the spill's room: a flush is wanted soon. */
+bool lg_quarantine_flush_wanted(const struct lg_quarantine *q);
 /*
  * A held entry's line of the index (lib/spill.h's line function: the
  * watchdog makes the lines lgrun could not).

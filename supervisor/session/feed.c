@@ -43,6 +43,8 @@ uint64_t lg_session_record_due(const struct lg_session *s)
 	uint64_t due = lg_record_due(s->rec);
 	uint64_t q = lg_quarantine_pending_since(s->quarantine);
 
+	if (lg_quarantine_flush_wanted(s->quarantine))
+		return 1; /* now: the held entries fill half their room */
 	if (q && (!due || q + INDEX_FLUSH_MS < due))
 		due = q + INDEX_FLUSH_MS;
 	return due;
@@ -50,14 +52,23 @@ uint64_t lg_session_record_due(const struct lg_session *s)
 
 void lg_session_record_flush(struct lg_session *s)
 {
-	HOLD(s);
+	struct lg_quarantine *q;
 	int r;
 
-	lg_record_flush(s->rec);
-	r = lg_quarantine_flush(s->quarantine);
+	{
+		HOLD(s);
+
+		lg_record_flush(s->rec);
+		q = s->quarantine; /* lives as long as the session */
+	}
+	/*
+	 * Without the session's lock: the index's lines are made while the
+	 * notify thread keeps on deciding and keeping (the spill's own locks).
+	 */
+	r = lg_quarantine_flush(q);
 	if (r < 0)
 		lg_warn("cannot write the quarantine's index %s: %s",
-			lg_quarantine_index(s->quarantine), strerror(-r));
+			lg_quarantine_index(q), strerror(-r));
 }
 
 /* The guard's question, "has it come back?", and who answers it. */

@@ -200,15 +200,13 @@ bool lg_session_kill_pending(const struct lg_session *s)
 	return s->kill_pending;
 }
 
-bool lg_session_settle(struct lg_session *s)
+unsigned lg_session_settle(struct lg_session *s)
 {
 	HOLD(s);
-	int r = lg_quarantine_settle(s->quarantine);
 
-	if (r < 0)
-		lg_warn("cannot write the quarantine's index %s: %s",
-			lg_quarantine_index(s->quarantine), strerror(-r));
-	return s->kill_pending;
+	return (s->kill_pending ? LG_SETTLE_TRIP : 0) |
+	       (lg_quarantine_flush_wanted(s->quarantine) ? LG_SETTLE_FLUSH :
+							    0);
 }
 
 void lg_session_bind(struct lg_session *s, const struct lg_session_hooks *h)

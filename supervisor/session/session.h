@@ -119,11 +119,14 @@ int lg_session_refusal(const struct lg_session *s);
  */
 bool lg_session_kill_pending(const struct lg_session *s);
 /*
- * The bookkeeping that waited for an operation's answer (the quarantine
- * index's lines of what was kept): the notify thread, once it answered.
- * Returns lg_session_kill_pending().
+ * The notify thread, once it answered: whether a kill is pending
+ * (LG_SETTLE_TRIP) and whether the main loop should flush soon
+ * (LG_SETTLE_FLUSH: the quarantine index's held entries fill half their
+ * room; their lines are made by the main thread, lg_session_record_flush,
+ * off the tree's path).
  */
-bool lg_session_settle(struct lg_session *s);
+enum { LG_SETTLE_TRIP = 1, LG_SETTLE_FLUSH = 2 };
+unsigned lg_session_settle(struct lg_session *s);
 
 /* When the guard's time-based rules want an LG_EV_TICK (0: never). */
 uint64_t lg_session_next_deadline(const struct lg_session *s);

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -93,13 +96,95 @@ static void test_order_and_batches(void **state)
 		int r = 0, k;
 
 		memset(big, 'x', sizeof(big));
-		for (k = 0; k < 10 && r == 0; k++)
+		for (k = 0; k < 10 && r >= 0; k++)
 			r = lg_spill_hold(sp, path, big, sizeof(big));
 		assert_int_equal(r, -ENOSPC);
 		assert_true(k > 1);
 	}
 	close(fd);
 	lg_spill_free(sp);
+}
+
+/*
+ * Past half the records' room, one hold says a settle is wanted (1),
+ * once, until a settle is done.
+ */
+static void test_wanted(void **state)
+{
+	struct lg_spill *sp = lg_spill_new(256, line_of);
+	int fd = open(path, O_WRONLY | O_APPEND), ones = 0, r = 0;
+
+	(void)state;
+	assert_false(lg_spill_wanted(sp));
+	for (int i = 0; i < 8 && r >= 0; i++) {
+		r = lg_spill_hold(sp, path, "0123456789abcdef", 16);
+		ones += r == 1;
+	}
+	assert_int_equal(ones, 1);
+	assert_true(lg_spill_wanted(sp));
+	assert_int_equal(lg_spill_settle(sp, fd), 0);
+	assert_false(lg_spill_wanted(sp));
+	assert_int_equal(lg_spill_hold(sp, path, "x", 1), 0);
+	assert_int_equal(lg_spill_flush(sp, fd), 0);
+	close(fd);
+	lg_spill_free(sp);
+}
+
+/*
+ * One thread holds records (and settles itself when the room is full),
+ * another settles and flushes meanwhile, as lgrun's main thread does:
+ * every record reaches the file once, in the order it was held.
+ */
+struct holder {
+	struct lg_spill *sp;
+	int fd, n;
+	atomic_bool done;
+};
+
+static void *hold_many(void *arg)
+{
+	struct holder *h = arg;
+	char rec[16];
+
+	for (int i = 0; i < h->n; i++) {
+		int len = snprintf(rec, sizeof(rec), "%d", i), r;
+
+		while ((r = lg_spill_hold(h->sp, path, rec, (size_t)len)) ==
+		       -ENOSPC)
+			assert_int_equal(lg_spill_settle(h->sp, h->fd), 0);
+		assert_true(r >= 0);
+	}
+	atomic_store(&h->done, true);
+	return NULL;
+}
+
+static void test_settle_beside_holder(void **state)
+{
+	struct holder h = { lg_spill_new(512, line_of), -1, 100000, false };
+	pthread_t t;
+	FILE *f;
+	char line[64];
+	int next = 0;
+
+	(void)state;
+	h.fd = open(path, O_WRONLY | O_APPEND | O_TRUNC);
+	assert_int_equal(pthread_create(&t, NULL, hold_many, &h), 0);
+	while (!atomic_load(&h.done))
+		assert_int_equal(lg_spill_flush(h.sp, h.fd), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(lg_spill_flush(h.sp, h.fd), 0);
+	assert_int_equal(lg_spill_since(h.sp), 0);
+	f = fopen(path, "r");
+	while (fgets(line, sizeof(line), f)) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "rec:%d\n", next++);
+		assert_string_equal(line, want);
+	}
+	fclose(f);
+	assert_int_equal(next, h.n);
+	close(h.fd);
+	lg_spill_free(h.sp);
 }
 
 /*
@@ -148,6 +233,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order_and_batches,
+						open_file, remove_file),
+		cmocka_unit_test_setup_teardown(test_wanted, open_file,
+						remove_file),
+		cmocka_unit_test_setup_teardown(test_settle_beside_holder,
 						open_file, remove_file),
 		cmocka_unit_test_setup_teardown(test_salvage_by_child,
 						open_file, remove_file),
