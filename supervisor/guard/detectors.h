@@ -65,6 +65,19 @@ struct lg_finding *lg_findings_add(struct lg_findings *out,
 struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
 				    const char *reason, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * The nth firing (from 1) in a session of a rule that fires on an
+ * occurrence, not a count (greeting, output_repeat), with its action and
+ * steer_at (issue 28's ladder): each firing of a warn rule is its note;
+ * with deny or kill, firings 1 to steer_at only warn and are the note
+ * (then: the action, left: firings until it), the later ones take the
+ * action. Returns the firing's verdict.
+ */
+enum lg_verdict lg_findings_fire(struct lg_findings *out,
+				 enum lg_verdict action, unsigned steer_at,
+				 uint64_t nth, const char *rule,
+				 const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
 const char *lg_op_plural(enum lg_op op);
 
 struct lg_volumetric;

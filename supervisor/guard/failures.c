@@ -6,6 +6,11 @@
  * times and then worked once is still a suspect. The attempt that makes
  * the count reach max trips, and that path starts over.
  *
+ * The model is told to rewrite the whole file (seed 004) at the path's
+ * steer level: with action warn, when it trips; with deny or kill, one
+ * failure before (a note, write_failures_near), so it hears that before the
+ * action (issue 28's ladder); at steer_at when that is set.
+ *
  * Not failures: ENOENT from unlink or rmdir (the target is already gone,
  * which is what the op wanted; that is a loop for same_target to see, not
  * a write that fails) and EINTR (the op did not run). They leave the count
@@ -193,17 +198,47 @@ static const char *errno_name(int e, char *buf, size_t size)
 	return buf;
 }
 
+/* What lgrun does at the rule's action, for a summary. */
+static const char *deed(enum lg_verdict v)
+{
+	/* the failed write has happened: a deny refuses nothing more */
+	return v == LG_DENY ? "records a refusal (the write failed already)" :
+			      lg_verdict_deed(v);
+}
+
+/*
+ * The failure at the steer level (failures_near) or at max
+ * (write_failures); either is the note when the level is max.
+ */
 static void report(const struct lg_failures *d, const struct fl_node *n,
-		   int result, struct lg_findings *out)
+		   int result, unsigned level, struct lg_findings *out)
 {
 	char shown[320], ebuf[32];
+	const char *e = errno_name(result, ebuf, sizeof(ebuf));
+	struct lg_finding *f;
 
 	/* Bounded, so a long path cannot push the errno out of the summary. */
 	lg_preview(n->path, shown, sizeof(shown), 0);
-	lg_findings_add(
+	if (n->count < d->cfg.max) {
+		f = lg_findings_note(
+			out, "failures", "write_failures_near",
+			"%u failed writes on %s in a row (last: %s); at %u, lgrun %s",
+			n->count, shown, e, d->cfg.max, deed(d->cfg.action));
+		if (f) {
+			f->then = d->cfg.action;
+			f->left = d->cfg.max - n->count;
+		}
+		return;
+	}
+	f = lg_findings_add(
 		out, d->cfg.action, "failures", "write_failures",
 		"write_failures, %u failed writes on %s in a row (last: %s)",
-		n->count, shown, errno_name(result, ebuf, sizeof(ebuf)));
+		n->count, shown, e);
+	if (f) {
+		f->note = level ==
+			  d->cfg.max; /* seed 004: told when it fires */
+		f->then = d->cfg.action;
+	}
 }
 
 enum lg_verdict lg_failures_feed(struct lg_failures *d,
@@ -214,6 +249,7 @@ enum lg_verdict lg_failures_feed(struct lg_failures *d,
 	const char *path = ev->target ? ev->target : "";
 	enum outcome oc;
 	struct fl_node **pp, *n;
+	unsigned level;
 	size_t len;
 
 	(void)env;
@@ -248,9 +284,14 @@ enum lg_verdict lg_failures_feed(struct lg_failures *d,
 		push_newest(d, n);
 		d->nodes++;
 	}
-	if (++n->count < d->cfg.max)
+	level = lg_failures_steer_level(&d->cfg);
+	if (++n->count < d->cfg.max) {
+		if (n->count == level)
+			report(d, n, ev->result < 0 ? -ev->result : ev->result,
+			       level, out);
 		return LG_ALLOW;
-	report(d, n, ev->result < 0 ? -ev->result : ev->result, out);
+	}
+	report(d, n, ev->result < 0 ? -ev->result : ev->result, level, out);
 	drop(d, pp); /* the path starts over */
 	return d->cfg.action;
 }

@@ -54,6 +54,30 @@ struct lg_finding *lg_findings_note(struct lg_findings *out, const char *rule,
 	return f;
 }
 
+enum lg_verdict lg_findings_fire(struct lg_findings *out,
+				 enum lg_verdict action, unsigned steer_at,
+				 uint64_t nth, const char *rule,
+				 const char *reason, const char *fmt, ...)
+{
+	enum lg_verdict v = action;
+	struct lg_finding *f;
+	unsigned left = 0;
+	va_list ap;
+
+	if (action > LG_WARN && nth <= steer_at) {
+		v = LG_WARN; /* a step of the ladder: the note first */
+		left = (unsigned)(steer_at + 1 - nth);
+	}
+	va_start(ap, fmt);
+	f = vadd(out, v, v <= LG_WARN, rule, reason, fmt, ap);
+	va_end(ap);
+	if (f) {
+		f->then = action;
+		f->left = left;
+	}
+	return v;
+}
+
 static bool ends_with(const char *s, const char *end)
 {
 	size_t n = strlen(s), m = strlen(end);
@@ -81,13 +105,8 @@ bool lg_finding_steers(const struct lg_finding *f)
 	if (f->note)
 		return true;
 	/* a budget's reserve: one step short too */
-	if (f->action == LG_WARN && strcmp(f->rule, "budget") == 0 &&
-	    ends_with(f->reason, "_reserve"))
-		return true;
-	/* seed 004's detectors correct the model when they fire */
-	return f->action != LG_ALLOW && (strcmp(f->rule, "failures") == 0 ||
-					 strcmp(f->rule, "greeting") == 0 ||
-					 strcmp(f->rule, "output_repeat") == 0);
+	return f->action == LG_WARN && strcmp(f->rule, "budget") == 0 &&
+	       ends_with(f->reason, "_reserve");
 }
 
 const char *lg_op_plural(enum lg_op op)

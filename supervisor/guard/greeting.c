@@ -16,6 +16,10 @@
  * between them. "Anything else I can help with?" after finished work is
  * not on the list ("else" is not a word an offer may end with), and nor is
  * any answer that says something about the work.
+ *
+ * A greeting tells the model to resume its task (seed 004). With action
+ * deny or kill, the session's first steer_at greetings only warn, so the
+ * model hears that first; the action applies from the next one on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,7 @@ struct lg_greeting {
 	struct lg_greeting_cfg cfg;
 	uint64_t turns;
 	unsigned prev_calls; /* tool calls of the previous turn */
+	uint64_t fired; /* greetings found in the session */
 };
 
 struct lg_greeting *lg_greeting_new(const struct lg_greeting_cfg *cfg)
@@ -271,12 +276,12 @@ enum lg_verdict lg_greeting_feed(struct lg_greeting *d,
 		return LG_ALLOW;
 	trimmed(ev->turn_text, buf); /* it matched: not empty, short */
 	lg_preview(buf, preview, sizeof(preview), 100);
-	lg_findings_add(
-		out, d->cfg.action, "greeting", "context_lost",
+	return lg_findings_fire(
+		out, d->cfg.action, d->cfg.steer_at, ++d->fired, "greeting",
+		"context_lost",
 		"context_lost, model turn #%llu answered \"%s\" right after a turn with %u tool call%s: the model may have lost its context",
 		(unsigned long long)d->turns, preview, prev,
 		prev == 1 ? "" : "s");
-	return d->cfg.action;
 }
 
 LG_DETECTOR_DEFINE(greeting);

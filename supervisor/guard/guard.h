@@ -64,7 +64,26 @@ struct lg_repeat_cfg {
 struct lg_failures_cfg {
 	unsigned max; /* failures on one path that trip; 0 = off */
 	enum lg_verdict action;
+	/*
+	 * The failure of a path at which the model is told to rewrite the
+	 * whole file (issue 28): 0 means at max itself with action warn (seed
+	 * 004: the correction when it fires), one short of max with deny or
+	 * kill (the note first, the action at max); >= max: at max.
+	 */
+	unsigned steer_at;
 };
+
+/* The failure of one path at which a failures rule of cfg notes. */
+static inline unsigned lg_failures_steer_level(const struct lg_failures_cfg *c)
+{
+	if (!c->max)
+		return 0;
+	if (c->steer_at)
+		return c->steer_at < c->max ? c->steer_at : c->max;
+	if (c->action <= LG_WARN || c->max < 2)
+		return c->max;
+	return c->max - 1;
+}
 
 #define LG_OUTPUT_REPEAT_MAX_SIZES 8
 
@@ -81,12 +100,19 @@ struct lg_output_repeat_cfg {
 	/* chunk sizes in characters, ascending; unused entries are 0 */
 	unsigned sizes[LG_OUTPUT_REPEAT_MAX_SIZES];
 	enum lg_verdict action;
+	unsigned steer_at; /* firings noted before a deny or kill applies */
 };
 
 /* A "how can I help you today?" turn right after a turn that used tools. */
 struct lg_greeting_cfg {
 	bool enabled;
 	enum lg_verdict action;
+	/*
+	 * With action deny or kill, the session's first steer_at firings only
+	 * warn and tell the model (issue 28); the action applies from the
+	 * next one on (0: at once). With warn, every firing tells the model.
+	 */
+	unsigned steer_at;
 };
 
 /*
@@ -186,9 +212,10 @@ struct lg_finding {
 	const char *reason; /* loop_detected, volume_exceeded, ... */
 	char summary[LG_SUMMARY_MAX];
 	/*
-	 * A rule at its steer level, one step short of its action (action
-	 * LG_ALLOW): the session tells the model (issue 28). summary says
-	 * what the rule saw.
+	 * The session tells the model (issue 28); summary says what the rule
+	 * saw. A rule at its steer level, short of its action (action
+	 * LG_ALLOW), or a firing of seed 004's detectors that is its note: a
+	 * warn, or a deny or kill rule's firing at its steer level.
 	 */
 	bool note;
 	/*
@@ -258,8 +285,8 @@ const char *lg_flow_rule_reason(enum lg_flow_rule r);
 
 /*
  * Does the finding tell the model something (issue 28)? A rule at its
- * steer level (note), a budget's reserve, or one of
- * seed 004's detectors (failures, greeting, output_repeat) firing.
+ * steer level (note: seed 004's detectors' firings included when they are
+ * their note), or a budget's reserve.
  */
 bool lg_finding_steers(const struct lg_finding *f);
 

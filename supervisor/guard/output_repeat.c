@@ -33,6 +33,10 @@
  * The text starts over at each LG_EV_TURN (a new response) and after a
  * trip; after a trip the detector stays quiet until the next LG_EV_TURN,
  * so one looping response gives one finding, not one per 150 characters.
+ * With action deny or kill, the session's first steer_at such responses
+ * only warn (the model is told to stop repeating, seed 004), and the action
+ * applies from the next one on; the command's output, never unmuted, gets
+ * the action at once.
  * Deltas of two responses streamed at once would be mixed: events carry
  * no stream id.
  */
@@ -62,6 +66,7 @@ struct lg_output_repeat {
 	uint32_t *buf; /* the text so far, at most cap code points */
 	size_t len, cap;
 	bool muted; /* tripped in this response */
+	uint64_t fired; /* responses that tripped, in the session */
 	/* a UTF-8 sequence cut by the end of a delta */
 	unsigned need; /* continuation bytes still to come */
 	uint32_t cp; /* what they complete */
@@ -335,8 +340,8 @@ static size_t put_utf8(char *o, uint32_t c)
 	return 4;
 }
 
-static void trip(struct lg_output_repeat *d, const struct hit *h,
-		 const struct lg_event *ev, struct lg_findings *out)
+static enum lg_verdict trip(struct lg_output_repeat *d, const struct hit *h,
+			    const struct lg_event *ev, struct lg_findings *out)
 {
 	/* The chunk's first PREVIEW_CHARS + 1 characters: enough for "…". */
 	char raw[(PREVIEW_CHARS + 1) * 4 + 1];
@@ -348,8 +353,14 @@ static void trip(struct lg_output_repeat *d, const struct hit *h,
 		o += put_utf8(raw + o, c[i]);
 	raw[o] = '\0';
 	lg_preview(raw, preview, sizeof(preview), PREVIEW_CHARS);
-	lg_findings_add(
-		out, d->cfg.action, "output_repeat", "output_repeat",
+	/*
+	 * The command's output (--watch-output) has no responses: it fires
+	 * once and stays quiet, so a ladder would never reach its action.
+	 */
+	return lg_findings_fire(
+		out, d->cfg.action,
+		ev->source == LG_SRC_OUTPUT ? 0 : d->cfg.steer_at, ++d->fired,
+		"output_repeat", "output_repeat",
 		"output_repeat, %s repeats \"%s\" (%u characters) %u times in its last %zu characters",
 		ev->source == LG_SRC_OUTPUT ? "the command's output" :
 					      "the model's text",
@@ -388,10 +399,11 @@ enum lg_verdict lg_output_repeat_feed(struct lg_output_repeat *d,
 			continue;
 		since = 0;
 		if (check(d, &h)) {
-			trip(d, &h, ev, out);
+			enum lg_verdict v = trip(d, &h, ev, out);
+
 			reset(d);
 			d->muted = true;
-			return d->cfg.action;
+			return v;
 		}
 	}
 	return LG_ALLOW;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Steering (issue 28): lgrun's word in the model's context. A rule at its
- * steer level (a guard finding with note set: one step short of its
- * action), or one of seed 004's detectors when it fires, queues a note;
+ * steer level (a guard finding with note set: short of its action, or a
+ * seed 004 detector's firing that is its note), or a budget's reserve,
+ * queues a note;
  * the proxy asks for the notes of every model request (sess_steer, the proxy's ops.steer),
  * places the queued ones in that request, right after its tool results,
  * and adds the conversation's earlier ones again at their own place.
@@ -18,36 +19,48 @@
  */
 struct steer_text {
 	const char *rule;
-	const char *one, *many; /* NULL: the seed's own corrective text */
-	const char *instead;
+	const char *one, *many;
+	const char *instead; /* NULL: the seed's own corrective text */
+	const char *deny; /* what a deny does; NULL: "refuses it" */
 };
 
 static const struct steer_text texts[] = {
 	{ "volumetric", "removal of pre-existing data within the rule's window",
 	  "removals of pre-existing data within the rule's window",
-	  "do not remove more files now: tell the user what you would remove and ask them to confirm, or take an approach that keeps the files" },
+	  "do not remove more files now: tell the user what you would remove and ask them to confirm, or take an approach that keeps the files",
+	  NULL },
 	{ "same_target", "attempt on the same target",
 	  "attempts on the same target",
-	  "it did not work the way you expected: check why, report it, and ask the user before trying again" },
+	  "it did not work the way you expected: check why, report it, and ask the user before trying again",
+	  NULL },
 	{ "repeat", "identical call with the same result",
 	  "identical calls with the same result",
-	  "the result will not change: use what it returned, try something different, or ask the user" },
+	  "the result will not change: use what it returned, try something different, or ask the user",
+	  NULL },
 	{ "budget", "", "",
-	  "finish the most important part now, and report what is done and what is left" },
+	  "finish the most important part now, and report what is done and what is left",
+	  NULL },
 	/* seed 004's corrective injections: the detector's own words */
-	{ "failures", NULL, NULL, NULL },
-	{ "greeting", NULL, NULL, NULL },
-	{ "output_repeat", NULL, NULL, NULL },
+	{ "failures", "failed write of that file", "failed writes of that file",
+	  NULL,
+	  /* the write failed already: nothing more to refuse */
+	  "records a refusal, nothing more is stopped" },
+	{ "greeting", "greeting in the middle of the task",
+	  "greetings in the middle of the task", NULL,
+	  "refuses every further model request of this session" },
+	{ "output_repeat", "answer that repeats itself",
+	  "answers that repeat themselves", NULL,
+	  "refuses every further model request of this session" },
 };
 
 /* What lgrun does at the rule's action, in the model's words. */
-static const char *deed(enum lg_verdict v)
+static const char *deed(const struct steer_text *t, enum lg_verdict v)
 {
 	switch (v) {
 	case LG_KILL:
 		return "stops this whole session";
 	case LG_DENY:
-		return "refuses it";
+		return t->deny ? t->deny : "refuses it";
 	default:
 		return "only warns";
 	}
@@ -59,14 +72,14 @@ static void next_of(const struct lg_session *s, const struct steer_text *t,
 {
 	if (strcmp(t->rule, "budget") == 0)
 		snprintf(out, size, "when the budget is used up, lgrun %s",
-			 deed(f->then));
+			 deed(t, f->then));
 	else if (f->left <= 1)
 		snprintf(out, size, "at the next %s, lgrun %s", t->one,
-			 deed(f->then));
+			 deed(t, f->then));
 	else
 		snprintf(out, size,
 			 "%u more %s, and at the last of them lgrun %s",
-			 f->left, t->many, deed(f->then));
+			 f->left, t->many, deed(t, f->then));
 	if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
 		size_t n = strlen(out);
 
@@ -104,6 +117,7 @@ static void compose(const struct lg_session *s, const struct lg_finding *f,
 		    const char *own, char *out, size_t size)
 {
 	const struct steer_text *t = text_of(f->rule);
+	char next[512] = "";
 	static const char from[] =
 		"[lgrun] A note from lgrun, the loop guard supervising this session (not from the user): ";
 
@@ -111,25 +125,32 @@ static void compose(const struct lg_session *s, const struct lg_finding *f,
 		snprintf(out, size, "[lgrun] %s", own);
 		return;
 	}
+	/*
+	 * seed 004's detectors: their corrections, and what comes next when
+	 * the note is a step of the ladder (left: steps to a deny or kill, or
+	 * a warn at steer_at); a warn at the firing itself says no more.
+	 */
+	if (t && !t->instead && f->left)
+		next_of(s, t, f, next, sizeof(next));
 	if (strcmp(f->rule, "failures") == 0) {
 		/* seed 004: rewrite the whole file rather than patch it again */
 		snprintf(
 			out, size,
-			"%s%s. Stop patching that file piece by piece: read the whole file as it is now, decide what it should contain in full, and write it again in one go.",
-			from, f->summary);
+			"%s%s. Stop patching that file piece by piece: read the whole file as it is now, decide what it should contain in full, and write it again in one go.%s%s%s",
+			from, f->summary, *next ? " Next: " : "", next,
+			*next ? "." : "");
 	} else if (strcmp(f->rule, "greeting") == 0) {
 		snprintf(
 			out, size,
-			"%syou answered with a greeting, as if the conversation had just started, but there is work in progress above. Resume the task where you left off; do not start over.",
-			from);
+			"%syou answered with a greeting, as if the conversation had just started, but there is work in progress above. Resume the task where you left off; do not start over.%s%s%s",
+			from, *next ? " Next: " : "", next, *next ? "." : "");
 	} else if (strcmp(f->rule, "output_repeat") == 0) {
 		snprintf(
 			out, size,
-			"%syour last answer repeated itself in a loop (%s). Stop, take a different approach, or say plainly what is blocking you.",
-			from, f->summary);
-	} else if (t && t->one) {
-		char next[512];
-
+			"%syour last answer repeated itself in a loop (%s). Stop, take a different approach, or say plainly what is blocking you.%s%s%s",
+			from, f->summary, *next ? " Next: " : "", next,
+			*next ? "." : "");
+	} else if (t && t->instead) {
 		next_of(s, t, f, next, sizeof(next));
 		snprintf(out, size, "%sit saw %s. Next: %s. Instead: %s.", from,
 			 f->summary, next, t->instead);
@@ -139,8 +160,8 @@ static void compose(const struct lg_session *s, const struct lg_finding *f,
 }
 
 /*
- * A finding that steers: a rule at its steer level (f->note), or a seed
- * 004 detector's warning. Queued for the next model request, once per
+ * A finding that steers: a rule at its steer level (f->note: a seed 004
+ * detector's firing too, when it is its note), or a budget's reserve. Queued for the next model request, once per
  * rule and reason while it waits.
  */
 static void queue(struct lg_session *s, const struct lg_finding *f)

@@ -112,6 +112,26 @@ run_lg --session fails -- sh -c 'for i in 1 2 3 4; do echo x >"$0/no/such/dir/f"
 	exec python3 "$1" --api anthropic' "$T" "$LLM/llm_agent.py" >"$T/out" 2>&1
 assert_rc 0 "$RC" "failed writes, then an agent"
 steered fails failures "write it again in one go"
+# with warn, the note at the 4th says nothing of what comes next
+grep '"session":"fails"' "$STATE/audit.jsonl" | grep '"event":"steer"' | grep -q 'Next:' &&
+	fail "fails: a warn's note tells of a next step"
+
+# The ladder (issue 28): with action = kill, the model is told to rewrite
+# the file at the 3rd failure, in a request before the kill at the 4th.
+kill $MOCK_PID
+start_mock_llm --script "finish_after 1"
+printf '[failures]\naction = kill\n' >"$T/fkill.ini"
+run_lg --session fails_kill --config "$T/fkill.ini" -- sh -c 'for i in 1 2 3; do echo x >"$0/no/such/dir/f" 2>/dev/null; done
+	python3 "$1" --api anthropic || exit 9
+	echo x >"$0/no/such/dir/f" 2>/dev/null; sleep 10' "$T" "$LLM/llm_agent.py" >"$T/out" 2>&1
+assert_rc 86 "$RC" "failures with action kill, after the note: $(tail -2 "$T/out")"
+steered fails_kill failures "3 failed writes on .*write it again in one go. Next: at the next failed write of that file, lgrun stops this whole session\\."
+s=$(grep -n '"session":"fails_kill".*"event":"steer".*"reason":"write_failures_near"' "$STATE/audit.jsonl" | head -1 | cut -d: -f1)
+t=$(grep -n '"session":"fails_kill".*"event":"trip".*"reason":"write_failures"' "$STATE/audit.jsonl" | head -1 | cut -d: -f1)
+[ -n "$s" ] && [ -n "$t" ] && [ "$s" -lt "$t" ] ||
+	fail "fails_kill: expected the note (write_failures_near), then the kill: $(grep '"session":"fails_kill"' "$STATE/audit.jsonl" | cut -c1-200)"
+[ "$(grep '"session":"fails_kill"' "$STATE/audit.jsonl" | grep -c '"event":"steer"')" = 1 ] ||
+	fail "fails_kill: the kill gave a note of its own"
 
 kill $MOCK_PID
 start_mock_llm --script greeting

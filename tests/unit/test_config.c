@@ -573,6 +573,10 @@ static void test_errors(void **state)
 		  "test.ini:2: failures.action: 'halt' is not an action (warn, deny or kill)" },
 		{ "[failures]\nwindow = 60s\n",
 		  "test.ini:2: unknown key 'window' in [failures]" },
+		{ "[failures]\nsteer_at = -1\n",
+		  "test.ini:2: failures.steer_at: '-1' is not a whole number" },
+		{ "[failures]\nsteer_at = 100001\n",
+		  "test.ini:2: failures.steer_at: 100001 is out of range (0 to 100000)" },
 		{ "[failure]\nmax = 4\n",
 		  "test.ini:1: unknown section [failure]" },
 		{ "[agent claude]\nrepeat.include_results = true\n",
@@ -623,6 +627,10 @@ static void test_errors(void **state)
 		  "test.ini:2: output_repeat.action: 'allow' is not an action (warn, deny or kill)" },
 		{ "[output_repeat]\nmax = 3\n",
 		  "test.ini:2: unknown key 'max' in [output_repeat]" },
+		{ "[output_repeat]\nsteer_at = once\n",
+		  "test.ini:2: output_repeat.steer_at: 'once' is not a whole number" },
+		{ "[output_repeat]\nsteer_at = 100001\n",
+		  "test.ini:2: output_repeat.steer_at: 100001 is out of range (0 to 100000)" },
 		{ "[output-repeat]\nenabled = true\n",
 		  "test.ini:1: unknown section [output-repeat]" },
 		/* greeting */
@@ -632,6 +640,12 @@ static void test_errors(void **state)
 		  "test.ini:2: greeting.action: 'none' is not an action (warn, deny or kill)" },
 		{ "[greeting]\nthreshold = 1\n",
 		  "test.ini:2: unknown key 'threshold' in [greeting]" },
+		{ "[greeting]\nsteer_at = -1\n",
+		  "test.ini:2: greeting.steer_at: '-1' is not a whole number" },
+		{ "[greeting]\nsteer_at = 100001\n",
+		  "test.ini:2: greeting.steer_at: 100001 is out of range (0 to 100000)" },
+		{ "[profile p]\ngreeting.steer_at = x\n",
+		  "test.ini:2: greeting.steer_at: 'x' is not a whole number" },
 		{ "[agent claude]\ngreeting.window = 1\n",
 		  "test.ini:2: [agent claude]: unknown key 'greeting.window'" },
 		{ "[profile p]\noutput_repeat.sizes = x\n",
@@ -1251,6 +1265,33 @@ static void test_keep_and_steer_keys(void **state)
 	assert_false(c->steer);
 }
 
+/*
+ * The ladder of seed 004's detectors (issue 28): failures' steer_at 0 is
+ * its default level (at max with warn, max - 1 with deny or kill);
+ * greeting and output_repeat note one firing before a deny or kill.
+ */
+static void test_ladder_keys(void **state)
+{
+	struct lg_config *c = *state;
+
+	assert_int_equal(c->guard.failures.steer_at, 0);
+	assert_int_equal(c->guard.greeting.steer_at, 1);
+	assert_int_equal(c->guard.output_repeat.steer_at, 1);
+	assert_int_equal(lg_failures_steer_level(&c->guard.failures), 4);
+	load_ok(c, "[failures]\naction = kill\n", NULL, NULL);
+	assert_int_equal(lg_failures_steer_level(&c->guard.failures), 3);
+	load_ok(c,
+		"[failures]\nsteer_at = 2\n[greeting]\nsteer_at = 0\n"
+		"[output_repeat]\nsteer_at = 3\n",
+		NULL, NULL);
+	assert_int_equal(c->guard.failures.steer_at, 2);
+	assert_int_equal(lg_failures_steer_level(&c->guard.failures), 2);
+	assert_int_equal(c->guard.greeting.steer_at, 0);
+	assert_int_equal(c->guard.output_repeat.steer_at, 3);
+	load_ok(c, "[profile quiet]\ngreeting.steer_at = 5\n", "quiet", NULL);
+	assert_int_equal(c->guard.greeting.steer_at, 5);
+}
+
 static void test_parse_errno(void **state)
 {
 	static const struct {
@@ -1548,6 +1589,7 @@ int main(void)
 		T(test_options),
 		T(test_quarantine_keys),
 		T(test_keep_and_steer_keys),
+		T(test_ladder_keys),
 		T(test_every_key_documented),
 		TT(test_load_file_with_profile_file),
 		TT(test_load_file_errors),

@@ -18,10 +18,11 @@ struct fixture {
 	struct lg_findings out;
 };
 
-static int fx_setup(void **state, unsigned max, enum lg_verdict action)
+static int fx_setup_at(void **state, unsigned max, enum lg_verdict action,
+		       unsigned steer_at)
 {
 	static struct fixture fx;
-	struct lg_failures_cfg cfg = { max, action };
+	struct lg_failures_cfg cfg = { max, action, steer_at };
 
 	memset(&fx, 0, sizeof(fx));
 	fx.d = lg_failures_new(&cfg);
@@ -29,6 +30,11 @@ static int fx_setup(void **state, unsigned max, enum lg_verdict action)
 		return -1;
 	*state = &fx;
 	return 0;
+}
+
+static int fx_setup(void **state, unsigned max, enum lg_verdict action)
+{
+	return fx_setup_at(state, max, action, 0);
 }
 
 static int setup_default(void **state)
@@ -49,6 +55,26 @@ static int setup_one(void **state)
 static int setup_high(void **state)
 {
 	return fx_setup(state, 100, LG_KILL);
+}
+
+static int setup_kill(void **state)
+{
+	return fx_setup(state, 4, LG_KILL);
+}
+
+static int setup_deny_at2(void **state)
+{
+	return fx_setup_at(state, 4, LG_DENY, 2);
+}
+
+static int setup_warn_at2(void **state)
+{
+	return fx_setup_at(state, 4, LG_WARN, 2);
+}
+
+static int setup_kill_at9(void **state)
+{
+	return fx_setup_at(state, 4, LG_KILL, 9);
 }
 
 static int teardown(void **state)
@@ -443,6 +469,128 @@ static void test_summary_long_path(void **state)
 	free(path);
 }
 
+/*
+ * Seed 004 with the default action warn: the firing itself is the note
+ * (the correction when it fires), nothing before it.
+ */
+static void test_warn_notes_at_the_firing(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	for (unsigned i = 1; i <= 3; i++) {
+		assert_int_equal(failed(fx, "/p/app.py"), LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+	assert_int_equal(failed(fx, "/p/app.py"), LG_WARN);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(f->note);
+	assert_true(lg_finding_steers(f));
+	assert_int_equal(f->then, LG_WARN);
+	assert_int_equal(f->left, 0);
+}
+
+/*
+ * The ladder (issue 28): with kill, the note comes one failure short of
+ * max, saying what comes next; the kill at max is no note. The path starts
+ * over after it, and so does its ladder.
+ */
+static void test_kill_notes_one_short(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	for (int round = 0; round < 2; round++) {
+		for (unsigned i = 1; i <= 2; i++) {
+			assert_int_equal(failed(fx, "/p/app.py"), LG_ALLOW);
+			assert_int_equal(fx->out.n, 0);
+		}
+		assert_int_equal(failed(fx, "/p/app.py"), LG_ALLOW);
+		assert_int_equal(fx->out.n, 1);
+		assert_true(f->note);
+		assert_true(lg_finding_steers(f));
+		assert_int_equal(f->action, LG_ALLOW);
+		assert_string_equal(f->rule, "failures");
+		assert_string_equal(f->reason, "write_failures_near");
+		assert_int_equal(f->then, LG_KILL);
+		assert_int_equal(f->left, 1);
+		assert_string_equal(
+			f->summary,
+			"3 failed writes on /p/app.py in a row (last: EACCES); at 4, lgrun stops the session");
+		assert_int_equal(failed(fx, "/p/app.py"), LG_KILL);
+		assert_int_equal(fx->out.n, 1);
+		assert_false(f->note);
+		assert_false(lg_finding_steers(f));
+		assert_string_equal(f->reason, "write_failures");
+		assert_int_equal(lg_failures_count(fx->d, "/p/app.py"), 0);
+	}
+	/* a success takes the count below the note's level again */
+	for (unsigned i = 1; i <= 2; i++)
+		assert_int_equal(failed(fx, "/p/b"), LG_ALLOW);
+	assert_int_equal(ok(fx, "/p/b"), LG_ALLOW);
+	assert_int_equal(failed(fx, "/p/b"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(failed(fx, "/p/b"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(f->note);
+}
+
+/* An explicit steer_at: the note at that failure, how many are left. */
+static void test_steer_at_explicit(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(f->note);
+	assert_int_equal(f->then, LG_DENY);
+	assert_int_equal(f->left, 2);
+	assert_string_equal(
+		f->summary,
+		"2 failed writes on /p/a in a row (last: EACCES); at 4, lgrun records a refusal (the write failed already)");
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 0);
+	assert_int_equal(failed(fx, "/p/a"), LG_DENY);
+	assert_false(f->note);
+	assert_false(lg_finding_steers(f));
+}
+
+/* With warn and steer_at 2: the note at 2, the warning at 4 says no more. */
+static void test_warn_steer_at_earlier(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(fx->out.n, 1);
+	assert_true(f->note);
+	assert_int_equal(f->then, LG_WARN);
+	assert_int_equal(f->left, 2);
+	assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+	assert_int_equal(failed(fx, "/p/a"), LG_WARN);
+	assert_false(lg_finding_steers(f));
+}
+
+/* steer_at at or past max: the note comes with the action itself. */
+static void test_steer_at_past_max(void **state)
+{
+	struct fixture *fx = *state;
+	const struct lg_finding *f = &fx->out.f[0];
+
+	for (unsigned i = 1; i <= 3; i++) {
+		assert_int_equal(failed(fx, "/p/a"), LG_ALLOW);
+		assert_int_equal(fx->out.n, 0);
+	}
+	assert_int_equal(failed(fx, "/p/a"), LG_KILL);
+	assert_true(f->note);
+	assert_true(lg_finding_steers(f));
+	assert_int_equal(f->left, 0);
+}
+
 static void test_null_target(void **state)
 {
 	struct fixture *fx = *state;
@@ -475,6 +623,11 @@ int main(void)
 		T(test_memory_bounded, setup_high),
 		T(test_summary_long_path, setup_default),
 		T(test_null_target, setup_default),
+		T(test_warn_notes_at_the_firing, setup_default),
+		T(test_kill_notes_one_short, setup_kill),
+		T(test_steer_at_explicit, setup_deny_at2),
+		T(test_warn_steer_at_earlier, setup_warn_at2),
+		T(test_steer_at_past_max, setup_kill_at9),
 	};
 
 	return cmocka_run_group_tests_name("failures", tests, NULL, NULL);

@@ -261,18 +261,90 @@ static void test_only_turns(void **state)
 
 static void test_action_and_off(void **state)
 {
-	struct lg_greeting_cfg cfg = { true, LG_DENY };
+	struct lg_greeting_cfg cfg = { true, LG_DENY, 0 };
 	struct fixture *fx = fx_new(state, &cfg);
 
 	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
 	assert_int_equal(turn(fx, 0, hello), LG_DENY);
 	assert_int_equal(fx->out.f[0].action, LG_DENY);
+	/* steer_at 0: the action at once, no note first */
+	assert_false(lg_finding_steers(&fx->out.f[0]));
 	lg_greeting_free(fx->d);
 
 	cfg.enabled = false;
 	fx = fx_new(state, &cfg);
 	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
 	assert_int_equal(turn(fx, 0, hello), LG_ALLOW);
+}
+
+/*
+ * The default (warn): every greeting warns and is the note, and nothing
+ * comes after it (issue 28: seed 004's behaviour unchanged).
+ */
+static void test_warn_notes_each_firing(void **state)
+{
+	struct fixture *fx = fx_default(state);
+	const struct lg_finding *f = &fx->out.f[0];
+
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+		assert_int_equal(turn(fx, 0, hello), LG_WARN);
+		assert_true(f->note);
+		assert_true(lg_finding_steers(f));
+		assert_int_equal(f->then, LG_WARN);
+		assert_int_equal(f->left, 0);
+	}
+}
+
+/*
+ * The ladder with kill and the default steer_at (1): the first greeting
+ * only warns and is the note (what comes next: a kill at the next one);
+ * the action applies from the second on, and is no note.
+ */
+static void test_kill_ladder(void **state)
+{
+	struct lg_config c;
+	struct fixture *fx;
+	const struct lg_finding *f;
+
+	lg_config_init(&c);
+	c.guard.greeting.action = LG_KILL;
+	fx = fx_new(state, &c.guard.greeting);
+	f = &fx->out.f[0];
+	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+	assert_int_equal(turn(fx, 0, hello), LG_WARN);
+	assert_int_equal(f->action, LG_WARN);
+	assert_true(f->note);
+	assert_true(lg_finding_steers(f));
+	assert_int_equal(f->then, LG_KILL);
+	assert_int_equal(f->left, 1);
+	assert_string_equal(f->reason, "context_lost");
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+		assert_int_equal(turn(fx, 0, hello), LG_KILL);
+		assert_int_equal(f->action, LG_KILL);
+		assert_false(f->note);
+		assert_false(lg_finding_steers(f));
+	}
+}
+
+/* steer_at 2 with deny: two notes counting down, then the deny. */
+static void test_deny_steer_at_two(void **state)
+{
+	struct lg_greeting_cfg cfg = { true, LG_DENY, 2 };
+	struct fixture *fx = fx_new(state, &cfg);
+	const struct lg_finding *f = &fx->out.f[0];
+
+	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+	assert_int_equal(turn(fx, 0, hello), LG_WARN);
+	assert_int_equal(f->left, 2);
+	assert_int_equal(f->then, LG_DENY);
+	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+	assert_int_equal(turn(fx, 0, hello), LG_WARN);
+	assert_int_equal(f->left, 1);
+	assert_int_equal(turn(fx, 1, ""), LG_ALLOW);
+	assert_int_equal(turn(fx, 0, hello), LG_DENY);
+	assert_false(lg_finding_steers(f));
 }
 
 #define T(fn) cmocka_unit_test_teardown(fn, teardown)
@@ -290,6 +362,9 @@ int main(void)
 		T(test_needs_tools_before_and_none_now),
 		T(test_only_turns),
 		T(test_action_and_off),
+		T(test_warn_notes_each_firing),
+		T(test_kill_ladder),
+		T(test_deny_steer_at_two),
 	};
 
 	return cmocka_run_group_tests_name("greeting", tests, NULL, NULL);

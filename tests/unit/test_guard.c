@@ -477,7 +477,7 @@ static void test_new_events_not_destructive(void **state)
 	struct fixture *fx;
 
 	cfg.repeat = (struct lg_repeat_cfg){ 3, true, LG_KILL, 0 };
-	cfg.failures = (struct lg_failures_cfg){ 4, LG_WARN };
+	cfg.failures = (struct lg_failures_cfg){ 4, LG_WARN, 0 };
 	fx = fx_new(state, &cfg, 0);
 	/* target and class look destructive; the kind says otherwise */
 	for (int i = 0; i < 2; i++) {
@@ -525,7 +525,7 @@ static void test_failures_action_from_config(void **state)
 	struct lg_guard_cfg cfg = default_cfg;
 	struct fixture *fx;
 
-	cfg.failures = (struct lg_failures_cfg){ 2, LG_DENY };
+	cfg.failures = (struct lg_failures_cfg){ 2, LG_DENY, 0 };
 	fx = fx_new(state, &cfg, 0);
 	assert_int_equal(op_result(fx, 0, LG_OP_RENAME, "/p/a", EXDEV),
 			 LG_ALLOW);
@@ -641,7 +641,7 @@ static void test_turn_with_four_findings(void **state)
 					     .max_tokens = 4000,
 					     .reserve = 0.4,
 					     .action = LG_DENY };
-	cfg.greeting = (struct lg_greeting_cfg){ true, LG_WARN };
+	cfg.greeting = (struct lg_greeting_cfg){ true, LG_WARN, 0 };
 	fx = fx_new(state, &cfg, 0);
 	assert_int_equal(model_turn(fx, 1000, 3, ""), LG_ALLOW);
 	/* 2 of 3 turns, 2400 of 4000 tokens, 6 of 10 s */

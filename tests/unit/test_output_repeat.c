@@ -562,9 +562,112 @@ static void test_action(void **state)
 	char *text = copies(s60, 3);
 
 	cfg.action = LG_KILL;
+	cfg.steer_at = 0; /* at once, no note first */
 	fx = fx_new(state, &cfg);
 	assert_int_equal(delta(fx, text, strlen(text)), LG_KILL);
 	assert_int_equal(fx->out.f[0].action, LG_KILL);
+	assert_false(lg_finding_steers(&fx->out.f[0]));
+	free(text);
+}
+
+/*
+ * The default (warn): every looping response warns and is the note, with
+ * nothing after it (issue 28: seed 004's behaviour unchanged).
+ */
+static void test_warn_notes_each_response(void **state)
+{
+	struct fixture *fx = fx_default(state);
+	const struct lg_finding *f = &fx->out.f[0];
+	char *text = copies(s60, 3);
+
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(turn(fx), LG_ALLOW);
+		assert_int_equal(delta(fx, text, strlen(text)), LG_WARN);
+		assert_true(f->note);
+		assert_true(lg_finding_steers(f));
+		assert_int_equal(f->then, LG_WARN);
+		assert_int_equal(f->left, 0);
+	}
+	free(text);
+}
+
+/*
+ * The ladder with kill and the default steer_at (1): the first looping
+ * response only warns and is the note (a kill at the next one); the
+ * action applies from the second response on, and is no note.
+ */
+static void test_kill_ladder(void **state)
+{
+	struct lg_output_repeat_cfg cfg = default_cfg();
+	struct fixture *fx;
+	const struct lg_finding *f;
+	char *text = copies(s60, 3);
+
+	assert_int_equal(cfg.steer_at, 1);
+	cfg.action = LG_KILL;
+	fx = fx_new(state, &cfg);
+	f = &fx->out.f[0];
+	assert_int_equal(delta(fx, text, strlen(text)), LG_WARN);
+	assert_true(f->note);
+	assert_true(lg_finding_steers(f));
+	assert_int_equal(f->then, LG_KILL);
+	assert_int_equal(f->left, 1);
+	/* one finding per response: the rest of this one is quiet */
+	assert_int_equal(delta(fx, text, strlen(text)), LG_ALLOW);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(turn(fx), LG_ALLOW);
+		assert_int_equal(delta(fx, text, strlen(text)), LG_KILL);
+		assert_int_equal(f->action, LG_KILL);
+		assert_false(f->note);
+		assert_false(lg_finding_steers(f));
+	}
+	free(text);
+}
+
+/*
+ * The command's output (--watch-output) has no next response to unmute
+ * the detector: no ladder there, the action at once.
+ */
+static void test_output_acts_at_once(void **state)
+{
+	struct lg_output_repeat_cfg cfg = default_cfg();
+	struct fixture *fx;
+	char *text = copies(s60, 3);
+	struct lg_event ev = { .kind = LG_EV_TEXT,
+			       .source = LG_SRC_OUTPUT,
+			       .text = text,
+			       .text_len = strlen(text) };
+
+	cfg.action = LG_KILL;
+	fx = fx_new(state, &cfg);
+	assert_int_equal(lg_output_repeat_feed(fx->d, &ev, &fx->env, &fx->out),
+			 LG_KILL);
+	assert_int_equal(fx->out.n, 1);
+	assert_false(fx->out.f[0].note);
+	free(text);
+}
+
+/* steer_at 2 with deny: two responses noted, counting down, then deny. */
+static void test_deny_steer_at_two(void **state)
+{
+	struct lg_output_repeat_cfg cfg = default_cfg();
+	struct fixture *fx;
+	const struct lg_finding *f;
+	char *text = copies(s60, 3);
+
+	cfg.action = LG_DENY;
+	cfg.steer_at = 2;
+	fx = fx_new(state, &cfg);
+	f = &fx->out.f[0];
+	assert_int_equal(delta(fx, text, strlen(text)), LG_WARN);
+	assert_int_equal(f->left, 2);
+	assert_int_equal(turn(fx), LG_ALLOW);
+	assert_int_equal(delta(fx, text, strlen(text)), LG_WARN);
+	assert_int_equal(f->left, 1);
+	assert_int_equal(f->then, LG_DENY);
+	assert_int_equal(turn(fx), LG_ALLOW);
+	assert_int_equal(delta(fx, text, strlen(text)), LG_DENY);
+	assert_false(lg_finding_steers(f));
 	free(text);
 }
 
@@ -772,6 +875,10 @@ int main(void)
 		T(test_reset_at_turn),
 		T(test_one_finding_per_response),
 		T(test_action),
+		T(test_warn_notes_each_response),
+		T(test_kill_ladder),
+		T(test_deny_steer_at_two),
+		T(test_output_acts_at_once),
 		T(test_off),
 		T(test_longer_loops),
 		T(test_too_long_needs_a_size),
