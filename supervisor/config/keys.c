@@ -161,6 +161,8 @@ const struct lg_config_key lg_config_keys[] = {
 	  1000, "50, 80, 120" },
 	{ "output_repeat", "action", K_ACTION, OFF(guard.output_repeat.action),
 	  0, 0, "warn" },
+	{ "output_repeat", "cut", K_BOOL, OFF(guard.output_repeat.cut), 0, 0,
+	  "true" },
 	{ "greeting", "enabled", K_BOOL, OFF(guard.greeting.enabled), 0, 0,
 	  "true" },
 	{ "greeting", "action", K_ACTION, OFF(guard.greeting.action), 0, 0,

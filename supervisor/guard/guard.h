@@ -81,6 +81,11 @@ struct lg_output_repeat_cfg {
 	/* chunk sizes in characters, ascending; unused entries are 0 */
 	unsigned sizes[LG_OUTPUT_REPEAT_MAX_SIZES];
 	enum lg_verdict action;
+	/*
+	 * Not the detector's: the LLM proxy ends a response whose text trips
+	 * (the session's on_text, issue 28).
+	 */
+	bool cut;
 };
 
 /* A "how can I help you today?" turn right after a turn that used tools. */
