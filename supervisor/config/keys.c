@@ -165,6 +165,8 @@ const struct lg_config_key lg_config_keys[] = {
 	  OFF(guard.output_repeat.steer_at), 0, 100000, "1" },
 	{ "output_repeat", "action", K_ACTION, OFF(guard.output_repeat.action),
 	  0, 0, "warn" },
+	{ "output_repeat", "cut", K_BOOL, OFF(guard.output_repeat.cut), 0, 0,
+	  "true" },
 	{ "greeting", "enabled", K_BOOL, OFF(guard.greeting.enabled), 0, 0,
 	  "true" },
 	{ "greeting", "steer_at", K_UINT, OFF(guard.greeting.steer_at), 0,

@@ -171,6 +171,7 @@ struct lg_event {
 	/* LG_EV_TEXT */
 	const char *text;
 	size_t text_len;
+	bool can_cut; /* the proxy can end the response here (issue 28) */
 	/* LG_EV_PROCESSES */
 	unsigned processes;
 	/*

@@ -101,6 +101,11 @@ struct lg_output_repeat_cfg {
 	unsigned sizes[LG_OUTPUT_REPEAT_MAX_SIZES];
 	enum lg_verdict action;
 	unsigned steer_at; /* firings noted before a deny or kill applies */
+	/*
+	 * Not the detector's: the LLM proxy ends a response whose text trips
+	 * (the session's on_text, issue 28).
+	 */
+	bool cut;
 };
 
 /* A "how can I help you today?" turn right after a turn that used tools. */

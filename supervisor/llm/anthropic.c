@@ -54,11 +54,14 @@ static void anthropic_event(struct lg_llm_stream *s, const json_t *ev,
 		s->errors++;
 	} else if (strcmp(type, "message_start") == 0) {
 		b = json_object_get(ev, "message");
+		s->started = true;
 		llm_set_str(s->model, sizeof(s->model), llm_jstr(b, "model"));
 		anthropic_usage(s, json_object_get(b, "usage"));
 	} else if (strcmp(type, "content_block_start") == 0) {
 		b = json_object_get(ev, "content_block");
 		type = llm_jstr(b, "type");
+		if (json_is_integer(jidx))
+			s->open_block = idx;
 		if (!json_is_integer(jidx) || !type) {
 			s->errors++;
 		} else if (strcmp(type, "text") == 0) {
@@ -87,18 +90,24 @@ static void anthropic_event(struct lg_llm_stream *s, const json_t *ev,
 					      json_string_length(b));
 		}
 	} else if (strcmp(type, "content_block_stop") == 0) {
+		if (json_is_integer(jidx) && idx == s->open_block)
+			s->open_block = -1;
 		c = json_is_integer(jidx) ? llm_call_find(s, idx) : NULL;
 		if (c)
 			llm_call_finish(s, c);
 	} else if (strcmp(type, "message_delta") == 0) {
 		d = json_object_get(ev, "delta");
+		if (llm_jstr(d, "stop_reason"))
+			s->stop_said = true;
 		llm_set_str(s->stop, sizeof(s->stop),
 			    llm_jstr(d, "stop_reason"));
 		anthropic_usage(s, json_object_get(ev, "usage"));
 	} else if (strcmp(type, "message_stop") == 0) {
+		s->finished = true;
 		llm_calls_drop(s);
 		llm_report_turn(s);
 	} else if (strcmp(type, "error") == 0) {
+		s->finished = true; /* ended by the error */
 		llm_set_str(s->stop, sizeof(s->stop), "error");
 	} else if (strcmp(type, "message") == 0) {
 		anthropic_message(s, ev);

@@ -70,6 +70,25 @@ struct lg_llm_stream {
 	uint64_t in[3], out[2]; /* the parts each API reports, summed */
 	unsigned ncalls;
 	unsigned responses_open; /* Responses: function_call items added, not done */
+	/*
+	 * What ending the response where it stands takes (close.c): what the
+	 * stream said of itself, and what it left open.
+	 */
+	bool started; /* its first event (message_start, response.created...) */
+	bool finished; /* its end: message_stop, [DONE], finishReason, ... */
+	bool stop_said; /* Anthropic: a message_delta with its stop_reason */
+	bool cannot_close; /* something lgrun could not keep (a limit) */
+	long long open_block; /* Anthropic: started, not stopped (-1: none) */
+	char id[128]; /* Chat's chunk id, Gemini's responseId */
+	long long created; /* Chat */
+	bool wrapped; /* Gemini: Code Assist's {response, traceId} */
+	char trace[128]; /* its traceId */
+	long long seq; /* Responses: the last sequence_number */
+	json_t *response; /* Responses: response.created's object */
+	json_t *items; /* Responses: the output items done, in order */
+	json_t *item; /* Responses: the message item open, or NULL */
+	long long item_index, part_index; /* its output_index, content_index */
+	struct buf item_text; /* Responses: its text so far */
 };
 
 struct llm_results {

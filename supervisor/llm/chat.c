@@ -99,6 +99,7 @@ static void chat_chunk(struct lg_llm_stream *s, const json_t *v)
 	size_t i;
 
 	if (json_is_object(json_object_get(v, "error"))) {
+		s->finished = true; /* ended by the error */
 		llm_set_str(s->stop, sizeof(s->stop), "error");
 		return;
 	}
@@ -106,6 +107,10 @@ static void chat_chunk(struct lg_llm_stream *s, const json_t *v)
 		s->errors++;
 		return;
 	}
+	s->started = true;
+	llm_set_str(s->id, sizeof(s->id), llm_jstr(v, "id"));
+	if (json_is_integer(json_object_get(v, "created")))
+		s->created = json_integer_value(json_object_get(v, "created"));
 	llm_set_str(s->model, sizeof(s->model), llm_jstr(v, "model"));
 	m = json_object_get(choice, "message");
 	if (json_is_object(m)) {
@@ -121,6 +126,7 @@ static void chat_chunk(struct lg_llm_stream *s, const json_t *v)
 	}
 	finish = llm_jstr(choice, "finish_reason");
 	if (finish) {
+		s->finished = true;
 		llm_set_str(s->stop, sizeof(s->stop), finish);
 		llm_calls_finish(s);
 	}

@@ -29,6 +29,7 @@ static void gemini_chunk(struct lg_llm_stream *s, const json_t *v)
 		return;
 	}
 	if (json_is_object(json_object_get(v, "error"))) {
+		s->finished = true; /* ended by the error */
 		llm_set_str(s->stop, sizeof(s->stop), "error");
 		return;
 	}
@@ -37,6 +38,10 @@ static void gemini_chunk(struct lg_llm_stream *s, const json_t *v)
 		s->errors++; /* not a GenerateContentResponse */
 		return;
 	}
+	s->started = true;
+	llm_set_str(s->id, sizeof(s->id), llm_jstr(v, "responseId"));
+	if (llm_jstr(c0, "finishReason"))
+		s->finished = true;
 	llm_set_str(s->model, sizeof(s->model), llm_jstr(v, "modelVersion"));
 	json_array_foreach(json_object_get(json_object_get(c0, "content"),
 					   "parts"),
@@ -102,7 +107,15 @@ static void gemini_event(struct lg_llm_stream *s, const json_t *v,
 
 	(void)name;
 	if (!json_is_array(v)) {
-		gemini_chunk(s, code_assist(v, "response", "candidates"));
+		const json_t *in = code_assist(v, "response", "candidates");
+
+		/* the envelope, for a chunk of lgrun's own (close.c) */
+		if (in != v) {
+			s->wrapped = true;
+			llm_set_str(s->trace, sizeof(s->trace),
+				    llm_jstr(v, "traceId"));
+		}
+		gemini_chunk(s, in);
 		return;
 	}
 	json_array_foreach(v, i, el)

@@ -388,6 +388,7 @@ static void handle_data(struct lg_llm_stream *s, const char *p, size_t n,
 		return;
 	if (n == 6 && memcmp(p, "[DONE]", 6) == 0) {
 		/* OpenAI's end of stream (Chat; some compatible servers) */
+		s->finished = true;
 		llm_calls_finish(s);
 		llm_report_turn(s);
 		return;
@@ -527,6 +528,7 @@ struct lg_llm_stream *lg_llm_stream_new(enum lg_llm_api api, bool sse,
 		return NULL;
 	s->api = api;
 	s->sse_hint = sse;
+	s->open_block = -1;
 	if (sink)
 		s->sink = *sink;
 	return s;
@@ -634,6 +636,10 @@ void lg_llm_stream_free(struct lg_llm_stream *s)
 	llm_buf_free(&s->line);
 	llm_buf_free(&s->data);
 	llm_buf_free(&s->body);
+	llm_buf_free(&s->item_text);
+	json_decref(s->response);
+	json_decref(s->items);
+	json_decref(s->item);
 	free(s);
 }
 

@@ -82,6 +82,25 @@ int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
 void lg_llm_stream_free(struct lg_llm_stream *s);
 
 /*
+ * Can lgrun end the response here, as a complete one (output_repeat cuts a
+ * looping response)? An SSE stream whose start was seen, fed whole events
+ * only, not ended, with no tool call open (its arguments would be lost).
+ */
+bool lg_llm_stream_can_close(const struct lg_llm_stream *s);
+/*
+ * The SSE events that end the response where it stands, in the API's own
+ * framing, so that its client takes it as complete: Anthropic the open
+ * block's content_block_stop, a message_delta (end_turn; tool_use when a
+ * call was made) and message_stop; Chat a chunk with its finish_reason and
+ * [DONE]; Responses the open message item's done events and a
+ * response.completed holding the output so far; Gemini (and Code Assist) a
+ * chunk with finishReason STOP. Nothing for what the stream ended already.
+ * *out is malloc'ed (NULL when nothing is needed). 0, -EINVAL when it
+ * cannot be closed (lg_llm_stream_can_close), or -ENOMEM.
+ */
+int lg_llm_stream_close(const struct lg_llm_stream *s, char **out, size_t *len);
+
+/*
  * Reads a request body: calls fn for every tool result it carries, in
  * order, and copies the model name into model (may be NULL). Returns the
  * number of results, or -EINVAL when the body is not JSON of that API.

@@ -71,6 +71,81 @@ static void responses_response(struct lg_llm_stream *s, const json_t *r,
 	llm_jcount(u, "output_tokens", &s->out[0]);
 }
 
+/* The message item that text goes to: the open one, or one made for it. */
+static json_t *text_item(struct lg_llm_stream *s, const json_t *ev)
+{
+	const json_t *oi = json_object_get(ev, "output_index");
+	long long idx = json_integer_value(oi);
+	const char *id = llm_jstr(ev, "item_id");
+
+	if (s->item && s->item_index == idx)
+		return s->item;
+	json_decref(s->item);
+	llm_buf_free(&s->item_text);
+	s->item = json_pack("{s:s, s:s, s:s, s:s, s:[]}", "id", id ? id : "",
+			    "type", "message", "status", "in_progress", "role",
+			    "assistant", "content");
+	s->item_index = idx;
+	return s->item;
+}
+
+/*
+ * What ending the response here takes (close.c): the response object, the
+ * output items done, the message item open and its text so far.
+ */
+static void responses_track(struct lg_llm_stream *s, const char *type,
+			    const json_t *ev)
+{
+	const json_t *it = json_object_get(ev, "item"), *v;
+	const char *itype = llm_jstr(it, "type");
+	long long idx = json_integer_value(json_object_get(ev, "output_index"));
+
+	if (json_is_integer(json_object_get(ev, "sequence_number")))
+		s->seq = json_integer_value(
+			json_object_get(ev, "sequence_number"));
+	if (strcmp(type, "response.created") == 0 &&
+	    json_is_object(json_object_get(ev, "response"))) {
+		s->started = true;
+		json_decref(s->response);
+		s->response = json_deep_copy(json_object_get(ev, "response"));
+		if (!s->response)
+			s->cannot_close = true;
+	} else if (strcmp(type, "response.output_item.added") == 0 && itype &&
+		   strcmp(itype, "message") == 0) {
+		json_decref(s->item);
+		llm_buf_free(&s->item_text);
+		s->item = json_deep_copy(it);
+		s->item_index = idx;
+		if (!s->item)
+			s->cannot_close = true;
+	} else if (strcmp(type, "response.output_text.delta") == 0) {
+		v = json_object_get(ev, "delta");
+		s->part_index = json_integer_value(
+			json_object_get(ev, "content_index"));
+		if (!text_item(s, ev) ||
+		    (json_is_string(v) &&
+		     llm_buf_add(&s->item_text, json_string_value(v),
+				 json_string_length(v), LLM_BODY_MAX) < 0))
+			s->cannot_close = true;
+	} else if (strcmp(type, "response.output_item.done") == 0 &&
+		   json_is_object(it)) {
+		if (!s->items)
+			s->items = json_array();
+		if (json_array_append_new(s->items, json_deep_copy(it)) < 0)
+			s->cannot_close = true;
+		if (s->item && s->item_index == idx) {
+			json_decref(s->item);
+			s->item = NULL;
+			llm_buf_free(&s->item_text);
+		}
+	} else if (strcmp(type, "response.completed") == 0 ||
+		   strcmp(type, "response.incomplete") == 0 ||
+		   strcmp(type, "response.failed") == 0 ||
+		   strcmp(type, "error") == 0) {
+		s->finished = true;
+	}
+}
+
 static void responses_event(struct lg_llm_stream *s, const json_t *ev,
 			    const char *name)
 {
@@ -84,6 +159,8 @@ static void responses_event(struct lg_llm_stream *s, const json_t *ev,
 		type = "response"; /* a whole response */
 	if (!type)
 		type = name;
+	if (type)
+		responses_track(s, type, ev);
 	if (!type) {
 		s->errors++;
 	} else if (strcmp(type, "response") == 0) {

@@ -106,14 +106,20 @@ void on_text(void *ctx, const char *delta, size_t n)
 {
 	struct req *r = ctx;
 	size_t room = sizeof(r->text) - 1 - r->text_len;
+	bool cut;
 
 	memcpy(r->text + r->text_len, delta, n < room ? n : room);
 	r->text_len += n < room ? n : room;
 	r->text[r->text_len] = '\0';
-	feed(r->p, &(struct lg_event){ .kind = LG_EV_TEXT,
-				       .source = LG_SRC_PROXY,
-				       .text = delta,
-				       .text_len = n });
+	ops.defer_kill(r->p->s, true);
+	cut = ops.text(r->p->s, &(struct lg_event){ .kind = LG_EV_TEXT,
+						    .source = LG_SRC_PROXY,
+						    .text = delta,
+						    .text_len = n,
+						    .can_cut = r->framed });
+	ops.defer_kill(r->p->s, false);
+	if (cut && r->framed)
+		r->cut = true; /* judge_events ends the response */
 }
 
 void on_turn(void *ctx, const struct lg_llm_turn *t)

@@ -60,13 +60,45 @@ static size_t event_end(const char *p, size_t n)
 	return 0;
 }
 
-/* Takes the complete events in pend: to out, or held with an open call. */
+/*
+ * output_repeat fired (r->cut) and no tool call streams: the response ends
+ * here, as its API ends one (lg_llm_stream_close), and nothing more of it
+ * is read: the socketpair's reading side is shut (the upstream thread's
+ * next send fails) and curl's progress callback aborts the transfer.
+ */
+static void cut_response(struct req *r)
+{
+	char *end;
+	size_t n;
+
+	if (lg_llm_stream_close(r->stream, &end, &n) < 0)
+		return; /* not now: relayed on, tried again after each event */
+	if (!sb_add(&r->out, end, n)) {
+		free(end);
+		return;
+	}
+	lg_llm_stream_feed(r->stream, end,
+			   n); /* the turn, as the agent has it */
+	free(end);
+	lg_llm_stream_end(r->stream);
+	r->finished = true;
+	r->pend.off = r->pend.len = 0;
+	atomic_store(&r->stop, true);
+	shutdown(r->pipe[0], SHUT_RD);
+	COUNT(r->p->st.cut);
+}
+
+/*
+ * Takes the complete events in pend: to out, or held with an open call
+ * (when calls are judged); ends the response when output_repeat asks.
+ */
 static void judge_events(struct req *r)
 {
 	size_t e;
 
-	while (!r->withheld && (e = event_end(r->pend.p + r->pend.off,
-					      r->pend.len - r->pend.off))) {
+	while (!r->withheld && !r->finished &&
+	       (e = event_end(r->pend.p + r->pend.off,
+			      r->pend.len - r->pend.off))) {
 		const char *ev = r->pend.p + r->pend.off;
 		bool was_open = lg_llm_stream_call_open(r->stream), now_open;
 
@@ -87,7 +119,7 @@ static void judge_events(struct req *r)
 			r->wake_when_sent = true;
 			break;
 		}
-		if (was_open || now_open)
+		if (r->judged && (was_open || now_open))
 			sb_add(&r->hold, ev, e);
 		else
 			sb_add(&r->out, ev, e);
@@ -95,12 +127,17 @@ static void judge_events(struct req *r)
 			sb_add(&r->out, r->hold.p, r->hold.len);
 			r->hold.len = 0;
 		}
+		if (r->cut)
+			cut_response(r);
 	}
 	if (r->pend.off == r->pend.len)
 		r->pend.off = r->pend.len = 0;
 }
 
-/* The response of a streamed request whose tool calls are judged first. */
+/*
+ * The response of a streamed request whose tool calls are judged first, or
+ * that output_repeat may end (framed): event by event.
+ */
 static ssize_t read_judged(struct req *r, char *buf, size_t max)
 {
 	char tmp[16384];
@@ -157,7 +194,7 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 	ssize_t n;
 
 	(void)pos;
-	if (r->judged)
+	if (r->judged || r->framed)
 		return read_judged(r, buf, max);
 	if (r->stream && r->held_len) {
 		lg_llm_stream_feed(r->stream, r->held, r->held_len);
@@ -192,6 +229,20 @@ static ssize_t read_body(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM :
 			MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/*
+ * The response is server-sent events: a JSON body (an error, Gemini's
+ * stream without alt=sse) has no events to end it between.
+ */
+static bool event_stream(const struct curl_slist *h)
+{
+	static const char ct[] = "content-type:";
+
+	for (; h; h = h->next)
+		if (strncasecmp(h->data, ct, sizeof(ct) - 1) == 0)
+			return strcasestr(h->data, "text/event-stream") != NULL;
+	return false;
 }
 
 /* The session stopped: tell the agent, in its model's own words. */
@@ -254,6 +305,9 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 				"{\"error\":\"lgrun proxy: upstream unreachable\"}");
 		return answer(con, 502, body, "application/json");
 	}
+	/* Relayed event by event when a looping response may be ended. */
+	r->framed = r->stream && sse && !r->judged && r->status == 200 &&
+		    event_stream(r->resp_headers) && ops.cuts_text(r->p->s);
 	/* Streamed through as it arrives: MHD pulls from the pipe. */
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 						 read_body, r, NULL);
@@ -612,6 +666,7 @@ LG_PROXY_EXPORT void lg_proxy_stats(struct lg_proxy *p,
 	st->upstream_errors =
 		__atomic_load_n(&p->st.upstream_errors, __ATOMIC_RELAXED);
 	st->steered = __atomic_load_n(&p->st.steered, __ATOMIC_RELAXED);
+	st->cut = __atomic_load_n(&p->st.cut, __ATOMIC_RELAXED);
 }
 
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p)

@@ -146,11 +146,22 @@ struct lg_proxy_ops {
 	 */
 	void (*refused)(struct lg_session *s, const char *proxy,
 			const struct sockaddr_in *peer, const char *why);
+	/*
+	 * [output_repeat] cut (issue 28): a streamed response whose text
+	 * loops is ended, so SSE responses are relayed event by event.
+	 */
+	bool (*cuts_text)(const struct lg_session *s);
+	/*
+	 * The model's text (LG_EV_TEXT, can_cut when the proxy can end the
+	 * response): fed like feed; true when the response is to end here.
+	 */
+	bool (*text)(struct lg_session *s, const struct lg_event *ev);
 };
 
 struct lg_proxy_stats {
 	uint64_t requests, forwarded, refused, unparsed, upstream_errors;
 	uint64_t steered; /* notes put into requests (ops.steer) */
+	uint64_t cut; /* responses ended early (output_repeat, ops.text) */
 };
 
 /*

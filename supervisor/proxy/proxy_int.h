@@ -122,6 +122,15 @@ struct req {
 	 * until it is judged, the rest go out in order through out.
 	 */
 	bool judged, withheld, finished;
+	/*
+	 * [output_repeat] cut: an SSE response relayed event by event (the
+	 * same reader, no call held) so that it can be ended between two
+	 * events. cut: output_repeat fired, the response ends at the first
+	 * event boundary where no tool call streams; stop: it has ended, the
+	 * upstream transfer is aborted (upstream.c's progress callback).
+	 */
+	bool framed, cut;
+	atomic_bool stop;
 	uint64_t conv; /* the conversation: a digest of its first message */
 	struct sbuf {
 		char *p;

@@ -84,6 +84,19 @@ static size_t on_body(char *b, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* The response was ended by lgrun (output_repeat): no more of it is read. */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
+		       curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct req *r = ud;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return atomic_load(&r->stop) ? 1 : 0;
+}
+
 static CURL *take_handle(struct lg_proxy *p)
 {
 	CURL *h = NULL;
@@ -138,6 +151,9 @@ void *upstream_thread(void *arg)
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, r);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	if (strcmp(r->method, "GET") == 0) {
 		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
 	} else {

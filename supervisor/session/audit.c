@@ -454,6 +454,8 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 	lg_json_str(&j, "action", lg_verdict_name(f->action));
 	lg_json_bool(&j, "observe", s->cfg->observe);
 	lg_json_str(&j, "summary", summary);
+	if (s->cut_text && strcmp(f->rule, "output_repeat") == 0)
+		lg_json_bool(&j, "cut", true); /* the response ends here */
 	if (op != LG_OP_NONE) {
 		lg_json_str(&j, "op", lg_op_name(op));
 		lg_json_str(&j, "target", target);

@@ -12,6 +12,8 @@
 static void steer_fields(const struct lg_session *s, struct lg_json *j)
 {
 	lg_json_int(j, "steers", (long long)s->st.steers);
+	if (s->st.responses_cut)
+		lg_json_int(j, "responses_cut", (long long)s->st.responses_cut);
 	if (s->st.steers_dropped)
 		lg_json_int(j, "steers_dropped",
 			    (long long)s->st.steers_dropped);

@@ -34,6 +34,13 @@ static bool judge_calls(const struct lg_session *s)
 	       !s->cfg->guard.repeat.include_result;
 }
 
+/* [output_repeat] cut: a looping response is ended (not in --observe). */
+static bool cuts_text(const struct lg_session *s)
+{
+	return s->cfg->guard.output_repeat.enabled &&
+	       s->cfg->guard.output_repeat.cut && !s->cfg->observe;
+}
+
 static const char *ignore_keys(const struct lg_session *s)
 {
 	return s->cfg->repeat_ignore_keys ? s->cfg->repeat_ignore_keys :
@@ -330,10 +337,18 @@ static int on_turn(struct lg_session *s, struct lg_event *ev,
 	return sess_judge(s, s->guard, ev, false, v);
 }
 
-/* The model's streamed text, or the terminal's (its own repeat state). */
+/*
+ * The model's streamed text, or the terminal's (its own repeat state). A
+ * looping response the proxy can end (can_cut) is cut when output_repeat
+ * fires and [output_repeat] cut is on: its warning says so (cut_text).
+ */
 static int on_text(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
 {
+	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
+	struct lg_findings out;
+	int err;
+
 	if (ev->source == LG_SRC_OUTPUT) {
 		ev->target = "terminal output";
 		return s->out_guard ?
@@ -342,7 +357,21 @@ static int on_text(struct lg_session *s, struct lg_event *ev,
 	}
 	ev->exe = "model";
 	ev->target = "model text";
-	return sess_judge(s, s->guard, ev, false, v);
+	v->verdict = sess_feed(s, s->guard, ev, &env, &out);
+	if (v->verdict == LG_ALLOW)
+		return 0;
+	for (size_t i = 0; i < out.n; i++)
+		if (strcmp(out.f[i].rule, "output_repeat") == 0 &&
+		    out.f[i].action != LG_ALLOW)
+			v->cut = ev->can_cut &&
+				 s->cfg->guard.output_repeat.cut &&
+				 !s->cfg->observe;
+	if (v->cut)
+		s->st.responses_cut++;
+	s->cut_text = v->cut;
+	err = sess_act(s, &out, ev->op, ev->pid, ev->exe, ev->target, v);
+	s->cut_text = false;
+	return err;
 }
 
 static int on_tool_done(struct lg_session *s, struct lg_event *ev,
@@ -479,6 +508,7 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 	if (!v)
 		v = &mine;
 	v->verdict = LG_ALLOW;
+	v->cut = false;
 	v->cls = LG_CLASS_MISSING; /* not a file's: nothing of it is lost */
 	v->why[0] = '\0';
 	if ((unsigned)e.kind >= LG_EV_KINDS || !on_event[e.kind])
@@ -517,6 +547,15 @@ static void proxy_refused(struct lg_session *s, const char *proxy,
 	lg_session_feed(s, &ev, NULL);
 }
 
+/* lg_proxy_ops.text: the model's text; whether to end its response. */
+static bool proxy_text(struct lg_session *s, const struct lg_event *ev)
+{
+	struct lg_session_verdict v;
+
+	lg_session_feed(s, ev, &v);
+	return v.cut;
+}
+
 const struct lg_proxy_ops *lg_session_proxy_ops(void)
 {
 	static const struct lg_proxy_ops ops = {
@@ -528,6 +567,8 @@ const struct lg_proxy_ops *lg_session_proxy_ops(void)
 		ignore_keys,
 		sess_steer,
 		proxy_refused,
+		cuts_text,
+		proxy_text,
 	};
 
 	return &ops;

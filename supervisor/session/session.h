@@ -80,6 +80,11 @@ struct lg_session_verdict {
 	enum lg_class cls; /* a destructive file operation's class */
 	int err;
 	char why[LG_SUMMARY_MAX + 32];
+	/*
+	 * LG_EV_TEXT that can_cut: output_repeat fired and [output_repeat]
+	 * cut is on, so the proxy ends the response (issue 28).
+	 */
+	bool cut;
 };
 
 /*
@@ -186,6 +191,7 @@ struct lg_session_stats {
 	uint64_t kept_writes; /* pre-existing files kept at a write-open */
 	uint64_t left_empty; /* of those, emptied and left empty: destroyed */
 	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
+	uint64_t responses_cut; /* looping responses the proxy ended */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
 	double cost; /* USD, from [llm] prices */
 };

@@ -112,6 +112,7 @@ struct lg_session {
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
 	bool unpriced_warned;
+	bool cut_text; /* on_text: output_repeat's warning says "cut" */
 	char deny_summary[LG_SUMMARY_MAX + 32];
 	char bpf_state[300];
 	bool bpf_counted;

@@ -68,6 +68,61 @@ import json, sys
 assert not any(json.loads(l).get("lgrun_notes") for l in open(sys.argv[1]) if l.strip())
 ' "$MOCK_LOG" || fail "observe: a note reached the model"
 
+# issue 28: a looping response is ended where output_repeat trips, in the
+# API's own framing: the agent takes the text so far as a complete answer
+# (its parser insists on message_stop, [DONE], response.completed or a
+# finishReason), the model's stream is not read further (the mock sees its
+# client go), the session goes on, and the correction is in the next request.
+said() { # FILE MAX: every answer a normal stop, 3 to MAX repeats of the sentence
+	python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, rows
+for r in rows:
+    n = r["text"].count("The asset fact_sales is still pending, so I check it again. ")
+    assert 3 <= n <= int(sys.argv[2]), (n, r["stop"])
+    assert r["stop"] in ("end_turn", "stop", "completed", "STOP"), r["stop"]
+' "$1" "$2"
+}
+for api in anthropic openai-chat openai-responses gemini; do
+	kill $MOCK_PID
+	start_mock_llm --script text_repeat --chunk-delay 0.01
+	rm -f "$T/said"
+	run_lg --session "cut_$api" -- python3 "$LLM/llm_agent.py" --api "$api" \
+		--follow-up "go on" --text-out "$T/said" >"$T/out" 2>&1
+	assert_rc 0 "$RC" "$api: a looping response ended: $(tail -2 "$T/out")"
+	said "$T/said" 10 || fail "$api: the agent's answers: $(cat "$T/said")"
+	grep "\"session\":\"cut_$api\"" "$STATE/audit.jsonl" | grep '"event":"warn"' |
+		grep '"reason":"output_repeat"' | grep -q '"cut":true' ||
+		fail "$api: the warning does not say the response was cut"
+	grep "\"session\":\"cut_$api\"" "$STATE/audit.jsonl" | grep '"event":"session_end"' |
+		grep -q '"responses_cut":2' || fail "$api: the end record does not count 2 cuts"
+	grep "\"session\":\"cut_$api\"" "$STATE/audit.jsonl" | grep -q '"event":"trip"' &&
+		fail "$api: the session was stopped"
+	python3 -c '
+import json, sys
+cut = [e for e in map(json.loads, open(sys.argv[1])) if e.get("stream_cut")]
+assert len(cut) == 2 and all(e["sent"] < e["of"] for e in cut), cut
+' "$MOCK_LOG" || fail "$api: the model's stream was read to its end: $(grep stream_cut "$MOCK_LOG")"
+	steered "cut_$api" output_repeat "repeated itself in a loop"
+done
+# [output_repeat] cut = false: warned and steered, the response relayed whole
+kill $MOCK_PID
+start_mock_llm --script text_repeat --chunk-delay 0.01
+rm -f "$T/said"
+printf '[output_repeat]\ncut = false\n' >"$T/nocut.ini"
+run_lg --session nocut --config "$T/nocut.ini" -- python3 "$LLM/llm_agent.py" --api anthropic \
+	--follow-up "go on" --text-out "$T/said" >"$T/out" 2>&1
+assert_rc 0 "$RC" "cut = false: $(tail -2 "$T/out")"
+python3 -c '
+import json, sys
+assert all(json.loads(l)["text"].count("still pending") == 40 for l in open(sys.argv[1]))
+' "$T/said" || fail "cut = false: the answers were not relayed whole"
+grep '"session":"nocut"' "$STATE/audit.jsonl" | grep '"reason":"output_repeat"' | grep -q '"cut"' &&
+	fail "cut = false: the warning says cut"
+grep -q stream_cut "$MOCK_LOG" && fail "cut = false: the model's stream was not read to its end"
+steered nocut output_repeat "repeated itself in a loop"
+
 kill $MOCK_PID
 start_mock_llm --script "greeting_after 2"
 run_lg --session hello -- python3 "$LLM/llm_agent.py" --api gemini --follow-up "go on" >"$T/out" 2>&1

@@ -1115,6 +1115,203 @@ static void test_cap_body(void **state)
 	free(t);
 }
 
+/* --- ending a response where it stands (output_repeat's cut) ------------- */
+
+/* The transcript t up to the end of the event that holds mark. */
+static char *cut_after(const char *t, const char *mark)
+{
+	const char *m = strstr(t, mark), *lf, *crlf, *e;
+
+	assert_non_null(m);
+	lf = strstr(m, "\n\n");
+	crlf = strstr(m, "\r\n\r\n");
+	e = crlf && (!lf || crlf < lf) ? crlf + 4 : lf + 2;
+	return strndup(t, (size_t)(e - t));
+}
+
+/* Feeds p to a new stream: what lg_llm_stream_close gives (NULL: refused). */
+static char *closing(enum lg_llm_api api, const char *p)
+{
+	struct lg_llm_stream *s = lg_llm_stream_new(api, true, NULL);
+	char *out = (char *)"";
+	size_t len = 0;
+	int rc;
+
+	lg_llm_stream_feed(s, p, strlen(p));
+	rc = lg_llm_stream_close(s, &out, &len);
+	assert_int_equal(rc == 0, lg_llm_stream_can_close(s));
+	lg_llm_stream_free(s);
+	if (rc < 0) {
+		assert_int_equal(rc, -EINVAL);
+		assert_null(out);
+		return NULL;
+	}
+	assert_int_equal(len, out ? strlen(out) : 0);
+	return out ? out : strdup("");
+}
+
+/*
+ * The response cut after the event holding mark and closed: the closing
+ * events hold each of has[], and the whole reads as a complete response
+ * (want, no errors, in every piece size) that needs nothing more.
+ */
+static char *check_closed(enum lg_llm_api api, const char *t, const char *mark,
+			  const char *const *has, const char *want)
+{
+	char *prefix = cut_after(t, mark), *end = closing(api, prefix), *all;
+	char *more;
+
+	assert_non_null(end);
+	for (; *has; has++)
+		if (!strstr(end, *has))
+			fail_msg("closing events lack %s:\n%s", *has, end);
+	assert_int_equal(asprintf(&all, "%s%s", prefix, end) > 0, 1);
+	check_transcript(api, true, all, want, 0);
+	more = closing(api, all);
+	assert_non_null(more);
+	assert_string_equal(more, ""); /* complete: its end was said */
+	free(more);
+	free(prefix);
+	free(all);
+	return end;
+}
+
+static void test_close_anthropic(void **state)
+{
+	static const char *const has[] = {
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+		"\"stop_reason\":\"end_turn\"",
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+		NULL
+	};
+	char *p;
+
+	(void)state;
+	free(check_closed(LG_LLM_ANTHROPIC, anthropic_tool, "assets 🚀", has,
+			  "T[I'll delete the café ]T[assets 🚀 now.\n]"
+			  "U[claude-sonnet-4-5-20250929|end_turn|21512|1|0]"));
+	/* a tool call open: its arguments would be cut, so it is not */
+	p = cut_after(anthropic_tool, "ct_sales");
+	assert_null(closing(LG_LLM_ANTHROPIC, p));
+	free(p);
+	/* nothing of the message yet, or a JSON body: nothing to close */
+	assert_null(closing(LG_LLM_ANTHROPIC, "event: ping\ndata: {}\n\n"));
+	assert_null(closing(LG_LLM_ANTHROPIC, "{\"type\":\"message\""));
+}
+
+static void test_close_responses(void **state)
+{
+	static const char *const has[] = { "event: response.output_text.done\n",
+					   "\"text\":\"Deleting naïve 数据.\"",
+					   "event: response.content_part.done\n",
+					   "event: response.output_item.done\n",
+					   "event: response.completed\n",
+					   NULL };
+	char *end, *p;
+	json_t *done, *r, *out, *msg;
+
+	(void)state;
+	end = check_closed(LG_LLM_OPENAI_RESPONSES, responses_tool,
+			   "\"delta\":\"naïve", has,
+			   "T[Deleting ]T[naïve 数据.]"
+			   "U[gpt-5-2025-08-07|completed|0|0|0]");
+	/* response.completed: the response as created, its output so far */
+	p = strstr(end, "event: response.completed\ndata: ");
+	assert_non_null(p);
+	done = json_loads(p + strlen("event: response.completed\ndata: "),
+			  JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(done);
+	assert_int_equal(
+		json_integer_value(json_object_get(done, "sequence_number")),
+		11); /* after 7: 8, 9 and 10 */
+	r = json_object_get(done, "response");
+	assert_string_equal(json_string_value(json_object_get(r, "id")),
+			    "resp_68a1c9f0a2d08190b5b1");
+	assert_string_equal(json_string_value(json_object_get(r, "status")),
+			    "completed");
+	out = json_object_get(r, "output");
+	assert_int_equal(json_array_size(out), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(out, 0), "type")),
+			    "reasoning");
+	msg = json_array_get(out, 1);
+	assert_string_equal(json_string_value(json_object_get(msg, "id")),
+			    "msg_68a1c9f2");
+	assert_string_equal(json_string_value(json_object_get(msg, "status")),
+			    "completed");
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(msg, "content"), 0),
+			"text")),
+		"Deleting naïve 数据.");
+	json_decref(done);
+	free(end);
+	/* the function call streaming: not cut */
+	p = cut_after(responses_tool, "\"delta\":\"asset_id\"");
+	assert_null(closing(LG_LLM_OPENAI_RESPONSES, p));
+	free(p);
+}
+
+static void test_close_chat(void **state)
+{
+	static const char text[] =
+		"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini-2024-07-18\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n"
+		"\n"
+		"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini-2024-07-18\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Ça va \"},\"finish_reason\":null}]}\n"
+		"\n"
+		"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini-2024-07-18\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n"
+		"\n"
+		"data: [DONE]\n"
+		"\n";
+	static const char *const has[] = {
+		"\"id\":\"chatcmpl-1\"", "\"created\":1,",
+		"\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", NULL
+	};
+	static const char *const done_only[] = { "data: [DONE]\n\n", NULL };
+	char *end, *p;
+
+	(void)state;
+	free(check_closed(LG_LLM_OPENAI_CHAT, text, "Ça va", has,
+			  "T[Ça va ]U[gpt-4o-mini-2024-07-18|stop|0|0|0]"));
+	/* its finish_reason came already: [DONE] alone */
+	end = check_closed(LG_LLM_OPENAI_CHAT, text, "\"length\"", done_only,
+			   "T[Ça va ]U[gpt-4o-mini-2024-07-18|length|0|0|0]");
+	assert_string_equal(end, "data: [DONE]\n\n");
+	free(end);
+	/* parallel calls streaming: not cut */
+	p = cut_after(chat_parallel, "set_id");
+	assert_null(closing(LG_LLM_OPENAI_CHAT, p));
+	free(p);
+}
+
+static void test_close_gemini(void **state)
+{
+	static const char *const has[] = {
+		"\"finishReason\":\"STOP\"",
+		"\"responseId\":\"kX2iaO3bBsWTvdIPqYmJ8Ac\"", "}\r\n\r\n", NULL
+	};
+	static const char *const wrapped[] = { "{\"response\":{",
+					       "\"traceId\":\"4f2a\"}",
+					       "\"finishReason\":\"STOP\"",
+					       NULL };
+	static const char want[] = "T[I will delete]T[ both tables — été.]"
+				   "U[gemini-2.5-flash|STOP|41|0|0]";
+	char t[8192], ca[8192];
+	size_t o = 0, k = 0;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		o += (size_t)snprintf(t + o, sizeof(t) - o, "data: %s\r\n\r\n",
+				      gemini_chunks[i]);
+		k += (size_t)snprintf(
+			ca + k, sizeof(ca) - k,
+			"data: {\"response\": %s, \"traceId\": \"4f2a\"}\r\n\r\n",
+			gemini_chunks[i]);
+	}
+	free(check_closed(LG_LLM_GEMINI, t, "été.", has, want));
+	free(check_closed(LG_LLM_GEMINI, ca, "été.", wrapped, want));
+}
+
 /* --- requests ------------------------------------------------------------ */
 
 struct results {
@@ -1502,6 +1699,10 @@ int main(void)
 		cmocka_unit_test(test_gemini_array),
 		cmocka_unit_test(test_code_assist_stream),
 		cmocka_unit_test(test_gemini_whole),
+		cmocka_unit_test(test_close_anthropic),
+		cmocka_unit_test(test_close_responses),
+		cmocka_unit_test(test_close_chat),
+		cmocka_unit_test(test_close_gemini),
 		cmocka_unit_test(test_sse_framing),
 		cmocka_unit_test(test_turn_once),
 		cmocka_unit_test(test_garbage),
