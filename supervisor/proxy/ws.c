@@ -25,6 +25,12 @@ struct ws {
 	int cfd;
 	struct lg_ws_reader *from_agent, *from_up;
 	bool done, refused_turn, stopped;
+	/*
+	 * A looping response was ended here (output_repeat, [output_repeat]
+	 * cut): the agent has its end; the upstream's rest of that response
+	 * is dropped, up to and with its own last event.
+	 */
+	bool discarding;
 	char *extra; /* bytes of the upstream after its 101 head */
 	size_t extra_len;
 	unsigned long long unread; /* messages not understood */
@@ -156,6 +162,9 @@ static bool ws_request(struct ws *w, const char *p, size_t n, char **steered,
 	r->text_len = 0;
 	r->text[0] = '\0';
 	r->withheld = false;
+	r->cut = false;
+	/* a looping response may be ended, as over SSE (proxy.c) */
+	r->framed = !r->judged && ops.cuts_text(r->p->s);
 	if (!prewarm) { /* a prewarm makes no output: not a turn */
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
@@ -182,11 +191,73 @@ static void from_agent(void *ctx, unsigned op, const char *p, size_t n)
 		w->stopped = true; /* the upstream's close ends it */
 }
 
+/* A Responses event that ends its response, as the upstream sends it. */
+static bool last_event(const char *p, size_t n)
+{
+	static const char *const ends[] = { "\"response.completed\"",
+					    "\"response.failed\"",
+					    "\"response.incomplete\"",
+					    "\"error\"" };
+	const char *t = memmem(p, n, "\"type\"", 6);
+
+	if (!t)
+		return false;
+	t += 6;
+	while (t < p + n && (*t == ' ' || *t == ':'))
+		t++;
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if ((size_t)(p + n - t) >= strlen(ends[i]) &&
+		    memcmp(t, ends[i], strlen(ends[i])) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * output_repeat asked to end the response (r->cut) and no tool call
+ * streams: the agent gets its end as the API sends one (each SSE event
+ * of lg_llm_stream_close as a message), and the upstream's rest of it is
+ * dropped (discarding) until its own last event: the connection carries
+ * the conversation on.
+ */
+static void ws_cut(struct ws *w)
+{
+	struct req *r = w->r;
+	char *end;
+	size_t n;
+
+	if (lg_llm_stream_close(r->stream, &end, &n) < 0)
+		return; /* not now: tried again after the next event */
+	r->cut = false;
+	if (!n) { /* it had ended already: nothing to drop */
+		free(end);
+		return;
+	}
+	for (const char *d = end;
+	     (d = memmem(d, (size_t)(end + n - d), "data: ", 6));) {
+		size_t len;
+
+		d += 6;
+		len = strcspn(d, "\r\n");
+		ws_send(w, false, LG_WS_TEXT, d, len);
+		d += len;
+	}
+	lg_llm_stream_feed(r->stream, end,
+			   n); /* the turn, as the agent has it */
+	free(end);
+	w->discarding = true;
+	COUNT(r->p->st.cut);
+}
+
 static void from_up(void *ctx, unsigned op, const char *p, size_t n)
 {
 	struct ws *w = ctx;
 	struct req *r = w->r;
 
+	if (w->discarding && op == LG_WS_TEXT) {
+		if (last_event(p, n))
+			w->discarding = false; /* the cut response ended */
+		return;
+	}
 	if (r->withheld)
 		return; /* the turn was refused: nothing more of it goes on */
 	if (op == LG_WS_TEXT && r->stream) {
@@ -208,6 +279,9 @@ static void from_up(void *ctx, unsigned op, const char *p, size_t n)
 	ws_send(w, false, op, p, n);
 	if (op == LG_WS_CLOSE)
 		w->done = true;
+	else if (op == LG_WS_TEXT && r->cut && r->stream &&
+		 !lg_llm_stream_call_open(r->stream))
+		ws_cut(w);
 }
 
 static void too_big(void *ctx, unsigned op)
