@@ -252,6 +252,94 @@ bool lg_transform_sibling_fresh(const struct lg_facts *sib,
 	       sib->ctime_ns >= now_ns - LG_TRANSFORM_FRESH_NS;
 }
 
+static const char *const archivers[] = { "tar", "gtar", "bsdtar", "zip",
+					 "7z",	"7za",	"7zz",	  "7zr" };
+
+bool lg_archiver(const char *exe)
+{
+	if (!exe)
+		return false;
+	for (size_t k = 0; k < sizeof(archivers) / sizeof(archivers[0]); k++)
+		if (strcmp(archivers[k], exe) == 0)
+			return true;
+	return false;
+}
+
+bool lg_archiver_by_name(const char *exe)
+{
+	return lg_archiver(exe) && (exe[0] == 'z' || exe[0] == '7');
+}
+
+/* The compressed formats a tar may write (brotli, with no magic, is none). */
+static bool compressed_head(const unsigned char *head, size_t n)
+{
+	static const char *const suffixes[] = { ".gz",	".xz",	".lzma",
+						".bz2", ".zst", ".lz4",
+						".lz",	".Z",	".lzo" };
+
+	for (size_t k = 0; k < sizeof(suffixes) / sizeof(suffixes[0]); k++)
+		if (lg_transform_magic(suffixes[k], head, n))
+			return true;
+	return false;
+}
+
+bool lg_archive_holds(const char *exe, const struct lg_archive *a,
+		      int64_t file_size, int64_t session_start_ns,
+		      int64_t now_ns)
+{
+	static const unsigned char zip[] = { 'P', 'K', 0x03, 0x04 };
+	static const unsigned char sz[] = { '7', 'z', 0xbc, 0xaf, 0x27, 0x1c };
+	const unsigned char *h = a->head;
+	size_t n = h ? a->n : 0;
+	bool tar, bsd;
+
+	if (!lg_archiver(exe) || !a->f.exists || !a->f.is_reg ||
+	    a->f.nlink == 0 || lg_facts_preexisting(&a->f, session_start_ns) ||
+	    a->f.ctime_ns < now_ns - LG_TRANSFORM_FRESH_NS ||
+	    (a->since_ns && a->f.ctime_ns < a->since_ns))
+		return false;
+	bsd = strcmp(exe, "bsdtar") == 0;
+	tar = bsd || strcmp(exe, "tar") == 0 || strcmp(exe, "gtar") == 0;
+	/* tar -z: the compressor writes what it has, when its buffer fills */
+	if (a->piped)
+		return tar && (a->f.size == 0 || compressed_head(h, n));
+	if (a->f.size <= 0 || n == 0)
+		return false;
+	if (n >= 262 && memcmp(h + 257, "ustar", 5) == 0)
+		return (tar || exe[0] == '7') && a->f.size >= file_size;
+	if (compressed_head(h, n))
+		return tar || exe[0] == '7';
+	if (n >= sizeof(zip) && memcmp(h, zip, sizeof(zip)) == 0)
+		return bsd || exe[0] == 'z' || exe[0] == '7';
+	if (n >= sizeof(sz) && memcmp(h, sz, sizeof(sz)) == 0)
+		return bsd || exe[0] == '7';
+	return false;
+}
+
+bool lg_zip_lists(const unsigned char *cd, size_t n, const char *path)
+{
+	size_t plen = path ? strlen(path) : 0, off = 0;
+
+	while (cd && off + 46 <= n && memcmp(cd + off, "PK\x01\x02", 4) == 0) {
+		const unsigned char *r = cd + off;
+		size_t nl = (size_t)r[28] | (size_t)r[29] << 8;
+		size_t xl = (size_t)r[30] | (size_t)r[31] << 8;
+		size_t cl = (size_t)r[32] | (size_t)r[33] << 8;
+		const char *name = (const char *)r + 46;
+
+		if (off + 46 + nl > n)
+			break;
+		if (nl && name[nl - 1] == '/')
+			nl--;
+		if (nl && nl <= plen &&
+		    memcmp(path + plen - nl, name, nl) == 0 &&
+		    (nl == plen || path[plen - nl - 1] == '/'))
+			return true;
+		off += 46 + (size_t)(r[28] | r[29] << 8) + xl + cl;
+	}
+	return false;
+}
+
 /* A venv's own top-level names: what python3 -m venv and virtualenv make. */
 static bool venv_layout(const char *c, size_t n, bool last)
 {
@@ -438,9 +526,11 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	 * gzip f writes f.gz and then removes f: the content lives on,
 	 * transformed (kept all the same). The session checked the remover
 	 * is a known compressor and the sibling is fresh, non-empty and of
-	 * the compressed format.
+	 * the compressed format; or (tar --remove-files, zip -m) a known
+	 * archiver writing a fresh archive that holds it (lg_archive_holds).
 	 */
-	if (f->transformed && op == LG_OP_UNLINK && f->is_reg)
+	if (f->transformed && ((op == LG_OP_UNLINK && f->is_reg) ||
+			       (op == LG_OP_RMDIR && f->is_dir)))
 		return LG_CLASS_TRANSFORMED;
 	/*
 	 * What git removes while changing branches is still in its object
