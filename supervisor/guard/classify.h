@@ -213,6 +213,33 @@ bool lg_archive_holds(const char *exe, const struct lg_archive *a,
 bool lg_zip_lists(const unsigned char *cd, size_t n, const char *path);
 
 /*
+ * tar -z before its archive exists. GNU tar forks a child that creates the
+ * archive, then runs the compressor (through /bin/sh) with it as its
+ * output; the child's open waits in lgrun's queue behind the first
+ * removals of tar, which feeds it through a pipe. The session reads what
+ * the child is blocked in. The compressor it runs, into out (size bytes),
+ * from its executable's name exe and its command line argv (n bytes,
+ * NUL-separated): a compressor itself; tar's own child, before it runs the
+ * compressor, by tar's options (-z, -j, -J, -Z, --gzip, --xz, --zstd...,
+ * -I PROG; "*" for -a, which picks by the archive's suffix); a shell's
+ * -c command's program (sh -c gzip).
+ */
+bool lg_archive_compressor(const char *exe, const char *argv, size_t n,
+			   char *out, size_t size);
+/*
+ * Is path (an open's, creating or truncating for writing) named as what
+ * compressor writes: its suffix (.gz, .xz, .zst...) or a compressed tar's
+ * short one (.tgz, .txz, .tbz2...); "*": any of them. A name without such a
+ * suffix (/dev/null, a fifo named out) is no archive in the making.
+ */
+bool lg_archive_named_for(const char *compressor, const char *path);
+/*
+ * At most so many removals of one archiver pass on an archive still in the
+ * making (tar's first one or two: the open is answered right after them).
+ */
+#define LG_ARCHIVE_PENDING_MAX 3
+
+/*
  * Virtual environments. The i-th directory (from the nearest) that would
  * make path part of a virtual environment's own layout, if it holds a
  * pyvenv.cfg: path is that directory itself (op rmdir), its pyvenv.cfg

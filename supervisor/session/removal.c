@@ -10,9 +10,22 @@
  */
 #include <dirent.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <linux/audit.h>
+#include <sys/uio.h>
 
 #include "lib/cleanup.h"
+#include "seccomp/filter.h"
 #include "session_int.h"
+
+/* The arch of lgrun's own syscalls, which /proc/PID/syscall numbers. */
+#if defined(__x86_64__)
+#define LG_NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define LG_NATIVE_ARCH AUDIT_ARCH_I386
+#else
+#define LG_NATIVE_ARCH 0
+#endif
 
 /*
  * The source of a move to another filesystem is removed after the copy: is
@@ -435,7 +448,7 @@ LG_DEFINE_CLEANUP(closedirp, DIR *, closedir)
  */
 static bool archive_in_fds(const struct archive_probe *p, pid_t remover,
 			   pid_t pid, uint64_t *pipes, size_t *npipes,
-			   bool child)
+			   bool child, bool *fed_out)
 {
 	char dir[64], link[96], to[PATH_MAX];
 	__attribute__((cleanup(closedirp))) DIR *d = NULL;
@@ -483,6 +496,8 @@ static bool archive_in_fds(const struct archive_probe *p, pid_t remover,
 		if (archive_found(p, remover, link, false, 0))
 			return true;
 	}
+	if (fed_out)
+		*fed_out = fed;
 	for (size_t i = 0; fed && i < nfiles; i++) {
 		snprintf(link, sizeof(link), "%s/%s", dir, files[i]);
 		if (archive_found(p, remover, link, true, 0))
@@ -490,25 +505,212 @@ static bool archive_in_fds(const struct archive_probe *p, pid_t remover,
 	}
 	return false;
 }
-/* A child the remover feeds through a pipe, writing the archive. */
-static bool archive_in_children(const struct archive_probe *p, pid_t pid,
-				uint64_t *pipes, size_t *npipes)
+/* A process's first children (/proc/PID/task/PID/children), into kids. */
+#define ARCHIVE_KIDS 8
+static size_t children_of(pid_t pid, pid_t *kids)
 {
 	char path[64], buf[512];
 	LG_AUTOCLOSE int fd = -1;
 	char *tok, *save = NULL;
+	size_t nkids = 0;
 	ssize_t n;
-	int kids = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
-	for (tok = strtok_r(buf, " \n", &save); tok && kids < 8;
-	     tok = strtok_r(NULL, " \n", &save), kids++)
-		if (archive_in_fds(p, pid, atoi(tok), pipes, npipes, true))
+	for (tok = strtok_r(buf, " \n", &save); tok && nkids < ARCHIVE_KIDS;
+	     tok = strtok_r(NULL, " \n", &save))
+		if (atoi(tok) > 0)
+			kids[nkids++] = atoi(tok);
+	return nkids;
+}
+/* A short file of /proc/PID (a line), NUL-terminated; its length or -1. */
+static ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	LG_AUTOCLOSE int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+/* A string of pid's memory, a page at a time, NUL-terminated. */
+static bool pending_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (addr && got < size) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (a & 4095);
+		struct iovec local, remote;
+		ssize_t r;
+
+		if (chunk > size - got)
+			chunk = size - got;
+		local = (struct iovec){ buf + got, chunk };
+		remote = (struct iovec){ (void *)(uintptr_t)a, chunk };
+		r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (r <= 0)
+			return false;
+		if (memchr(buf + got, '\0', (size_t)r))
 			return true;
+		got += (size_t)r;
+	}
+	return false;
+}
+/*
+ * tar's child just forked runs (or waits for a CPU) to its open, which
+ * needs nothing of lgrun's before it: a short wait until it blocks
+ * somewhere (the open; or, its open answered already, the exec that
+ * follows). Only for a copy of the remover that runs no other program yet
+ * (a compressor at work is not waited for), while the remover may still
+ * pass on an archive in the making.
+ */
+#define ARCHIVE_SETTLE_NS (50 * 1000000ULL)
+static void settle(const struct archive_probe *p, pid_t remover, pid_t pid)
+{
+	char buf[32], exe[64];
+
+	if (p->s->archive.pending_for == remover &&
+	    p->s->archive.pending_n >= LG_ARCHIVE_PENDING_MAX)
+		return;
+	sess_read_exe(pid, exe, sizeof(exe));
+	if (strcmp(exe, p->exe) != 0)
+		return;
+	for (uint64_t t0 = lg_mono_ns();
+	     proc_read(pid, "syscall", buf, sizeof(buf)) > 0 &&
+	     strncmp(buf, "running", 7) == 0 &&
+	     lg_mono_ns() - t0 < ARCHIVE_SETTLE_NS;)
+		nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+}
+/*
+ * tar -z before its archive exists: GNU tar's child creates the archive,
+ * then runs the compressor; that open waits in lgrun's queue behind tar's
+ * first removals (one notify thread answers in order: waiting for it here
+ * would never end). pid, fed by the remover, is blocked in an open (its
+ * /proc/PID/syscall, stable while it waits for lgrun's answer) that creates
+ * or truncates for writing a name the compressor it runs writes (.tgz for
+ * tar -z): the archive in the making, for at most LG_ARCHIVE_PENDING_MAX
+ * removals of the remover. A name of another kind (/dev/null, a fifo), a
+ * path that is there and not a regular file, or a task blocked in anything
+ * but a seccomp notification is none.
+ */
+static bool archive_pending(struct lg_session *s, pid_t remover, pid_t pid)
+{
+	char buf[256], exe[64], argv[4096], comp[64], name[PATH_MAX];
+	char where[96], path[PATH_MAX + 128];
+	unsigned long long a[6];
+	const struct lg_syscall *sc;
+	uint64_t flags;
+	struct stat st;
+	ssize_t n;
+	int nr;
+
+	if (s->archive.pending_for == remover &&
+	    s->archive.pending_n >= LG_ARCHIVE_PENDING_MAX)
+		return false;
+	if (proc_read(pid, "syscall", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%d %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1],
+		   &a[2], &a[3], &a[4], &a[5]) != 7)
+		return false;
+	/* the native arch's numbers: a 32-bit tar's match no open */
+	sc = lg_syscall_of(lg_filter_classify(LG_NATIVE_ARCH, nr));
+	if (!sc || sc->path < 0)
+		return false;
+	if (sc->kind == LG_KIND_CREAT)
+		flags = O_CREAT | O_WRONLY | O_TRUNC;
+	else if (sc->kind == LG_KIND_OPEN)
+		flags = a[sc->flags];
+	else if (sc->kind == LG_KIND_OPEN_HOW) {
+		struct iovec local = { &flags, sizeof(flags) };
+		struct iovec remote = { (void *)(uintptr_t)a[2],
+					sizeof(flags) };
+
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) !=
+		    sizeof(flags))
+			return false;
+	} else
+		return false;
+	if ((flags & O_ACCMODE) == O_RDONLY || !(flags & (O_CREAT | O_TRUNC)))
+		return false;
+	/* blocked in lgrun's answer, not in a fifo's or a lease's wait */
+	if (proc_read(pid, "wchan", buf, sizeof(buf)) > 0 &&
+	    strcmp(buf, "0") != 0 && !strstr(buf, "seccomp"))
+		return false;
+	if (!pending_string(pid, a[sc->path], name, sizeof(name)) || !name[0])
+		return false;
+	sess_read_exe(pid, exe, sizeof(exe));
+	n = proc_read(pid, "cmdline", argv, sizeof(argv));
+	if (n <= 0 ||
+	    !lg_archive_compressor(exe, argv, (size_t)n + 1, comp,
+				   sizeof(comp)) ||
+	    !lg_archive_named_for(comp, name))
+		return false;
+	if (name[0] == '/')
+		snprintf(where, sizeof(where), "/proc/%d/root", pid);
+	else if (sc->dirfd < 0 || (int)a[sc->dirfd] == AT_FDCWD)
+		snprintf(where, sizeof(where), "/proc/%d/cwd", pid);
+	else
+		snprintf(where, sizeof(where), "/proc/%d/fd/%d", pid,
+			 (int)a[sc->dirfd]);
+	if (snprintf(path, sizeof(path), "%s/%s", where, name) >=
+	    (int)sizeof(path))
+		return false;
+	if (stat(path, &st) == 0 ?
+		    !S_ISREG(st.st_mode) :
+		    errno != ENOENT || stat(dirname(path), &st) != 0 ||
+			    !S_ISDIR(st.st_mode))
+		return false;
+	if (s->archive.pending_for != remover) {
+		s->archive.pending_for = remover;
+		s->archive.pending_n = 0;
+	}
+	s->archive.pending_n++;
+	lg_dbg("archive in the making: %s opens %s for %s (%s), removal %u",
+	       exe, name, comp, where, s->archive.pending_n);
+	return true;
+}
+/*
+ * A child the remover feeds through a pipe, writing the archive; or its
+ * child (sh -c gzip forks gzip); or either about to create it.
+ */
+static bool archive_in_children(const struct archive_probe *p, pid_t pid,
+				uint64_t *pipes, size_t *npipes)
+{
+	pid_t kids[ARCHIVE_KIDS], fed_kids[ARCHIVE_KIDS], grand[ARCHIVE_KIDS];
+	size_t nkids = children_of(pid, kids), nfed = 0, ngrand;
+	bool fed;
+
+	for (size_t i = 0; i < nkids; i++) {
+		fed = false;
+		if (archive_in_fds(p, pid, kids[i], pipes, npipes, true, &fed))
+			return true;
+		if (fed)
+			fed_kids[nfed++] = kids[i];
+	}
+	/* none has its output open yet: tar -z's child, about to */
+	for (size_t i = 0; i < nfed; i++) {
+		settle(p, pid, fed_kids[i]);
+		if (archive_in_fds(p, pid, fed_kids[i], pipes, npipes, true,
+				   NULL) ||
+		    archive_pending(p->s, pid, fed_kids[i]))
+			return true;
+		ngrand = children_of(fed_kids[i], grand);
+		for (size_t j = 0; j < ngrand; j++) {
+			fed = false;
+			if (archive_in_fds(p, pid, grand[j], pipes, npipes,
+					   true, &fed))
+				return true;
+			if (fed && archive_pending(p->s, pid, grand[j]))
+				return true;
+		}
+	}
 	return false;
 }
 /* When pid started, on the realtime clock (0: unknown). */
@@ -585,6 +787,7 @@ static bool archived(struct lg_session *s, const struct lg_event *ev,
 	struct archive_probe p = { s, exe, ev->target, size, lg_real_ns() };
 	uint64_t pipes[ARCHIVE_PIPES];
 	size_t npipes = 0;
+	unsigned pending = s->archive.pending_n;
 	bool found;
 
 	if (!lg_archiver(exe))
@@ -596,12 +799,13 @@ static bool archived(struct lg_session *s, const struct lg_event *ev,
 		  archive_at(&p, s->archive.file, false, 0)));
 	if (!found && !lg_archiver_by_name(exe))
 		found = archive_in_fds(&p, ev->pid, ev->pid, pipes, &npipes,
-				       false) ||
+				       false, NULL) ||
 			(npipes &&
 			 archive_in_children(&p, ev->pid, pipes, &npipes));
 	else if (!found)
 		found = archive_in_argv(&p, ev->pid);
-	if (found)
+	if (found && (s->archive.pending_n == pending ||
+		      s->archive.pending_for != ev->pid))
 		lg_dbg("%s: its content lives on in the archive %s (%s)",
 		       ev->target, s->archive.path, exe);
 	return found;
