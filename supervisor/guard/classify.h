@@ -61,7 +61,8 @@ struct lg_facts {
 	 * Set by the session: a known compressor removes this regular file
 	 * while its content lives on, transformed, in a sibling the session
 	 * just wrote (lg_transform_suffix, lg_transform_magic,
-	 * lg_transform_sibling_fresh).
+	 * lg_transform_sibling_fresh), or a known archiver removes it while
+	 * it writes an archive that holds it (lg_archiver, lg_archive_holds).
 	 */
 	bool transformed;
 	/*
@@ -159,6 +160,84 @@ bool lg_transform_magic(const char *suffix, const unsigned char *head,
  */
 bool lg_transform_sibling_fresh(const struct lg_facts *sib,
 				int64_t session_start_ns, int64_t now_ns);
+
+/*
+ * Archivers. tar --remove-files, zip -m, 7z a -sdel put files in an archive,
+ * then remove them: the content lives on in the archive. By the program's
+ * name (tar, gtar, bsdtar, zip, 7z, 7za, 7zz, 7zr); the content test is the
+ * archive the session found the program writing.
+ */
+bool lg_archiver(const char *exe);
+/*
+ * zip and 7z write the archive (a temporary file renamed into place) and
+ * close it before they remove: the session finds it by its name in the
+ * command line (zip adds .zip, 7z .7z to a name without a suffix). tar and
+ * bsdtar hold theirs open while they remove.
+ */
+bool lg_archiver_by_name(const char *exe);
+/* How much of an archive's head lg_archive_holds() reads: tar's magic. */
+#define LG_ARCHIVE_HEAD 264
+struct lg_archive {
+	struct lg_facts f; /* the archive's (nlink: 0 when it was removed) */
+	const unsigned char *head; /* its first n bytes (LG_ARCHIVE_HEAD) */
+	size_t n;
+	/*
+	 * Held open for writing by a process the remover feeds through a
+	 * pipe (tar -z runs gzip so): what the compressor has not flushed
+	 * yet is not in the file, which may still be empty.
+	 */
+	bool piped;
+	/*
+	 * Found by its name (lg_archiver_by_name): when the remover started;
+	 * the archive must have been written since. 0: held open by it.
+	 */
+	int64_t since_ns;
+};
+/*
+ * Does the archive the session found hold a removed file of file_size
+ * bytes, as far as can be seen cheaply? A regular file still linked, born
+ * in the session, written in the last LG_TRANSFORM_FRESH_NS, in a format exe
+ * writes (tar's ustar, compressed by one of the compressors, zip, 7z); an
+ * uncompressed tar at least file_size long (GNU tar removes a file once the
+ * record holding it is written). Empty only when piped.
+ */
+bool lg_archive_holds(const char *exe, const struct lg_archive *a,
+		      int64_t file_size, int64_t session_start_ns,
+		      int64_t now_ns);
+
+/*
+ * Does a zip's central directory (its n bytes) list path, by its name in
+ * the archive (zip stores the path it was given: a tail of path at a '/',
+ * a directory's with a '/' after it)?
+ */
+bool lg_zip_lists(const unsigned char *cd, size_t n, const char *path);
+
+/*
+ * tar -z before its archive exists. GNU tar forks a child that creates the
+ * archive, then runs the compressor (through /bin/sh) with it as its
+ * output; the child's open waits in lgrun's queue behind the first
+ * removals of tar, which feeds it through a pipe. The session reads what
+ * the child is blocked in. The compressor it runs, into out (size bytes),
+ * from its executable's name exe and its command line argv (n bytes,
+ * NUL-separated): a compressor itself; tar's own child, before it runs the
+ * compressor, by tar's options (-z, -j, -J, -Z, --gzip, --xz, --zstd...,
+ * -I PROG; "*" for -a, which picks by the archive's suffix); a shell's
+ * -c command's program (sh -c gzip).
+ */
+bool lg_archive_compressor(const char *exe, const char *argv, size_t n,
+			   char *out, size_t size);
+/*
+ * Is path (an open's, creating or truncating for writing) named as what
+ * compressor writes: its suffix (.gz, .xz, .zst...) or a compressed tar's
+ * short one (.tgz, .txz, .tbz2...); "*": any of them. A name without such a
+ * suffix (/dev/null, a fifo named out) is no archive in the making.
+ */
+bool lg_archive_named_for(const char *compressor, const char *path);
+/*
+ * At most so many removals of one archiver pass on an archive still in the
+ * making (tar's first one or two: the open is answered right after them).
+ */
+#define LG_ARCHIVE_PENDING_MAX 3
 
 /*
  * Virtual environments. The i-th directory (from the nearest) that would

@@ -200,6 +200,17 @@ struct lg_session {
 		char exe[64];
 	} exes[32];
 	unsigned exes_next;
+	/* where the last archiver's archive was found (removal.c: archived) */
+	struct {
+		pid_t pid;
+		bool piped;
+		int64_t since_ns;
+		char path[PATH_MAX]; /* where: a descriptor, or argv's name */
+		char file[PATH_MAX + 32]; /* its name, found at a descriptor */
+		/* tar -z's archive in the making: how often it passed (<= max) */
+		pid_t pending_for;
+		unsigned pending_n;
+	} archive;
 	struct sess_note notes[SESS_NOTES];
 	size_t nnotes;
 };

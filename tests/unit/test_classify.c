@@ -920,6 +920,139 @@ static void test_transform_suffixes(void **state)
 	assert_null(lg_transform_suffix("gzip", 99));
 }
 
+/* tar --remove-files, zip -m: the archive the session found holds the file */
+static void test_archive_holds(void **state)
+{
+	const int64_t start = 1000000000000LL, now = start + 5000000000LL;
+	unsigned char tar[512] = { 0 }, gz[] = { 0x1f, 0x8b, 8, 0 },
+		      zip[] = { 'P', 'K', 3, 4, 20, 0 };
+	struct lg_archive a = { .f = { .exists = true,
+				       .is_reg = true,
+				       .has_btime = true,
+				       .btime_ns = start + 1,
+				       .ctime_ns = now - 1,
+				       .size = 10240,
+				       .nlink = 1 },
+				.head = tar,
+				.n = sizeof(tar) };
+
+	(void)state;
+	memcpy(tar + 257, "ustar", 5);
+	assert_true(lg_archiver("tar") && lg_archiver("zip") &&
+		    lg_archiver("7zz") && !lg_archiver("rm"));
+	assert_true(lg_archiver_by_name("zip") && !lg_archiver_by_name("tar"));
+	assert_true(lg_archive_holds("tar", &a, 9000, start, now));
+	assert_false(lg_archive_holds("tar", &a, 20000, start, now));
+	assert_false(lg_archive_holds("rmloop", &a, 10, start, now));
+	assert_false(lg_archive_holds("zip", &a, 10, start, now));
+	a.f.nlink = 0; /* removed while written */
+	assert_false(lg_archive_holds("tar", &a, 10, start, now));
+	a.f.nlink = 1;
+	a.f.btime_ns = start - 1; /* there before the session */
+	assert_false(lg_archive_holds("tar", &a, 10, start, now));
+	a.f.btime_ns = start + 1;
+	a.head = gz;
+	a.n = sizeof(gz);
+	assert_true(lg_archive_holds("tar", &a, 1 << 30, start, now));
+	a.head = zip;
+	a.n = sizeof(zip);
+	assert_true(lg_archive_holds("zip", &a, 10, start, now));
+	assert_false(lg_archive_holds("tar", &a, 10, start, now));
+	a.since_ns = now; /* written before the remover started */
+	assert_false(lg_archive_holds("zip", &a, 10, start, now));
+	a.since_ns = 0;
+	a.f.size = 0; /* tar -z: the compressor has not flushed yet */
+	a.n = 0;
+	assert_false(lg_archive_holds("tar", &a, 10, start, now));
+	a.piped = true;
+	assert_true(lg_archive_holds("tar", &a, 10, start, now));
+	assert_false(lg_archive_holds("zip", &a, 10, start, now));
+}
+
+/* tar -z's archive in the making: the compressor, the name it opens */
+#define ARGV(s) s, sizeof(s)
+static void test_archive_pending(void **state)
+{
+	static const struct {
+		const char *exe;
+		const char *argv;
+		size_t n;
+		const char *want; /* NULL: none */
+	} cases[] = {
+		{ "tar", ARGV("tar\0czf\0x.tgz\0--remove-files\0d"), "gzip" },
+		{ "tar", ARGV("tar\0-cJf\0x.txz\0d"), "xz" },
+		{ "tar", ARGV("tar\0-c\0-f\0x\0--zstd\0d"), "zstd" },
+		{ "tar", ARGV("tar\0-cjf\0x\0d"), "bzip2" },
+		{ "gtar", ARGV("gtar\0-caf\0x.tar.lz\0d"), "*" },
+		/* -f's argument is no option: zJ is a name */
+		{ "tar", ARGV("tar\0-cfzJ\0d"), NULL },
+		{ "tar", ARGV("tar\0-cf\0x.tgz\0d"), NULL },
+		{ "tar", ARGV("tar\0-I\0pigz -9\0-cf\0x.tgz\0d"), "pigz" },
+		{ "tar",
+		  ARGV("tar\0--use-compress-program=/usr/bin/xz\0-cf\0x"),
+		  "xz" },
+		{ "tar", ARGV("tar\0-cf\0x\0--\0-z"), NULL },
+		{ "gzip", ARGV("gzip\0-9"), "gzip" },
+		{ "dash", ARGV("/bin/sh\0-c\0gzip"), "gzip" },
+		{ "bash", ARGV("sh\0-c\0/usr/bin/zstd -T0"), "zstd" },
+		{ "dash", ARGV("sh\0-c\0rm -rf d"), NULL },
+		{ "rmloop", ARGV("tar\0czf\0x.tgz"), NULL },
+		{ "bsdtar", ARGV("bsdtar\0czf\0x.tgz"), NULL },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool got = lg_archive_compressor(cases[i].exe, cases[i].argv,
+						 cases[i].n, out, sizeof(out));
+
+		if (!cases[i].want) {
+			assert_false(got);
+			continue;
+		}
+		assert_true(got);
+		assert_string_equal(out, cases[i].want);
+	}
+	assert_true(lg_archive_named_for("gzip", "/w/gz.tgz"));
+	assert_true(lg_archive_named_for("gzip", "a/b.tar.gz"));
+	assert_true(lg_archive_named_for("pigz", "b.taz"));
+	assert_true(lg_archive_named_for("xz", "xz.txz"));
+	assert_true(lg_archive_named_for("bzip2", "x.tbz2"));
+	assert_true(lg_archive_named_for("zstd", "x.tzst"));
+	assert_true(lg_archive_named_for("*", "x.tar.lz"));
+	assert_false(lg_archive_named_for("gzip", "x.txz"));
+	assert_false(lg_archive_named_for("xz", "x.tgz"));
+	assert_false(lg_archive_named_for("gzip", "/dev/null"));
+	assert_false(lg_archive_named_for("gzip", ".gz/out"));
+	assert_false(lg_archive_named_for("gzip", ".gz"));
+	assert_false(lg_archive_named_for("*", "out.tar"));
+	assert_false(lg_archive_named_for("rmloop", "out.gz"));
+	assert_false(lg_archive_named_for("brotli", "out.br"));
+	assert_false(lg_archive_named_for(NULL, "out.gz"));
+}
+
+static void test_zip_lists(void **state)
+{
+	unsigned char cd[2 * 46 + 32] = { 0 };
+	size_t off = 0;
+	const char *names[] = { "reports/", "reports/r1.csv" };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		size_t nl = strlen(names[i]);
+
+		memcpy(cd + off, "PK\x01\x02", 4);
+		cd[off + 28] = (unsigned char)nl;
+		memcpy(cd + off + 46, names[i], nl);
+		off += 46 + nl;
+	}
+	assert_true(lg_zip_lists(cd, off, "/w/reports/r1.csv"));
+	assert_true(lg_zip_lists(cd, off, "/w/reports"));
+	assert_false(lg_zip_lists(cd, off, "/w/xreports/r1.csv"));
+	assert_false(lg_zip_lists(cd, off, "/w/reports/r2.csv"));
+	assert_false(lg_zip_lists(cd, off - 1, "/w/reports/r1.csv"));
+}
+
 static void test_transform_magic(void **state)
 {
 	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00 },
@@ -1182,6 +1315,9 @@ int main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_transform_suffixes),
 		cmocka_unit_test(test_transform_magic),
+		cmocka_unit_test(test_archive_holds),
+		cmocka_unit_test(test_zip_lists),
+		cmocka_unit_test(test_archive_pending),
 		cmocka_unit_test(test_transform_sibling_fresh),
 		cmocka_unit_test(test_transformed_class),
 		cmocka_unit_test(test_venv_root),
