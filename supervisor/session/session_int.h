@@ -368,6 +368,9 @@ bool sess_moved_copy(struct lg_session *s, const char *path,
 bool sess_superseded(const struct lg_session *s, const struct lg_facts *f);
 void sess_tool_delete_remember(struct lg_session *s, const struct lg_event *ev,
 			       uint64_t now);
+/* archive.c: is what an archiver removes in an archive the session wrote? */
+bool sess_archived(struct lg_session *s, const struct lg_event *ev,
+		   const char *exe, int64_t size);
 int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		       struct lg_facts *f);
 
