@@ -293,6 +293,45 @@ static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
 	return 0;
 }
 
+/*
+ * The tree is over: a file it emptied that is still empty, the same
+ * inode, counts as destroyed pre-existing data, as its removal would have
+ * (issue 27, "emptying is destroying"); one it wrote again was an
+ * overwrite, never counted. Its content is kept either way.
+ */
+int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
+		      struct lg_session_verdict *v)
+{
+	int err = 0;
+
+	(void)ev;
+	for (size_t i = 0; i < s->n_emptied && !s->blocked; i++) {
+		const struct sess_emptied *e = &s->emptied[i];
+		struct statx st;
+
+		if (statx(AT_FDCWD, e->path, AT_SYMLINK_NOFOLLOW,
+			  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
+			  &st) < 0 ||
+		    !S_ISREG(st.stx_mode) || st.stx_size != 0 ||
+		    st.stx_ino != e->f.ino ||
+		    makedev(st.stx_dev_major, st.stx_dev_minor) != e->f.dev ||
+		    (e->f.has_btime && (st.stx_mask & STATX_BTIME) &&
+		     sess_ns(st.stx_btime) != e->f.btime_ns))
+			continue; /* written again, removed, or another file */
+		lg_dbg("%s: emptied and left empty: destroyed", e->path);
+		s->st.left_empty++;
+		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, e->path,
+				  &e->f, v);
+		if (err)
+			break;
+	}
+	if (s->emptied_unchecked)
+		lg_warn("%llu file(s) emptied by the tree were not checked at its end (more than %d)",
+			(unsigned long long)s->emptied_unchecked, EMPTIED_MAX);
+	sess_emptied_free(s);
+	return err;
+}
+
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
 			struct lg_session_verdict *v)
 {

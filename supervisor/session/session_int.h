@@ -79,6 +79,8 @@ struct sess_note {
 	size_t at;
 };
 
+#define EMPTIED_MAX 4096 /* files emptied, checked at the tree's end */
+
 struct lg_session {
 	const struct lg_config *cfg;
 	struct lg_session_info info;
@@ -331,6 +333,9 @@ int sess_on_counters(struct lg_session *s, struct lg_event *ev,
 int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 
+/* fs.c: the tree is over: files it emptied and left so (LG_EV_TREE_OVER) */
+int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
+		      struct lg_session_verdict *v);
 int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
 		const char *path, const struct lg_facts *f,
 		struct lg_session_verdict *v);
@@ -358,8 +363,6 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);
-int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
-		      struct lg_session_verdict *v);
 void sess_emptied_free(struct lg_session *s);
 
 /* removal.c: a removal's facts */
