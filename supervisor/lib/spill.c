@@ -195,23 +195,57 @@ int lg_spill_hold(struct lg_spill *sp, const char *path, const void *rec,
  * The records of room k made into lines, without m: the writer holds into
  * the other room meanwhile. Under settling.
  */
-static int settle_room(struct lg_spill *sp, int fd, unsigned k)
+/* Where a record's line goes: the file at fd; wrote counts its bytes. */
+struct sink {
+	int fd;
+	long wrote;
+};
+
+/*
+ * Room k's records made into lines, in order, each handed to put (which
+ * returns 0, or -errno to stop). Returns put's error, or 0.
+ */
+static int each_line(struct lg_spill *sp, unsigned k,
+		     int (*put)(struct lg_spill *sp, struct sink *to,
+				const char *line, size_t n),
+		     struct sink *to)
 {
 	size_t held = atomic_load_explicit(&sp->held[k], memory_order_acquire);
-	int err = 0;
 
 	for (size_t at = 0; at < held;) {
 		const struct rec *r = (const struct rec *)(sp->recs[k] + at);
 		size_t n = 0;
 		LG_AUTOFREE char *line = sp->line(r->bytes, r->len, &n);
+		int err;
 
 		at += REC_SIZE(r->len);
-		if (line && !err) {
-			pthread_mutex_lock(&sp->m);
-			err = add_line(sp, fd, sp->path, line, n);
-			pthread_mutex_unlock(&sp->m);
-		}
+		if (line && (err = put(sp, to, line, n)) < 0)
+			return err;
 	}
+	return 0;
+}
+
+/* The writer's: a line into the lines' room, under m. */
+static int put_locked(struct lg_spill *sp, struct sink *to, const char *line,
+		      size_t n)
+{
+	int err;
+
+	pthread_mutex_lock(&sp->m);
+	err = add_line(sp, to->fd, sp->path, line, n);
+	pthread_mutex_unlock(&sp->m);
+	return err;
+}
+
+/*
+ * The records of room k made into lines, without m: the writer holds into
+ * the other room meanwhile. Under settling.
+ */
+static int settle_room(struct lg_spill *sp, int fd, unsigned k)
+{
+	struct sink to = { fd, 0 };
+	int err = each_line(sp, k, put_locked, &to);
+
 	/*
 	 * Dying before this, the writer leaves the child lines and the
 	 * records they were made from: each read once.
@@ -275,36 +309,23 @@ uint64_t lg_spill_since(struct lg_spill *sp)
 	return t;
 }
 
-/* The child's: room k's records made into lines, written to fd. */
-static long salvage_room(struct lg_spill *sp, int fd, unsigned k)
+/* The child's: a line written to the file at once. */
+static int put_now(struct lg_spill *sp, struct sink *to, const char *line,
+		   size_t n)
 {
-	size_t held = atomic_load_explicit(&sp->held[k], memory_order_acquire);
-	long wrote = 0;
+	int err = write_all(to->fd, line, n);
 
-	for (size_t at = 0; at < held;) {
-		const struct rec *rc = (const struct rec *)(sp->recs[k] + at);
-		size_t len = 0;
-		LG_AUTOFREE char *line = sp->line(rc->bytes, rc->len, &len);
-		int r;
-
-		at += REC_SIZE(rc->len);
-		if (!line)
-			continue;
-		r = write_all(fd, line, len);
-		if (r < 0)
-			return r;
-		wrote += (long)len;
-	}
-	atomic_store_explicit(&sp->held[k], 0, memory_order_release);
-	return wrote;
+	(void)sp;
+	if (!err)
+		to->wrote += (long)n;
+	return err;
 }
 
 long lg_spill_salvage(struct lg_spill *sp)
 {
 	size_t n = sp ? atomic_load_explicit(&sp->head, memory_order_acquire) :
 			0;
-	LG_AUTOCLOSE int fd = -1;
-	long wrote = 0, w;
+	struct sink to = { -1, 0 };
 	unsigned older;
 	int r;
 
@@ -312,21 +333,24 @@ long lg_spill_salvage(struct lg_spill *sp)
 	    (!n && !atomic_load(&sp->held[0]) && !atomic_load(&sp->held[1])) ||
 	    !sp->path[0])
 		return 0;
-	fd = open(sp->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	to.fd = open(sp->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (to.fd < 0)
 		return -errno;
-	r = write_all(fd, sp->lines, n);
-	if (r < 0)
-		return r;
-	wrote += (long)n;
-	atomic_store_explicit(&sp->head, 0, memory_order_release);
+	r = write_all(to.fd, sp->lines, n);
+	if (!r) {
+		to.wrote += (long)n;
+		atomic_store_explicit(&sp->head, 0, memory_order_release);
+	}
 	/* the room that is not act holds the older records */
 	older = sp->act ^ 1;
-	for (unsigned i = 0; i < 2; i++) {
-		w = salvage_room(sp, fd, i ? older ^ 1 : older);
-		if (w < 0)
-			return w;
-		wrote += w;
+	for (unsigned i = 0; i < 2 && !r; i++) {
+		unsigned k = i ? older ^ 1 : older;
+
+		r = each_line(sp, k, put_now, &to);
+		if (!r)
+			atomic_store_explicit(&sp->held[k], 0,
+					      memory_order_release);
 	}
-	return wrote;
+	close(to.fd);
+	return r < 0 ? r : to.wrote;
 }
