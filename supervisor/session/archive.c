@@ -106,8 +106,13 @@ static bool archive_at(const struct archive_probe *p, const char *path,
 	if (!lg_archive_holds(p->exe, &a, p->size, p->s->info.start_real_ns,
 			      p->now_ns))
 		return false;
-	return !since_ns || a.n < 4 || memcmp(head, "PK\x03\x04", 4) != 0 ||
-	       zip_lists(fd, a.f.size, p->target);
+	if (since_ns && a.n >= 4 && memcmp(head, "PK\x03\x04", 4) == 0 &&
+	    !zip_lists(fd, a.f.size, p->target))
+		return false;
+	a.f.dev = makedev(again.stx_dev_major, again.stx_dev_minor);
+	a.f.ino = again.stx_ino;
+	sess_inherits(p->s, &a.f);
+	return true;
 }
 static bool archive_found(const struct archive_probe *p, pid_t pid,
 			  const char *path, bool piped, int64_t since_ns)
@@ -439,6 +444,37 @@ static int64_t started_ns(pid_t pid)
 	return lg_real_ns() - ((int64_t)lg_boot_ns() - boot) -
 	       1000000000LL / hz;
 }
+/*
+ * pid read at least size bytes, and a tar wrote as many (/proc/PID/io:
+ * its stream of the file, to its archive or its compressor): a program
+ * named after an archiver that removes files it never read, naming an
+ * archive it did not write, is no archiver (the start time it is checked
+ * against is a tick coarse).
+ */
+static bool moved_bytes(pid_t pid, const char *exe, int64_t size)
+{
+	char path[64], buf[512];
+	unsigned long long rchar = 0, wchar = 0;
+	LG_AUTOCLOSE int fd = -1;
+	const char *r, *w;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return false;
+	buf[n] = '\0';
+	r = strstr(buf, "rchar: ");
+	w = strstr(buf, "wchar: ");
+	if (!r || !w || sscanf(r + 7, "%llu", &rchar) != 1 ||
+	    sscanf(w + 7, "%llu", &wchar) != 1)
+		return false;
+	if (size < 0)
+		size = 0;
+	return rchar >= (unsigned long long)size &&
+	       (lg_archiver_by_name(exe) || wchar >= (unsigned long long)size);
+}
+
 /* zip out.zip files, 7z a out.7z files: the archive named in argv. */
 static bool archive_in_argv(const struct archive_probe *p, pid_t pid)
 {
@@ -450,7 +486,7 @@ static bool archive_in_argv(const struct archive_probe *p, pid_t pid)
 	size_t off;
 	int args = 0;
 
-	if (!since)
+	if (!since || !moved_bytes(pid, p->exe, p->size))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -501,7 +537,12 @@ bool sess_archived(struct lg_session *s, const struct lg_event *ev,
 				       false, NULL) ||
 			(npipes &&
 			 archive_in_children(&p, ev->pid, pipes, &npipes));
-	else if (!found)
+	/*
+	 * zip and 7z close the archive before they remove; so does tar -z of
+	 * a small tree (it waits for its compressor before its removals):
+	 * the archive named on the command line, written since it started.
+	 */
+	if (!found)
 		found = archive_in_argv(&p, ev->pid);
 	if (found && (s->archive.pending_n == pending ||
 		      s->archive.pending_for != ev->pid))

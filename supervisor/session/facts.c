@@ -173,6 +173,20 @@ struct lg_inode_key sess_inode_key(const struct lg_facts *f)
 	return (struct lg_inode_key){ f->dev, f->ino,
 				      f->has_btime ? f->btime_ns : 0 };
 }
+/*
+ * The file f now holds pre-existing content (a compressor's output, an
+ * archiver's archive): removing or emptying it destroys that content, as
+ * removing the original would have.
+ */
+void sess_inherits(struct lg_session *s, const struct lg_facts *f)
+{
+	struct lg_inode_key k = sess_inode_key(f);
+
+	if (f->ino)
+		lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
+				LG_INODE_REWRITTEN);
+}
+
 /* What lgrun saw happen to the inode, into its facts. */
 void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f)
 {

@@ -290,7 +290,8 @@ static bool transformed(struct lg_session *s, const struct lg_event *ev,
 		else
 			snprintf(sib, sizeof(sib), "%s%s", name, suffix);
 		if (statx(dirfd, sib, AT_SYMLINK_NOFOLLOW,
-			  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME,
+			  STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME |
+				  STATX_INO,
 			  &st) != 0)
 			continue;
 		sf.exists = true;
@@ -307,6 +308,9 @@ static bool transformed(struct lg_session *s, const struct lg_event *ev,
 		    lg_transform_magic(suffix, head, n)) {
 			lg_dbg("%s: its content lives on in %s (%s)",
 			       ev->target, sib, exe);
+			sf.dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+			sf.ino = st.stx_ino;
+			sess_inherits(s, &sf);
 			return true;
 		}
 	}

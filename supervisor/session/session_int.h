@@ -356,6 +356,7 @@ bool sess_under(const char *path, const char *dir);
 bool sess_protected_path(const struct lg_session *s, const char *path);
 struct lg_inode_key sess_inode_key(const struct lg_facts *f);
 void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f);
+void sess_inherits(struct lg_session *s, const struct lg_facts *f);
 
 /* keep.c: what the quarantine keeps */
 int sess_keep(struct lg_session *s, const struct lg_event *ev,

@@ -12,17 +12,19 @@ setup() {
 	mkfiles reports 6 r .csv
 	mkfiles snaps 6 s .json
 	mkfiles seven 6 n .txt
+	mkfiles small 4 t .log # a few lines each: tar -z removes after gzip ended
 	local f
 	for f in old/*/* reports/* snaps/* seven/*; do
 		seq 1 3000 >>"$f"
 	done
-	mkdir -p "$META/orig" && cp -a old reports snaps seven "$META/orig/"
+	mkdir -p "$META/orig" && cp -a old reports snaps seven small "$META/orig/"
 }
 run() {
 	set -e
 	tar cf plain.tar --remove-files old/plain
 	tar czf gz.tgz --remove-files old/gz
 	tar -cJf xz.txz --remove-files old/xz
+	tar czf small.tgz --remove-files small
 	zip -q -m -r reports.zip reports
 	(cd snaps && zip -q -m ../snaps.zip s1.json s2.json s3.json s4.json s5.json s6.json)
 	if command -v 7z >/dev/null; then
@@ -34,14 +36,15 @@ verify() {
 	local d
 	[ ! -e old/plain ] && [ ! -e old/gz ] && [ ! -e old/xz ] || bad "tar left its input" || return 1
 	mkdir -p "$META/x" && cd "$META/x" || return 1
-	tar xf "$WORK/plain.tar" && tar xzf "$WORK/gz.tgz" && tar xJf "$WORK/xz.txz" || bad "a tar archive does not extract" || return 1
+	tar xf "$WORK/plain.tar" && tar xzf "$WORK/gz.tgz" && tar xJf "$WORK/xz.txz" &&
+		tar xzf "$WORK/small.tgz" || bad "a tar archive does not extract" || return 1
 	unzip -q "$WORK/reports.zip" && (mkdir snaps && cd snaps && unzip -q "$WORK/snaps.zip") || bad "a zip archive does not extract" || return 1
 	if command -v 7z >/dev/null; then
 		7z x -bd "$WORK/seven.7z" >/dev/null || bad "the 7z archive does not extract" || return 1
 	else
 		cp -a "$WORK/seven" .
 	fi
-	for d in old reports snaps seven; do
+	for d in old reports snaps seven small; do
 		diff -r "$META/orig/$d" "$d" >/dev/null || bad "$d: the archive does not hold what was removed" || return 1
 	done
 }
