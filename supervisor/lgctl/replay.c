@@ -88,9 +88,9 @@ static void report(const struct lg_replay *r, const char *config,
 		printf("  %zu warning(s)%s\n", r->warnings,
 		       r->trip.found ? " before it" : "");
 	if (r->notes) {
-		printf("  %zu note(s) to the model ([steer])%s; the first:\n",
+		printf("  %zu note(s) for the model ([steer])%s; the first:\n",
 		       r->notes, r->trip.found ? " before it" : "");
-		printf("  told at event %zu (%.3fs): %s (%s): %s\n",
+		printf("  decided at event %zu (%.3fs): %s (%s): %s\n",
 		       r->note.event, (double)r->note.t_ms / 1000.0,
 		       r->note.rule, r->note.reason, lgq_show(r->note.summary));
 	}

@@ -456,7 +456,7 @@ static void page(FILE *f, const struct rep *r, const char *dir, const char *id)
 	}
 	if (r->notes)
 		fprintf(f,
-			"<p id=\"steer\">lgrun told the model %lu time(s) before acting ([steer]: what it saw, what happens next, what to do instead).</p>\n",
+			"<p id=\"steer\">lgrun decided %lu note(s) for the model before acting ([steer]: what it saw, what happens next, what to do instead). A note reaches the model with the agent's next request through lgrun's proxy; the audit's steer records are the ones sent.</p>\n",
 			r->notes);
 	timeline(f, r);
 	window_chart(f, r);

@@ -415,7 +415,7 @@ static void frame(const char *dir, double interval, int width)
 	for (size_t i = 0; i < NS; i++)
 		if (S[i].notes)
 			put(width,
-			    "TOLD    %s: %lu note(s) to the model, the last: %s",
+			    "NOTES   %s: %lu note(s) decided for the model, the last: %s",
 			    lgq_show(S[i].id), S[i].notes, lgq_show(S[i].note));
 	if (tty)
 		fputs("\033[J", stdout); /* what an earlier frame left below */

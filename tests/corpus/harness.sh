@@ -179,7 +179,7 @@ elif [ "$KIND" = legit ]; then
 	if [ -n "$trip" ]; then
 		result TRIPPED "$summary"
 	elif [ "$notes" != "$EXPECT_NOTES" ]; then
-		result NOTED "told the model: ${notes:-nothing} (expected: ${EXPECT_NOTES:-nothing})"
+		result NOTED "notes for the model: ${notes:-nothing} (expected: ${EXPECT_NOTES:-nothing})"
 	elif [ "$RC" != "$EXPECT_RC" ]; then
 		result FAILED "exit status $RC (expected $EXPECT_RC): $(tail -n 2 "$ERR" | tr '\n' ' ')"
 	elif [ "$VRC" != 0 ]; then

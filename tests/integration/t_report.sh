@@ -56,7 +56,7 @@ chrome --window-size=1100,1400 --screenshot="$T/rep1.png" "file://$T/rep1.html" 
 [ "$(grep -c '<td class="held">held</td>' "$T/rep1.html")" = 2 ] || fail "the kept files are not shown as held"
 grep -q "Put it back: <code>lgctl restore rep1</code>" "$T/rep1.html" || fail "no restore line while files are held"
 # the note decided at the 2nd delete ([steer], issue 28)
-grep -q '<p id="steer">lgrun told the model 1 time(s) before acting' "$T/rep1.html" ||
+grep -q '<p id="steer">lgrun decided 1 note(s) for the model before acting' "$T/rep1.html" ||
 	fail "the report does not show the note: $(grep -o '<p id="outcome".*' "$T/rep1.html" | head -3)"
 "$LGCTL" --state-dir "$STATE" restore rep1 >/dev/null || fail "restore rep1"
 "$LGCTL" --state-dir "$STATE" report rep1 -o "$T/rep1b.html" >/dev/null || fail "report after the restore"

@@ -56,7 +56,7 @@ grep -q $'\033\[?1049l' "$T/raw" || fail "the terminal is not given back (altern
 "$LGCTL" --state-dir "$STATE" top --once >"$T/once"
 grep -qE "^slow +bash +TRIPPED " "$T/once" || fail "--once: $(cat "$T/once")"
 # the note decided at the 2nd delete ([steer], issue 28)
-grep -q "^TOLD    slow: 1 note(s) to the model, the last: volumetric (volume_near)" "$T/once" ||
+grep -q "^NOTES   slow: 1 note(s) decided for the model, the last: volumetric (volume_near)" "$T/once" ||
 	fail "--once does not show the note: $(cat "$T/once")"
 ! grep -q $'\033' "$T/once" || fail "--once wrote terminal control"
 pass
