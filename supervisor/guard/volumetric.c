@@ -145,6 +145,30 @@ static void what_counted(const struct lg_volumetric *d,
 			count, file, tool, tool == 1 ? "" : "s");
 }
 
+/* The window is full: the finding, in words that are true of it. */
+static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
+		 size_t count, uint64_t now, bool shared,
+		 struct lg_findings *out)
+{
+	uint64_t span = d->len ? now - at((struct lg_volumetric *)d, 0)->t : 0;
+	char what[160], last[4200];
+
+	what_counted(d, ev, count, what, sizeof(what));
+	if (ev->left_empty) /* nothing to refuse: it happened */
+		snprintf(last, sizeof(last),
+			 "the last: %s, emptied and left empty at the end",
+			 ev->target);
+	else
+		snprintf(last, sizeof(last), "refused %s %s",
+			 lg_op_name(ev->op), ev->target);
+	lg_findings_add(
+		out, d->cfg.action, "volumetric", "volume_exceeded",
+		"volume_exceeded, %s in %.1fs (limit %u per %llus%s); %s", what,
+		(double)span / 1000.0, d->cfg.max,
+		(unsigned long long)(d->cfg.window_ms / 1000),
+		shared ? ", all supervisors of the session" : "", last);
+}
+
 enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 				   const struct lg_event *ev,
 				   const struct lg_guard_env *env,
@@ -189,25 +213,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 						    d->len + 1;
 	}
 	if (count >= d->cfg.max) {
-		uint64_t span = d->len ? now - at(d, 0)->t : 0;
-		char what[160], last[4200];
-
-		what_counted(d, ev, count, what, sizeof(what));
-		if (ev->left_empty) /* nothing to refuse: it happened */
-			snprintf(
-				last, sizeof(last),
-				"the last: %s, emptied and left empty at the end",
-				ev->target);
-		else
-			snprintf(last, sizeof(last), "refused %s %s",
-				 lg_op_name(ev->op), ev->target);
-		lg_findings_add(
-			out, d->cfg.action, "volumetric", "volume_exceeded",
-			"volume_exceeded, %s in %.1fs (limit %u per %llus%s); %s",
-			what, (double)span / 1000.0, d->cfg.max,
-			(unsigned long long)(d->cfg.window_ms / 1000),
-			shared >= 0 ? ", all supervisors of the session" : "",
-			last);
+		trip(d, ev, count, now, shared >= 0, out);
 		/* Start over: a dry run keeps counting from a clean window. */
 		clear(d);
 		if (shared >= 0)
