@@ -209,27 +209,6 @@ static bool archive_in_fds(const struct archive_probe *p, pid_t remover,
 	}
 	return false;
 }
-/* A process's first children (/proc/PID/task/PID/children), into kids. */
-#define ARCHIVE_KIDS 8
-static size_t children_of(pid_t pid, pid_t *kids)
-{
-	char path[64], buf[512];
-	LG_AUTOCLOSE int fd = -1;
-	char *tok, *save = NULL;
-	size_t nkids = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return 0;
-	buf[n] = '\0';
-	for (tok = strtok_r(buf, " \n", &save); tok && nkids < ARCHIVE_KIDS;
-	     tok = strtok_r(NULL, " \n", &save))
-		if (atoi(tok) > 0)
-			kids[nkids++] = atoi(tok);
-	return nkids;
-}
 /* A short file of /proc/PID (a line), NUL-terminated; its length or -1. */
 static ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t size)
 {
@@ -243,6 +222,23 @@ static ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t size)
 		return -1;
 	buf[n] = '\0';
 	return n;
+}
+/* A process's first children (/proc/PID/task/PID/children), into kids. */
+#define ARCHIVE_KIDS 8
+static size_t children_of(pid_t pid, pid_t *kids)
+{
+	char what[48], buf[512];
+	char *tok, *save = NULL;
+	size_t nkids = 0;
+
+	snprintf(what, sizeof(what), "task/%d/children", pid);
+	if (proc_read(pid, what, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (tok = strtok_r(buf, " \n", &save); tok && nkids < ARCHIVE_KIDS;
+	     tok = strtok_r(NULL, " \n", &save))
+		if (atoi(tok) > 0)
+			kids[nkids++] = atoi(tok);
+	return nkids;
 }
 /* A string of pid's memory, a page at a time, NUL-terminated. */
 static bool pending_string(pid_t pid, uint64_t addr, char *buf, size_t size)
@@ -420,18 +416,13 @@ static bool archive_in_children(const struct archive_probe *p, pid_t pid,
 /* When pid started, on the realtime clock (0: unknown). */
 static int64_t started_ns(pid_t pid)
 {
-	char path[64], buf[1024], *end;
+	char buf[1024], *end;
 	unsigned long long ticks;
-	LG_AUTOCLOSE int fd = -1;
 	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
 	int64_t boot;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || hz <= 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+	if (hz <= 0 || proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
 		return 0;
-	buf[n] = '\0';
 	/* after the name in parentheses: state is field 3, starttime 22 */
 	end = strrchr(buf, ')');
 	if (!end || sscanf(end + 1,
@@ -453,17 +444,12 @@ static int64_t started_ns(pid_t pid)
  */
 static bool moved_bytes(pid_t pid, const char *exe, int64_t size)
 {
-	char path[64], buf[512];
+	char buf[512];
 	unsigned long long rchar = 0, wchar = 0;
-	LG_AUTOCLOSE int fd = -1;
 	const char *r, *w;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/io", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+	if (proc_read(pid, "io", buf, sizeof(buf)) <= 0)
 		return false;
-	buf[n] = '\0';
 	r = strstr(buf, "rchar: ");
 	w = strstr(buf, "wchar: ");
 	if (!r || !w || sscanf(r + 7, "%llu", &rchar) != 1 ||
@@ -475,24 +461,19 @@ static bool moved_bytes(pid_t pid, const char *exe, int64_t size)
 	       (lg_archiver_by_name(exe) || wchar >= (unsigned long long)size);
 }
 
-/* zip out.zip files, 7z a out.7z files: the archive named in argv. */
+/* The archive named in argv: zip out.zip, 7z a out.7z, tar czf out.tgz. */
 static bool archive_in_argv(const struct archive_probe *p, pid_t pid)
 {
-	char path[64], buf[16384], cand[PATH_MAX];
+	char buf[16384], cand[PATH_MAX];
 	const char *dflt = p->exe[0] == 'z' ? ".zip" : ".7z";
-	LG_AUTOCLOSE int fd = -1;
 	int64_t since = started_ns(pid);
 	ssize_t n;
 	size_t off;
 	int args = 0;
 
-	if (!since || !moved_bytes(pid, p->exe, p->size))
+	if (!since || !moved_bytes(pid, p->exe, p->size) ||
+	    (n = proc_read(pid, "cmdline", buf, sizeof(buf))) <= 0)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return false;
-	buf[n] = '\0';
 	off = strlen(buf) + 1; /* past argv[0] */
 	for (; off < (size_t)n && args < 64; off += strlen(buf + off) + 1) {
 		const char *arg = buf + off, *base;
