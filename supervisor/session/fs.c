@@ -134,12 +134,16 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    !sess_protected_path(s, path))
 		td = sess_removal_facts(s, ev, &f);
-	if (ev->at && ev->at_dirfd >= 0 && ev->at_name && strrchr(path, '/') &&
-	    strcmp(strrchr(path, '/') + 1, ev->at_name) == 0) {
-		s->feeding_at = true;
-		s->feeding_dirfd = ev->at_dirfd;
-		s->feeding_path = path;
-		s->feeding_dirlen = (size_t)(strrchr(path, '/') - path);
+	{
+		const char *slash = strrchr(path, '/');
+
+		if (ev->at && ev->at_dirfd >= 0 && ev->at_name && slash &&
+		    strcmp(slash + 1, ev->at_name) == 0) {
+			s->feeding_at = true;
+			s->feeding_dirfd = ev->at_dirfd;
+			s->feeding_path = path;
+			s->feeding_dirlen = (size_t)(slash - path);
+		}
 	}
 	err = sess_decide(s, pid, op, false, path, &f, v);
 	s->feeding_at = false;
