@@ -341,6 +341,17 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	rc = plan(&r);
 	if (rc != GO_ON)
 		return rc;
+	if (!r.dry) {
+		char held[PATH_MAX];
+
+		/*
+		 * The totals lgrun wrote at the session's end (index.h,
+		 * lgq_held_write) no longer hold once files go back: the
+		 * next reader counts from the index.
+		 */
+		snprintf(held, sizeof(held), "%s.held", r.id);
+		unlinkat(r.qfd, held, 0);
+	}
 	put_all(&r);
 	print_summary(&r);
 	if (!r.dry && r.x.n)

@@ -189,6 +189,9 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 	e->op = (int)who->op;
 	e->n = q->seq;
 	e->time_ns = lg_real_ns();
+	if (!q->oldest_ns)
+		q->oldest_ns = e->time_ns;
+	q->newest_ns = e->time_ns;
 	e->start_ns = q->start_ns;
 	e->st = *st;
 	e->has_ks = ks != NULL;

@@ -62,6 +62,13 @@ struct lgq_held {
 	bool blocked;
 };
 
+/*
+ * h's totals (not its blocked mark: the state file says that) written for
+ * lgq_sessions, valid while the index open as index_fd keeps its size.
+ * 0 or -errno.
+ */
+int lgq_held_write(const char *dir, const struct lgq_held *h, int index_fd);
+
 /* The sessions of state dir dir with an index, oldest newest entry first. */
 size_t lgq_sessions(const char *dir, struct lgq_held **out);
 

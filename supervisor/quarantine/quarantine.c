@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "index.h"
 #include "lib/json.h"
 #include "quarantine_int.h"
 
@@ -87,7 +88,16 @@ void lg_quarantine_free(struct lg_quarantine *q)
 {
 	if (!q)
 		return;
-	lg_quarantine_flush(q);
+	if (lg_quarantine_flush(q) == 0 && q->index_fd >= 0) {
+		struct lgq_held h = { .files = q->files,
+				      .dirs = q->dirs,
+				      .bytes = q->bytes,
+				      .oldest_ns = q->oldest_ns,
+				      .newest_ns = q->newest_ns };
+
+		snprintf(h.id, sizeof(h.id), "%s", q->session);
+		lgq_held_write(q->state_dir, &h, q->index_fd);
+	}
 	lg_closep(&q->index_fd);
 	lg_closep(&q->last_dir_fd);
 	for (size_t i = 0; i < q->nroots; i++) {

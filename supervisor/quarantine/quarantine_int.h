@@ -50,6 +50,7 @@ struct lg_quarantine {
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
 	int64_t start_ns;
+	long long oldest_ns, newest_ns; /* the entries' times */
 	struct lg_quarantine_limits lim;
 	/* what the other sessions of the state dir hold (-1: not read yet) */
 	int64_t others;

@@ -224,7 +224,8 @@ sleep 1.1
 "$LGCTL" --state-dir "$STATE" quarantine gc --max-age 1s >"$T/gc" || fail "gc: $(cat "$T/gc")"
 grep -q "kept      undo1: the session is blocked" "$T/gc" || fail "gc removed a blocked session: $(cat "$T/gc")"
 grep -q "removed   undo8: 1 file(s)" "$T/gc" || fail "gc did not remove an old session: $(cat "$T/gc")"
-[ ! -e "$STATE/quarantine/undo8.jsonl" ] && [ ! -e "$STATE/quarantine/undo8" ] || fail "gc left undo8 behind"
+[ ! -e "$STATE/quarantine/undo8.jsonl" ] && [ ! -e "$STATE/quarantine/undo8" ] &&
+	[ ! -e "$STATE/quarantine/undo8.held" ] || fail "gc left undo8 behind"
 [ -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc removed the blocked session's index"
 "$LGCTL" --state-dir "$STATE" quarantine gc --force undo1 >"$T/gc" || fail "gc --force: $(cat "$T/gc")"
 [ ! -e "$STATE/quarantine/undo1.jsonl" ] || fail "gc --force kept undo1"
@@ -249,4 +250,26 @@ grep -q "quarantine: 1 older session(s) expired (quarantine.max_age), 3.0 KB fre
 touch -d '8 days ago' "$STATE/quarantine/recent1.jsonl"
 run_lg --session fresh2 -v -- true 2>"$T/err"
 [ -e "$STATE/quarantine/recent1.jsonl" ] || fail "expired twice within the hour"
+
+# 11. A session's totals are written when it ends (<id>.held), so the next
+# sessions' first keep reads one small file per session, not every index
+# and a stat of each kept file. They hold while the index keeps its size:
+# a restore appends to it, and the totals are read from the index again.
+head -c 2000 /dev/urandom >"$T/held1" && head -c 3000 /dev/urandom >"$T/held2"
+run_lg --session held -- rm "$T/held1" "$T/held2"
+assert_rc 0 "$RC" "two removals"
+H="$STATE/quarantine/held.held"
+[ -f "$H" ] || fail "no totals written at the session's end"
+grep -q '"files":2,"dirs":0,"bytes":5000,' "$H" || fail "totals: $(cat "$H")"
+"$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
+grep -Eq "^held +2 +0 +5.0 KB " "$T/list" || fail "list from the totals: $(cat "$T/list")"
+# they are what lgctl and the next lgrun read: changed, the list says it
+sed -i 's/"bytes":5000,/"bytes":7777777,/' "$H"
+"$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
+grep -Eq "^held +2 +0 +7.[48] MB " "$T/list" || fail "the totals were not read: $(cat "$T/list")"
+# a restore appends to the index: the totals no longer hold, the index says
+"$LGCTL" --state-dir "$STATE" restore held >"$T/out" 2>&1 || fail "restore: $(cat "$T/out")"
+[ -f "$T/held1" ] && [ -f "$T/held2" ] || fail "restore did not bring them back"
+"$LGCTL" --state-dir "$STATE" quarantine list >"$T/list" || fail "quarantine list"
+grep -Eq "^held +0 +0 +0 B " "$T/list" || fail "stale totals read after a restore: $(cat "$T/list")"
 pass
