@@ -18,6 +18,15 @@
 
 #define MAX_SYMLINKS 40 /* the kernel's own limit */
 
+/*
+ * This resolve's proof that its task is alive (lg_where.alive): set when
+ * the directory came through a vouched pidfd, cleared by any later read
+ * of the task by its pid number. fresh_slot: the pidfd this resolve
+ * opened, which lg_where_vouch may vouch for.
+ */
+static __thread bool proof;
+static __thread int fresh_slot = -1;
+
 /* The last component of a path's text; "" for "/", "." and "..". */
 static int split(const char *raw, char *parent, size_t psize, char *last)
 {
@@ -162,6 +171,7 @@ static bool same_root(pid_t pid)
 	pthread_once(&once, read_our_root);
 	if (!have_root)
 		return true;
+	proof = false; /* the task read by its pid number */
 	snprintf(p, sizeof(p), "/proc/%d/root", pid);
 	if (statx(AT_FDCWD, p, 0, STATX_INO | STATX_MNT_ID, &st) < 0)
 		return true; /* gone: nothing to resolve anyway */
@@ -214,6 +224,12 @@ static int open_dir(int base, const char *path, bool in_root)
 static __thread struct {
 	pid_t pid;
 	int fd;
+	/*
+	 * Its task was the one a notification came from: the pidfd was
+	 * opened after that notification arrived, and the notification was
+	 * found valid after that (lg_where_vouch).
+	 */
+	bool vouched;
 } pidfds[PIDFDS];
 static __thread unsigned pidfds_next;
 static atomic_bool getfd_off;
@@ -238,10 +254,19 @@ static int getfd_of(pid_t pid, int dirfd, struct statx *st)
 				close(pidfds[slot].fd);
 			pidfds[slot].pid = pid;
 			pidfds[slot].fd = pfd;
+			pidfds[slot].vouched = false;
+			fresh_slot = slot;
 		}
 		fd = (int)syscall(SYS_pidfd_getfd, pidfds[slot].fd, dirfd, 0);
-		if (fd >= 0)
+		if (fd >= 0) {
+			/*
+			 * Its task held its files just now, so it has not
+			 * ended, and it still holds pid: the bytes read by
+			 * that number before were its own.
+			 */
+			proof = pidfds[slot].vouched;
 			break;
+		}
 		if (errno == EBADF) /* not an open fd of the task, or our
 				       pidfd gone: /proc says which */
 			return -ENOSYS;
@@ -289,6 +314,7 @@ static int open_base(pid_t pid, int dirfd, bool absolute, struct statx *st)
 			return fd;
 		st->stx_mask = 0;
 	}
+	proof = false; /* the task read by its pid number */
 	if (absolute)
 		snprintf(p, sizeof(p), "/proc/%d/root", pid);
 	else if (dirfd == AT_FDCWD)
@@ -506,7 +532,10 @@ static int step(pid_t pid, int base, int dirfd, const char *raw,
 		return -ENOENT;
 	if (raw[0] == '/' && dev_fd(raw, devfd, sizeof(devfd)))
 		raw = devfd;
+	if (raw[0] == '/' && magic_prefix(raw))
+		proof = false; /* a task's magic link, read by its pid */
 	if (raw[0] == '/' && proc_self(raw, pid, proc, sizeof(proc))) {
+		proof = false;
 		raw = proc; /* in lgrun's /proc, where pid means the task */
 		base = AT_FDCWD;
 		in_proc = true;
@@ -580,8 +609,11 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 
 	w->dirfd = -1;
 	w->err = 0;
+	w->alive = false;
 	w->last[0] = '\0';
 	w->path[0] = '\0';
+	proof = false;
+	fresh_slot = -1;
 	r = step(pid, -1, dirfd, raw, w, &dir_st);
 	for (int hops = 0; r == 0 && follow && w->dirfd >= 0 && w->last[0];
 	     hops++) {
@@ -617,7 +649,15 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 	}
 	if (w->dirfd >= 0)
 		display(w, &dir_st);
+	w->alive = proof;
 	return 0;
+}
+
+void lg_where_vouch(void)
+{
+	if (fresh_slot >= 0 && pidfds[fresh_slot].fd > 0)
+		pidfds[fresh_slot].vouched = true;
+	fresh_slot = -1;
 }
 
 void lg_where_done(struct lg_where *w)

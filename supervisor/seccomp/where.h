@@ -28,6 +28,20 @@ struct lg_where {
 	 * than the kernel will print, "…/[dir DEV:INO]/last" names it.
 	 */
 	char path[PATH_MAX + 1];
+	/*
+	 * The task still held its pid after every read of it by that
+	 * number: its directory was taken, last, through a pidfd of it
+	 * opened before this notification came and vouched for by an
+	 * earlier one (lg_where_vouch). So the bytes read were the
+	 * notifying task's, which is what the notification's own validity
+	 * check is for (pid reuse). What it does not prove: that the task
+	 * is still in its syscall. A sibling thread's exec kills a waiting
+	 * thread group leader and takes its pid: a read that loses the race
+	 * to the whole exec reads the new image, and the answer then goes
+	 * nowhere (the kernel drops it), as with a task killed after the
+	 * check.
+	 */
+	bool alive;
 };
 
 /*
@@ -51,6 +65,13 @@ void lg_where_done(struct lg_where *w);
  * module remembers are read again (see dir_path in where.c).
  */
 void lg_where_moved(void);
+
+/*
+ * The notification of the last lg_where_resolve on this thread was found
+ * valid after it: the pidfd that resolve opened (if any) is its task's,
+ * and vouches for it in later resolves (lg_where.alive).
+ */
+void lg_where_vouch(void);
 
 /* Frees the calling thread's remembered paths (at a notify thread's end). */
 void lg_where_forget(void);
