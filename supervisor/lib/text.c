@@ -187,3 +187,27 @@ void lg_human_bytes(uint64_t n, char *out, size_t size)
 	}
 	snprintf(out, size, "%.1f %s", v, unit[u]);
 }
+
+size_t lg_strtrunc(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return n;
+}
+
+size_t lg_utoa(char *out, unsigned long long v)
+{
+	char b[21], *p = b + sizeof(b);
+	size_t n;
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = (size_t)(b + sizeof(b) - p);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return n;
+}

@@ -59,4 +59,13 @@ int lg_price_lookup(const char *table, const char *model, double *in,
 /* "512 B", "3.1 KB", "3.1 MB", "1.2 GB" (powers of 1000). */
 void lg_human_bytes(uint64_t n, char *out, size_t size);
 
+/*
+ * snprintf(dst, size, "%s", src) without printf's machinery (a notified
+ * removal made a dozen): at most size - 1 bytes, always terminated (size
+ * > 0). The length copied.
+ */
+size_t lg_strtrunc(char *dst, size_t size, const char *src);
+/* v in decimal at out (room for 21 bytes), terminated: its length. */
+size_t lg_utoa(char *out, unsigned long long v);
+
 #endif

@@ -23,6 +23,7 @@
 #include "lib/clock.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/text.h"
 #include "quarantine_int.h"
 #include "lib/spill.h"
 
@@ -245,13 +246,12 @@ int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
 			   struct lg_qspot *sp, bool afresh)
 {
 	unsigned n = q->seq + 1;
-	char dir[PATH_MAX + 16];
+	size_t len;
 
 	if (!r)
 		return -EXDEV;
 	if (r->err)
 		return r->err;
-	snprintf(dir, sizeof(dir), "%s/%u", r->path, n / 1024);
 	if (afresh)
 		lg_closep(&q->last_dir_fd);
 	if (afresh || r->bucket_fd < 0 || r->bucket != n / 1024) {
@@ -270,8 +270,13 @@ int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
 		r->bucket = n / 1024;
 	}
 	sp->dirfd = r->bucket_fd;
-	snprintf(sp->name, sizeof(sp->name), "%u", n);
-	snprintf(sp->kept, sizeof(sp->kept), "%s/%s", dir, sp->name);
+	/* <root>/<bucket>/<n>, by hand: snprintf was most of this step */
+	lg_utoa(sp->name, n);
+	len = lg_strtrunc(sp->kept, sizeof(sp->kept) - 24, r->path);
+	sp->kept[len++] = '/';
+	len += lg_utoa(sp->kept + len, n / 1024);
+	sp->kept[len++] = '/';
+	memcpy(sp->kept + len, sp->name, strlen(sp->name) + 1);
 	return 0;
 }
 

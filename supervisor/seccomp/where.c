@@ -490,17 +490,18 @@ static ssize_t dir_path(struct lg_where *w, struct statx *st)
 
 static void display(struct lg_where *w, struct statx *st)
 {
+	size_t n, ln = strlen(w->last);
 	ssize_t r;
-	size_t n;
 
 	r = dir_path(w, st);
 	if (r > 0) {
 		n = (size_t)r;
-		if (!w->last[0])
+		if (!ln)
 			return;
-		if (n + 1 + strlen(w->last) < sizeof(w->path)) {
-			snprintf(w->path + n, sizeof(w->path) - n, "%s%s",
-				 n > 1 ? "/" : "", w->last);
+		if (n + 1 + ln < sizeof(w->path)) {
+			if (n > 1)
+				w->path[n++] = '/';
+			memcpy(w->path + n, w->last, ln + 1);
 			return;
 		}
 	}

@@ -37,8 +37,8 @@ void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 	r->cls = cls;
 	r->verdict = v;
 	r->pid = pid;
-	snprintf(r->exe, sizeof(r->exe), "%s", exe ? exe : "");
-	snprintf(r->target, sizeof(r->target), "%s", target);
+	lg_strtrunc(r->exe, sizeof(r->exe), exe ? exe : "");
+	lg_strtrunc(r->target, sizeof(r->target), target);
 }
 
 /*

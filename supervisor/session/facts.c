@@ -56,14 +56,14 @@ void sess_exe_of(struct lg_session *s, pid_t pid, int fresh, char *out,
 				      sizeof(s->exes[i].exe));
 			s->exes[i].read_ms = now;
 		}
-		snprintf(out, size, "%s", s->exes[i].exe);
+		lg_strtrunc(out, size, s->exes[i].exe);
 		return;
 	}
 	sess_read_exe(pid, out, size);
 	s->exes[s->exes_next % n].read_ms = lg_mono_ms();
 	s->exes[s->exes_next % n].pid = pid;
-	snprintf(s->exes[s->exes_next % n].exe,
-		 sizeof(s->exes[s->exes_next % n].exe), "%s", out);
+	lg_strtrunc(s->exes[s->exes_next % n].exe,
+		    sizeof(s->exes[s->exes_next % n].exe), out);
 	s->exes_next++;
 }
 uint64_t sess_path_hash(const char *p)

@@ -250,6 +250,44 @@ static void test_price_lookup(void **state)
 			 -EINVAL);
 }
 
+/* The same bytes as snprintf("%s") and ("%llu"), whatever the room. */
+static void test_strtrunc_utoa(void **state)
+{
+	static const char *const src[] = { "", "a", "abc", "abcdefgh",
+					   "\xc3\xa9t\xc3\xa9" };
+	static const unsigned long long nums[] = { 0, 7, 10, 1023, 1024,
+						   4294967295ULL,
+						   18446744073709551615ULL };
+	char a[16], b[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+		for (size_t size = 1; size <= sizeof(a); size++) {
+			size_t n;
+
+			memset(a, 'x', sizeof(a));
+			memset(b, 'x', sizeof(b));
+			n = lg_strtrunc(a, size, src[i]);
+			snprintf(b, size, "%s", src[i]);
+			assert_memory_equal(a, b, sizeof(a));
+			assert_int_equal(n, strlen(b));
+		}
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		char u[21];
+
+		snprintf(b, sizeof(b), "%llu", nums[i] % 1000000000000000ULL);
+		assert_int_equal(lg_utoa(u, nums[i] % 1000000000000000ULL),
+				 strlen(b));
+		assert_string_equal(u, b);
+	}
+	{
+		char u[21];
+
+		assert_int_equal(lg_utoa(u, 18446744073709551615ULL), 20);
+		assert_string_equal(u, "18446744073709551615");
+	}
+}
+
 static void test_human_bytes(void **state)
 {
 	char b[32];
@@ -273,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_human_bytes),
+		cmocka_unit_test(test_strtrunc_utoa),
 		cmocka_unit_test(test_digest_vectors),
 		cmocka_unit_test(test_digest_incremental),
 		cmocka_unit_test(test_digest_hex),
