@@ -123,6 +123,8 @@ struct lg_egress_flow;
 struct lg_notice;
 struct lg_counters;
 
+struct statx; /* <sys/stat.h>: the target's, passed through */
+
 struct lg_event {
 	enum lg_event_kind kind;
 	enum lg_source source;
@@ -142,6 +144,14 @@ struct lg_event {
 	bool at;
 	int at_dirfd;
 	const char *at_name;
+	/*
+	 * With at: the target's statx, read from at_dirfd just before the
+	 * facts were made from it (NULL: not read), and its directory's
+	 * device and inode (0: not known). The quarantine's link from lgrun's
+	 * view of that same directory then needs no statx of what it kept.
+	 */
+	const struct statx *at_st;
+	uint64_t at_dir_dev, at_dir_ino;
 	/*
 	 * LG_EV_DESTRUCTIVE: no attempt but what the session left: a file it
 	 * emptied (op, an uncounted O_TRUNC open) and left empty at its end

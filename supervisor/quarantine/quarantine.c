@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -147,18 +148,51 @@ static void xattrs_json(const char *path, struct lg_json *out)
 static int link_to(struct lg_quarantine *q, const char *path,
 		   const struct lg_qspot *sp, bool by_path)
 {
-	if (!by_path && q->last_dir_fd < 0)
+	if (!by_path && q->last_dir_fd < 0) {
+		struct statx d;
+
 		q->last_dir_fd = open(q->last_dir[0] ? q->last_dir : "/",
 				      O_PATH | O_DIRECTORY | O_CLOEXEC);
+		q->last_dir_dev = q->last_dir_ino = 0;
+		if (q->last_dir_fd >= 0 &&
+		    statx(q->last_dir_fd, "", AT_EMPTY_PATH, STATX_INO, &d) ==
+			    0 &&
+		    (d.stx_mask & STATX_INO)) {
+			q->last_dir_dev =
+				makedev(d.stx_dev_major, d.stx_dev_minor);
+			q->last_dir_ino = d.stx_ino;
+		}
+	}
 	if (!by_path && q->last_dir_fd >= 0) {
 		if (linkat(q->last_dir_fd, strrchr(path, '/') + 1, sp->dirfd,
 			   sp->name, 0) < 0)
 			return -errno;
-		return 0;
+		return 1; /* from the directory's descriptor */
 	}
 	if (linkat(AT_FDCWD, path, sp->dirfd, sp->name, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * Linked from last_dir_fd, which is the very directory the tree's view
+ * read who->st from (its device and inode): the kept file is that inode,
+ * one link more. No statx of it: the tree cannot swap the name between
+ * (its renames and removals wait for their answers, and this one's
+ * is not given yet).
+ */
+static bool known_kept(const struct lg_quarantine *q,
+		       const struct lg_quarantine_who *who, struct statx *st)
+{
+	if (!who->st || !who->dir_ino || !q->last_dir_ino ||
+	    q->last_dir_ino != who->dir_ino ||
+	    q->last_dir_dev != who->dir_dev ||
+	    !lg_quarantine_same_inode(who->st, who) ||
+	    (who->st->stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)
+		return false;
+	*st = *who->st;
+	st->stx_nlink++;
+	return true;
 }
 
 /*
@@ -261,8 +295,13 @@ static int link_by_path(struct lg_quarantine *q, const char *path,
 		if (e)
 			return e;
 		e = link_to(q, path, &sp, by_path);
-		if (e)
+		if (e < 0)
 			continue;
+		if (e == 1 && known_kept(q, who, &st)) {
+			e = 0;
+			break;
+		}
+		e = 0;
 		if (statx(sp.dirfd, sp.name, AT_SYMLINK_NOFOLLOW,
 			  STATX_BASIC_STATS, &st) == 0 &&
 		    lg_quarantine_same_inode(&st, who))

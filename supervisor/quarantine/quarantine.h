@@ -94,6 +94,15 @@ struct lg_quarantine_who {
 	int at_dirfd;
 	const char *at_name;
 	/*
+	 * With at_dirfd: the target's statx from it, taken just before
+	 * (NULL: none), and its directory's device and inode (0: unknown).
+	 * A link from lgrun's view of that very directory keeps that inode
+	 * (the tree's renames wait for their own answer meanwhile): its
+	 * check by a statx of the kept file is spared.
+	 */
+	const struct statx *st;
+	uint64_t dir_dev, dir_ino;
+	/*
 	 * The name the file had before the session, when the session renamed
 	 * it away before removing it (mv f junk/; rm junk/f): recorded as the
 	 * entry's path (what a restore puts back), the removed name beside it.

@@ -47,6 +47,7 @@ struct lg_quarantine {
 	char last_dir[PATH_MAX];
 	struct lg_qroot *last_root;
 	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
+	uint64_t last_dir_dev, last_dir_ino; /* last_dir_fd's directory */
 	unsigned seq, files, dirs;
 	uint64_t bytes, max_bytes;
 	int64_t start_ns;

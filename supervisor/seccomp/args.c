@@ -69,9 +69,8 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->is_reg = S_ISREG(st->stx_mode);
 }
 
-#define STAT_MASK                                                            \
-	(STATX_TYPE | STATX_SIZE | STATX_BTIME | STATX_CTIME | STATX_MTIME | \
-	 STATX_NLINK | STATX_INO | STATX_MNT_ID)
+/* all a quarantine entry records too (notify_stat_where's st) */
+#define STAT_MASK (STATX_BASIC_STATS | STATX_BTIME | STATX_MNT_ID)
 
 void notify_stat_target(const char *path, int flags, struct lg_facts *f)
 {
@@ -110,13 +109,14 @@ int notify_arg_where(pid_t pid, int dirfd, uint64_t addr, bool follow,
 }
 
 void notify_stat_where(const struct lg_where *w, bool follow,
-		       struct lg_facts *f)
+		       struct lg_facts *f, struct statx *st)
 {
-	struct statx st;
-
 	memset(f, 0, sizeof(*f));
-	if (lg_where_statx(w, follow, STAT_MASK, &st) == 0)
-		facts_from_statx(f, &st);
+	st->stx_mask = 0;
+	if (lg_where_statx(w, follow, STAT_MASK, st) == 0)
+		facts_from_statx(f, st);
+	else
+		st->stx_mask = 0;
 }
 
 /* What the target's arguments could not be read for: refused. */

@@ -176,13 +176,14 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
  * not be read (the caller then denies: a read that fails never allows).
  */
 static int gather(const struct seccomp_notif *req, struct attempt *a,
-		  char *path, size_t size, struct lg_facts *f,
+		  char *path, size_t size, struct lg_facts *f, struct statx *st,
 		  struct lg_where *wout)
 {
 	pid_t pid = (pid_t)req->pid;
 	struct lg_where w;
 	int r;
 
+	st->stx_mask = 0;
 	if (!a->path) { /* ftruncate: the fd names the file */
 		char fdlink[32];
 
@@ -227,7 +228,7 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 		memcpy(path, w.path, n);
 		path[n] = '\0';
 	}
-	notify_stat_where(&w, a->follow, f);
+	notify_stat_where(&w, a->follow, f, st);
 	if (a->op == LG_OP_RMDIR && f->exists)
 		f->nonempty_dir = dir_nonempty(&w);
 	*wout = w; /* the caller's, until the session has kept what it needs */
@@ -260,6 +261,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	LG_WHERE_AUTO struct lg_where w = { .dirfd = -1 };
 	char path[PATH_MAX + 1];
 	struct lg_facts f;
+	struct statx st;
 	struct attempt a;
 	enum lg_sys sys;
 	int r, err;
@@ -282,7 +284,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	 * block (see busy_since), and the main thread must stay free.
 	 */
 	notify_busy(n, &a);
-	r = gather(n->req, &a, path, sizeof(path), &f, &w);
+	r = gather(n->req, &a, path, sizeof(path), &f, &st, &w);
 	atomic_store(&n->busy_since, 0);
 	/*
 	 * Read, check, use: the task may have ended and its pid gone to
@@ -317,7 +319,10 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 				       .facts = &f,
 				       .at = w.dirfd >= 0,
 				       .at_dirfd = w.dirfd,
-				       .at_name = w.last };
+				       .at_name = w.last,
+				       .at_st = st.stx_mask ? &st : NULL,
+				       .at_dir_dev = w.dir_dev,
+				       .at_dir_ino = w.dir_ino };
 
 		err = lg_session_feed(s, &ev, NULL);
 	}

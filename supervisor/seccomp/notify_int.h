@@ -67,8 +67,9 @@ void notify_busy(struct lg_notifier *n, const struct attempt *a);
 /* args.c: the target's arguments (a path resolved: 0 or -errno) */
 int notify_arg_where(pid_t pid, int dirfd, uint64_t addr, bool follow,
 		     struct lg_where *w);
+/* f from the target's statx, which st holds (stx_mask 0: none) */
 void notify_stat_where(const struct lg_where *w, bool follow,
-		       struct lg_facts *f);
+		       struct lg_facts *f, struct statx *st);
 void notify_stat_target(const char *path, int flags, struct lg_facts *f);
 bool notify_kernel_refusal(int r);
 int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err);

@@ -36,6 +36,7 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 	pid_t pid = (pid_t)n->req->pid;
 	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
 	struct lg_facts fs, fd;
+	struct statx st; /* the facts' source, not kept */
 	uint64_t ms, md;
 	bool valid;
 	int r, err;
@@ -64,8 +65,8 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 			return notify_respond(n, n->req->id, -r);
 		return notify_respond(n, n->req->id, err);
 	}
-	notify_stat_where(&ws, false, &fs);
-	notify_stat_where(&wd, false, &fd);
+	notify_stat_where(&ws, false, &fs, &st);
+	notify_stat_where(&wd, false, &fd, &st);
 	ms = fs.exists ? fs.mnt_id : 0;
 	md = ms ? mount_of(&wd, &fd) : 0;
 	lg_where_done(&ws);

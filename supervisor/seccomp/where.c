@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -494,6 +495,10 @@ static void display(struct lg_where *w, struct statx *st)
 	ssize_t r;
 
 	r = dir_path(w, st);
+	if (st->stx_mask & STATX_INO) {
+		w->dir_dev = makedev(st->stx_dev_major, st->stx_dev_minor);
+		w->dir_ino = st->stx_ino;
+	}
 	if (r > 0) {
 		n = (size_t)r;
 		if (!ln)
@@ -611,6 +616,7 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 	w->dirfd = -1;
 	w->err = 0;
 	w->alive = false;
+	w->dir_dev = w->dir_ino = 0;
 	w->last[0] = '\0';
 	w->path[0] = '\0';
 	proof = false;

@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -28,6 +29,7 @@ struct lg_where {
 	 * than the kernel will print, "…/[dir DEV:INO]/last" names it.
 	 */
 	char path[PATH_MAX + 1];
+	uint64_t dir_dev, dir_ino; /* dirfd's directory (makedev); 0: unknown */
 	/*
 	 * The task still held its pid after every read of it by that
 	 * number: its directory was taken, last, through a pidfd of it

@@ -68,6 +68,9 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 				    ev->at_dirfd :
 				    -1,
 		.at_name = ev->at ? ev->at_name : NULL,
+		.st = ev->at ? ev->at_st : NULL,
+		.dir_dev = ev->at ? ev->at_dir_dev : 0,
+		.dir_ino = ev->at ? ev->at_dir_ino : 0,
 	};
 	int r;
 

@@ -68,4 +68,30 @@ for i in range(25):
     os.chdir("d" * 200)
 assert open("leaf").read() == "deep data\n"
 PY
+
+# 4. The same name in lgrun's view is another file: the tree removes
+# data/h1 through a bind mount at shadow/, where lgrun's view holds a
+# file h1 of its own. lgrun links by its view's path, from the directory
+# it opens: that is another directory (its inode), so the link is checked,
+# found another inode, and the tree's own file is kept instead. lgrun's
+# shadow/h1 is left alone.
+mkdir -p "$T/hdata" "$T/shadow"
+head -c 3000 /dev/urandom >"$T/hdata/h1" && cp "$T/hdata/h1" "$T/h1.orig"
+echo "lgrun's view, not the tree's" >"$T/shadow/h1"
+sleep 0.05
+run_lg --session shadow1 -- unshare -m sh -c 'mount --bind "$0/hdata" "$0/shadow" && rm "$0/shadow/h1"' "$T"
+assert_rc 0 "$RC" "a removal through a bind mount over a same-named file"
+[ ! -e "$T/hdata/h1" ] || fail "the tree's removal did not happen"
+[ "$(cat "$T/shadow/h1")" = "lgrun's view, not the tree's" ] || fail "lgrun's view's file changed"
+python3 - "$STATE/quarantine/shadow1.jsonl" "$T" <<'PY' || fail "the index of shadow1"
+import json, sys
+es = [json.loads(l) for l in open(sys.argv[1])]
+t = sys.argv[2]
+assert [(e["path"], e.get("tree_path")) for e in es] == [
+    (f"{t}/hdata/h1", f"{t}/shadow/h1")], es
+assert open(es[0]["kept"], "rb").read() == open(f"{t}/h1.orig", "rb").read(), "kept the wrong file"
+PY
+"$LGCTL" --state-dir "$STATE" restore shadow1 >"$T/out" || fail "restore shadow1: $(cat "$T/out")"
+cmp -s "$T/h1.orig" "$T/hdata/h1" || fail "h1 is not restored: $(cat "$T/out")"
+[ "$(cat "$T/shadow/h1")" = "lgrun's view, not the tree's" ] || fail "restore wrote over lgrun's view's file"
 pass
