@@ -27,6 +27,12 @@ struct lg_record {
 	char options[2048];
 	char *buf; /* BUF_MAX, not cleared: a short session touches a page */
 	size_t len;
+	/*
+	 * An event's line is made here, its room kept from one to the next
+	 * (the caller holds the session's lock: one line at a time). A new
+	 * lg_json per line was a malloc, a realloc and a free per removal.
+	 */
+	struct lg_json scratch;
 };
 
 void lg_record_digest(const char *s, char out[33])
@@ -67,7 +73,8 @@ static void line(struct lg_record *r, struct lg_json *j)
 		lg_json_append(j, "\n", 1);
 		out(r, j->buf, j->len);
 	}
-	lg_json_free(j);
+	if (j != &r->scratch)
+		lg_json_free(j);
 }
 
 static void write_head(struct lg_record *r)
@@ -170,6 +177,7 @@ void lg_record_close(struct lg_record *r)
 	lg_record_flush(r);
 	lg_closep(&r->fd);
 	free(r->buf);
+	lg_json_free(&r->scratch);
 	free(r);
 }
 
@@ -289,37 +297,38 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		     const struct lg_event *ev, enum lg_verdict v,
 		     const struct lg_findings *f)
 {
-	struct lg_json j = { 0 };
+	struct lg_json *j;
 
 	if (!r || r->fd < 0)
 		return;
-	lg_json_begin(&j);
-	lg_json_int(&j, "t", (long long)(now_ms - r->start_ms));
+	j = &r->scratch;
+	lg_json_begin(j);
+	lg_json_int(j, "t", (long long)(now_ms - r->start_ms));
 	if (guard)
-		lg_json_int(&j, "g", guard);
-	lg_json_str(&j, "k", lg_kind_name(ev->kind));
-	lg_json_str(&j, "src", lg_source_name(ev->source));
+		lg_json_int(j, "g", guard);
+	lg_json_str(j, "k", lg_kind_name(ev->kind));
+	lg_json_str(j, "src", lg_source_name(ev->source));
 	if (ev->op != LG_OP_NONE)
-		lg_json_str(&j, "op", lg_op_name(ev->op));
+		lg_json_str(j, "op", lg_op_name(ev->op));
 	if (ev->pid)
-		lg_json_int(&j, "pid", ev->pid);
-	str(&j, "exe", ev->exe);
-	str(&j, "target", ev->target);
-	fields(r, &j, ev);
-	lg_json_str(&j, "v", lg_verdict_name(v));
+		lg_json_int(j, "pid", ev->pid);
+	str(j, "exe", ev->exe);
+	str(j, "target", ev->target);
+	fields(r, j, ev);
+	lg_json_str(j, "v", lg_verdict_name(v));
 	if (v != LG_ALLOW && f && f->n) {
-		lg_json_str(&j, "rule", f->f[0].rule);
-		lg_json_str(&j, "reason", f->f[0].reason);
-		lg_json_str(&j, "summary", f->f[0].summary);
+		lg_json_str(j, "rule", f->f[0].rule);
+		lg_json_str(j, "reason", f->f[0].reason);
+		lg_json_str(j, "summary", f->f[0].summary);
 	}
 	/* a note for the model decided here ([steer], issue 28) */
 	for (size_t i = 0; f && i < f->n; i++)
 		if (lg_finding_steers(&f->f[i])) {
-			lg_json_str(&j, "note", f->f[i].rule);
-			lg_json_str(&j, "note_reason", f->f[i].reason);
+			lg_json_str(j, "note", f->f[i].rule);
+			lg_json_str(j, "note_reason", f->f[i].reason);
 			break;
 		}
-	line(r, &j);
+	line(r, j);
 	/*
 	 * A trip: on disk before the kill. Else within FLUSH_MS (due); so is
 	 * an observe mode's would-trip, which kills nothing (rm -rf of 10,000
@@ -337,16 +346,17 @@ void lg_record_restored(struct lg_record *r, uint64_t now_ms,
 			const char *target, enum lg_op op,
 			const struct lg_target_id *id, bool answer)
 {
-	struct lg_json j = { 0 };
+	struct lg_json *j;
 
 	if (!r || r->fd < 0)
 		return;
-	lg_json_begin(&j);
-	lg_json_int(&j, "t", (long long)(now_ms - r->start_ms));
-	lg_json_str(&j, "k", "restored");
-	lg_json_str(&j, "op", lg_op_name(op));
-	str(&j, "target", target);
-	target_id(r, &j, id);
-	lg_json_bool(&j, "answer", answer);
-	line(r, &j);
+	j = &r->scratch;
+	lg_json_begin(j);
+	lg_json_int(j, "t", (long long)(now_ms - r->start_ms));
+	lg_json_str(j, "k", "restored");
+	lg_json_str(j, "op", lg_op_name(op));
+	str(j, "target", target);
+	target_id(r, j, id);
+	lg_json_bool(j, "answer", answer);
+	line(r, j);
 }
