@@ -313,7 +313,7 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) &&
 	    !lg_facts_content_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
-	if (ignored_op(rules, nrules, op, path, exe))
+	if ((exe || !f->unignored) && ignored_op(rules, nrules, op, path, exe))
 		return LG_CLASS_IGNORED;
 	/* a venv's own files: made again by python3 -m venv, as node_modules/ */
 	if (f->regenerable && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))

@@ -72,6 +72,12 @@ struct lg_facts {
 	 */
 	bool regenerable;
 	/*
+	 * A memo: lg_classify found no ignore rule for this path and op,
+	 * without a program (exe NULL), and need not match the rules again
+	 * for this removal (the session classifies it twice).
+	 */
+	bool unignored;
+	/*
 	 * Set by the session: an agent's tool delete named this path moments
 	 * ago (lg_tool_value_names); the removal is that decision's.
 	 */

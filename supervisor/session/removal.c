@@ -333,6 +333,7 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 	if (lg_classify(ev->op, f, ev->target, NULL, c->ignore, c->n_ignore,
 			s->info.start_real_ns) != LG_CLASS_DESTROY)
 		return -1;
+	f->unignored = true; /* DESTROY is decided past the ignore rules */
 	td = tool_delete_of(s, ev->target, now);
 	f->tool_deleted = td >= 0;
 	f->regenerable = in_venv(s, ev->op, ev->target, now);

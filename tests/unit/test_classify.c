@@ -349,6 +349,34 @@ static void test_program_scoped_rule(void **state)
 	rules_free(&rs);
 }
 
+/*
+ * The memo f.unignored (the session's second classification of a removal):
+ * without a program, the rules are not matched again; a program's scoped
+ * rules still are.
+ */
+static void test_unignored_memo(void **state)
+{
+	struct ruleset rs = { .n = 0 };
+	const struct lg_ignore_rule *rules = rs.r;
+	struct lg_facts f = old_file();
+	const char *obj = "/r/.git/objects/ab/cdef";
+
+	(void)state;
+	rules_add(&rs, "git", "**/.git/**");
+	rules_add(&rs, NULL, "*.o");
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", NULL, rules, 2,
+				     START),
+			 LG_CLASS_IGNORED);
+	f.unignored = true; /* what the memo says is what is believed */
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, "/p/x.o", NULL, rules, 2,
+				     START),
+			 LG_CLASS_DESTROY);
+	assert_int_equal(lg_classify(LG_OP_UNLINK, &f, obj, "git", rules, 2,
+				     START),
+			 LG_CLASS_IGNORED);
+	rules_free(&rs);
+}
+
 static void test_tool_delete_always_destroys(void **state)
 {
 	struct ruleset rs = { .n = 0 };
@@ -1334,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_harmless),
 		cmocka_unit_test(test_ignored),
 		cmocka_unit_test(test_program_scoped_rule),
+		cmocka_unit_test(test_unignored_memo),
 		cmocka_unit_test(test_tool_delete_always_destroys),
 		cmocka_unit_test_setup_teardown(
 			test_default_ignores_cover_whole_tree, defaults_setup,
