@@ -255,9 +255,9 @@ static void test_strtrunc_utoa(void **state)
 {
 	static const char *const src[] = { "", "a", "abc", "abcdefgh",
 					   "\xc3\xa9t\xc3\xa9" };
-	static const unsigned long long nums[] = { 0, 7, 10, 1023, 1024,
-						   4294967295ULL,
-						   18446744073709551615ULL };
+	static const unsigned long long nums[] = {
+		0, 7, 10, 1023, 1024, 4294967295ULL, 18446744073709551615ULL
+	};
 	char a[16], b[16];
 
 	(void)state;
