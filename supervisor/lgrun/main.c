@@ -388,7 +388,8 @@ int main(int argc, char **argv)
 		struct run *made __attribute__((cleanup(teardown))) = run;
 
 		if ((rc = configure(made)) || (rc = check_blocked(made)) ||
-		    (rc = prepare(made)) || (rc = setup_loop_fds(made)) ||
+		    (rc = setup_loop_fds(made)) ||
+		    (rc = setup_watchdog(made)) || (rc = prepare(made)) ||
 		    (rc = setup_session(made)) || (rc = start_proxies(made)) ||
 		    (rc = build_env(made)) || (rc = launch_tree(made)) ||
 		    (rc = start_watching(made)))
