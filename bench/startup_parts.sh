@@ -4,7 +4,14 @@
 # of lgrun turned off at a time, against bare `true` and the notify-only
 # floor (bench/notify_null.c), interleaved in rounds, medians; each sample
 # by `perf stat -r N` (a shell loop without perf). What a part
-# costs is lgrun's time minus the time without it. Prints; asserts nothing.
+# costs is lgrun's time minus the time without it. Every variant reads the
+# same config text (the default lgrun.ini, a part's key appended), so a
+# part is not mixed with parsing that file. `make bench`'s row is a variant
+# too: `lgrun -- true` with the default --bpf=auto, `true` found on PATH.
+# Last, what one file made in the state dir costs: on an ext4 without a
+# journal it can be 100 times tmpfs's (the allocator skips the inodes freed
+# in the last minutes, and every start makes three files there).
+# Prints; asserts nothing.
 #   STARTUP_N (200) runs per sample, STARTUP_ROUNDS (7), B (build)
 set -u
 cd "$(dirname "$0")/.."
@@ -17,16 +24,24 @@ W=$(mktemp -d /var/tmp/lgstartup.XXXXXX) # the state dir on disk, as users have 
 SHM=$(mktemp -d /dev/shm/lgstartup.XXXXXX)
 trap 'rm -rf "$W" "$SHM"' EXIT
 cc -O2 -pthread -o "$W/notify_null" bench/notify_null.c || exit 1
-ini() { printf '%s\n' "$@" >"$W/$1.ini.tmp"; tail -n +2 "$W/$1.ini.tmp" >"$W/$1.ini"; }
+# the config lgrun reads by default (its --help names it)
+CONF=${LGRUN_CONFIG:-$("$LGRUN" --help | sed -n 's/.*else \(\/.*lgrun\.ini\)).*/\1/p')}
+[ -r "$CONF" ] || CONF=/dev/null
+ini() { # name key-lines...: the default config with them appended
+	local n=$1
+	shift
+	{ cat "$CONF"; printf '%s\n' "$@"; } >"$W/$n.ini"
+}
 ini noshim '[shim]' 'enabled = false'
 ini norec '[record]' 'events = false'
 ini noq '[quarantine]' 'enabled = false'
 ini noiso '[guard]' 'isolate = false'
 ini none '[shim]' 'enabled = false' '[record]' 'events = false' '[quarantine]' \
 	'enabled = false' '[guard]' 'isolate = false'
-VARIANTS=(bare floor lgrun noshim norec noq noiso tmpfs none)
+VARIANTS=(bare floor lgrun bench noshim norec noq noiso tmpfs none)
 declare -A what=([bare]="true" [floor]="notify_null true (the floor)"
-	[lgrun]="lgrun --bpf=off -- true" [noshim]="  [shim] enabled = false"
+	[lgrun]="lgrun --bpf=off -- true" [bench]="lgrun -- true (make bench's row)"
+	[noshim]="  [shim] enabled = false"
 	[norec]="  [record] events = false" [noq]="  [quarantine] enabled = false"
 	[noiso]="  [guard] isolate = false" [tmpfs]="  the state dir on tmpfs"
 	[none]="  all four off")
@@ -35,6 +50,7 @@ cmd() { # variant: the command line into CMD
 	bare) CMD=("$TRUE_BIN") ;;
 	floor) CMD=("$W/notify_null" "$TRUE_BIN") ;;
 	lgrun) CMD=("$LGRUN" --bpf=off --state-dir "$W/st" -- "$TRUE_BIN") ;;
+	bench) CMD=("$LGRUN" --state-dir "$W/st" -- true) ;;
 	tmpfs) CMD=("$LGRUN" --bpf=off --state-dir "$SHM/st" -- "$TRUE_BIN") ;;
 	*) CMD=("$LGRUN" --bpf=off --state-dir "$W/st" -c "$W/$1.ini" -- "$TRUE_BIN") ;;
 	esac
@@ -72,6 +88,17 @@ for v in "${VARIANTS[@]}"; do
 	case $v in
 	bare) printf '  %-34s %6d us\n' "${what[$v]}" "$m" ;;
 	floor | lgrun) printf '  %-34s %6d us  %+6d us over true\n' "${what[$v]}" "$m" "$((m - b))" ;;
+	bench) printf '  %-34s %6d us  %+6d us over true\n' "${what[$v]}" "$m" "$((m - b))" ;;
 	*) printf '  %-34s %6d us  %+6d us over true; the part costs %+d us\n' "${what[$v]}" "$m" "$((m - b))" "$((l - m))" ;;
 	esac
 done
+# One file made (and removed) in the state dir, as lgrun makes its three.
+mk() { # dir: us per file, 50 files, by bash's clock (its loop included)
+	local t0 t1 i
+	t0=${EPOCHREALTIME/[.,]/}
+	for ((i = 0; i < 50; i++)); do : >"$1/.probe$i"; done
+	t1=${EPOCHREALTIME/[.,]/}
+	rm -f "$1"/.probe*
+	echo $(((t1 - t0) / 50))
+}
+echo "a file made in the state dir's sessions/: $(mk "$W/st/sessions") us ($(stat -f -c %T "$W")), $(mk "$SHM/st/sessions") us (tmpfs)"

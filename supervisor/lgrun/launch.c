@@ -223,26 +223,14 @@ static void protect_state(struct run *run)
 	}
 }
 
-/* What the command's file is (lg_image_flags), found as execvp would. */
+/* What the command's file is (lg_image_flags), found as the launch will. */
 static unsigned command_image(const char *cmd)
 {
-	const char *path = getenv("PATH");
+	char file[PATH_MAX];
 
-	if (strchr(cmd, '/'))
-		return lg_image_flags(AT_FDCWD, cmd);
-	for (const char *p = path; p && *p;) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char file[PATH_MAX];
-
-		if (n &&
-		    snprintf(file, sizeof(file), "%.*s/%s", (int)n, p, cmd) <
-			    (int)sizeof(file) &&
-		    access(file, X_OK) == 0)
-			return lg_image_flags(AT_FDCWD, file);
-		p = e ? e + 1 : NULL;
-	}
-	return 0;
+	return lg_launch_which(cmd, file, sizeof(file)) == 0 ?
+		       lg_image_flags(AT_FDCWD, file) :
+		       0;
 }
 
 /*

@@ -359,12 +359,15 @@ static void teardown(struct run **made)
 int main(int argc, char **argv)
 {
 	/* one per process: large, and what every phase shares */
-	static struct run R = { .l = { .src = { .epfd = -1, .tfd = -1 },
-				       .out = { .r = { -1, -1 },
-						.pty_master = -1 },
-				       .proxy.fd = -1,
-				       .ctl.epfd = -1,
-				       .store.fd = -1 } };
+	static struct run R = {
+		.l = { .src = { .epfd = -1, .tfd = -1 },
+		       .out = { .r = { -1, -1 }, .pty_master = -1 },
+		       .proxy.fd = -1,
+		       .ctl.epfd = -1,
+		       .store.fd = -1 },
+		/* none yet: an early error writes nothing to fd 0 */
+		.wd = { .fd = -1 }
+	};
 	struct run *run = &R;
 	int rc;
 
@@ -385,7 +388,8 @@ int main(int argc, char **argv)
 		struct run *made __attribute__((cleanup(teardown))) = run;
 
 		if ((rc = configure(made)) || (rc = check_blocked(made)) ||
-		    (rc = prepare(made)) || (rc = setup_loop_fds(made)) ||
+		    (rc = setup_loop_fds(made)) ||
+		    (rc = setup_watchdog(made)) || (rc = prepare(made)) ||
 		    (rc = setup_session(made)) || (rc = start_proxies(made)) ||
 		    (rc = build_env(made)) || (rc = launch_tree(made)) ||
 		    (rc = start_watching(made)))

@@ -126,8 +126,8 @@ enum lg_exit {
  * connects) runs libmicrohttpd's listening thread, a thread per
  * connection and an upstream thread per forwarded request (libcurl); the
  * egress proxy an acceptor thread and a thread per connection. The
- * watchdog is a process, forked before the tree (at most the CA thread
- * runs then: see setup_session). The session and the
+ * watchdog is a process, forked before the tree and the CA's thread
+ * (see setup_watchdog). The session and the
  * store lock themselves; of struct loop the other threads read what was
  * set before they started, atomics (the LLM proxy's up, which the main
  * thread clears when the proxy's library cannot load), and what exec_mu
@@ -309,8 +309,9 @@ struct run {
 /* The phases of main (setup.c, launch.c): 0, or the exit status. */
 int configure(struct run *run);
 int check_blocked(struct run *run);
-int prepare(struct run *run);
 int setup_loop_fds(struct run *run);
+int setup_watchdog(struct run *run);
+int prepare(struct run *run);
 int setup_session(struct run *run);
 int start_proxies(struct run *run);
 int build_env(struct run *run);

@@ -260,9 +260,13 @@ int setup_loop_fds(struct run *run)
 }
 
 /*
- * The cgroup, the shim's library, the control socket's path, the session.
+ * The cgroup and the watchdog: as early as they can be (the config read,
+ * the session not blocked), when lgrun is at its smallest. The fork
+ * copies less, and what lgrun writes afterwards into memory it had then
+ * (the filter's build, the session) is copied again on write: the
+ * watchdog holds its copy for the whole session.
  */
-int setup_session(struct run *run)
+int setup_watchdog(struct run *run)
 {
 	char cgname[200];
 
@@ -276,9 +280,10 @@ int setup_session(struct run *run)
 	run->l.cfg = &run->cfg;
 	run->info.cgroup = run->cg.ok ? run->cg.path : NULL;
 	/*
-	 * A fork of lgrun as it is now, before the tree and the proxies: at
-	 * most the CA thread runs (its locks are not the watchdog's; glibc's
-	 * fork leaves malloc usable in the child).
+	 * A fork of lgrun as it is now, before the tree, the proxies and the
+	 * CA's thread: lgrun's one thread (glibc's fork leaves malloc usable
+	 * in the child), its signals blocked (setup_loop_fds), as they stay
+	 * in the watchdog: a Ctrl-C is lgrun's to handle.
 	 */
 	{
 		int r;
@@ -295,7 +300,14 @@ int setup_session(struct run *run)
 			lg_warn("no watchdog (%s): if lgrun is killed, what the session started may outlive it",
 				strerror(-r));
 	}
+	return 0;
+}
 
+/*
+ * The shim's library, the control socket's path, the session.
+ */
+int setup_session(struct run *run)
+{
 	if (!run->cfg.shim)
 		lg_info("the shim is off ([shim] enabled = false)");
 	else if (!libdir_file("liblgshim.so", run->shim_path,

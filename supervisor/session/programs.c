@@ -17,7 +17,7 @@ struct install {
 	uint64_t size;
 	int64_t mtime_ns;
 	uint32_t uid;
-	char path[PATH_MAX]; /* where it was found */
+	char *path; /* where it was found (ours) */
 };
 
 /*
@@ -40,9 +40,9 @@ struct program {
 	 * @openai/codex/bin/codex.js) that runs the package's own binary of
 	 * that name, installed beside it (.../node_modules/@openai/
 	 * codex-linux-x64/vendor/.../codex). The node_modules tree it leads
-	 * into, "" when none.
+	 * into (ours), NULL when none.
 	 */
-	char npm_root[PATH_MAX];
+	char *npm_root;
 };
 
 struct lg_programs {
@@ -83,8 +83,8 @@ static void npm_root_of(struct program *pg, const char *file)
 	nm = strstr(real, "/node_modules/");
 	if (!nm)
 		return;
-	snprintf(pg->npm_root, sizeof(pg->npm_root), "%.*s",
-		 (int)(nm - real + strlen("/node_modules/")), real);
+	pg->npm_root =
+		strndup(real, (size_t)(nm - real) + strlen("/node_modules/"));
 }
 
 /*
@@ -95,7 +95,7 @@ static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
 		       int64_t start_ns)
 {
 	char link[64], exe[PATH_MAX];
-	size_t root = strlen(pg->npm_root);
+	size_t root = pg->npm_root ? strlen(pg->npm_root) : 0;
 	const char *base;
 	ssize_t n;
 
@@ -111,6 +111,20 @@ static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
 	       strcmp(base + 1, pg->name) == 0;
 }
 
+/* The entry [p, p + len) of path_env is also one before it. */
+static bool seen_before(const char *path_env, const char *p, size_t len)
+{
+	for (const char *q = path_env; q < p;) {
+		const char *e = strchr(q, ':');
+		size_t n = e ? (size_t)(e - q) : strlen(q);
+
+		if (n == len && memcmp(q, p, len) == 0)
+			return true;
+		q = e ? e + 1 : p;
+	}
+	return false;
+}
+
 static void look_up(struct program *pg, const char *path_env)
 {
 	const char *p = path_env;
@@ -121,8 +135,11 @@ static void look_up(struct program *pg, const char *path_env)
 		char file[PATH_MAX];
 		struct statx st;
 
-		/* an empty entry or a relative one is the cwd: not trusted */
-		if (len && p[0] == '/' &&
+		/*
+		 * An empty entry or a relative one is the cwd: not trusted.
+		 * One PATH names twice finds nothing new the second time.
+		 */
+		if (len && p[0] == '/' && !seen_before(path_env, p, len) &&
 		    snprintf(file, sizeof(file), "%.*s/%s", (int)len, p,
 			     pg->name) < (int)sizeof(file) &&
 		    statx(AT_FDCWD, file, 0, MASK, &st) == 0 &&
@@ -131,13 +148,13 @@ static void look_up(struct program *pg, const char *path_env)
 			bool dup = false;
 
 			install_of(&st, &in);
-			snprintf(in.path, sizeof(in.path), "%s", file);
-			if (!pg->npm_root[0])
+			if (!pg->npm_root)
 				npm_root_of(pg, file);
 			for (size_t i = 0; i < pg->n; i++)
 				dup |= pg->found[i].dev == in.dev &&
 				       pg->found[i].ino == in.ino;
-			if (!dup)
+			/* no memory: not recognised, the safe side */
+			if (!dup && (in.path = strdup(file)))
 				pg->found[pg->n++] = in;
 		}
 		p = e ? e + 1 : NULL;
@@ -177,8 +194,12 @@ void lg_programs_free(struct lg_programs *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->prog[i].name);
+		free(p->prog[i].npm_root);
+		for (size_t f = 0; f < p->prog[i].n; f++)
+			free(p->prog[i].found[f].path);
+	}
 	free(p);
 }
 

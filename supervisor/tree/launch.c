@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -228,7 +230,7 @@ static void __attribute__((noreturn)) child_fail(int sock, int e)
 
 static void __attribute__((noreturn))
 child(int sock, pid_t parent, char *const argv[], char *const envp[],
-      const struct lg_bpf *filter, bool born_in_leaf)
+      const char *file, const struct lg_bpf *filter, bool born_in_leaf)
 {
 	sigset_t none;
 	char go;
@@ -285,6 +287,9 @@ child(int sock, pid_t parent, char *const argv[], char *const envp[],
 	/* Wait until the parent holds the listener and has set us up. */
 	if (read(sock, &go, 1) != 1 || go != 'G')
 		_exit(125);
+	/* the file found before the fork; what fails there, execvpe decides */
+	if (file)
+		execve(file, argv, envp);
 	execvpe(argv[0], argv, envp);
 	e = errno;
 	if (write(sock, &e, sizeof(e)) < 0) {
@@ -374,6 +379,39 @@ static void hand_terminal(struct lg_child *c)
 	sigaction(SIGTTOU, &old, NULL);
 }
 
+/* A file we may execute: what execve would not refuse for its kind. */
+static bool executable(const char *file)
+{
+	struct stat st;
+
+	return stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+	       faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) == 0;
+}
+
+int lg_launch_which(const char *cmd, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (!*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/'))
+		return snprintf(out, size, "%s", cmd) < (int)size ?
+			       0 :
+			       -ENAMETOOLONG;
+	for (const char *p = path; p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		/* an empty entry is the current directory, as for execvp */
+		if (snprintf(out, size, "%.*s%s%s", (int)n, p, n ? "/" : "",
+			     cmd) < (int)size &&
+		    executable(out))
+			return 0;
+		p = e ? e + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
 /*
  * EOF: exec succeeded (close-on-exec), false. An int: exec's errno, into
  * err, true. The exec itself may leave the kernel (LG_SC_EXEC) before
@@ -414,7 +452,17 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	pid_t parent = getpid();
 	int sv[2], r, e;
 	LG_AUTOCLOSE int ours = -1; /* our end of the hand-off */
+	char found[PATH_MAX];
+	const char *file = NULL;
 
+	/*
+	 * A name on PATH is found here, by stat: execvpe tries an exec per
+	 * entry, and with execs trapped (LG_SC_EXEC) each miss would be a
+	 * notification before the command even starts.
+	 */
+	if (!strchr(argv[0], '/') &&
+	    lg_launch_which(argv[0], found, sizeof(found)) == 0)
+		file = found;
 	memset(c, 0, sizeof(*c));
 	c->notify_fd = -1;
 	c->sealed_fd = -1;
@@ -428,7 +476,7 @@ int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	c->pid = spawn(cg, &c->in_cgroup);
 	if (c->pid == 0) {
 		close(sv[0]);
-		child(sv[1], parent, argv, envp, filter, c->in_cgroup);
+		child(sv[1], parent, argv, envp, file, filter, c->in_cgroup);
 	}
 	r = -errno;
 	ours = sv[0];

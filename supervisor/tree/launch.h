@@ -9,6 +9,7 @@
 #define LG_LAUNCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -47,8 +48,16 @@ void lg_launch_protect(const char *path);
 void lg_launch_isolate(bool on);
 
 /*
+ * cmd as execvp finds it on PATH: the first entry whose file is regular and
+ * executable for us; a name with a '/' is itself. 0 with the path in out,
+ * else -ENOENT (or -ENAMETOOLONG). Looks with stat alone: nothing is
+ * executed.
+ */
+int lg_launch_which(const char *cmd, char *out, size_t size);
+/*
  * Returns 0, or -errno with *exec_errno set when the command could not be
- * executed (the child is reaped then).
+ * executed (the child is reaped then). A name on PATH is found first
+ * (lg_launch_which) and that file executed; execvpe only if that fails.
  */
 int lg_launch(struct lg_child *c, char *const argv[], char *const envp[],
 	      const struct lg_bpf *filter, struct lg_cgroup *cg,

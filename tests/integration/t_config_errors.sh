@@ -31,4 +31,10 @@ assert_rc 125 "$RC" "unknown profile"
 grep -q "profile 'no-such-profile' not found" "$T/err" || fail "unknown profile message"
 run_lg --session 'bad/id' -- true 2>"$T/err"
 assert_rc 125 "$RC" "bad session id"
+# refused before anything was made: nothing written to fd 0 (a terminal
+# opened read-write showed a stray "D", the watchdog's word, after the error)
+: >"$T/stdin"
+run_lg --bpf=bogus -- true 2>"$T/err" 0<>"$T/stdin"
+assert_rc 125 "$RC" "bad --bpf"
+[ ! -s "$T/stdin" ] || fail "an early error wrote '$(cat "$T/stdin")' to fd 0"
 pass
