@@ -247,7 +247,7 @@ $(TLSLIB): $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/error.o
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_audit: $(B)/obj/supervisor/record/audit.o
 $(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/replay.o \
-	$(B)/obj/supervisor/record/audit.o
+	$(B)/obj/supervisor/record/audit.o $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +11,37 @@
 
 #include "lib/cleanup.h"
 #include "lib/json.h"
+#include "lib/spill.h"
 #include "record.h"
 
 #define BUF_MAX (64 * 1024)
 #define TURN_TEXT_MAX 4096 /* what greeting reads of a turn's text */
 #define FLUSH_MS 250
+/* the events held for their lines: 1 MiB a room (touched as used) */
+#define HELD_BYTES (1u << 20)
+
+struct held;
 
 struct lg_record {
 	char path[PATH_MAX], old[PATH_MAX + 8];
+	/*
+	 * wm: the file (fd, part, part_bytes, buf, len, pending_ms). The
+	 * session's lock is taken before it, never after: the main loop's
+	 * flush writes without the session's lock (lg_record_flush).
+	 */
+	pthread_mutex_t wm;
 	int fd;
+	atomic_bool stopped; /* the file could not be made again: no more */
+	/*
+	 * The part's size as last written, plus twice what each event held
+	 * since takes (a line is about as long as its record): past half of
+	 * max_bytes, the event's own thread flushes and the file says
+	 * whether it is time to rotate. The part stays within its bound.
+	 */
+	_Atomic uint64_t approx;
 	uint64_t part_bytes, max_bytes;
 	uint64_t start_ms;
-	uint64_t pending_ms; /* the first unwritten event's time, or 0 */
+	uint64_t pending_ms; /* without sp: the first unwritten line's, or 0 */
 	unsigned part;
 	struct lg_record_head head; /* its strings copied below */
 	char session[200], agent[200], config[PATH_MAX], profile[200];
@@ -28,11 +49,13 @@ struct lg_record {
 	char *buf; /* BUF_MAX, not cleared: a short session touches a page */
 	size_t len;
 	/*
-	 * An event's line is made here, its room kept from one to the next
-	 * (the caller holds the session's lock: one line at a time). A new
-	 * lg_json per line was a malloc, a realloc and a free per removal.
+	 * The events held for their lines (lg_spill: made by the flush,
+	 * without the session's lock); NULL: each line made as it comes.
 	 */
-	struct lg_json scratch;
+	struct lg_spill *sp;
+	/* an event as held, made here: its room kept (the session's lock) */
+	struct held *held;
+	size_t held_cap;
 };
 
 void lg_record_digest(const char *s, char out[33])
@@ -48,15 +71,28 @@ void lg_record_digest(const char *s, char out[33])
 		 (unsigned long long)b);
 }
 
+/* Under wm: the buffer written out. */
+static void buf_out(struct lg_record *r)
+{
+	r->pending_ms = 0;
+	if (r->fd < 0 || !r->len)
+		return;
+	if (write(r->fd, r->buf, r->len) < 0) {
+		/* a recording is best effort: the audit is the record */
+	}
+	r->len = 0;
+}
+
+/* Under wm. */
 static void out(struct lg_record *r, const char *s, size_t n)
 {
 	if (r->fd < 0)
 		return;
 	if (r->len + n > BUF_MAX)
-		lg_record_flush(r);
+		buf_out(r);
 	if (n > BUF_MAX) { /* one huge line: straight through */
 		if (write(r->fd, s, n) < 0) {
-			/* a recording is best effort: the audit is the record */
+			/* best effort, as above */
 		}
 		r->part_bytes += n;
 		return;
@@ -66,6 +102,7 @@ static void out(struct lg_record *r, const char *s, size_t n)
 	r->part_bytes += n;
 }
 
+/* Under wm: a line of the file's own (its head). */
 static void line(struct lg_record *r, struct lg_json *j)
 {
 	lg_json_end(j);
@@ -73,8 +110,7 @@ static void line(struct lg_record *r, struct lg_json *j)
 		lg_json_append(j, "\n", 1);
 		out(r, j->buf, j->len);
 	}
-	if (j != &r->scratch)
-		lg_json_free(j);
+	lg_json_free(j);
 }
 
 static void write_head(struct lg_record *r)
@@ -100,6 +136,7 @@ static void write_head(struct lg_record *r)
 	line(r, &j);
 }
 
+/* Under wm (or before the record is shared). */
 static int open_part(struct lg_record *r)
 {
 	r->fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -109,6 +146,8 @@ static int open_part(struct lg_record *r)
 	write_head(r);
 	return 0;
 }
+
+static char *held_line(const void *rec, size_t len, size_t *n);
 
 struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 				 const struct lg_record_head *h)
@@ -123,6 +162,7 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 		free(r);
 		return NULL;
 	}
+	pthread_mutex_init(&r->wm, NULL);
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	n = strlen(r->path);
 	if (n > 6 && strcmp(r->path + n - 6, ".jsonl") == 0)
@@ -145,29 +185,74 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 	r->head.profile = h->profile ? r->profile : NULL;
 	unlink(r->old); /* an earlier run's */
 	if (open_part(r) < 0) {
+		pthread_mutex_destroy(&r->wm);
 		free(r->buf);
 		free(r);
 		return NULL;
 	}
+	r->sp = lg_spill_new(HELD_BYTES, held_line); /* NULL: lines now */
 	return r;
+}
+
+/* Past half the bound: this part becomes the old one, a new one starts. */
+static void rotate(struct lg_record *r)
+{
+	off_t end;
+
+	if (!r->max_bytes || r->fd < 0)
+		return;
+	if (r->sp) { /* the lines went by the spill: the file says */
+		end = lseek(r->fd, 0, SEEK_END);
+		if (end >= 0)
+			r->part_bytes = (uint64_t)end + r->len;
+	}
+	atomic_store(&r->approx, r->part_bytes);
+	if (r->part_bytes < r->max_bytes / 2)
+		return;
+	buf_out(r);
+	lg_closep(&r->fd);
+	if (rename(r->path, r->old) < 0 || open_part(r) < 0) {
+		/* recording stops: what is held goes nowhere */
+		atomic_store(&r->stopped, true);
+		r->fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		r->len = 0;
+		return;
+	}
+	r->part++;
+	atomic_store(&r->approx, r->part_bytes);
 }
 
 void lg_record_flush(struct lg_record *r)
 {
 	if (!r)
 		return;
-	r->pending_ms = 0;
-	if (r->fd < 0 || !r->len)
-		return;
-	if (write(r->fd, r->buf, r->len) < 0) {
-		/* best effort, as above */
-	}
-	r->len = 0;
+	pthread_mutex_lock(&r->wm);
+	buf_out(r); /* the head first */
+	if (r->sp && r->fd >= 0)
+		lg_spill_flush(r->sp, r->fd);
+	rotate(r);
+	pthread_mutex_unlock(&r->wm);
 }
 
-uint64_t lg_record_due(const struct lg_record *r)
+uint64_t lg_record_due(struct lg_record *r)
 {
-	return r && r->pending_ms ? r->pending_ms + FLUSH_MS : 0;
+	uint64_t due;
+
+	if (!r)
+		return 0;
+	if (r->sp) {
+		due = lg_spill_since(r->sp);
+		return due ? due + FLUSH_MS : 0;
+	}
+	pthread_mutex_lock(&r->wm);
+	due = r->pending_ms ? r->pending_ms + FLUSH_MS : 0;
+	pthread_mutex_unlock(&r->wm);
+	return due;
+}
+
+bool lg_record_flush_wanted(struct lg_record *r)
+{
+	return r && r->sp && lg_spill_wanted(r->sp);
 }
 
 void lg_record_close(struct lg_record *r)
@@ -176,22 +261,11 @@ void lg_record_close(struct lg_record *r)
 		return;
 	lg_record_flush(r);
 	lg_closep(&r->fd);
+	lg_spill_free(r->sp);
+	pthread_mutex_destroy(&r->wm);
+	free(r->held);
 	free(r->buf);
-	lg_json_free(&r->scratch);
 	free(r);
-}
-
-/* Past half the bound: this part becomes the old one, a new one starts. */
-static void rotate(struct lg_record *r)
-{
-	if (!r->max_bytes || r->part_bytes < r->max_bytes / 2)
-		return;
-	lg_record_flush(r);
-	lg_closep(&r->fd);
-	if (rename(r->path, r->old) < 0)
-		return; /* recording stops: fd stays -1 */
-	r->part++;
-	open_part(r);
 }
 
 static void str(struct lg_json *j, const char *k, const char *v)
@@ -208,9 +282,57 @@ static void num(struct lg_json *j, const char *k, double v)
 	lg_json_raw(j, k, b);
 }
 
-static void target_id(struct lg_record *r, struct lg_json *j,
-		      const struct lg_target_id *id)
+/*
+ * An event (or a "has it come back?" answer) as held for its line: its
+ * numbers, then its strings. Held before the notify step answers, made
+ * into its line by the main loop's flush (lg_spill), so the JSON is
+ * written off the tree's path. Everything the line needs is in it.
+ */
+enum {
+	S_EXE,
+	S_TARGET,
+	S_TOOL,
+	S_ARGS_DIGEST,
+	S_RESULT_DIGEST,
+	S_ARGS_PREVIEW,
+	S_RESULT_PREVIEW,
+	S_STOP,
+	S_TURN_TEXT,
+	S_TEXT,
+	S_FLOW,
+	S_FROM,
+	S_TO,
+	S_RULE,
+	S_REASON,
+	S_SUMMARY,
+	S_NOTE,
+	S_NOTE_REASON,
+	NSTR
+};
+
+struct held {
+	bool restored, answer, left_empty, text_cut, verdict_why;
+	int guard, kind, source, op, cls, verdict;
+	int pid, result, turn_tool_calls, processes;
+	long long t; /* ms since the start */
+	uint64_t start_ms;
+	struct lg_target_id id;
+	uint64_t tokens_in, tokens_out, stream, text_len;
+	double cost;
+	uint32_t off[NSTR]; /* into s, plus 1; 0: none */
+	uint32_t len; /* of s */
+	char s[];
+};
+
+static const char *held_str(const struct held *h, int k)
 {
+	return h->off[k] ? h->s + h->off[k] - 1 : NULL;
+}
+
+static void target_id(struct lg_json *j, const struct held *h)
+{
+	const struct lg_target_id *id = &h->id;
+
 	if (!id->ino && !id->tid)
 		return;
 	lg_json_int(j, "dev", (long long)id->dev);
@@ -219,144 +341,358 @@ static void target_id(struct lg_record *r, struct lg_json *j,
 	lg_json_int(j, "mtime", id->mtime_ns);
 	lg_json_int(j, "tid", id->tid);
 	if (id->at_ms)
-		lg_json_int(j, "at", (long long)(id->at_ms - r->start_ms));
+		lg_json_int(j, "at", (long long)(id->at_ms - h->start_ms));
 }
 
-/* The fields of ev its kind has (the guard reads no others). */
-static void fields(struct lg_record *r, struct lg_json *j,
-		   const struct lg_event *ev)
+/* The fields of the event its kind has (the guard reads no others). */
+static void fields(struct lg_json *j, const struct held *h)
 {
-	char d[33], cut[TURN_TEXT_MAX + 1];
-
-	switch (ev->kind) {
+	switch (h->kind) {
 	case LG_EV_DESTRUCTIVE:
-		lg_json_str(j, "cls", lg_class_name(ev->cls));
-		target_id(r, j, &ev->id);
-		if (ev->left_empty) /* found at the end, not an attempt */
+		lg_json_str(j, "cls", lg_class_name(h->cls));
+		target_id(j, h);
+		if (h->left_empty) /* found at the end, not an attempt */
 			lg_json_bool(j, "left_empty", true);
 		break;
 	case LG_EV_OP_RESULT:
-		lg_json_int(j, "result", ev->result);
+		lg_json_int(j, "result", h->result);
 		break;
 	case LG_EV_TOOL_DONE:
-		str(j, "tool", ev->tool);
-		if (ev->args) {
-			lg_record_digest(ev->args, d);
-			lg_json_str(j, "args_digest", d);
-		}
-		str(j, "result_digest", ev->result_digest);
-		str(j, "args_preview", ev->args_preview);
-		str(j, "result_preview", ev->result_preview);
+		str(j, "tool", held_str(h, S_TOOL));
+		if (held_str(h, S_ARGS_DIGEST))
+			lg_json_str(j, "args_digest",
+				    held_str(h, S_ARGS_DIGEST));
+		str(j, "result_digest", held_str(h, S_RESULT_DIGEST));
+		str(j, "args_preview", held_str(h, S_ARGS_PREVIEW));
+		str(j, "result_preview", held_str(h, S_RESULT_PREVIEW));
 		break;
 	case LG_EV_TURN:
-		lg_json_int(j, "tokens_in", (long long)ev->tokens_in);
-		lg_json_int(j, "tokens_out", (long long)ev->tokens_out);
-		lg_json_int(j, "tool_calls", ev->turn_tool_calls);
-		str(j, "stop_reason", ev->stop_reason);
-		if (ev->cost)
-			num(j, "cost", ev->cost);
-		if (ev->turn_text && *ev->turn_text) {
-			snprintf(cut, sizeof(cut), "%s", ev->turn_text);
-			lg_json_str(j, "turn_text", cut);
-		}
+		lg_json_int(j, "tokens_in", (long long)h->tokens_in);
+		lg_json_int(j, "tokens_out", (long long)h->tokens_out);
+		lg_json_int(j, "tool_calls", h->turn_tool_calls);
+		str(j, "stop_reason", held_str(h, S_STOP));
+		if (h->cost)
+			num(j, "cost", h->cost);
+		str(j, "turn_text", held_str(h, S_TURN_TEXT));
 		break;
-	case LG_EV_TEXT: {
-		bool keep = ev->source == LG_SRC_OUTPUT ? r->head.output :
-							  r->head.text;
-
-		lg_json_int(j, "len", (long long)ev->text_len);
-		if (keep && ev->text) {
-			/* bytes as they were: lg_json_str adds text_b64 */
-			char *t = strndup(ev->text, ev->text_len);
-
-			if (t && strlen(t) == ev->text_len)
-				lg_json_str(j, "text", t);
-			else /* a NUL inside (never in text), or no memory */
-				lg_json_bool(j, "text_cut", true);
-			free(t);
-		}
+	case LG_EV_TEXT:
+		lg_json_int(j, "len", (long long)h->text_len);
+		/* bytes as they were: lg_json_str adds text_b64 */
+		if (held_str(h, S_TEXT))
+			lg_json_str(j, "text", held_str(h, S_TEXT));
+		else if (h->text_cut) /* a NUL inside (never in text) */
+			lg_json_bool(j, "text_cut", true);
 		break;
-	}
 	case LG_EV_PROCESSES:
-		lg_json_int(j, "processes", ev->processes);
+		lg_json_int(j, "processes", h->processes);
 		break;
 	case LG_EV_CALL:
 	case LG_EV_RETURN:
-		str(j, "flow", ev->flow);
-		str(j, "from", ev->from);
-		str(j, "to", ev->to);
+		str(j, "flow", held_str(h, S_FLOW));
+		str(j, "from", held_str(h, S_FROM));
+		str(j, "to", held_str(h, S_TO));
 		break;
 	default:
 		break;
 	}
-	if (ev->stream)
-		lg_json_int(j, "stream", (long long)ev->stream);
+	if (h->stream)
+		lg_json_int(j, "stream", (long long)h->stream);
+}
+
+/* A held event's line into j (begun). */
+static void format(struct lg_json *j, const struct held *h)
+{
+	lg_json_int(j, "t", h->t);
+	if (h->restored) {
+		lg_json_str(j, "k", "restored");
+		lg_json_str(j, "op", lg_op_name(h->op));
+		str(j, "target", held_str(h, S_TARGET));
+		target_id(j, h);
+		lg_json_bool(j, "answer", h->answer);
+		return;
+	}
+	if (h->guard)
+		lg_json_int(j, "g", h->guard);
+	lg_json_str(j, "k", lg_kind_name(h->kind));
+	lg_json_str(j, "src", lg_source_name(h->source));
+	if (h->op != LG_OP_NONE)
+		lg_json_str(j, "op", lg_op_name(h->op));
+	if (h->pid)
+		lg_json_int(j, "pid", h->pid);
+	str(j, "exe", held_str(h, S_EXE));
+	str(j, "target", held_str(h, S_TARGET));
+	fields(j, h);
+	lg_json_str(j, "v", lg_verdict_name(h->verdict));
+	if (h->verdict_why) {
+		lg_json_str(j, "rule", held_str(h, S_RULE));
+		lg_json_str(j, "reason", held_str(h, S_REASON));
+		lg_json_str(j, "summary", held_str(h, S_SUMMARY));
+	}
+	/* a note for the model decided here ([steer], issue 28) */
+	if (held_str(h, S_NOTE)) {
+		lg_json_str(j, "note", held_str(h, S_NOTE));
+		lg_json_str(j, "note_reason", held_str(h, S_NOTE_REASON));
+	}
+}
+
+/* lg_spill's: a held record's line, with its newline (allocated). */
+static char *held_line(const void *rec, size_t len, size_t *n)
+{
+	const struct held *h = rec;
+	struct lg_json j = { 0 };
+
+	if (len < sizeof(*h) || len < sizeof(*h) + h->len)
+		return NULL;
+	lg_json_begin(&j);
+	format(&j, h);
+	lg_json_end(&j);
+	lg_json_append(&j, "\n", 1);
+	*n = j.len;
+	return j.buf; /* the line's, now */
+}
+
+/* The strings of an event to hold, and their room. */
+struct strs {
+	const char *s[NSTR];
+	size_t n[NSTR];
+};
+
+static void put_s(struct strs *x, int k, const char *v, size_t n)
+{
+	x->s[k] = v;
+	x->n[k] = n;
+}
+
+static void put_c(struct strs *x, int k, const char *v)
+{
+	if (v)
+		put_s(x, k, v, strlen(v));
+}
+
+/*
+ * The event into r->held (its room grown as needed): NULL without memory.
+ * Its length into *len.
+ */
+static struct held *hold_event(struct lg_record *r, struct held *base,
+			       const struct strs *x, size_t *len)
+{
+	size_t n = sizeof(*base);
+	struct held *h;
+	uint32_t at = 0;
+
+	for (int k = 0; k < NSTR; k++)
+		if (x->s[k])
+			n += x->n[k] + 1;
+	if (n > r->held_cap) {
+		void *b = realloc(r->held, n);
+
+		if (!b)
+			return NULL;
+		r->held = b;
+		r->held_cap = n;
+	}
+	h = r->held;
+	*h = *base;
+	for (int k = 0; k < NSTR; k++) {
+		h->off[k] = 0;
+		if (!x->s[k])
+			continue;
+		memcpy(h->s + at, x->s[k], x->n[k]);
+		h->s[at + x->n[k]] = '\0';
+		h->off[k] = at + 1;
+		at += (uint32_t)x->n[k] + 1;
+	}
+	h->len = at;
+	*len = n;
+	return h;
+}
+
+/* Held len more bytes: past the bound's half, written and rotated now. */
+static void account(struct lg_record *r, size_t len)
+{
+	uint64_t half = r->max_bytes / 2;
+
+	if (r->sp && half &&
+	    atomic_fetch_add(&r->approx, 2 * len) + 2 * len >= half)
+		lg_record_flush(r);
+}
+
+/*
+ * The held event on its way: into the spill (its line made later, by the
+ * main loop's flush), else made now into the buffer. Under the session's
+ * lock: one at a time.
+ */
+static void emit(struct lg_record *r, const struct held *h, size_t len)
+{
+	size_t n = 0;
+	char *line;
+
+	if (r->sp) {
+		int e = lg_spill_hold(r->sp, r->path, h, len);
+
+		if (e == -ENOSPC) { /* the main loop lags: lines now */
+			pthread_mutex_lock(&r->wm);
+			buf_out(r); /* the head first */
+			if (r->fd >= 0)
+				lg_spill_settle(r->sp, r->fd);
+			pthread_mutex_unlock(&r->wm);
+			e = lg_spill_hold(r->sp, r->path, h, len);
+		}
+		if (e != -ENOSPC)
+			return;
+		/* larger than a room: its line, after those held before */
+		line = held_line(h, len, &n);
+		pthread_mutex_lock(&r->wm);
+		buf_out(r);
+		if (line && r->fd >= 0)
+			lg_spill_add(r->sp, r->fd, r->path, line, n);
+		r->part_bytes += n;
+		pthread_mutex_unlock(&r->wm);
+		free(line);
+		return;
+	}
+	line = held_line(h, len, &n);
+	if (line) {
+		pthread_mutex_lock(&r->wm);
+		out(r, line, n);
+		if (r->max_bytes && r->part_bytes >= r->max_bytes / 2)
+			rotate(r);
+		pthread_mutex_unlock(&r->wm);
+	}
+	free(line);
 }
 
 void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		     const struct lg_event *ev, enum lg_verdict v,
 		     const struct lg_findings *f)
 {
-	struct lg_json *j;
+	struct held base = { .guard = guard,
+			     .kind = ev->kind,
+			     .source = ev->source,
+			     .op = ev->op,
+			     .pid = ev->pid,
+			     .cls = ev->cls,
+			     .verdict = v,
+			     .t = (long long)(now_ms - (r ? r->start_ms : 0)),
+			     .start_ms = r ? r->start_ms : 0,
+			     .id = ev->id,
+			     .left_empty = ev->left_empty,
+			     .result = ev->result,
+			     .tokens_in = ev->tokens_in,
+			     .tokens_out = ev->tokens_out,
+			     .turn_tool_calls = ev->turn_tool_calls,
+			     .cost = ev->cost,
+			     .text_len = ev->text_len,
+			     .processes = ev->processes,
+			     .stream = ev->stream };
+	struct strs x;
+	char digest[33];
+	struct held *h;
+	bool due = false;
+	size_t len;
 
-	if (!r || r->fd < 0)
+	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
 		return;
-	j = &r->scratch;
-	lg_json_begin(j);
-	lg_json_int(j, "t", (long long)(now_ms - r->start_ms));
-	if (guard)
-		lg_json_int(j, "g", guard);
-	lg_json_str(j, "k", lg_kind_name(ev->kind));
-	lg_json_str(j, "src", lg_source_name(ev->source));
-	if (ev->op != LG_OP_NONE)
-		lg_json_str(j, "op", lg_op_name(ev->op));
-	if (ev->pid)
-		lg_json_int(j, "pid", ev->pid);
-	str(j, "exe", ev->exe);
-	str(j, "target", ev->target);
-	fields(r, j, ev);
-	lg_json_str(j, "v", lg_verdict_name(v));
-	if (v != LG_ALLOW && f && f->n) {
-		lg_json_str(j, "rule", f->f[0].rule);
-		lg_json_str(j, "reason", f->f[0].reason);
-		lg_json_str(j, "summary", f->f[0].summary);
+	memset(&x, 0, sizeof(x));
+	put_c(&x, S_EXE, ev->exe);
+	put_c(&x, S_TARGET, ev->target);
+	switch (ev->kind) {
+	case LG_EV_TOOL_DONE:
+		put_c(&x, S_TOOL, ev->tool);
+		if (ev->args) {
+			lg_record_digest(ev->args, digest);
+			put_c(&x, S_ARGS_DIGEST, digest);
+		}
+		put_c(&x, S_RESULT_DIGEST, ev->result_digest);
+		put_c(&x, S_ARGS_PREVIEW, ev->args_preview);
+		put_c(&x, S_RESULT_PREVIEW, ev->result_preview);
+		break;
+	case LG_EV_TURN:
+		put_c(&x, S_STOP, ev->stop_reason);
+		if (ev->turn_text && *ev->turn_text)
+			put_s(&x, S_TURN_TEXT, ev->turn_text,
+			      strnlen(ev->turn_text, TURN_TEXT_MAX));
+		break;
+	case LG_EV_TEXT:
+		if ((ev->source == LG_SRC_OUTPUT ? r->head.output :
+						   r->head.text) &&
+		    ev->text) {
+			if (strnlen(ev->text, ev->text_len) == ev->text_len)
+				put_s(&x, S_TEXT, ev->text, ev->text_len);
+			else
+				base.text_cut = true;
+		}
+		break;
+	case LG_EV_CALL:
+	case LG_EV_RETURN:
+		put_c(&x, S_FLOW, ev->flow);
+		put_c(&x, S_FROM, ev->from);
+		put_c(&x, S_TO, ev->to);
+		break;
+	default:
+		break;
 	}
-	/* a note for the model decided here ([steer], issue 28) */
+	if (v != LG_ALLOW && f && f->n) {
+		base.verdict_why = true;
+		put_c(&x, S_RULE, f->f[0].rule ? f->f[0].rule : "");
+		put_c(&x, S_REASON, f->f[0].reason ? f->f[0].reason : "");
+		put_c(&x, S_SUMMARY, f->f[0].summary);
+	}
 	for (size_t i = 0; f && i < f->n; i++)
 		if (lg_finding_steers(&f->f[i])) {
-			lg_json_str(j, "note", f->f[i].rule);
-			lg_json_str(j, "note_reason", f->f[i].reason);
+			put_c(&x, S_NOTE, f->f[i].rule ? f->f[i].rule : "");
+			put_c(&x, S_NOTE_REASON,
+			      f->f[i].reason ? f->f[i].reason : "");
 			break;
 		}
-	line(r, j);
+	h = hold_event(r, &base, &x, &len);
+	if (h) {
+		emit(r, h, len);
+		account(r, len);
+	}
 	/*
 	 * A trip: on disk before the kill. Else within FLUSH_MS (due); so is
 	 * an observe mode's would-trip, which kills nothing (rm -rf of 10,000
 	 * files would otherwise write at every 3rd removal).
 	 */
-	if (!r->pending_ms)
-		r->pending_ms = now_ms ? now_ms : 1;
-	if ((v > LG_WARN && !r->head.observe) ||
-	    now_ms - r->pending_ms >= FLUSH_MS)
+	if (!r->sp) {
+		pthread_mutex_lock(&r->wm);
+		if (!r->pending_ms)
+			r->pending_ms = now_ms ? now_ms : 1;
+		due = now_ms - r->pending_ms >= FLUSH_MS;
+		pthread_mutex_unlock(&r->wm);
+	}
+	if ((v > LG_WARN && !r->head.observe) || due)
 		lg_record_flush(r);
-	rotate(r);
 }
 
 void lg_record_restored(struct lg_record *r, uint64_t now_ms,
 			const char *target, enum lg_op op,
 			const struct lg_target_id *id, bool answer)
 {
-	struct lg_json *j;
+	struct held base = { .restored = true,
+			     .op = op,
+			     .answer = answer,
+			     .t = (long long)(now_ms - (r ? r->start_ms : 0)),
+			     .start_ms = r ? r->start_ms : 0,
+			     .id = *id };
+	struct strs x;
+	struct held *h;
+	size_t len;
 
-	if (!r || r->fd < 0)
+	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
 		return;
-	j = &r->scratch;
-	lg_json_begin(j);
-	lg_json_int(j, "t", (long long)(now_ms - r->start_ms));
-	lg_json_str(j, "k", "restored");
-	lg_json_str(j, "op", lg_op_name(op));
-	str(j, "target", target);
-	target_id(r, j, id);
-	lg_json_bool(j, "answer", answer);
-	line(r, j);
+	memset(&x, 0, sizeof(x));
+	put_c(&x, S_TARGET, target);
+	h = hold_event(r, &base, &x, &len);
+	if (h) {
+		emit(r, h, len);
+		account(r, len);
+	}
+	if (!r->sp) {
+		pthread_mutex_lock(&r->wm);
+		if (!r->pending_ms)
+			r->pending_ms = now_ms ? now_ms : 1;
+		pthread_mutex_unlock(&r->wm);
+	}
 }

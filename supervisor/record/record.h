@@ -14,8 +14,9 @@
  * with record.output. Buffered: written at a trip, at the end, and within
  * 250 ms of an event (lgctl top reads it live; lg_record_due says when). Past max_bytes / 2 the file becomes
  * <session>.events.old.jsonl (the one before goes) and a new one starts:
- * the oldest events go first. Written through a buffer, by the session
- * under its lock.
+ * the oldest events go first. An event is held (copied, with its verdict)
+ * by the session under its lock, before the notify step answers; its line
+ * is made when the main loop flushes, without the session's lock.
  */
 #ifndef LG_RECORD_H
 #define LG_RECORD_H
@@ -58,11 +59,17 @@ void lg_record_restored(struct lg_record *r, uint64_t now_ms,
 			const char *target, enum lg_op op,
 			const struct lg_target_id *id, bool answer);
 
-/* What is buffered, written out (a trip, a tick, the end). */
+/*
+ * What is buffered, written out (a trip, a tick, the end): the events
+ * held made into their lines. The main loop's tick calls it without the
+ * session's lock, so the lines are made while the tree goes on.
+ */
 void lg_record_flush(struct lg_record *r);
 
 /* When the buffer should be written (monotonic ms; 0: it is empty). */
-uint64_t lg_record_due(const struct lg_record *r);
+uint64_t lg_record_due(struct lg_record *r);
+/* The events held fill half their room: a flush is wanted now. */
+bool lg_record_flush_wanted(struct lg_record *r);
 
 /* The digest a recording holds for tool arguments (32 hex digits). */
 void lg_record_digest(const char *s, char out[33]);

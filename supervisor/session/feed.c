@@ -43,7 +43,8 @@ uint64_t lg_session_record_due(const struct lg_session *s)
 	uint64_t due = lg_record_due(s->rec);
 	uint64_t q = lg_quarantine_pending_since(s->quarantine);
 
-	if (lg_quarantine_flush_wanted(s->quarantine))
+	if (lg_quarantine_flush_wanted(s->quarantine) ||
+	    lg_record_flush_wanted(s->rec))
 		return 1; /* now: the held entries fill half their room */
 	if (q && (!due || q + INDEX_FLUSH_MS < due))
 		due = q + INDEX_FLUSH_MS;
@@ -53,18 +54,21 @@ uint64_t lg_session_record_due(const struct lg_session *s)
 void lg_session_record_flush(struct lg_session *s)
 {
 	struct lg_quarantine *q;
+	struct lg_record *rec;
 	int r;
 
 	{
 		HOLD(s);
 
-		lg_record_flush(s->rec);
-		q = s->quarantine; /* lives as long as the session */
+		rec = s->rec; /* both live as long as the session */
+		q = s->quarantine;
 	}
 	/*
-	 * Without the session's lock: the index's lines are made while the
-	 * notify thread keeps on deciding and keeping (the spill's own locks).
+	 * Without the session's lock: the recording's and the index's lines
+	 * are made while the notify thread keeps on deciding and keeping
+	 * (their own locks).
 	 */
+	lg_record_flush(rec);
 	r = lg_quarantine_flush(q);
 	if (r < 0)
 		lg_warn("cannot write the quarantine's index %s: %s",

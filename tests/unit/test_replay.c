@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,12 +161,96 @@ static void test_not_a_recording(void **state)
 	unlink(path);
 }
 
+/*
+ * Events are held for their lines and made into them by a flush on
+ * another thread (the main loop's, without the session's lock): every
+ * event once, in the order held, whatever the flushes in between; a
+ * text larger than the held room goes in its place; the head first.
+ */
+struct flusher {
+	struct lg_record *r;
+	atomic_bool stop;
+};
+
+static void *flush_loop(void *arg)
+{
+	struct flusher *fl = arg;
+
+	while (!atomic_load(&fl->stop))
+		lg_record_flush(fl->r);
+	return NULL;
+}
+
+static void test_held_lines_in_order(void **state)
+{
+	enum { N = 30000 };
+	struct lg_record *r = open_rec();
+	struct flusher fl = { .r = r };
+	char target[64], *big = malloc(3 << 20), *line = NULL;
+	size_t cap = 0, n = 0, seen = 0;
+	pthread_t th;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(big);
+	memset(big, 'x', (3 << 20) - 1);
+	big[(3 << 20) - 1] = '\0';
+	for (unsigned i = 0; i < N; i++) {
+		if (i == 100 || i == N / 2 + 1000)
+			assert_int_equal(
+				pthread_create(&th, NULL, flush_loop, &fl), 0);
+		if (i == N / 2) { /* the next lines wait, unwritten */
+			atomic_store(&fl.stop, true);
+			pthread_join(th, NULL);
+			atomic_store(&fl.stop, false);
+		}
+		snprintf(target, sizeof(target), "/d/f%u", i);
+		destroy(r, i, target);
+		if (i == N / 2 + 500) { /* past a room of its own */
+			struct lg_event ev = { .kind = LG_EV_TEXT,
+					       .source = LG_SRC_PROXY,
+					       .text = big,
+					       .text_len = strlen(big) };
+
+			lg_record_event(r, 0, 1000 + i, &ev, LG_ALLOW, NULL);
+		}
+	}
+	atomic_store(&fl.stop, true);
+	pthread_join(th, NULL);
+	lg_record_close(r);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0) {
+		if (n++ == 0) {
+			assert_non_null(strstr(line, "\"record\":1"));
+			continue;
+		}
+		if (strstr(line, "\"k\":\"text\"")) {
+			assert_int_equal(seen, N / 2 + 501);
+			assert_non_null(strstr(line, "xxxxxxxx"));
+			continue;
+		}
+		snprintf(target, sizeof(target), "\"target\":\"/d/f%zu\"",
+			 seen);
+		assert_non_null(strstr(line, target));
+		seen++;
+	}
+	assert_int_equal(seen, N);
+	assert_int_equal(n, N + 2);
+	fclose(f);
+	free(line);
+	free(big);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_repeat_digest),
 		cmocka_unit_test(test_names_exact),
 		cmocka_unit_test(test_not_a_recording),
+		cmocka_unit_test(test_held_lines_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
