@@ -86,7 +86,8 @@ SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \
 	supervisor/seccomp/exec.c supervisor/seccomp/rename.c \
-	supervisor/seccomp/where.c supervisor/egress/egress.c \
+	supervisor/seccomp/where.c supervisor/seccomp/dirpath.c \
+	supervisor/egress/egress.c \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
 	supervisor/control/frames.c supervisor/control/flows.c \
 	supervisor/control/nested.c supervisor/observer/observer.c \
@@ -252,7 +253,8 @@ $(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/
 $(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
-$(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o $(B)/obj/supervisor/lib/clock.o
+$(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o \
+	$(B)/obj/supervisor/seccomp/dirpath.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_spill: $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
