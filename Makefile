@@ -209,7 +209,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store, and runs
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
-LGCTL_DEPS := record/audit record/record record/replay quarantine/index lib/spill \
+LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index lib/spill \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
@@ -247,7 +247,8 @@ $(TLSLIB): $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/error.o
 
 # Unit tests: one cmocka binary per module, linked with the pure objects.
 $(B)/tests/test_audit: $(B)/obj/supervisor/record/audit.o
-$(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/replay.o \
+$(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/record/held.o \
+	$(B)/obj/supervisor/record/replay.o \
 	$(B)/obj/supervisor/record/audit.o $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o

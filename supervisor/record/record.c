@@ -12,6 +12,7 @@
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "lib/spill.h"
+#include "held.h"
 #include "record.h"
 
 #define BUF_MAX (64 * 1024)
@@ -19,8 +20,6 @@
 #define FLUSH_MS 250
 /* the events held for their lines: 1 MiB a room (touched as used) */
 #define HELD_BYTES (1u << 20)
-
-struct held;
 
 struct lg_record {
 	char path[PATH_MAX], old[PATH_MAX + 8];
@@ -147,8 +146,6 @@ static int open_part(struct lg_record *r)
 	return 0;
 }
 
-static char *held_line(const void *rec, size_t len, size_t *n);
-
 struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 				 const struct lg_record_head *h)
 {
@@ -190,7 +187,7 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 		free(r);
 		return NULL;
 	}
-	r->sp = lg_spill_new(HELD_BYTES, held_line); /* NULL: lines now */
+	r->sp = lg_spill_new(HELD_BYTES, lg_record_held_line); /* NULL: lines now */
 	return r;
 }
 
@@ -266,189 +263,6 @@ void lg_record_close(struct lg_record *r)
 	free(r->held);
 	free(r->buf);
 	free(r);
-}
-
-static void str(struct lg_json *j, const char *k, const char *v)
-{
-	if (v && *v)
-		lg_json_str(j, k, v);
-}
-
-static void num(struct lg_json *j, const char *k, double v)
-{
-	char b[40];
-
-	snprintf(b, sizeof(b), "%.17g", v);
-	lg_json_raw(j, k, b);
-}
-
-/*
- * An event (or a "has it come back?" answer) as held for its line: its
- * numbers, then its strings. Held before the notify step answers, made
- * into its line by the main loop's flush (lg_spill), so the JSON is
- * written off the tree's path. Everything the line needs is in it.
- */
-enum {
-	S_EXE,
-	S_TARGET,
-	S_TOOL,
-	S_ARGS_DIGEST,
-	S_RESULT_DIGEST,
-	S_ARGS_PREVIEW,
-	S_RESULT_PREVIEW,
-	S_STOP,
-	S_TURN_TEXT,
-	S_TEXT,
-	S_FLOW,
-	S_FROM,
-	S_TO,
-	S_RULE,
-	S_REASON,
-	S_SUMMARY,
-	S_NOTE,
-	S_NOTE_REASON,
-	NSTR
-};
-
-struct held {
-	bool restored, answer, left_empty, text_cut, verdict_why;
-	int guard, kind, source, op, cls, verdict;
-	int pid, result, turn_tool_calls, processes;
-	long long t; /* ms since the start */
-	uint64_t start_ms;
-	struct lg_target_id id;
-	uint64_t tokens_in, tokens_out, stream, text_len;
-	double cost;
-	uint32_t off[NSTR]; /* into s, plus 1; 0: none */
-	uint32_t len; /* of s */
-	char s[];
-};
-
-static const char *held_str(const struct held *h, int k)
-{
-	return h->off[k] ? h->s + h->off[k] - 1 : NULL;
-}
-
-static void target_id(struct lg_json *j, const struct held *h)
-{
-	const struct lg_target_id *id = &h->id;
-
-	if (!id->ino && !id->tid)
-		return;
-	lg_json_int(j, "dev", (long long)id->dev);
-	lg_json_int(j, "ino", (long long)id->ino);
-	lg_json_int(j, "birth", id->birth_ns);
-	lg_json_int(j, "mtime", id->mtime_ns);
-	lg_json_int(j, "tid", id->tid);
-	if (id->at_ms)
-		lg_json_int(j, "at", (long long)(id->at_ms - h->start_ms));
-}
-
-/* The fields of the event its kind has (the guard reads no others). */
-static void fields(struct lg_json *j, const struct held *h)
-{
-	switch (h->kind) {
-	case LG_EV_DESTRUCTIVE:
-		lg_json_str(j, "cls", lg_class_name(h->cls));
-		target_id(j, h);
-		if (h->left_empty) /* found at the end, not an attempt */
-			lg_json_bool(j, "left_empty", true);
-		break;
-	case LG_EV_OP_RESULT:
-		lg_json_int(j, "result", h->result);
-		break;
-	case LG_EV_TOOL_DONE:
-		str(j, "tool", held_str(h, S_TOOL));
-		if (held_str(h, S_ARGS_DIGEST))
-			lg_json_str(j, "args_digest",
-				    held_str(h, S_ARGS_DIGEST));
-		str(j, "result_digest", held_str(h, S_RESULT_DIGEST));
-		str(j, "args_preview", held_str(h, S_ARGS_PREVIEW));
-		str(j, "result_preview", held_str(h, S_RESULT_PREVIEW));
-		break;
-	case LG_EV_TURN:
-		lg_json_int(j, "tokens_in", (long long)h->tokens_in);
-		lg_json_int(j, "tokens_out", (long long)h->tokens_out);
-		lg_json_int(j, "tool_calls", h->turn_tool_calls);
-		str(j, "stop_reason", held_str(h, S_STOP));
-		if (h->cost)
-			num(j, "cost", h->cost);
-		str(j, "turn_text", held_str(h, S_TURN_TEXT));
-		break;
-	case LG_EV_TEXT:
-		lg_json_int(j, "len", (long long)h->text_len);
-		/* bytes as they were: lg_json_str adds text_b64 */
-		if (held_str(h, S_TEXT))
-			lg_json_str(j, "text", held_str(h, S_TEXT));
-		else if (h->text_cut) /* a NUL inside (never in text) */
-			lg_json_bool(j, "text_cut", true);
-		break;
-	case LG_EV_PROCESSES:
-		lg_json_int(j, "processes", h->processes);
-		break;
-	case LG_EV_CALL:
-	case LG_EV_RETURN:
-		str(j, "flow", held_str(h, S_FLOW));
-		str(j, "from", held_str(h, S_FROM));
-		str(j, "to", held_str(h, S_TO));
-		break;
-	default:
-		break;
-	}
-	if (h->stream)
-		lg_json_int(j, "stream", (long long)h->stream);
-}
-
-/* A held event's line into j (begun). */
-static void format(struct lg_json *j, const struct held *h)
-{
-	lg_json_int(j, "t", h->t);
-	if (h->restored) {
-		lg_json_str(j, "k", "restored");
-		lg_json_str(j, "op", lg_op_name(h->op));
-		str(j, "target", held_str(h, S_TARGET));
-		target_id(j, h);
-		lg_json_bool(j, "answer", h->answer);
-		return;
-	}
-	if (h->guard)
-		lg_json_int(j, "g", h->guard);
-	lg_json_str(j, "k", lg_kind_name(h->kind));
-	lg_json_str(j, "src", lg_source_name(h->source));
-	if (h->op != LG_OP_NONE)
-		lg_json_str(j, "op", lg_op_name(h->op));
-	if (h->pid)
-		lg_json_int(j, "pid", h->pid);
-	str(j, "exe", held_str(h, S_EXE));
-	str(j, "target", held_str(h, S_TARGET));
-	fields(j, h);
-	lg_json_str(j, "v", lg_verdict_name(h->verdict));
-	if (h->verdict_why) {
-		lg_json_str(j, "rule", held_str(h, S_RULE));
-		lg_json_str(j, "reason", held_str(h, S_REASON));
-		lg_json_str(j, "summary", held_str(h, S_SUMMARY));
-	}
-	/* a note for the model decided here ([steer], issue 28) */
-	if (held_str(h, S_NOTE)) {
-		lg_json_str(j, "note", held_str(h, S_NOTE));
-		lg_json_str(j, "note_reason", held_str(h, S_NOTE_REASON));
-	}
-}
-
-/* lg_spill's: a held record's line, with its newline (allocated). */
-static char *held_line(const void *rec, size_t len, size_t *n)
-{
-	const struct held *h = rec;
-	struct lg_json j = { 0 };
-
-	if (len < sizeof(*h) || len < sizeof(*h) + h->len)
-		return NULL;
-	lg_json_begin(&j);
-	format(&j, h);
-	lg_json_end(&j);
-	lg_json_append(&j, "\n", 1);
-	*n = j.len;
-	return j.buf; /* the line's, now */
 }
 
 /* The strings of an event to hold, and their room. */
@@ -541,7 +355,7 @@ static void emit(struct lg_record *r, const struct held *h, size_t len)
 		if (e != -ENOSPC)
 			return;
 		/* larger than a room: its line, after those held before */
-		line = held_line(h, len, &n);
+		line = lg_record_held_line(h, len, &n);
 		pthread_mutex_lock(&r->wm);
 		buf_out(r);
 		if (line && r->fd >= 0)
@@ -551,7 +365,7 @@ static void emit(struct lg_record *r, const struct held *h, size_t len)
 		free(line);
 		return;
 	}
-	line = held_line(h, len, &n);
+	line = lg_record_held_line(h, len, &n);
 	if (line) {
 		pthread_mutex_lock(&r->wm);
 		out(r, line, n);
@@ -560,6 +374,64 @@ static void emit(struct lg_record *r, const struct held *h, size_t len)
 		pthread_mutex_unlock(&r->wm);
 	}
 	free(line);
+}
+
+/* The strings of ev (and of its verdict's findings) that its line says. */
+static void event_strings(const struct lg_record *r, const struct lg_event *ev,
+			  enum lg_verdict v, const struct lg_findings *f,
+			  struct held *base, struct strs *x, char digest[33])
+{
+	put_c(x, S_EXE, ev->exe);
+	put_c(x, S_TARGET, ev->target);
+	switch (ev->kind) {
+	case LG_EV_TOOL_DONE:
+		put_c(x, S_TOOL, ev->tool);
+		if (ev->args) {
+			lg_record_digest(ev->args, digest);
+			put_c(x, S_ARGS_DIGEST, digest);
+		}
+		put_c(x, S_RESULT_DIGEST, ev->result_digest);
+		put_c(x, S_ARGS_PREVIEW, ev->args_preview);
+		put_c(x, S_RESULT_PREVIEW, ev->result_preview);
+		break;
+	case LG_EV_TURN:
+		put_c(x, S_STOP, ev->stop_reason);
+		if (ev->turn_text && *ev->turn_text)
+			put_s(x, S_TURN_TEXT, ev->turn_text,
+			      strnlen(ev->turn_text, TURN_TEXT_MAX));
+		break;
+	case LG_EV_TEXT:
+		if ((ev->source == LG_SRC_OUTPUT ? r->head.output :
+						   r->head.text) &&
+		    ev->text) {
+			if (strnlen(ev->text, ev->text_len) == ev->text_len)
+				put_s(x, S_TEXT, ev->text, ev->text_len);
+			else
+				base->text_cut = true;
+		}
+		break;
+	case LG_EV_CALL:
+	case LG_EV_RETURN:
+		put_c(x, S_FLOW, ev->flow);
+		put_c(x, S_FROM, ev->from);
+		put_c(x, S_TO, ev->to);
+		break;
+	default:
+		break;
+	}
+	if (v != LG_ALLOW && f && f->n) {
+		base->verdict_why = true;
+		put_c(x, S_RULE, f->f[0].rule ? f->f[0].rule : "");
+		put_c(x, S_REASON, f->f[0].reason ? f->f[0].reason : "");
+		put_c(x, S_SUMMARY, f->f[0].summary);
+	}
+	for (size_t i = 0; f && i < f->n; i++)
+		if (lg_finding_steers(&f->f[i])) {
+			put_c(x, S_NOTE, f->f[i].rule ? f->f[i].rule : "");
+			put_c(x, S_NOTE_REASON,
+			      f->f[i].reason ? f->f[i].reason : "");
+			break;
+		}
 }
 
 void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
@@ -594,57 +466,7 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
 		return;
 	memset(&x, 0, sizeof(x));
-	put_c(&x, S_EXE, ev->exe);
-	put_c(&x, S_TARGET, ev->target);
-	switch (ev->kind) {
-	case LG_EV_TOOL_DONE:
-		put_c(&x, S_TOOL, ev->tool);
-		if (ev->args) {
-			lg_record_digest(ev->args, digest);
-			put_c(&x, S_ARGS_DIGEST, digest);
-		}
-		put_c(&x, S_RESULT_DIGEST, ev->result_digest);
-		put_c(&x, S_ARGS_PREVIEW, ev->args_preview);
-		put_c(&x, S_RESULT_PREVIEW, ev->result_preview);
-		break;
-	case LG_EV_TURN:
-		put_c(&x, S_STOP, ev->stop_reason);
-		if (ev->turn_text && *ev->turn_text)
-			put_s(&x, S_TURN_TEXT, ev->turn_text,
-			      strnlen(ev->turn_text, TURN_TEXT_MAX));
-		break;
-	case LG_EV_TEXT:
-		if ((ev->source == LG_SRC_OUTPUT ? r->head.output :
-						   r->head.text) &&
-		    ev->text) {
-			if (strnlen(ev->text, ev->text_len) == ev->text_len)
-				put_s(&x, S_TEXT, ev->text, ev->text_len);
-			else
-				base.text_cut = true;
-		}
-		break;
-	case LG_EV_CALL:
-	case LG_EV_RETURN:
-		put_c(&x, S_FLOW, ev->flow);
-		put_c(&x, S_FROM, ev->from);
-		put_c(&x, S_TO, ev->to);
-		break;
-	default:
-		break;
-	}
-	if (v != LG_ALLOW && f && f->n) {
-		base.verdict_why = true;
-		put_c(&x, S_RULE, f->f[0].rule ? f->f[0].rule : "");
-		put_c(&x, S_REASON, f->f[0].reason ? f->f[0].reason : "");
-		put_c(&x, S_SUMMARY, f->f[0].summary);
-	}
-	for (size_t i = 0; f && i < f->n; i++)
-		if (lg_finding_steers(&f->f[i])) {
-			put_c(&x, S_NOTE, f->f[i].rule ? f->f[i].rule : "");
-			put_c(&x, S_NOTE_REASON,
-			      f->f[i].reason ? f->f[i].reason : "");
-			break;
-		}
+	event_strings(r, ev, v, f, &base, &x, digest);
 	h = hold_event(r, &base, &x, &len);
 	if (h) {
 		emit(r, h, len);
