@@ -187,7 +187,8 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 		free(r);
 		return NULL;
 	}
-	r->sp = lg_spill_new(HELD_BYTES, lg_record_held_line); /* NULL: lines now */
+	r->sp = lg_spill_new(HELD_BYTES,
+			     lg_record_held_line); /* NULL: lines now */
 	return r;
 }
 
