@@ -288,7 +288,7 @@ static void put_c(struct strs *x, int k, const char *v)
  * The event into r->held (its room grown as needed): NULL without memory.
  * Its length into *len.
  */
-static struct held *hold_event(struct lg_record *r, struct held *base,
+static struct held *hold_event(struct lg_record *r, const struct held *base,
 			       const struct strs *x, size_t *len)
 {
 	size_t n = sizeof(*base);
@@ -377,6 +377,32 @@ static void emit(struct lg_record *r, const struct held *h, size_t len)
 	free(line);
 }
 
+/*
+ * base and its strings held, on their way (emit); without the spill, the
+ * buffer's first line's time. True when the buffer is due (FLUSH_MS).
+ */
+static bool hold(struct lg_record *r, const struct held *base,
+		 const struct strs *x, uint64_t now_ms)
+{
+	struct held *h;
+	bool due = false;
+	size_t len;
+
+	h = hold_event(r, base, x, &len);
+	if (h) {
+		emit(r, h, len);
+		account(r, len);
+	}
+	if (!r->sp) {
+		pthread_mutex_lock(&r->wm);
+		if (!r->pending_ms)
+			r->pending_ms = now_ms ? now_ms : 1;
+		due = now_ms - r->pending_ms >= FLUSH_MS;
+		pthread_mutex_unlock(&r->wm);
+	}
+	return due;
+}
+
 /* The strings of ev (and of its verdict's findings) that its line says. */
 static void event_strings(const struct lg_record *r, const struct lg_event *ev,
 			  enum lg_verdict v, const struct lg_findings *f,
@@ -460,31 +486,18 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 			     .stream = ev->stream };
 	struct strs x;
 	char digest[33];
-	struct held *h;
-	bool due = false;
-	size_t len;
+	bool due;
 
 	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
 		return;
 	memset(&x, 0, sizeof(x));
 	event_strings(r, ev, v, f, &base, &x, digest);
-	h = hold_event(r, &base, &x, &len);
-	if (h) {
-		emit(r, h, len);
-		account(r, len);
-	}
+	due = hold(r, &base, &x, now_ms);
 	/*
 	 * A trip: on disk before the kill. Else within FLUSH_MS (due); so is
 	 * an observe mode's would-trip, which kills nothing (rm -rf of 10,000
 	 * files would otherwise write at every 3rd removal).
 	 */
-	if (!r->sp) {
-		pthread_mutex_lock(&r->wm);
-		if (!r->pending_ms)
-			r->pending_ms = now_ms ? now_ms : 1;
-		due = now_ms - r->pending_ms >= FLUSH_MS;
-		pthread_mutex_unlock(&r->wm);
-	}
 	if ((v > LG_WARN && !r->head.observe) || due)
 		lg_record_flush(r);
 }
@@ -500,22 +513,10 @@ void lg_record_restored(struct lg_record *r, uint64_t now_ms,
 			     .start_ms = r ? r->start_ms : 0,
 			     .id = *id };
 	struct strs x;
-	struct held *h;
-	size_t len;
 
 	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
 		return;
 	memset(&x, 0, sizeof(x));
 	put_c(&x, S_TARGET, target);
-	h = hold_event(r, &base, &x, &len);
-	if (h) {
-		emit(r, h, len);
-		account(r, len);
-	}
-	if (!r->sp) {
-		pthread_mutex_lock(&r->wm);
-		if (!r->pending_ms)
-			r->pending_ms = now_ms ? now_ms : 1;
-		pthread_mutex_unlock(&r->wm);
-	}
+	hold(r, &base, &x, now_ms); /* due with the event that asked */
 }
