@@ -128,7 +128,12 @@ sys.exit(p.wait())' "$LGRUN" --state-dir "$STATE" --session int1 -- sleep 30
 [ "$(field "$STATE/sessions/int1.json" state)" = cancelled ] || fail "int1: $(tail -1 "$STATE/sessions/int1.json")"
 grep '"session":"int1"' "$STATE/audit.jsonl" | grep -q '"end":"cancelled"' || fail "int1: no cancelled end"
 grep -q '"session":"int1".*supervisor_lost' "$STATE/audit.jsonl" && fail "int1: a Ctrl-C was taken for a lost supervisor"
-# gone (a killed lgrun's watchdog is a zombie of init's for a moment)
-left=$(ps -eo pid,stat,comm | awk '$3 == "lgrun-watchdog" && $2 !~ /Z/')
+# gone (a killed lgrun's watchdog is a zombie of init's for a moment); only
+# this test's: its command line is its lgrun's, with this state dir (other
+# lgruns may run on the machine meanwhile)
+left=$(ps -eo pid,stat,comm | awk '$3 == "lgrun-watchdog" && $2 !~ /Z/ { print $1 }' |
+	while read -r p; do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "--state-dir $STATE " && echo "$p"
+	done)
 [ -z "$left" ] || fail "a watchdog outlived its session: $left"
 pass
