@@ -3,8 +3,9 @@
 # Where lgrun's time per unlink goes: `perf record` of lgrun --observe over
 # rm -rf of N pre-existing files on tmpfs (the bench's rm row), then the
 # notify thread's profile: its share in the kernel and in lgrun, its top
-# symbols, and its syscalls per unlink. Prints; asserts nothing. Root (perf
-# with kernel symbols). N (10000), B (build), LGRUN_ARGS (extra options).
+# symbols, and its syscalls per unlink; with PARTS=1, the notify step's
+# parts by call stacks (bench/notify_parts.py). Prints; asserts nothing. Root
+# (perf with kernel symbols). N (10000), B (build), LGRUN_ARGS (extra options).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -35,6 +36,13 @@ for tid in $(grep -E ':lgrun *$' "$W/threads" | head -2 | awk '{ print $2 }' | c
 	echo "thread $tid: top symbols (self, % of all samples)"
 	grep -E " $tid:" "$W/sym" | head -"${TOP:-30}"
 done
+if [ -n "${PARTS:-}" ]; then # the notify step's parts, by call stacks
+	mk
+	perf record -q -F 5000 --call-graph dwarf,65528 -o "$W/parts.data" -- "$LGRUN" --state-dir "$W/st2" \
+		--observe ${LGRUN_ARGS:-} -- rm -rf "$W/rm" 2>/dev/null >/dev/null || { echo "profile_rm: perf record -g failed"; exit 1; }
+	perf script -i "$W/parts.data" -F tid,ip,sym 2>/dev/null >"$W/parts.txt"
+	python3 bench/notify_parts.py "$W/parts.txt" "$N" 5000
+fi
 mk
 strace -c -f -o "$W/strace.txt" "$LGRUN" --state-dir "$W/st" --observe ${LGRUN_ARGS:-} -- rm -rf "$W/rm" 2>/dev/null >/dev/null
 echo "syscalls of lgrun and rm per unlink (strace -c -f; rm itself makes about 1 per file):"
