@@ -623,7 +623,8 @@ kill_base() {
 # ------------------------------------------------------------- row 5: guard
 guard_setup() {
 	local objs
-	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/lib/text.o 2>/dev/null)
+	objs=$(ls "$BDIR"/obj/supervisor/guard/*.o "$BDIR"/obj/supervisor/lib/text.o \
+		"$BDIR"/obj/supervisor/lib/glob.o 2>/dev/null)
 	[ -n "$objs" ] && [ -f "$BDIR/obj/supervisor/guard/event.o" ] ||
 		{ SKIP[guard]="no guard objects in $BDIR/obj (run 'make')"; return; }
 	# The Makefile's language flags, from the source root so -Isupervisor resolves.

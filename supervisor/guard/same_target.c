@@ -12,8 +12,10 @@
 
 struct st_node {
 	struct st_node *next;
+	uint64_t h; /* hash(key): compared before the key, kept for grow() */
 	unsigned n; /* attempts in ts[] */
-	uint64_t *ts; /* the last (max - 1) attempt times, oldest first */
+	uint64_t *ts; /* the last (max - 1) attempt times, oldest first: in
+			 the node's own allocation, after key */
 	char key[];
 };
 
@@ -53,7 +55,6 @@ struct lg_same_target *lg_same_target_new(const struct lg_detector_cfg *cfg)
 
 static void node_free(struct st_node *n)
 {
-	free(n->ts);
 	free(n);
 }
 
@@ -123,7 +124,7 @@ static void grow(struct lg_same_target *d)
 		struct st_node *n = d->buckets[i], *next;
 
 		for (; n; n = next) {
-			size_t j = hash(n->key) & (nb - 1);
+			size_t j = n->h & (nb - 1);
 
 			next = n->next;
 			n->next = b[j];
@@ -144,38 +145,38 @@ static bool counted(const struct lg_event *ev)
 		ev->cls == LG_CLASS_NO_DATA);
 }
 
-static struct st_node *find(const struct lg_same_target *d, const char *key)
+static struct st_node *find(const struct lg_same_target *d, const char *key,
+			    uint64_t h)
 {
 	struct st_node *n;
 
-	for (n = d->buckets[hash(key) & (d->nbuckets - 1)]; n; n = n->next)
-		if (strcmp(n->key, key) == 0)
+	for (n = d->buckets[h & (d->nbuckets - 1)]; n; n = n->next)
+		if (n->h == h && strcmp(n->key, key) == 0)
 			break;
 	return n;
 }
 
 /* A new target's node, in the table; NULL when out of memory. */
 static struct st_node *add_node(struct lg_same_target *d, const char *key,
-				uint64_t now)
+				uint64_t h, uint64_t now)
 {
-	size_t len = strlen(key), b;
+	size_t len = strlen(key), at, b;
 	struct st_node *n;
 
 	if (d->nodes >= d->sweep_at)
 		sweep(d, now);
 	if (d->nodes >= d->nbuckets)
 		grow(d);
-	n = malloc(sizeof(*n) + len + 1);
+	/* one allocation: the node, its key, then its times (aligned) */
+	at = (sizeof(*n) + len + 1 + 7) & ~(size_t)7;
+	n = malloc(at + (d->cfg.max - 1) * sizeof(*n->ts));
 	if (!n)
 		return NULL;
-	n->ts = malloc((d->cfg.max - 1) * sizeof(*n->ts));
-	if (!n->ts) {
-		free(n);
-		return NULL;
-	}
+	n->ts = (uint64_t *)((char *)n + at);
 	memcpy(n->key, key, len + 1);
+	n->h = h;
 	n->n = 0;
-	b = hash(key) & (d->nbuckets - 1);
+	b = h & (d->nbuckets - 1);
 	n->next = d->buckets[b];
 	d->buckets[b] = n;
 	d->nodes++;
@@ -227,6 +228,7 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 	uint64_t now = env->now_ms;
 	const char *key = ev->target ? ev->target : "";
 	struct st_node *n;
+	uint64_t h;
 
 	if (!d->cfg.max || !counted(ev))
 		return LG_ALLOW;
@@ -234,7 +236,8 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 		now = d->last_now;
 	d->last_now = now;
 
-	n = find(d, key);
+	h = hash(key);
+	n = find(d, key, h);
 	if (n)
 		expire(d, n, now);
 	if (env->shared && shared_trip(d, ev, env, n, key, out))
@@ -257,7 +260,7 @@ enum lg_verdict lg_same_target_feed(struct lg_same_target *d,
 		return d->cfg.action;
 	}
 	if (!n)
-		n = add_node(d, key, now);
+		n = add_node(d, key, h, now);
 	if (!n)
 		return LG_ALLOW;
 	n->ts[n->n++] = now;
