@@ -81,7 +81,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/error.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
-	supervisor/lib/spill.c \
+	supervisor/lib/spill.c supervisor/lib/procmem.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \

@@ -12,42 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/uio.h>
 
+#include "lib/procmem.h"
 #include "notify_int.h"
 #include "session/session.h"
-
-/*
- * Copies a NUL-terminated string from the target, a page at a time so a
- * string ending just before an unmapped page is still read.
- */
-static int read_string(pid_t pid, uint64_t addr, char *buf, size_t size)
-{
-	size_t got = 0;
-
-	if (!addr)
-		return -EFAULT;
-	while (got < size) {
-		uint64_t a = addr + got;
-		size_t chunk = 4096 - (a & 4095);
-		struct iovec local, remote;
-		ssize_t r;
-		char *nul;
-
-		if (chunk > size - got)
-			chunk = size - got;
-		local = (struct iovec){ buf + got, chunk };
-		remote = (struct iovec){ (void *)(uintptr_t)a, chunk };
-		r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		if (r <= 0)
-			return r < 0 ? -errno : -EFAULT;
-		nul = memchr(buf + got, '\0', (size_t)r);
-		if (nul)
-			return (int)(nul - buf);
-		got += (size_t)r;
-	}
-	return -ENAMETOOLONG;
-}
 
 static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 {
@@ -102,7 +70,7 @@ int notify_arg_where(pid_t pid, int dirfd, uint64_t addr, bool follow,
 	char raw[PATH_MAX + 1];
 	int r;
 
-	r = read_string(pid, addr, raw, sizeof(raw));
+	r = lg_proc_string(pid, addr, raw, sizeof(raw));
 	if (r < 0)
 		return r;
 	return lg_where_resolve(pid, dirfd, raw, follow, w);

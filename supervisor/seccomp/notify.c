@@ -19,28 +19,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "guard/classify.h"
 #include "filter.h"
 #include "gitodb.h"
 #include "lib/log.h"
+#include "lib/procmem.h"
 #include "notify_int.h"
 #include "pathres.h"
 #include "session/session.h"
 #include "where.h"
-
-static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t size)
-{
-	struct iovec local = { buf, size };
-	struct iovec remote = { (void *)(uintptr_t)addr, size };
-	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (r < 0)
-		return -errno;
-	return (size_t)r == size ? 0 : -EFAULT;
-}
 
 static int proc_link(pid_t pid, const char *what, char *buf, size_t size)
 {
@@ -212,7 +201,7 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	if (a->how) {
 		struct open_how how;
 
-		if (read_mem(pid, req->data.args[2], &how, sizeof(how)) < 0)
+		if (lg_proc_read(pid, req->data.args[2], &how, sizeof(how)) < 0)
 			return -EFAULT;
 		open_flags(a, how.flags);
 		a->follow = a->follow && !(how.resolve & RESOLVE_NO_SYMLINKS);

@@ -10,9 +10,9 @@
 #include <dirent.h>
 #include <libgen.h>
 #include <linux/audit.h>
-#include <sys/uio.h>
 
 #include "lib/cleanup.h"
+#include "lib/procmem.h"
 #include "seccomp/filter.h"
 #include "session_int.h"
 
@@ -240,30 +240,6 @@ static size_t children_of(pid_t pid, pid_t *kids)
 			kids[nkids++] = atoi(tok);
 	return nkids;
 }
-/* A string of pid's memory, a page at a time, NUL-terminated. */
-static bool pending_string(pid_t pid, uint64_t addr, char *buf, size_t size)
-{
-	size_t got = 0;
-
-	while (addr && got < size) {
-		uint64_t a = addr + got;
-		size_t chunk = 4096 - (a & 4095);
-		struct iovec local, remote;
-		ssize_t r;
-
-		if (chunk > size - got)
-			chunk = size - got;
-		local = (struct iovec){ buf + got, chunk };
-		remote = (struct iovec){ (void *)(uintptr_t)a, chunk };
-		r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		if (r <= 0)
-			return false;
-		if (memchr(buf + got, '\0', (size_t)r))
-			return true;
-		got += (size_t)r;
-	}
-	return false;
-}
 /*
  * tar's child just forked runs (or waits for a CPU) to its open, which
  * needs nothing of lgrun's before it: a short wait until it blocks
@@ -328,12 +304,7 @@ static bool archive_pending(struct lg_session *s, pid_t remover, pid_t pid)
 	else if (sc->kind == LG_KIND_OPEN)
 		flags = a[sc->flags];
 	else if (sc->kind == LG_KIND_OPEN_HOW) {
-		struct iovec local = { &flags, sizeof(flags) };
-		struct iovec remote = { (void *)(uintptr_t)a[2],
-					sizeof(flags) };
-
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) !=
-		    sizeof(flags))
+		if (lg_proc_read(pid, a[2], &flags, sizeof(flags)) < 0)
 			return false;
 	} else
 		return false;
@@ -343,7 +314,8 @@ static bool archive_pending(struct lg_session *s, pid_t remover, pid_t pid)
 	if (proc_read(pid, "wchan", buf, sizeof(buf)) > 0 &&
 	    strcmp(buf, "0") != 0 && !strstr(buf, "seccomp"))
 		return false;
-	if (!pending_string(pid, a[sc->path], name, sizeof(name)) || !name[0])
+	if (lg_proc_string(pid, a[sc->path], name, sizeof(name)) < 0 ||
+	    !name[0])
 		return false;
 	sess_read_exe(pid, exe, sizeof(exe));
 	n = proc_read(pid, "cmdline", argv, sizeof(argv));
