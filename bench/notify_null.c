@@ -9,9 +9,21 @@
  * this much is the mechanism (two context switches per syscall).
  * Like lgrun, a thread blocks in SECCOMP_IOCTL_NOTIF_RECV with
  * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set when the kernel has it.
+ *
+ * notify_null --read CMD...: the least any guard of removals must do before
+ * it answers, and nothing more: the path argument read from the task
+ * (process_vm_readv), the directory it is relative to taken from the task
+ * (pidfd_getfd through a pidfd kept for the last pid; /proc/PID/cwd), the
+ * notification checked still valid where no pidfd vouches for the reads,
+ * and one statx of the target. No guard, no records, no display path.
+ * notify_null --keep DIR CMD...: that, and the target's undo: a regular
+ * file linked into DIR (on the target's file system) before the answer.
+ * What lgrun costs beyond these is what it does besides the least.
  * Exit status: CMD's (128+N for a signal), 125 on a setup error.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -21,13 +33,16 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +55,82 @@
 
 static atomic_bool done;
 static int listener = -1;
+static bool read_args; /* --read or --keep */
+static int keep_dir = -1; /* --keep */
+static unsigned long kept;
+
+/*
+ * The least a guard does: read the path, take its directory from the task,
+ * stat the target; with keep_dir, link a regular file there. Mirrors
+ * lgrun's cheapest way for each step, so what lgrun adds is what it
+ * decides and records.
+ */
+static void least(const struct seccomp_notif *req)
+{
+	static pid_t last_pid;
+	static int pidfd = -1;
+	char path[4096], name[32];
+	struct iovec local = { path, sizeof(path) - 1 }, remote;
+	uint64_t addr;
+	int dirarg = AT_FDCWD, dirfd = AT_FDCWD, owned = -1;
+	bool vouched = false;
+	struct statx st;
+	ssize_t n;
+
+	switch (req->data.nr) {
+	case __NR_unlinkat:
+		dirarg = (int)req->data.args[0];
+		addr = req->data.args[1];
+		break;
+	case __NR_unlink:
+	case __NR_rmdir:
+	case __NR_truncate:
+		addr = req->data.args[0];
+		break;
+	default:
+		return; /* ftruncate: not in the rows that use this */
+	}
+	/* up to the end of the path's page, as lgrun's first read */
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = 4096 - (addr & 4095);
+	if (remote.iov_len > sizeof(path) - 1)
+		remote.iov_len = sizeof(path) - 1;
+	local.iov_len = remote.iov_len;
+	n = process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0);
+	if (n <= 0)
+		return;
+	path[n] = '\0';
+	if (path[0] != '/' && dirarg != AT_FDCWD) {
+		if (last_pid != (pid_t)req->pid) {
+			if (pidfd >= 0)
+				close(pidfd);
+			pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
+			last_pid = (pid_t)req->pid;
+		} else {
+			vouched = pidfd >= 0;
+		}
+		owned = (int)syscall(SYS_pidfd_getfd, pidfd, dirarg, 0);
+		dirfd = owned;
+	} else if (path[0] != '/') {
+		char cwd[64];
+
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)req->pid);
+		owned = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dirfd = owned;
+	}
+	if (dirfd < 0 && dirfd != AT_FDCWD)
+		return;
+	if (!vouched)
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id);
+	if (statx(dirfd, path, AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_BTIME, &st) == 0 &&
+	    keep_dir >= 0 && S_ISREG(st.stx_mode)) {
+		snprintf(name, sizeof(name), "k%lu", kept++);
+		linkat(dirfd, path, keep_dir, name, 0);
+	}
+	if (owned >= 0)
+		close(owned);
+}
 
 static int install_filter(void)
 {
@@ -128,6 +219,8 @@ static void *answer_loop(void *arg)
 				break;
 			continue;
 		}
+		if (read_args)
+			least(&req);
 		memset(&resp, 0, sizeof(resp));
 		resp.id = req.id;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -142,8 +235,26 @@ int main(int argc, char **argv)
 	pthread_t th;
 	pid_t pid;
 
+	for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-';
+	     argc--, argv++) {
+		if (!strcmp(argv[1], "--read")) {
+			read_args = true;
+		} else if (!strcmp(argv[1], "--keep") && argc > 2) {
+			read_args = true;
+			keep_dir =
+				open(argv[2], O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (keep_dir < 0) {
+				perror("notify_null: --keep");
+				return 125;
+			}
+			argc--, argv++;
+		} else {
+			break;
+		}
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: notify_null CMD [ARGS...]\n");
+		fprintf(stderr,
+			"usage: notify_null [--read | --keep DIR] CMD [ARGS...]\n");
 		return 125;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)

@@ -366,7 +366,7 @@ int main(int argc, char **argv)
 		       .ctl.epfd = -1,
 		       .store.fd = -1 },
 		/* none yet: an early error writes nothing to fd 0 */
-		.wd = { .fd = -1 }
+		.wd = { .fd = -1, .pidfd = -1 }
 	};
 	struct run *run = &R;
 	int rc;

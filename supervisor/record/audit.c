@@ -11,15 +11,38 @@
 #include "audit.h"
 #include "lib/json.h"
 
+/*
+ * The civil date of a day since 1970-01-01 (proleptic Gregorian, in eras of
+ * 400 years). Not gmtime_r: glibc reads /etc/localtime at its first call.
+ */
+static void civil(int64_t days, int *y, int *m, int *d)
+{
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097; /* [0, 146096] */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* from March */
+	int64_t mp = (5 * doy + 2) / 153;
+
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
 void lg_time_iso(int64_t real_ns, char *buf, size_t size)
 {
-	time_t t = (time_t)(real_ns / 1000000000LL);
-	struct tm tm;
-	char s[32];
+	int64_t ms = floor_div(real_ns, 1000000), s = floor_div(ms, 1000);
+	int64_t days = floor_div(s, 86400), sec = s - days * 86400;
+	int y, m, d;
 
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, size, "%s.%03dZ", s, (int)((real_ns / 1000000LL) % 1000));
+	civil(days, &y, &m, &d);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d,
+		 (int)(sec / 3600), (int)(sec / 60 % 60), (int)(sec % 60),
+		 (int)(ms - s * 1000));
 }
 
 void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,

@@ -22,6 +22,7 @@ struct lg_cgroup;
 struct lg_watchdog {
 	pid_t pid; /* 0: none */
 	int fd; /* the pipe's write end: lgrun's alone (close-on-exec) */
+	int pidfd; /* its pidfd, opened before anyone could reap it; -1: none */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "record/audit.h"
@@ -131,6 +132,38 @@ static void test_begin_ids(void **state)
 	lg_json_free(&j);
 }
 
+/* The record's time, made without libc's time zone code, is gmtime's. */
+static void test_time_iso_is_gmtime(void **state)
+{
+	static const int64_t at[] = {
+		0,	     -1,	   951782400,  951868799,  4107542400,
+		-2208988800, 9000000000, 1795626000, 1709164800, -5000000000,
+	};
+	char got[40], want[64];
+
+	(void)state;
+	for (int64_t i = 0; i < 4000; i++) {
+		/* every day of ~11 years around 2000 and 2100, then the table */
+		int64_t s = i < 2000 ? 946684800 + (i - 1000) * 86400 + i * 7 :
+			    i < 3990 ? 4102444800 + (i - 3000) * 86400 + i :
+				       at[i - 3990];
+		time_t t = (time_t)s;
+		struct tm tm;
+		int64_t ns = s * 1000000000LL + 987654321;
+
+		gmtime_r(&t, &tm);
+		snprintf(want, sizeof(want),
+			 "%04d-%02d-%02dT%02d:%02d:%02d.987Z",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec);
+		lg_time_iso(ns, got, sizeof(got));
+		assert_string_equal(got, want);
+	}
+	/* before 1970 the milliseconds still count up from the second */
+	lg_time_iso(-1, got, sizeof(got));
+	assert_string_equal(got, "1969-12-31T23:59:59.999Z");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +173,7 @@ int main(void)
 		cmocka_unit_test(test_ints_and_keys),
 		cmocka_unit_test(test_field_unescapes),
 		cmocka_unit_test(test_begin_ids),
+		cmocka_unit_test(test_time_iso_is_gmtime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
