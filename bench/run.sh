@@ -279,7 +279,7 @@ null_setup() {
 	if cc -O2 -Wall -pthread -o "$BENCHBIN/notify_null" "$ROOT/bench/notify_null.c" &&
 		"$BENCHBIN/notify_null" "$TRUE_BIN"; then
 		HAVE_NULL=1
-		RM_VARIANTS+=(null)
+		RM_VARIANTS+=(null least leastkeep)
 	else
 		SKIP[rm_null]="cannot build or run bench/notify_null.c (seccomp user notification?)"
 		SKIP[startup_null]=${SKIP[rm_null]}
@@ -400,6 +400,15 @@ rm_one() { # variant
 		t1=$(now_us) ;;
 	null)
 		t0=$(now_us); "$BENCHBIN/notify_null" rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
+	least) # the least a guard does before it answers (bench/notify_null.c)
+		t0=$(now_us); "$BENCHBIN/notify_null" --read rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
+	leastkeep) # and the undo's link, into a folder on the same file system
+		rm -rf "$WORK/least-kept" && mkdir "$WORK/least-kept"
+		t0=$(now_us)
+		"$BENCHBIN/notify_null" --keep "$WORK/least-kept" rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us)
+		rm -rf "$WORK/least-kept" ;; # what it kept: untimed
 	strace)
 		t0=$(now_us); strace -f -o /dev/null rm -rf "$RM_DIR"; rc=$?; t1=$(now_us) ;;
 	bwrap)
@@ -1236,7 +1245,7 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk noq nokw norec bpf observe null strace bwrap; do
+		for v in bulk noq nokw norec bpf observe null least leastkeep strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
 			noq) name="2 rm-heavy: no quarantine" desc="$what, bulk-cleanup, quarantine off" tgt="(vs lgrun)" ;;
@@ -1245,6 +1254,8 @@ if want rm; then
 			bpf) name="2 rm-heavy: +bpf" desc="$what, bulk-cleanup, --bpf=on" tgt="(vs lgrun)" ;;
 			observe) name="2 rm-heavy: observe" desc="$what, --observe (default config)" tgt="<= 2.0x" ;;
 			null) name="2 rm-heavy: notify" desc="$what, notify_null (answer only)" tgt="(reference)" ;;
+			least) name="2 rm-heavy: least" desc="$what, notify_null --read (path, directory, statx)" tgt="(reference)" ;;
+			leastkeep) name="2 rm-heavy: least+keep" desc="$what, notify_null --keep (and a link)" tgt="(reference)" ;;
 			strace) name="2 rm-heavy: strace" desc="$what, strace -f -o /dev/null" tgt="(reference)" ;;
 			bwrap) name="2 rm-heavy: bwrap" desc="$what, bwrap --dev-bind / /" tgt="(reference)" ;;
 			esac
@@ -1274,6 +1285,8 @@ if want rm; then
 				fi
 			elif [ "$v" = null ]; then
 				extra="+$(calc '%.2f' "($l - $b) * 1000 / $RM_FILES") us/unlink: the seccomp-notify round trip alone; $(spread rm_null %.1f) ms"
+			elif [ "$v" = least ] || [ "$v" = leastkeep ]; then
+				extra="$(calc '%.2fx' "$l / $floor") the floor, +$(calc '%.2f' "($l - $floor) * 1000 / $RM_FILES") us/unlink over it; $(spread "rm_$v" %.1f) ms"
 			fi
 			row "$name" "$desc" "$(calc '%.1f ms' "$b")" "$(calc '%.1f ms' "$l")" \
 				"$(calc '%.2fx' "$ratio")" "$(calc '%+.1f ms' "$l - $b")" "$tgt" "$m" "$extra"
@@ -1567,6 +1580,31 @@ if [ -n "$HAVE_NULL" ]; then
 		lu=$(calc %.3f "($l - $b - $su) * 1000 / $RM_FILES")
 		fl "one unlink (startup excluded)" "+$fu us" "+$lu us" "<= floor + 7 us" \
 			"$(met "$lu <= $fu + 7")"
+	fi
+	# What no design can do without: bench/notify_null.c --read and --keep.
+	# A target below these is below the least a guard does; what lgrun
+	# adds beyond them is its decision and its records.
+	r=$(median rm_least) k=$(median rm_leastkeep) q=$(median rm_noq)
+	if [ -n "$b" ] && [ -n "$f" ] && [ -n "$r" ] && [ -n "$k" ]; then
+		echo "  the least a guard does before it answers (notify_null --read, --keep; this run):"
+		room() { # least-ratio target: what the target leaves beyond the least
+			awk "BEGIN { d = $2 - ($1); if (d < 0) printf \"below the least by %.2fx\", -d; else printf \"leaves %.2fx of the floor\", d }"
+		}
+		least() { # what ratio-to-floor target lgrun-ratio
+			printf '    %-46s %-22s target %-9s %-28s lgrun %s\n' "$1" "$2" "$3" "$4" "$5"
+		}
+		least "read the path, take its directory, one statx" \
+			"$(calc '%.2fx floor' "$r / $f") ($(calc '%+.2f' "($r - $f) * 1000 / $RM_FILES") us)" \
+			"<= 1.15x" "$(room "$r / $f" 1.15)" \
+			"$([ -n "$q" ] && calc '%.2fx floor, quarantine off' "$q / $f")"
+		least "the same and a link (the undo)" \
+			"$(calc '%.2fx floor' "$k / $f") ($(calc '%+.2f' "($k - $f) * 1000 / $RM_FILES") us)" \
+			"<= 1.4x" "$(room "$k / $f" 1.4)" \
+			"$(calc '%.2fx floor, --observe' "$l / $f")"
+		least "one unlink: the least beyond the floor" \
+			"+$(calc '%.2f' "($k - $f) * 1000 / $RM_FILES") us" "<= +7 us" \
+			"$(calc '%.2f us left' "7 - ($k - $f) * 1000 / $RM_FILES")" \
+			"+$(calc '%.2f us' "$lu - $fu") over the floor"
 	fi
 	b=$(median su_bare) f=$(median su_null) l=$(median su_lg)
 	[ -n "$b" ] && [ -n "$f" ] && [ -n "$l" ] &&
