@@ -352,6 +352,7 @@ static void teardown(struct run **made)
 		lg_notifier_free(run->l.notify.nt);
 		lg_session_free(run->l.s); /* its index lines written */
 		lg_spill_free(run->spill);
+		lg_spill_free(run->rec_spill);
 		lg_config_free(&run->cfg);
 	}
 }

@@ -53,6 +53,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "record/audit.h"
+#include "record/record.h"
 #include "lib/json.h"
 #include "egress/agentenv.h"
 #include "tree/cgroup.h"
@@ -292,6 +293,7 @@ struct run {
 	struct lg_cgroup cg;
 	struct lg_watchdog wd; /* kills the tree if lgrun dies */
 	struct lg_spill *spill; /* the quarantine index's lines on their way */
+	struct lg_spill *rec_spill; /* the recording's */
 	struct lg_bpf filter;
 	char state_dir[PATH_MAX], audit_path[PATH_MAX + 16];
 	char metrics_path[PATH_MAX + 16], gen_id[96];

@@ -293,8 +293,12 @@ int setup_watchdog(struct run *run)
 			run->spill =
 				lg_spill_new(SPILL_BYTES, lg_quarantine_line);
 		run->info.spill = run->spill;
+		/* and the recording's lines and held events */
+		if (run->cfg.record_events)
+			run->rec_spill = lg_record_spill();
+		run->info.rec_spill = run->rec_spill;
 		r = lg_watchdog_start(&run->wd, &run->cg, run->state_dir,
-				      run->id, run->spill);
+				      run->id, run->spill, run->rec_spill);
 
 		if (r < 0)
 			lg_warn("no watchdog (%s): if lgrun is killed, what the session started may outlive it",

@@ -52,6 +52,7 @@ struct lg_record {
 	 * without the session's lock); NULL: each line made as it comes.
 	 */
 	struct lg_spill *sp;
+	bool own_sp; /* made here (else the caller's: lg_record_spill) */
 	/* an event as held, made here: its room kept (the session's lock) */
 	struct held *held;
 	size_t held_cap;
@@ -101,13 +102,22 @@ static void out(struct lg_record *r, const char *s, size_t n)
 	r->part_bytes += n;
 }
 
-/* Under wm: a line of the file's own (its head). */
+/*
+ * Under wm: a line of the file's own (its head). With a spill, it goes
+ * through the spill, ahead of the events held after it, so that the
+ * watchdog writes it too when lgrun dies before the first flush.
+ */
 static void line(struct lg_record *r, struct lg_json *j)
 {
 	lg_json_end(j);
 	if (j->buf) {
 		lg_json_append(j, "\n", 1);
-		out(r, j->buf, j->len);
+		if (r->sp && r->fd >= 0) {
+			lg_spill_add(r->sp, r->fd, r->path, j->buf, j->len);
+			r->part_bytes += j->len;
+		} else {
+			out(r, j->buf, j->len);
+		}
 	}
 	lg_json_free(j);
 }
@@ -146,8 +156,14 @@ static int open_part(struct lg_record *r)
 	return 0;
 }
 
+struct lg_spill *lg_record_spill(void)
+{
+	return lg_spill_new(HELD_BYTES, lg_record_held_line);
+}
+
 struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
-				 const struct lg_record_head *h)
+				 const struct lg_record_head *h,
+				 struct lg_spill *sp)
 {
 	struct lg_record *r = calloc(1, sizeof(*r));
 	size_t n;
@@ -181,14 +197,16 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 	r->head.config = h->config ? r->config : NULL;
 	r->head.profile = h->profile ? r->profile : NULL;
 	unlink(r->old); /* an earlier run's */
+	r->own_sp = !sp;
+	r->sp = sp ? sp : lg_record_spill(); /* NULL: lines now */
 	if (open_part(r) < 0) {
+		if (r->own_sp)
+			lg_spill_free(r->sp);
 		pthread_mutex_destroy(&r->wm);
 		free(r->buf);
 		free(r);
 		return NULL;
 	}
-	r->sp = lg_spill_new(HELD_BYTES,
-			     lg_record_held_line); /* NULL: lines now */
 	return r;
 }
 
@@ -259,7 +277,8 @@ void lg_record_close(struct lg_record *r)
 		return;
 	lg_record_flush(r);
 	lg_closep(&r->fd);
-	lg_spill_free(r->sp);
+	if (r->own_sp)
+		lg_spill_free(r->sp);
 	pthread_mutex_destroy(&r->wm);
 	free(r->held);
 	free(r->buf);

@@ -41,9 +41,19 @@ struct lg_record_head {
 
 struct lg_record;
 
-/* NULL when the file cannot be made (said once by the caller). */
+/*
+ * NULL when the file cannot be made (said once by the caller). sp (or
+ * NULL: the recording makes its own): the spill its lines and held events
+ * go through, lg_record_spill()'s, made before the watchdog's fork so that
+ * the watchdog writes what lgrun held when it died (lg_spill_salvage);
+ * the caller frees it after lg_record_close.
+ */
+struct lg_spill;
 struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
-				 const struct lg_record_head *h);
+				 const struct lg_record_head *h,
+				 struct lg_spill *sp);
+/* A spill for lg_record_open: its room, its line function. NULL. */
+struct lg_spill *lg_record_spill(void);
 void lg_record_close(struct lg_record *r);
 
 /*

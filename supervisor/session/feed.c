@@ -28,7 +28,7 @@ void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
 		return;
 	snprintf(p, sizeof(p), "%s/sessions/%s.events.jsonl", info->state_dir,
 		 info->id);
-	s->rec = lg_record_open(p, cfg->record_max_bytes, &h);
+	s->rec = lg_record_open(p, cfg->record_max_bytes, &h, info->rec_spill);
 	if (!s->rec)
 		lg_warn("cannot record the session's events in %s: %s (lgctl replay will not have it)",
 			p, strerror(errno));

@@ -32,6 +32,8 @@ struct lg_session_info {
 	const char *options;
 	/* the quarantine index's lines on their way (spill.h), or NULL */
 	struct lg_spill *spill;
+	/* the recording's (lg_record_spill), or NULL: the recording's own */
+	struct lg_spill *rec_spill;
 };
 
 struct lg_session *lg_session_new(const struct lg_config *cfg,

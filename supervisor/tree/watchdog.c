@@ -146,7 +146,7 @@ int lg_session_lost(const char *state_dir, const char *id, const char *cgroup,
 /* The watchdog's life: reads until lgrun says done or is gone. */
 static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 			    const char *state_dir, const char *id,
-			    struct lg_spill *spill)
+			    struct lg_spill *index, struct lg_spill *record)
 {
 	unsigned char msg[64];
 	size_t have = 0;
@@ -190,11 +190,17 @@ static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 	}
 	/* what lgrun had kept but not yet written in its index */
 	{
-		long w = lg_spill_salvage(spill);
+		long w = lg_spill_salvage(index);
 
 		if (w < 0)
 			fprintf(stderr,
 				"lgrun: session %s: the quarantine index's last lines could not be written: %s\n",
+				id, strerror((int)-w));
+		/* and the events it had recorded but not yet written */
+		w = lg_spill_salvage(record);
+		if (w < 0)
+			fprintf(stderr,
+				"lgrun: session %s: the recording's last events could not be written: %s\n",
 				id, strerror((int)-w));
 	}
 	if (lg_session_lost(state_dir, id, cg->ok ? cg->path : NULL, pgid,
@@ -205,7 +211,7 @@ static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 
 int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
 		      const char *state_dir, const char *id,
-		      struct lg_spill *spill)
+		      struct lg_spill *index, struct lg_spill *record)
 {
 	int p[2];
 	pid_t pid;
@@ -225,7 +231,7 @@ int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
 	}
 	if (pid == 0) {
 		close(p[1]);
-		watch(p[0], cg, state_dir, id, spill);
+		watch(p[0], cg, state_dir, id, index, record);
 	}
 	close(p[0]);
 	w->pid = pid;

@@ -27,13 +27,13 @@ struct lg_watchdog {
 
 /*
  * Forks the watchdog. 0, or -errno (the session then runs without one).
- * spill (or NULL): lines lgrun had not written yet, which it writes when
- * lgrun is gone (the quarantine's index).
+ * index and record (each or NULL): lines lgrun had not written yet, which
+ * it writes when lgrun is gone (the quarantine's index, the recording).
  */
 struct lg_spill;
 int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
 		      const char *state_dir, const char *id,
-		      struct lg_spill *spill);
+		      struct lg_spill *index, struct lg_spill *record);
 /* The tree's process group (its first process), for a session with no cgroup. */
 void lg_watchdog_tree(struct lg_watchdog *w, pid_t pgid);
 /* lgrun ends the session itself: the watchdog leaves, and is reaped. */

@@ -82,6 +82,14 @@ mkfiles "$T/lost3" 2
 for _ in $(seq 100); do grep -q supervisor_lost "$STATE/sessions/lost3.json" 2>/dev/null && break; sleep 0.02; done
 [ "$(grep -c '"kind":"file"' "$STATE/quarantine/lost3.jsonl" 2>/dev/null)" = 2 ] ||
 	fail "the index of a session whose lgrun died lacks what it kept: $(cat "$STATE/quarantine/lost3.jsonl" 2>&1 | cut -c1-200)"
+# the recording's lines wait the same 250 ms: the watchdog writes its head
+# and the two removals it held, and lgctl replay reads them
+rec="$STATE/sessions/lost3.events.jsonl"
+head -1 "$rec" | grep -q '"record":1,"part":0,"session":"lost3"' ||
+	fail "the recording of a session whose lgrun died lacks its head: $(head -c 300 "$rec" 2>&1)"
+[ "$(grep -c '"k":"destructive".*"target":"[^"]*/lost3/f[12]"' "$rec")" = 2 ] ||
+	fail "the recording of a session whose lgrun died lacks the removals it held: $(cut -c1-200 "$rec")"
+"$LGCTL" --state-dir "$STATE" replay lost3 >"$T/replay3" 2>&1 || fail "lgctl replay lost3: $(cat "$T/replay3")"
 # the same lines twice (lgrun died between writing them and its record of
 # that, and the watchdog wrote them again): each entry is read once
 cp "$STATE/quarantine/lost3.jsonl" "$T/idx3"

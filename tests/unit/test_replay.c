@@ -59,7 +59,7 @@ static struct lg_record *open_rec(void)
 				    .text = true };
 
 	snprintf(path, sizeof(path), "/tmp/test_replay.%d.jsonl", getpid());
-	return lg_record_open(path, 0, &h);
+	return lg_record_open(path, 0, &h, NULL);
 }
 
 static int replay(const struct lg_guard_cfg *cfg, struct lg_replay *out)
