@@ -173,22 +173,11 @@ agent_setup() {
 		export GEMINI_API_KEY=dummy-lgrun-fixture GEMINI_CLI_TRUST_WORKSPACE=true
 		;;
 	codex)
-		# Codex ignores OPENAI_BASE_URL: a provider of our own, whose
-		# base_url agent_cmd sets from the OPENAI_BASE_URL lgrun gives it
-		# (HTTP only: the built-in provider tries WebSockets first).
+		# Codex ignores OPENAI_BASE_URL: a provider of our own (its
+		# base_url agent_cmd sets), in the fixture's config.toml.
 		export CODEX_HOME=$HOME/.codex OPENAI_API_KEY=sk-dummy-lgrun-fixture
 		mkdir -p "$CODEX_HOME" "$T/tmp"
-		cat >"$CODEX_HOME/config.toml" <<-'TOML'
-			model_provider = "lgmock"
-			check_for_update_on_startup = false
-			[analytics]
-			enabled = false
-			[model_providers.lgmock]
-			name = "lgmock"
-			env_key = "OPENAI_API_KEY"
-			wire_api = "responses"
-			supports_websockets = false
-		TOML
+		cp "$LLM/codex-config.toml" "$CODEX_HOME/config.toml"
 		# Codex makes its sandbox helper (codex-linux-sandbox, a link to
 		# itself) under CODEX_HOME, and refuses to when CODEX_HOME is under
 		# the temporary directory: then every sandboxed command fails.

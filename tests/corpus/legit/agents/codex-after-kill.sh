@@ -13,17 +13,7 @@ setup() {
 	export PATH=$(dirname "$CODEX"):$PATH
 	mkdir -p d "$HOME/.codex" "$TMPDIR"
 	for i in 1 2 3 4 5; do echo "stale $i" >"d/f$i"; done
-	cat >"$HOME/.codex/config.toml" <<-TOML
-		model_provider = "lgmock"
-		check_for_update_on_startup = false
-		[analytics]
-		enabled = false
-		[model_providers.lgmock]
-		name = "lgmock"
-		env_key = "OPENAI_API_KEY"
-		wire_api = "responses"
-		supports_websockets = false
-	TOML
+	cp "$LLM/codex-config.toml" "$HOME/.codex/config.toml"
 	export CODEX CODEX_HOME=$HOME/.codex OPENAI_API_KEY=sk-dummy-corpus
 	# the earlier session: Codex removing d/f1..f5, killed by lgrun at #3
 	python3 "$LLM/mock_llm.py" --port-file "$META/kill.port" --log "$META/kill.log" \
