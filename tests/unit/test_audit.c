@@ -136,7 +136,7 @@ static void test_begin_ids(void **state)
 static void test_time_iso_is_gmtime(void **state)
 {
 	static const int64_t at[] = {
-		0,	     -1,	   951782400,  951868799,  4107542400,
+		0,	     -1,	 951782400,  951868799,	 4107542400,
 		-2208988800, 9000000000, 1795626000, 1709164800, -5000000000,
 	};
 	char got[40], want[64];
