@@ -186,7 +186,7 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 		return -ENOMEM;
 	if (index_open(q) < 0)
 		return -EIO;
-	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	lg_strtrunc(e->kind, sizeof(e->kind), kind);
 	e->op = (int)who->op;
 	e->n = q->seq;
 	e->time_ns = lg_real_ns();

@@ -16,6 +16,7 @@
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/text.h"
 #include "quarantine_int.h"
 
 static bool under(const char *path, const char *dir)
@@ -180,7 +181,7 @@ static struct lg_qroot *find_root(struct lg_quarantine *q, const char *path,
 {
 	uint64_t mnt;
 
-	snprintf(dir, dirsize, "%s", path);
+	lg_strtrunc(dir, dirsize, path); /* at every removal: no printf */
 	*strrchr(dir, '/') = '\0';
 	if (q->last_root && strcmp(dir, q->last_dir) == 0)
 		return q->last_root;
