@@ -274,7 +274,6 @@ void lg_watchdog_done(struct lg_watchdog *w)
 	 */
 	if (w->pidfd >= 0) {
 		struct pollfd p = { .fd = w->pidfd, .events = POLLIN };
-
 		siginfo_t si;
 
 		if (poll(&p, 1, 50) == 1)
