@@ -1588,7 +1588,7 @@ if [ -n "$HAVE_NULL" ]; then
 	if [ -n "$b" ] && [ -n "$f" ] && [ -n "$r" ] && [ -n "$k" ]; then
 		echo "  the least a guard does before it answers (notify_null --read, --keep; this run):"
 		room() { # least-ratio target: what the target leaves beyond the least
-			awk "BEGIN { d = $2 - ($1); if (d < 0) printf \"below the least by %.2fx\", -d; else printf \"leaves %.2fx of the floor\", d }"
+			awk "BEGIN { d = $2 - ($1); if (d <= -0.005) printf \"below the least by %.2fx\", -d; else if (d < 0.005) printf \"the least itself\"; else printf \"leaves %.2fx of the floor\", d }"
 		}
 		least() { # what ratio-to-floor target lgrun-ratio
 			printf '    %-46s %-22s target %-9s %-28s lgrun %s\n' "$1" "$2" "$3" "$4" "$5"
