@@ -142,13 +142,15 @@ $(B)/bpf/lgobserve.skel.h: $(B)/bpf/lgobserve.bpf.o
 	@$(if $(Q),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name lgobserve >$@.tmp && mv $@.tmp $@
 
-$(BPFLIB): supervisor/observer/bpfobs.c $(B)/pic/supervisor/lib/error.o \
+$(BPFLIB): supervisor/observer/bpfobs.c supervisor/observer/btfcache.c \
+		$(B)/pic/supervisor/lib/error.o supervisor/observer/btfcache.h \
 		supervisor/observer/bpfobs.h bpf/lgobserve.h supervisor/lib/cleanup.h \
 		supervisor/lib/error.h $(B)/bpf/lgobserve.skel.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared -I$(B)/bpf -Ibpf $(LDFLAGS) -o $@ $< \
-		$(B)/pic/supervisor/lib/error.o -lbpf -lelf -lz
+		supervisor/observer/btfcache.c $(B)/pic/supervisor/lib/error.o \
+		-lbpf -lelf -lz
 
 # The preload shim runs inside every agent process: never sanitized (an ASan
 # runtime cannot be preloaded into arbitrary programs), hidden by default,

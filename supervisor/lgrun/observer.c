@@ -137,6 +137,11 @@ int observer_start(struct loop *l, bool async, struct lg_error *err)
 		oc.cgroup_path = l->cg->path;
 	}
 	oc.shim = cfg->shim;
+	if (l->state_dir) {
+		snprintf(l->observer.btf_cache, sizeof(l->observer.btf_cache),
+			 "%s/bpf", l->state_dir);
+		oc.btf_cache = l->observer.btf_cache;
+	}
 	oc.ring_bytes = (size_t)cfg->bpf_ring_kb * 1024;
 	oc.verbose = lg_log_verbosity - LG_LOG_WARN;
 	oc.async = async;

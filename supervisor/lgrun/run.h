@@ -168,6 +168,7 @@ struct run_output {
 /* observer.c: the eBPF observer. */
 struct run_observer {
 	struct lg_observer *obs; /* or NULL */
+	char btf_cache[PATH_MAX + 8]; /* STATE_DIR/bpf (btfcache.c) */
 	bool finished;
 	uint64_t bpf_at; /* --bpf=auto: when to start loading it */
 	/*
@@ -252,6 +253,7 @@ struct loop {
 	struct lg_cgroup *cg;
 	struct lg_child child;
 	const char *id;
+	const char *state_dir;
 	/*
 	 * The session's secret: in the proxy URL and the base URLs the tree
 	 * gets, so only the tree uses lgrun's proxies (loopback answers every

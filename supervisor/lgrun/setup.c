@@ -278,6 +278,7 @@ int setup_watchdog(struct run *run)
 			run->cg.why);
 	run->l.cg = &run->cg;
 	run->l.cfg = &run->cfg;
+	run->l.state_dir = run->state_dir;
 	run->info.cgroup = run->cg.ok ? run->cg.path : NULL;
 	/*
 	 * A fork of lgrun as it is now, before the tree, the proxies and the

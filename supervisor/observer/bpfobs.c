@@ -12,6 +12,7 @@
 
 #include "lib/cleanup.h"
 #include "bpfobs.h"
+#include "btfcache.h"
 #include "lgobserve.skel.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -23,6 +24,13 @@ struct lg_bpfobs {
 	lg_bpfobs_fn fn;
 	void *ctx;
 	int ncpu;
+	/*
+	 * The kernel's types kept for this boot (btfcache.c): btf_used when
+	 * the load read them there, btf_wanted when it read the kernel's own
+	 * and the copy is to be made (obs_cache_btf).
+	 */
+	char btf_dir[4096], btf[4200];
+	bool btf_used, btf_wanted;
 };
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -87,13 +95,12 @@ static int attach_hooks(struct lg_bpfobs *o, const char *path)
 	return 0;
 }
 
-/*
- * The skeleton opened, loaded and attached, its ring buffer made: NULL, or
- * the step that failed with *r.
- */
-static const char *obs_load(struct lg_bpfobs *o,
-			    const struct lg_bpfobs_cfg *cfg, int *r)
+/* The skeleton opened (relocated against btf, NULL: the kernel's) and loaded. */
+static int load_skel(struct lg_bpfobs *o, const struct lg_bpfobs_cfg *cfg,
+		     const char *btf)
 {
+	int r = 0;
+
 	/*
 	 * With the cgroup connect hooks first; a kernel whose verifier
 	 * refuses them (helpers a cgroup program could not call before 6.x)
@@ -101,14 +108,11 @@ static const char *obs_load(struct lg_bpfobs *o,
 	 */
 	for (int hooks = cfg->cgroup_path && cfg->cgid ? 1 : 0; hooks >= 0;
 	     hooks--) {
-		LIBBPF_OPTS(bpf_object_open_opts, oo,
-			    .btf_custom_path = getenv("LGB_BTF"));
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf);
 		lgobserve__destroy(o->skel);
 		o->skel = lgobserve__open_opts(&oo);
-		if (!o->skel) {
-			*r = -errno;
-			return "open";
-		}
+		if (!o->skel)
+			return errno ? -errno : -EINVAL;
 		o->skel->rodata->target_cgid = cfg->cgid;
 		o->skel->rodata->cg_level = cfg->level;
 		if (cfg->ring_bytes)
@@ -121,12 +125,56 @@ static const char *obs_load(struct lg_bpfobs *o,
 		bpf_program__set_autoattach(o->skel->progs.lg_connect6, false);
 		bpf_program__set_autoload(o->skel->progs.lg_connect4, hooks);
 		bpf_program__set_autoload(o->skel->progs.lg_connect6, hooks);
-		*r = lgobserve__load(o->skel);
-		if (!*r && hooks && attach_hooks(o, cfg->cgroup_path) == 0)
+		r = lgobserve__load(o->skel);
+		if (!r && hooks && attach_hooks(o, cfg->cgroup_path) == 0)
 			break;
-		if (!*r && !hooks)
+		if (!r && !hooks)
 			break;
 	}
+	return r;
+}
+
+/*
+ * Which types the load relocates against: LGB_BTF's, else the copy kept
+ * for this boot when there is a usable one, else the kernel's own (and
+ * the copy is wanted).
+ */
+static const char *pick_btf(struct lg_bpfobs *o,
+			    const struct lg_bpfobs_cfg *cfg)
+{
+	const char *env = getenv("LGB_BTF");
+	const void *elf;
+	size_t sz;
+
+	if (env || !cfg->btf_cache)
+		return env;
+	elf = lgobserve__elf_bytes(&sz);
+	snprintf(o->btf_dir, sizeof(o->btf_dir), "%s", cfg->btf_cache);
+	if (lgb_btf_path(o->btf_dir, elf, sz, o->btf, sizeof(o->btf)) < 0)
+		return NULL;
+	o->btf_used = lgb_btf_usable(o->btf_dir, o->btf);
+	o->btf_wanted = !o->btf_used;
+	return o->btf_used ? o->btf : NULL;
+}
+
+/*
+ * The skeleton opened, loaded and attached, its ring buffer made: NULL, or
+ * the step that failed with *r.
+ */
+static const char *obs_load(struct lg_bpfobs *o,
+			    const struct lg_bpfobs_cfg *cfg, int *r)
+{
+	const char *btf = pick_btf(o, cfg);
+
+	*r = load_skel(o, cfg, btf);
+	if (*r && o->btf_used) { /* a copy the load refuses: made again */
+		unlink(o->btf);
+		o->btf_used = false;
+		o->btf_wanted = true;
+		*r = load_skel(o, cfg, NULL);
+	}
+	if (!o->skel)
+		return "open";
 	if (*r)
 		return "load";
 	*r = lgobserve__attach(o->skel);
@@ -244,6 +292,23 @@ static unsigned obs_watching(const struct lg_bpfobs *o)
 	return o->watching;
 }
 
+static const char *obs_btf_used(const struct lg_bpfobs *o)
+{
+	return o->btf_used ? o->btf : NULL;
+}
+
+static int obs_cache_btf(struct lg_bpfobs *o)
+{
+	const void *elf;
+	size_t sz;
+
+	if (!o->btf_wanted)
+		return 0;
+	o->btf_wanted = false;
+	elf = lgobserve__elf_bytes(&sz);
+	return lgb_btf_make(o->btf_dir, o->btf, elf, sz);
+}
+
 EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
 	.open = obs_open,
 	.add_pid = obs_add_pid,
@@ -254,4 +319,6 @@ EXPORT const struct lg_bpfobs_ops lg_bpfobs_ops = {
 	.free = obs_free,
 	.syscalls = obs_syscalls,
 	.watching = obs_watching,
+	.btf_used = obs_btf_used,
+	.cache_btf = obs_cache_btf,
 };

@@ -27,6 +27,11 @@ struct lg_bpfobs_cfg {
 	 * report inet connects without sys_enter. NULL: none.
 	 */
 	const char *cgroup_path;
+	/*
+	 * The folder where the kernel's types, minimized for these
+	 * programs, are kept for this boot (btfcache.c); NULL: none.
+	 */
+	const char *btf_cache;
 };
 
 typedef void (*lg_bpfobs_fn)(void *ctx, const struct lgb_event *e);
@@ -57,6 +62,14 @@ struct lg_bpfobs_ops {
 	int (*syscalls)(struct lg_bpfobs *o);
 	/* LGB_WATCH_* : what is attached now */
 	unsigned (*watching)(const struct lg_bpfobs *o);
+	/* the kept copy of the kernel's types the load read, or NULL */
+	const char *(*btf_used)(const struct lg_bpfobs *o);
+	/*
+	 * The load read the kernel's own types: the copy made in the
+	 * btf_cache folder (bpftool, some 40 ms; once). 1 made, 0 nothing
+	 * to do, -errno (-ENOENT: no bpftool).
+	 */
+	int (*cache_btf)(struct lg_bpfobs *o);
 };
 
 #define LGB_WATCH_CONNECT 1 /* the cgroup connect hooks */

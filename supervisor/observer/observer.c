@@ -19,9 +19,9 @@
 /* The library and its programs: in the loader thread when async. */
 static int load(struct lg_observer *o)
 {
-	struct lg_bpfobs_cfg bc = { o->cfg.cgid, o->cfg.level,
-				    o->cfg.ring_bytes, o->cfg.verbose,
-				    o->cfg.cgroup_path };
+	struct lg_bpfobs_cfg bc = { o->cfg.cgid,	o->cfg.level,
+				    o->cfg.ring_bytes,	o->cfg.verbose,
+				    o->cfg.cgroup_path, o->cfg.btf_cache };
 
 	o->dl = dlopen(o->cfg.lib, RTLD_NOW | RTLD_LOCAL);
 	if (o->dl)
@@ -34,8 +34,9 @@ static int load(struct lg_observer *o)
 }
 
 /*
- * Loading takes some 15 ms of CPU (libbpf parses the kernel's 5 MB of BTF,
- * the verifier, the maps): at nice 10, so that on a busy machine the
+ * Loading takes 10 to 25 ms of CPU (libbpf parses the kernel's 5 MB of BTF,
+ * or the copy minimized for these programs, btfcache.c; the verifier, the
+ * maps): at nice 10, so that on a busy machine the
  * session's own work comes first and the load takes the idle time.
  */
 static void *loader(void *arg)
@@ -111,6 +112,9 @@ bool lg_observer_ready(struct lg_observer *o, struct lg_error *err)
 	}
 	o->attached = true;
 	o->fd = o->ops->fd(o->bo);
+	if (o->ops->btf_used(o->bo))
+		lg_info("eBPF: the kernel's types read from the copy kept for this boot, %s",
+			o->ops->btf_used(o->bo));
 	lg_error_clear(err);
 	o->start_ms = lg_mono_ms();
 	o->watching = o->ops->watching(o->bo);
@@ -572,6 +576,20 @@ void lg_observer_free(struct lg_observer *o)
 		return;
 	if (o->threaded) /* a load still running: a few ms at most */
 		pthread_join(o->thread, NULL);
+	/*
+	 * Loaded against the kernel's own types: the copy for this boot's
+	 * next sessions, made now that the tree is gone (bpftool, ~40 ms).
+	 */
+	if (o->bo && o->ops->cache_btf) {
+		int r = o->ops->cache_btf(o->bo);
+
+		if (r > 0)
+			lg_info("eBPF: the kernel's types for lgrun's programs kept in %s: this boot's next loads skip most of their parsing",
+				o->cfg.btf_cache);
+		else if (r < 0)
+			lg_dbg("eBPF: no copy of the kernel's types kept in %s: %s",
+			       o->cfg.btf_cache, strerror(-r));
+	}
 	if (o->bo)
 		o->ops->free(o->bo);
 	if (o->dl)

@@ -38,6 +38,8 @@ struct lg_observer_cfg {
 	bool egress, sealed;
 	/* the session's cgroup directory (connect hooks), or NULL */
 	const char *cgroup_path;
+	/* where the kernel's types for the programs are kept, or NULL */
+	const char *btf_cache;
 	/* the preload shim is on (its hellos say which processes it sees) */
 	bool shim;
 	struct lg_session *s;
