@@ -106,24 +106,6 @@ bool lgb_btf_usable(const char *dir, const char *path)
 	return dir_owned(dir) && lstat(path, &st) == 0 && owned(&st, false);
 }
 
-/* All of buf to fd. */
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The first bpftool of the usual places: no PATH search as root. */
 static const char *bpftool(void)
 {
@@ -210,7 +192,8 @@ int lgb_btf_make(const char *dir, const char *path, const void *obj,
 			unlink(objpath);
 		return errno == EEXIST ? 0 : -errno;
 	}
-	r = write_all(fd, obj, objsz);
+	/* a short write is a failure: no copy this time */
+	r = write(fd, obj, objsz) == (ssize_t)objsz ? 0 : -EIO;
 	close(fd);
 	if (!r) {
 		char *argv[] = { (char *)tool,
