@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 
 #include "lib/cleanup.h"
+#include "peer.h"
 #include "session_int.h"
 
 /* The name of pid's program, as the records give it ("?": gone). */
@@ -240,8 +241,10 @@ warn:
 }
 /*
  * The owner of the peer's end of a loopback TCP connection: its line in
- * /proc/net/tcp (local address and port the peer's, not listening). -1
- * when not found (gone already, or another network namespace).
+ * /proc/net/tcp (lg_tcp_line_owner: the peer's address and port, a live
+ * socket; an earlier connection from the same port, in TIME_WAIT, says
+ * uid 0 and is skipped). -1 when not found (gone already, or another
+ * network namespace).
  */
 static long peer_uid(const struct sockaddr_in *peer)
 {
@@ -253,13 +256,10 @@ static long peer_uid(const struct sockaddr_in *peer)
 	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
 		 ntohs(peer->sin_port));
 	while (fgets(line, sizeof(line), f)) {
-		char local[64], remote[64], st[8];
-		unsigned long uid;
+		long uid = lg_tcp_line_owner(line, want);
 
-		if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %lu", local,
-			   remote, st, &uid) == 4 &&
-		    strcmp(local, want) == 0 && strcmp(st, "0A") != 0)
-			return (long)uid;
+		if (uid >= 0)
+			return uid;
 	}
 	return -1;
 }
