@@ -9,6 +9,7 @@
 #include <dirent.h>
 
 #include "run.h"
+#include "session/peer.h"
 
 /*
  * The session CA for the egress proxy: liblgtls.so (OpenSSL) loaded now,
@@ -181,12 +182,11 @@ static unsigned long peer_inode(const struct sockaddr_in *peer)
 	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
 		 ntohs(peer->sin_port));
 	while (fgets(line, sizeof(line), f)) {
-		char local[64];
-		unsigned long ino;
+		unsigned long uid, ino;
 
-		if (sscanf(line, " %*s %63s %*s %*s %*s %*s %*s %*s %*s %lu",
-			   local, &ino) == 2 &&
-		    strcmp(local, want) == 0)
+		/* a live socket: an earlier one from that port in TIME_WAIT
+		 * has inode 0, and would hide the tree's client */
+		if (lg_tcp_line_live(line, want, &uid, &ino))
 			return ino;
 	}
 	return 0;

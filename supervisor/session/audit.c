@@ -241,7 +241,7 @@ warn:
 }
 /*
  * The owner of the peer's end of a loopback TCP connection: its line in
- * /proc/net/tcp (lg_tcp_line_owner: the peer's address and port, a live
+ * /proc/net/tcp (lg_tcp_line_live: the peer's address and port, a live
  * socket; an earlier connection from the same port, in TIME_WAIT, says
  * uid 0 and is skipped). -1 when not found (gone already, or another
  * network namespace).
@@ -256,10 +256,10 @@ static long peer_uid(const struct sockaddr_in *peer)
 	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
 		 ntohs(peer->sin_port));
 	while (fgets(line, sizeof(line), f)) {
-		long uid = lg_tcp_line_owner(line, want);
+		unsigned long uid, ino;
 
-		if (uid >= 0)
-			return uid;
+		if (lg_tcp_line_live(line, want, &uid, &ino))
+			return (long)uid;
 	}
 	return -1;
 }

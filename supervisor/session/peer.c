@@ -4,17 +4,15 @@
 
 #include "peer.h"
 
-long lg_tcp_line_owner(const char *line, const char *want)
+bool lg_tcp_line_live(const char *line, const char *want, unsigned long *uid,
+		      unsigned long *inode)
 {
 	char local[64], remote[64], st[8];
-	unsigned long uid, inode;
 
 	if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %lu %*s %lu", local,
-		   remote, st, &uid, &inode) != 5 ||
+		   remote, st, uid, inode) != 5 ||
 	    strcmp(local, want) != 0)
-		return -1;
+		return false;
 	/* 0A: listening; 06: TIME_WAIT; inode 0: no process holds it */
-	if (strcmp(st, "0A") == 0 || strcmp(st, "06") == 0 || inode == 0)
-		return -1;
-	return (long)uid;
+	return strcmp(st, "0A") != 0 && strcmp(st, "06") != 0 && *inode != 0;
 }

@@ -6,13 +6,17 @@
 #ifndef LG_PEER_H
 #define LG_PEER_H
 
+#include <stdbool.h>
+
 /*
- * The uid that owns the socket of one line of /proc/net/tcp, when its local
- * address is want ("0100007F:9EF8": the address and port in the table's
- * hexadecimal) and it is a live socket: not listening, and held by a
- * process (an inode). A socket in TIME_WAIT, or orphaned, is held by no one:
- * the table says uid 0 for it, which is not its owner. -1 otherwise.
+ * True when one line of /proc/net/tcp is a live socket whose local address
+ * is want ("0100007F:9EF8": the address and port in the table's
+ * hexadecimal): not listening, and held by a process (an inode). Then its
+ * owner's uid and its inode. A socket in TIME_WAIT, or orphaned, is held
+ * by no one: the table says uid 0 and inode 0 for it, which name no owner
+ * (an earlier connection from the same port leaves one behind).
  */
-long lg_tcp_line_owner(const char *line, const char *want);
+bool lg_tcp_line_live(const char *line, const char *want, unsigned long *uid,
+		      unsigned long *inode);
 
 #endif
