@@ -265,8 +265,9 @@ void lg_control_accept(struct lg_control *c, int epfd)
 			 */
 			shutdown(fd, SHUT_RDWR);
 			c->reserve_fd = fd;
-			c->st.refused++;
-			lg_warn("control: out of file descriptors, a shim connection was refused");
+			/* said once: a burst would print a line per process */
+			if (!c->st.refused++)
+				lg_warn("control: out of file descriptors, a shim connection was refused (further ones are counted only: shim_refused in the session's record)");
 			continue;
 		}
 		if (fd < 0)
