@@ -150,6 +150,7 @@ $(BPFLIB): supervisor/observer/bpfobs.c supervisor/observer/btfcache.c \
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared -I$(B)/bpf -Ibpf $(LDFLAGS) -o $@ $< \
+		-DLGB_PROGS_DIGEST=\"$$(sha256sum $(B)/bpf/lgobserve.bpf.o | cut -c1-16)\" \
 		supervisor/observer/btfcache.c $(B)/pic/supervisor/lib/error.o \
 		-lbpf -lelf -lz
 

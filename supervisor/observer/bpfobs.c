@@ -13,6 +13,10 @@
 #include "lib/cleanup.h"
 #include "bpfobs.h"
 #include "btfcache.h"
+
+#ifndef LGB_PROGS_DIGEST /* the Makefile's: of build/bpf/lgobserve.bpf.o */
+#error "LGB_PROGS_DIGEST: the digest of the BPF object (the Makefile sets it)"
+#endif
 #include "lgobserve.skel.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -143,14 +147,12 @@ static const char *pick_btf(struct lg_bpfobs *o,
 			    const struct lg_bpfobs_cfg *cfg)
 {
 	const char *env = getenv("LGB_BTF");
-	const void *elf;
-	size_t sz;
 
 	if (env || !cfg->btf_cache)
 		return env;
-	elf = lgobserve__elf_bytes(&sz);
 	snprintf(o->btf_dir, sizeof(o->btf_dir), "%s", cfg->btf_cache);
-	if (lgb_btf_path(o->btf_dir, elf, sz, o->btf, sizeof(o->btf)) < 0)
+	if (lgb_btf_path(o->btf_dir, LGB_PROGS_DIGEST, o->btf, sizeof(o->btf)) <
+	    0)
 		return NULL;
 	o->btf_used = lgb_btf_usable(o->btf_dir, o->btf);
 	o->btf_wanted = !o->btf_used;

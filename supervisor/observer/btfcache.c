@@ -7,7 +7,10 @@
  * true`). The copy is bpftool's (`gen min_core_btf`), made once per boot
  * and per build of the programs, at the end of the first session that
  * loaded them without it: the kernel's types cannot change without a
- * reboot, so the boot id names the file, with a digest of the programs.
+ * reboot, so the boot id names the file, with a digest of the programs
+ * (made at build time: reading the object's bytes in the loader thread
+ * is what ThreadSanitizer took for a race with a ring lgrun had once
+ * mapped at that address).
  *
  * Read only when it is lgrun's own: a regular file of its user, one link,
  * written by no one else, in a folder of its user no one else may write
@@ -21,7 +24,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,16 +39,6 @@
 #define GEN_MS 5000 /* bpftool takes some 40 ms */
 
 extern char **environ;
-
-static uint64_t digest(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
-}
 
 static int boot_id(char out[40])
 {
@@ -68,16 +60,15 @@ static int boot_id(char out[40])
 	return 0;
 }
 
-int lgb_btf_path(const char *dir, const void *obj, size_t objsz, char *out,
-		 size_t size)
+int lgb_btf_path(const char *dir, const char *progs, char *out, size_t size)
 {
 	char id[40];
 	int r = boot_id(id);
 
 	if (r)
 		return r;
-	if ((size_t)snprintf(out, size, "%s/vmlinux-%s-%016llx.btf", dir, id,
-			     (unsigned long long)digest(obj, objsz)) >= size)
+	if ((size_t)snprintf(out, size, "%s/vmlinux-%s-%s.btf", dir, id,
+			     progs) >= size)
 		return -ENAMETOOLONG;
 	return 0;
 }

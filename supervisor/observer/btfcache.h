@@ -9,9 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The copy's path in dir for the programs obj: 0 or -errno. */
-int lgb_btf_path(const char *dir, const void *obj, size_t objsz, char *out,
-		 size_t size);
+/*
+ * The copy's path in dir for the programs whose digest is progs (hex,
+ * LGB_PROGS_DIGEST): 0 or -errno.
+ */
+int lgb_btf_path(const char *dir, const char *progs, char *out, size_t size);
 /* It exists and is lgrun's own to read (see btfcache.c). */
 bool lgb_btf_usable(const char *dir, const char *path);
 /*
