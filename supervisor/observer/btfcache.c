@@ -141,10 +141,16 @@ static int run_tool(char *const argv[])
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
-/* Earlier boots' copies and earlier builds' (one file kept per folder). */
-static void forget_others(const char *dir, const char *keep)
+/*
+ * Earlier boots' copies (and what their makers left). This boot's copies
+ * for other builds of the programs stay: two lgrun builds sharing a state
+ * dir would otherwise remove each other's at every session's end.
+ */
+static void forget_other_boots(const char *dir, const char *keep)
 {
 	const char *base = strrchr(keep, '/') + 1;
+	/* "vmlinux-BOOTID-": up to the digest, which has no '-' */
+	size_t boot = (size_t)(strrchr(base, '-') - base) + 1;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
@@ -152,7 +158,7 @@ static void forget_others(const char *dir, const char *keep)
 		return;
 	while ((de = readdir(d)))
 		if (strncmp(de->d_name, "vmlinux-", 8) == 0 &&
-		    strcmp(de->d_name, base) != 0)
+		    strncmp(de->d_name, base, boot) != 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 }
@@ -203,6 +209,6 @@ int lgb_btf_make(const char *dir, const char *path, const void *obj,
 	unlink(tmp);
 	unlink(objpath);
 	if (!r)
-		forget_others(dir, path);
+		forget_other_boots(dir, path);
 	return r ? r : 1;
 }

@@ -18,7 +18,7 @@ int lgb_btf_path(const char *dir, const char *progs, char *out, size_t size);
 bool lgb_btf_usable(const char *dir, const char *path);
 /*
  * Makes it with bpftool (gen min_core_btf): 1 made, 0 another maker is at
- * it, -errno (-ENOENT: no bpftool).
+ * it, -errno (-ENOENT: no bpftool). Earlier boots' copies are removed.
  */
 int lgb_btf_make(const char *dir, const char *path, const void *obj,
 		 size_t objsz);

@@ -580,7 +580,7 @@ void lg_observer_free(struct lg_observer *o)
 	 * Loaded against the kernel's own types: the copy for this boot's
 	 * next sessions, made now that the tree is gone (bpftool, ~40 ms).
 	 */
-	if (o->bo && o->ops->cache_btf) {
+	if (o->bo) {
 		int r = o->ops->cache_btf(o->bo);
 
 		if (r > 0)

@@ -169,10 +169,18 @@ if [ -n "$bpftool_at" ]; then
 		fail "the second load should read the copy: $(cat "$T/err2")"
 	[ "$(last_bpf)" = '"bpf":"attached"' ] || fail "not attached with the copy: $(last_bpf)"
 	printf 'not BTF' >"$btf"
+	# an earlier boot's copy goes when a copy is made; this boot's for
+	# another build of the programs stays (two builds, one state dir)
+	old_boot="$S2/bpf/vmlinux-00000000-0000-0000-0000-000000000000-0123456789abcdef.btf"
+	other_build="$S2/bpf/vmlinux-$(cat /proc/sys/kernel/random/boot_id)-0123456789abcdef.btf"
+	echo x >"$old_boot"
+	echo x >"$other_build"
 	"$LGRUN" --state-dir "$S2" --bpf=on -v -- true 2>"$T/err3"
 	assert_rc 0 "$?" "bpf=on, a copy the load refuses"
 	[ "$(last_bpf)" = '"bpf":"attached"' ] || fail "a bad copy should not keep the observer off: $(last_bpf); $(cat "$T/err3")"
 	[ -s "$btf" ] && [ "$(head -c 7 "$btf")" != "not BTF" ] || fail "the refused copy was not made again"
+	[ ! -e "$old_boot" ] || fail "an earlier boot's copy was kept"
+	[ -e "$other_build" ] || fail "this boot's copy for another build was removed"
 	chmod 666 "$btf"
 	"$LGRUN" --state-dir "$S2" --bpf=on -v -- true 2>"$T/err4"
 	grep -q "read from the copy" "$T/err4" && fail "a copy others may write was read: $(cat "$T/err4")"
