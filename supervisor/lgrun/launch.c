@@ -292,6 +292,14 @@ int launch_tree(struct run *run)
 		      &run->cg, &exec_errno);
 	if (r >= 0)
 		lg_watchdog_tree(&run->wd, run->l.child.pid);
+	if (r >= 0 && run->l.child.args_way == LG_PROCMEM_FILE)
+		lg_info("the tree's syscall arguments are read through /proc/PID/mem (%s%s)",
+			run->l.child.args_vm_err == -ENOTSUP ?
+				"LGRUN_ARGS_VIA=proc" :
+				"process_vm_readv was refused: ",
+			run->l.child.args_vm_err == -ENOTSUP ?
+				"" :
+				strerror(-run->l.child.args_vm_err));
 	if (r >= 0 && run->l.child.sealed_fd >= 0) {
 		lg_egress_listen_also(run->l.egress.egress,
 				      run->l.child.sealed_fd);

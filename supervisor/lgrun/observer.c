@@ -129,7 +129,7 @@ int observer_start(struct loop *l, bool async, struct lg_error *err)
 	if (!may_load_bpf())
 		return lg_error_set(
 			err, EPERM,
-			"loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON");
+			"loading eBPF programs needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON (by default a container's root has none of them)");
 	oc.lib = lib;
 	if (l->cg->ok && stat(l->cg->path, &st) == 0) {
 		oc.cgid = st.st_ino; /* a cgroup v2 directory's id */
@@ -256,8 +256,8 @@ void observer_at_start(struct loop *l)
 				l->s,
 				&(struct lg_counters){
 					.bpf_state =
-						"off: loading eBPF programs needs root, or CAP_BPF and CAP_PERFMON" });
-			lg_info("the eBPF observer is off: it needs root, or CAP_BPF and CAP_PERFMON");
+						"off: lgrun has neither CAP_SYS_ADMIN nor CAP_BPF with CAP_PERFMON" });
+			lg_info("the eBPF observer is off: lgrun has neither CAP_SYS_ADMIN nor CAP_BPF with CAP_PERFMON (by default a container's root has none of them)");
 		}
 	} else {
 		lg_session_counters(

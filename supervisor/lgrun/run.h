@@ -69,6 +69,7 @@
 #include "seccomp/filter.h"
 #include "tree/launch.h"
 #include "lib/log.h"
+#include "lib/procmem.h"
 #include "control/nested.h"
 #include "seccomp/notify.h"
 #include "observer/observer.h"

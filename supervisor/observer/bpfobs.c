@@ -213,7 +213,7 @@ static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		return lg_error_set(
 			err, -r, "eBPF %s failed: %s%s", step, strerror(-r),
 			r == -EPERM || r == -EACCES ?
-				" (needs root, or CAP_BPF and CAP_PERFMON)" :
+				" (needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON, and a seccomp profile that allows bpf())" :
 				"");
 	}
 	*out = lg_steal_ptr(&o);

@@ -24,6 +24,8 @@ struct lg_child {
 	pid_t our_pgrp; /* to take the terminal back */
 	int isolated; /* LG_ISOLATED_* that took effect */
 	int sealed_fd; /* lg_launch_seal(): the listener in the tree's net, or -1 */
+	int args_way; /* enum lg_procmem_way: how its arguments are read */
+	int args_vm_err; /* what process_vm_readv answered the probe */
 };
 
 #define LG_ISOLATED_STATE 1 /* lgrun's state read-only in the tree's mounts */

@@ -199,6 +199,6 @@ if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --cle
 	grep '"event":"session_end"' "$T/u/audit.jsonl" | grep -q '"bpf":"off: ' || fail "unprivileged: the record should say why the observer is off"
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$LGRUN" --state-dir "$T/u" --bpf=on -- true 2>"$T/err"
 	assert_rc 125 "$?" "unprivileged, on"
-	grep -q "bpf=on: .*needs root, or CAP_BPF and CAP_PERFMON" "$T/err" || { cat "$T/err"; fail "unprivileged --bpf=on should say what it needs"; }
+	grep -q "bpf=on: .*needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON" "$T/err" || { cat "$T/err"; fail "unprivileged --bpf=on should say what it needs"; }
 fi
 pass
