@@ -53,7 +53,7 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux \
-	debhelper lintian chromium
+	debhelper lintian chromium docker.io debootstrap
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
@@ -62,7 +62,7 @@ DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h 
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh chromium \
 	lintian $(BPFTOOL) \
-	redis-server
+	redis-server dockerd debootstrap
 
 # The supervisor's source, one folder per subsystem (HACKING.md draws the
 # map). What each program links is named by folder below.
@@ -82,7 +82,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/error.c
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
-	supervisor/lib/spill.c supervisor/lib/procmem.c \
+	supervisor/lib/spill.c supervisor/lib/procmem.c supervisor/lib/libdir.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \
@@ -214,6 +214,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
 LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index lib/spill \
+	lib/procmem lib/libdir \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \

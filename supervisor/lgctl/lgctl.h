@@ -31,6 +31,9 @@ int lgctl_suggest(const char *dir, int argc, char **argv);
 /* lgctl restore SESSION [OPTIONS] [PATH...]; argv[0] is "restore". */
 int lgctl_restore(const char *dir, int argc, char **argv);
 
+/* lgctl doctor [--no-canary] [--quiet]; argv[0] is "doctor". */
+int lgctl_doctor(const char *dir, int argc, char **argv);
+
 struct lg_config;
 /* lgctl quarantine list|gc ...; argv[0] is "quarantine". */
 int lgctl_quarantine(const char *dir, const struct lg_config *cfg, int argc,

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 		"  quarantine list               what each session's quarantine holds\n"
 		"  quarantine gc [--max-age DUR] [--max-bytes SIZE] [--force] [ID...]\n"
 		"                remove what is older than max_age (or over SIZE in all)\n"
+		"  doctor [--no-canary] [--quiet]\n"
+		"                what lgrun can do on this host, for this user, and\n"
+		"                a canary session (exit 0: lgrun protects here)\n"
 		"Exit status: 0 ok; 1 no such session / not killed; 2 usage or error.\n");
 }
 
@@ -323,6 +326,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (lg_state_dir_resolve(sd, &cfg, dir, sizeof(dir)) < 0) {
+		dir[0] = '\0'; /* doctor says so */
+		if (strcmp(argv[optind], "doctor") == 0)
+			goto doctor;
 		fprintf(stderr,
 			"lgctl: no state directory: pass --state-dir DIR\n");
 		return 2;
@@ -343,6 +349,9 @@ int main(int argc, char **argv)
 		rc = lgctl_replay(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "restore") == 0)
 		rc = lgctl_restore(dir, argc - optind, argv + optind);
+	else if (strcmp(argv[optind], "doctor") == 0)
+doctor:
+		rc = lgctl_doctor(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "quarantine") == 0)
 		rc = lgctl_quarantine(dir, &cfg, argc - optind, argv + optind);
 	else {

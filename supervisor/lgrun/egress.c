@@ -26,7 +26,7 @@ static bool make_ca(struct loop *l, const char *run_dir, const char *id)
 	const struct lg_tls_ops *(*get)(void);
 	int r;
 
-	if (!libdir_file("liblgtls.so", path, sizeof(path)) ||
+	if (!lg_libdir_file("liblgtls.so", path, sizeof(path)) ||
 	    !(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
 		const char *e = dlerror();
 

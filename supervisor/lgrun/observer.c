@@ -121,7 +121,7 @@ int observer_start(struct loop *l, bool async, struct lg_error *err)
 	struct lg_observer_cfg oc = { 0 };
 	struct stat st;
 
-	if (!libdir_file("liblgbpf.so", lib, sizeof(lib)))
+	if (!lg_libdir_file("liblgbpf.so", lib, sizeof(lib)))
 		return lg_error_set(
 			err, ENOENT,
 			"lgrun was built without the eBPF observer (no %s: the kernel had no BTF at build time)",

@@ -82,7 +82,7 @@ static void load_proxy(struct loop *l)
 	void *h;
 
 	lg_sources_unwatch(&l->src, p->fd);
-	if (!libdir_file("liblgproxy.so", path, sizeof(path))) {
+	if (!lg_libdir_file("liblgproxy.so", path, sizeof(path))) {
 		lg_error_set(&err, 0, "liblgproxy.so is not next to lgrun");
 		goto fail;
 	}

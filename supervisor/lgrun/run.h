@@ -70,6 +70,7 @@
 #include "tree/launch.h"
 #include "lib/log.h"
 #include "lib/procmem.h"
+#include "lib/libdir.h"
 #include "control/nested.h"
 #include "seccomp/notify.h"
 #include "observer/observer.h"
@@ -412,8 +413,5 @@ void store_watch(struct loop *l);
 void store_tell_killed(struct loop *l);
 void store_free(void *ctx);
 extern const struct lg_loop_source store_source;
-
-/* libdir.c: a file next to lgrun's own (../lib/NAME). */
-bool libdir_file(const char *name, char *out, size_t size);
 
 #endif

@@ -52,8 +52,13 @@ int configure(struct run *run)
 	}
 	r = lg_state_prepare(run->state_dir);
 	if (r < 0) {
-		lg_err("cannot create the state directory %s: %s (pass --state-dir DIR to use another)",
-		       run->state_dir, strerror(-r));
+		lg_err("cannot create the state directory %s: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another%s)",
+		       run->state_dir, strerror(-r),
+		       r == -EACCES && !run->o.state_dir &&
+				       !getenv("LGRUN_STATE_DIR") &&
+				       geteuid() != 0 ?
+			       "; a container user without a home of its own gets HOME=/" :
+			       "");
 		return LG_EXIT_ERROR;
 	}
 	if (run->o.session) {
@@ -315,8 +320,8 @@ int setup_session(struct run *run)
 {
 	if (!run->cfg.shim)
 		lg_info("the shim is off ([shim] enabled = false)");
-	else if (!libdir_file("liblgshim.so", run->shim_path,
-			      sizeof(run->shim_path))) {
+	else if (!lg_libdir_file("liblgshim.so", run->shim_path,
+				 sizeof(run->shim_path))) {
 		lg_info("no shim next to lgrun (%s): tool calls are not observed",
 			run->shim_path);
 		run->shim_path[0] = '\0';

@@ -46,8 +46,7 @@ static int mem_open(pid_t pid)
 	int fd;
 
 	snprintf(name, sizeof(name), "%d/mem", (int)pid);
-	fd = proc_dir >= 0 ? openat(proc_dir, name, O_RDONLY | O_CLOEXEC) :
-			     -1;
+	fd = proc_dir >= 0 ? openat(proc_dir, name, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0 && proc_dir < 0) {
 		char path[40];
 

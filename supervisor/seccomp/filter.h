@@ -8,7 +8,16 @@
 #define LG_FILTER_H
 
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdint.h>
+
+/* Linux 6.6's synchronous wake-up, for headers older than it */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* Each syscall of syscalls.def (LG_SYS_OTHER: none of them). */
 enum lg_sys {

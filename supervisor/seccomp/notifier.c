@@ -17,13 +17,7 @@
 #include "gitodb.h"
 #include "lib/clock.h"
 #include "notify_int.h"
-
-#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
-#endif
-#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
-#endif
+#include "filter.h"
 
 struct lg_notifier *lg_notifier_new(int fd)
 {

@@ -479,8 +479,8 @@ static int probe_memory(struct lg_child *c)
 {
 	struct lg_procmem_probe why;
 
-	c->args_way = lg_procmem_probe(c->pid, probe_bytes,
-				       sizeof(probe_bytes), &why);
+	c->args_way = lg_procmem_probe(c->pid, probe_bytes, sizeof(probe_bytes),
+				       &why);
 	c->args_vm_err = why.vm_err;
 	if (c->args_way != LG_PROCMEM_NONE)
 		return 0;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "run.h"
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
-/*
- * A file of ours in <bindir>/../lib/lgrun (a distribution's package) or
- * <bindir>/../lib (make install): the shim, the LLM proxy's, the
- * observer's and the TLS library.
- */
-bool libdir_file(const char *name, char *out, size_t size)
+#include "libdir.h"
+
+bool lg_libdir_file(const char *name, char *out, size_t size)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

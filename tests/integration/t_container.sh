@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Where agents run (issue 37): lgrun's .deb installed in Debian 12 (made here
+# with debootstrap), run in a default `docker run` (no capability added,
+# Docker's default seccomp profile, which refuses process_vm_readv and
+# pidfd_getfd; read-only cgroups), as root and as a plain user (uid 1000):
+#  1. ordinary work runs untouched (tests/container/ordinary.sh);
+#  2. a delete loop is stopped at #3 and lgctl restore puts it back (loop.sh);
+#  3. lgctl doctor exits 0 and names each layer, what is degraded and why;
+#  4. Claude Code (pinned, from npm) against the mock model: its delete loop
+#     is stopped at #3 (claude.sh; skipped without the CLI: make agents).
+# lgctl doctor on the host too. Needs root and Docker (docker.io): skips,
+# saying why, where dockerd cannot run.
+source "$(dirname "$0")/lib.sh"
+source "$LG_ROOT/tests/container/lib.sh"
+docker_start
+
+make -C "$LG_ROOT" --no-print-directory deb B="$T/b" >"$T/deb.log" 2>&1 || fail "make deb: $(tail -20 "$T/deb.log")"
+deb=$(ls "$T"/b/deb/lgrun_*_amd64.deb 2>/dev/null | head -n1)
+[ -f "$deb" ] || fail "no package"
+docker_base_image "$deb"
+docker_lgrun_image "$deb"
+CT_MOUNTS=(-v "$LG_ROOT/tests/container:/lgtests:ro" -v "$LG_ROOT/tests/fixtures/llm:/llm:ro")
+AGENT=$(agent_bin claude) && CT_MOUNTS+=(-v "$(cd "$(dirname "$AGENT")/../.." && pwd):/agent:ro")
+
+# 0. The premise: the container's profile refuses process_vm_readv.
+in_container 'python3 -c "
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(8)
+class iov(ctypes.Structure): _fields_ = [(\"b\", ctypes.c_void_p), (\"n\", ctypes.c_size_t)]
+l = iov(ctypes.cast(buf, ctypes.c_void_p), 8); r = iov(ctypes.cast(buf, ctypes.c_void_p), 8)
+n = libc.syscall(310, os.getpid(), ctypes.byref(l), 1, ctypes.byref(r), 1, 0)
+print(\"process_vm_readv\", n, os.strerror(ctypes.get_errno()) if n < 0 else \"ok\")"'
+grep -q "process_vm_readv -1 Operation not permitted" "$T/ct.out" ||
+	fail "the premise: a default container refuses process_vm_readv, but: $(cat "$T/ct.out")"
+
+for who in root dev; do
+	u=()
+	[ $who = dev ] && u=(-u dev)
+	in_container "${u[@]}" 'bash /lgtests/ordinary.sh'
+	[ "$RC" = 0 ] || fail "as $who, ordinary work: $(tail -n 25 "$T/ct.out")"
+	grep -q "read through /proc/PID/mem (process_vm_readv was refused: Operation not permitted)" "$T/ct.out" ||
+		fail "as $who, lgrun -v did not say how it reads arguments: $(grep '^lgrun:' "$T/ct.out")"
+
+	in_container "${u[@]}" 'bash /lgtests/loop.sh'
+	[ "$RC" = 0 ] || fail "as $who, the delete loop: $(tail -n 25 "$T/ct.out")"
+
+	in_container "${u[@]}" 'lgctl doctor'
+	[ "$RC" = 0 ] || fail "as $who, lgctl doctor exited $RC: $(cat "$T/ct.out")"
+	for layer in "seccomp user notification" "reading the syscalls' arguments" \
+		"the calls' directories" "killing the tree" "eBPF observer" "mount namespace" \
+		"user namespaces" "LD_PRELOAD shim" "model proxy" "egress proxy and its CA" \
+		"state dir" "canary session"; do
+		grep -q "^  [a-z]* *$layer: " "$T/ct.out" || fail "as $who, lgctl doctor does not name '$layer': $(cat "$T/ct.out")"
+	done
+	grep -q "^  degraded  reading the syscalls' arguments: through /proc/PID/mem.*--cap-add SYS_PTRACE" "$T/ct.out" ||
+		fail "as $who, doctor does not say the arguments' way is degraded and what fixes it: $(cat "$T/ct.out")"
+	grep -q "^  degraded  killing the tree: no cgroup" "$T/ct.out" || fail "as $who, doctor: the tree's kill: $(cat "$T/ct.out")"
+	grep -q "^  ok        canary session: " "$T/ct.out" || fail "as $who, the canary: $(cat "$T/ct.out")"
+	grep -q "^verdict: lgrun protects here (degraded: " "$T/ct.out" || fail "as $who, doctor's verdict: $(cat "$T/ct.out")"
+
+	if [ -n "$AGENT" ]; then
+		in_container "${u[@]}" 'bash /lgtests/claude.sh'
+		[ "$RC" = 0 ] || fail "as $who, Claude Code in the container: $(tail -n 25 "$T/ct.out")"
+	fi
+done
+[ -n "$AGENT" ] || echo "SKIP-PART: Claude Code in the container (no pinned CLI: make agents)"
+
+# The host: the doctor names the same layers, and protects.
+"$LGCTL" doctor >"$T/host.out" 2>&1 || fail "lgctl doctor on the host exited $?: $(cat "$T/host.out")"
+grep -q "^verdict: lgrun protects here" "$T/host.out" || fail "doctor on the host: $(cat "$T/host.out")"
+pass
