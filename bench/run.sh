@@ -264,7 +264,7 @@ startup_nested() {
 
 # ------------------------------------------------------------- row 2: rm-heavy
 RM_DIR=$WORK/rm
-RM_VARIANTS=(bare bulk noq nokw norec observe diskbare disk disknoq)
+RM_VARIANTS=(bare bulk procmem noq nokw norec observe diskbare disk disknoq)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && RM_VARIANTS+=(bpf)
 HAVE_NULL=
 BULK_ARGS=(--profile bulk-cleanup)
@@ -369,6 +369,12 @@ rm_one() { # variant
 		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
 		rc=$?
 		t1=$(now_us) ;;
+	procmem) # a default container's way: arguments through /proc/PID/mem
+		[ -n "${SKIP[rm_bulk]:-}" ] && return
+		t0=$(now_us)
+		LGRUN_ARGS_VIA=proc "$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf=off "${BULK_ARGS[@]}" -- rm -rf "$RM_DIR"
+		rc=$?
+		t1=$(now_us) ;;
 	noq)
 		[ -n "${SKIP[rm_bulk]:-}" ] && return
 		t0=$(now_us)
@@ -425,7 +431,7 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
-BUILD_VARIANTS=(bare lg noq nokw null)
+BUILD_VARIANTS=(bare lg procmem noq nokw null)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
 	mkdir -p "$WORK/conf-build-noq" "$WORK/conf-nokw"
@@ -453,7 +459,8 @@ build_one() { # bare|lg|bpf
 	else
 		times >"$WORK/times.0"
 		t0=$(now_us)
-		"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
+		LGRUN_ARGS_VIA=$([ "$1" = procmem ] && echo proc) \
+			"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
 			$([ "$1" = noq ] && echo --config "$WORK/conf-build-noq/lgrun.ini") \
 			$([ "$1" = nokw ] && echo --config "$WORK/conf-nokw/lgrun.ini") \
 			-- make -C "$PROJ" -s -j2 >/dev/null
@@ -1245,9 +1252,10 @@ if want rm; then
 		su_d=
 		[ -n "$(median su_lg)" ] && su_d=$(calc %.6f "$(median su_lg) - $(median su_bare)")
 		floor=$(median rm_null)
-		for v in bulk noq nokw norec bpf observe null least leastkeep strace bwrap; do
+		for v in bulk procmem noq nokw norec bpf observe null least leastkeep strace bwrap; do
 			case $v in
 			bulk) name="2 rm-heavy: lgrun" desc="$what, --profile bulk-cleanup" tgt="<= 2.0x" ;;
+			procmem) name="2 rm-heavy: /proc/PID/mem" desc="$what, bulk-cleanup, LGRUN_ARGS_VIA=proc (a default container)" tgt="(vs lgrun)" ;;
 			noq) name="2 rm-heavy: no quarantine" desc="$what, bulk-cleanup, quarantine off" tgt="(vs lgrun)" ;;
 			nokw) name="2 rm-heavy: no keep_writes" desc="$what, bulk-cleanup, [quarantine] keep_writes off" tgt="(vs lgrun)" ;;
 			norec) name="2 rm-heavy: no recording" desc="$what, bulk-cleanup, [record] events off" tgt="(vs lgrun)" ;;
@@ -1274,6 +1282,8 @@ if want rm; then
 				extra="lgrun (keep_writes on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: rm opens nothing for writing; $(spread rm_nokw %.1f) ms"
 			elif [ "$v" = norec ] && [ -n "$(median rm_bulk)" ]; then
 				extra="lgrun (recording on) is $(calc '%.3fx' "$(median rm_bulk) / $l") of this: a JSON line per event into a buffer; $(spread rm_norec %.1f) ms"
+			elif [ "$v" = procmem ] && [ -n "$(median rm_bulk)" ]; then
+				extra="$(calc '%.3fx' "$l / $(median rm_bulk)") of lgrun with process_vm_readv: an open and a close of /proc/PID/mem per path read, +$(calc '%.2f' "($l - $(median rm_bulk)) * 1000 / $RM_FILES") us/unlink; $(spread rm_procmem %.1f) ms"
 			elif [ "$v" = bpf ] && [ -n "$(median rm_bulk)" ]; then
 				extra="$(calc '%.3fx' "$l / $(median rm_bulk)") of lgrun --bpf=off (the observer's own cost); $(spread rm_bpf %.1f) ms"
 			elif [ "$v" = bulk ] || [ "$v" = observe ]; then
@@ -1321,6 +1331,12 @@ if want build; then
 			row "3 build: no quarantine" "same, quarantine off vs on" "$(calc '%.0f ms' "$p")" "$(calc '%.0f ms' "$l")" \
 				"$(calc '%.3fx' "$l / $p")" "$(calc '%+.0f ms' "$l - $p")" "(vs lgrun)" - \
 				"what the quarantine costs a build: nothing pre-existing is removed; $(spread build_noq %.0f) ms"
+		fi
+		p=$(median build_procmem)
+		if [ -n "$p" ]; then
+			row "3 build: /proc/PID/mem" "same, LGRUN_ARGS_VIA=proc (a default container) vs process_vm_readv" "$(calc '%.0f ms' "$l")" "$(calc '%.0f ms' "$p")" \
+				"$(calc '%.3fx' "$p / $l")" "$(calc '%+.0f ms' "$p - $l")" "(vs lgrun)" - \
+				"$(calc '%.3fx' "$p / $b") of bare; CPU $(calc '%.3fx' "$(median buildcpu_procmem) / $(median buildcpu_lg)"); $(spread build_procmem %.0f) ms"
 		fi
 		p=$(median build_bpf)
 		if [ -n "$p" ]; then

@@ -332,11 +332,34 @@ int launch_tree(struct run *run)
 }
 
 /*
+ * lgctl doctor's verdict for this session, in one line (-v): what guards
+ * it here, each layer as it took effect.
+ */
+static void say_verdict(struct run *run, bool sync_wakeup)
+{
+	const struct lg_child *c = &run->l.child;
+	const char *bpf = run->l.observer.obs ? "on" :
+			  run->l.observer.bpf_at ? "loaded if the session lasts" :
+						   "off";
+
+	lg_info("protected here: seccomp notify%s; arguments through %s; the tree killed by %s; eBPF %s; lgrun's state %s (lgctl doctor says more)",
+		sync_wakeup ? " with sync wake-up" : "",
+		lg_procmem_way_name((enum lg_procmem_way)c->args_way),
+		c->in_cgroup ? "cgroup.kill" : "a walk of its descendants",
+		bpf,
+		(c->isolated & LG_ISOLATED_STATE) ?
+			"read-only in the tree's mounts" :
+			"guarded by the filter only");
+}
+
+/*
  * The tree runs: the notify thread, the loop's sources, the observer, the
  * store, the signals and the process budget wired in.
  */
 int start_watching(struct run *run)
 {
+	bool sync_wakeup;
+
 	run->l.notify.nt = lg_notifier_new(run->l.child.notify_fd);
 	if (!run->l.notify.nt) {
 		lg_err("out of memory");
@@ -344,7 +367,8 @@ int start_watching(struct run *run)
 		return LG_EXIT_ERROR;
 	}
 	exec_watch_init(&run->l);
-	if (!lg_notifier_sync_wakeup(run->l.notify.nt))
+	sync_wakeup = lg_notifier_sync_wakeup(run->l.notify.nt);
+	if (!sync_wakeup)
 		lg_dbg("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP not supported");
 	add_sources(&run->l);
 	lg_info("session %s (agent %s): pid %d%s, %s%s", run->id, run->agent,
@@ -352,6 +376,7 @@ int start_watching(struct run *run)
 		run->l.child.in_cgroup ? "cgroup " : "no cgroup",
 		run->l.child.in_cgroup ? run->cg.path : "");
 	observer_at_start(&run->l);
+	say_verdict(run, sync_wakeup);
 	run->l.id = run->id;
 	store_start(&run->l, run->store_down);
 	lg_session_write_state(run->l.s, "running", -1, run->l.child.pid);

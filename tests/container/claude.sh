@@ -3,8 +3,11 @@
 # In the container: Claude Code (the pinned CLI, mounted at /agent) against
 # the mock model (mounted at /llm, on the container's loopback) is told to
 # remove five files one by one with its Bash tool; lgrun stops it at the
-# third.
+# third. --wrapped: `claude` as the devcontainer recipe installs it (npm's
+# CLI behind lgrun's wrapper, first on PATH), not lgrun -- /agent/...
 set -u
+wrapped=0
+[ "${1:-}" = --wrapped ] && wrapped=1
 fail() { echo "FAIL: $*"; exit 1; }
 export HOME=${HOME:-/tmp}/claude-home
 mkdir -p "$HOME/work/d" && cd "$HOME/work" || fail "mkdir"
@@ -18,9 +21,17 @@ export ANTHROPIC_API_KEY=sk-ant-dummy-lgrun-fixture DISABLE_TELEMETRY=1 \
 	DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 \
 	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
 s="claude-$(id -u)"
-lgrun --session "$s" -- timeout 90 /agent/node_modules/.bin/claude \
-	-p "Remove the files in the directory d." --max-turns 10 --allowedTools Bash >out 2>&1
-rc=$?
+if [ $wrapped = 1 ]; then
+	[ "$(command -v claude)" = /usr/local/lgrun/bin/claude ] || fail "claude on PATH is $(command -v claude)"
+	timeout 90 claude -p "Remove the files in the directory d." \
+		--max-turns 10 --allowedTools Bash >out 2>&1
+	rc=$?
+	s=$(lgctl status | awk '$1 ~ /^claude-/ {print $1}' | tail -n 1)
+else
+	lgrun --session "$s" -- timeout 90 /agent/node_modules/.bin/claude \
+		-p "Remove the files in the directory d." --max-turns 10 --allowedTools Bash >out 2>&1
+	rc=$?
+fi
 tail -n 8 out
 [ $rc = 86 ] || fail "Claude Code's delete loop: exit status $rc, expected 86"
 n=$(ls d | wc -l)

@@ -64,7 +64,9 @@ docker_stop() {
 	kill -9 "$DOCKERD_PID" 2>/dev/null
 	# containerd-shims of containers that outlived their test
 	pkill -f "containerd-shim.*$DOCKER_EXEC" 2>/dev/null
-	umount -R "$DOCKER_EXEC" 2>/dev/null
+	# what dockerd left mounted under its exec root (the network namespace)
+	grep -o " $DOCKER_EXEC[^ ]*" /proc/self/mountinfo | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$DOCKER_EXEC"
 	DOCKERD_PID=
 }
@@ -116,6 +118,41 @@ docker_lgrun_image() { # deb
 		>"$T/install.log" 2>&1 || fail "the package did not install in Debian 12: $(tail -n 5 "$T/install.log")"
 	LG_IMAGE=lgrun-test-run:$$
 	"${DOCKER[@]}" commit "$name" "$LG_IMAGE" >/dev/null || fail "docker commit"
+	"${DOCKER[@]}" rm "$name" >/dev/null
+}
+
+# BASE_IMAGE with this machine's Node.js and npm and a user node (uid
+# 1000): what the node:20-bookworm image the devcontainer recipe starts
+# from holds, made here (no image registry is reached). Where this machine
+# trusts a CA of its own for the registries (NODE_EXTRA_CA_CERTS, as behind
+# a company's TLS proxy), the image trusts it too, as such a company's base
+# image would. Sets NODE_IMAGE, or returns 1 without Node.js.
+docker_node_image() {
+	local node npm name=lgtest-node-$$
+	node=$(command -v node) || return 1
+	npm=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." 2>/dev/null && pwd) || return 1
+	[ -f "$npm/package.json" ] || return 1
+	local ca=${NODE_EXTRA_CA_CERTS:-} camount=() change=()
+	[ -f "$ca" ] || ca=
+	NODE_IMAGE=lgrun-test-node:$(printf '%s %s %s %s' "$BASE_IMAGE" "$("$node" --version)" \
+		"$(cd "$npm" && node -p 'require("./package.json").version')" \
+		"$([ -n "$ca" ] && sha256sum <"$ca")" | sha256sum | cut -c1-16)
+	"${DOCKER[@]}" image inspect "$NODE_IMAGE" >/dev/null 2>&1 && return 0
+	if [ -n "$ca" ]; then
+		camount=(-v "$ca:/h/ca.crt:ro")
+		change=(--change "ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/extra.crt")
+	fi
+	"${DOCKER[@]}" rm -f "$name" >/dev/null 2>&1
+	"${DOCKER[@]}" run --name "$name" --network none -v "$(readlink -f "$node"):/h/node:ro" \
+		-v "$npm:/h/npm:ro" "${camount[@]}" "$BASE_IMAGE" sh -c '
+		cp /h/node /usr/local/bin/node && mkdir -p /usr/local/lib/node_modules &&
+		cp -a /h/npm /usr/local/lib/node_modules/npm &&
+		ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm &&
+		useradd -m -u 1000 -s /bin/bash node &&
+		if [ -f /h/ca.crt ]; then mkdir -p /usr/local/share/ca-certificates &&
+			cp /h/ca.crt /usr/local/share/ca-certificates/extra.crt; fi' >"$T/node.log" 2>&1 ||
+		fail "cannot make the Node.js image: $(tail -n 3 "$T/node.log")"
+	"${DOCKER[@]}" commit "${change[@]}" "$name" "$NODE_IMAGE" >/dev/null || fail "docker commit"
 	"${DOCKER[@]}" rm "$name" >/dev/null
 }
 
