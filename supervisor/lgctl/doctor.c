@@ -161,7 +161,7 @@ static bool check_seccomp(struct doctor *d)
 	    strerror(-r),
 	    r == -EINVAL || r == -ENOSYS ?
 		    "a kernel with CONFIG_SECCOMP_FILTER, Linux 5.5 or later" :
-		    d->container ?
+	    d->container ?
 		    "the container's seccomp profile must allow seccomp(2) (Docker's default does; a custom profile or --security-opt no-new-privileges=false with an old runtime may not)" :
 		    "allow seccomp(2) in the security policy that refuses it");
 	return false;
@@ -231,9 +231,10 @@ static bool check_memory(struct doctor *d)
 		say(d, DEGRADED, "reading the syscalls' arguments",
 		    "through /proc/PID/mem, since process_vm_readv was refused (%s): an open and a close more at each notified call (make bench measures it), and a path on a userfaultfd page nobody serves fails with EFAULT instead of waiting. Fix: %s",
 		    why.vm_err == -ENOTSUP ? "LGRUN_ARGS_VIA=proc" :
-					      strerror(-why.vm_err),
-		    d->container ? "docker run --cap-add SYS_PTRACE" :
-				   "allow process_vm_readv in the seccomp profile lgctl runs under");
+					     strerror(-why.vm_err),
+		    d->container ?
+			    "docker run --cap-add SYS_PTRACE" :
+			    "allow process_vm_readv in the seccomp profile lgctl runs under");
 	else
 		say(d, MISSING, "reading the syscalls' arguments",
 		    "neither process_vm_readv (%s) nor /proc/PID/mem (%s) reads a child's memory: lgrun refuses to start. Fix: %s",
@@ -275,7 +276,7 @@ static void check_cgroup(struct doctor *d)
 	    "no cgroup of its own (%s): the tree is killed by walking lgrun's descendants, again and again until none is left; a process that leaves the tree's lineage (setsid and a re-parent to another reaper) escapes it. Fix: %s",
 	    cg.why,
 	    d->container ?
-		    "a cgroup v2 host and a container whose cgroup lgrun may write (docker run --cgroupns=private with the cgroup mounted read-write, or a delegated systemd unit)" :
+		    "a cgroup v2 hierarchy the container may write (the README's \"In a container\" says which ways, and what each exposes)" :
 	    d->root ?
 		    "a cgroup v2 mount (systemd.unified_cgroup_hierarchy=1, or mount -t cgroup2 none /sys/fs/cgroup/unified)" :
 		    "a delegated cgroup (systemd-run --user -p Delegate=yes --shell), or run lgrun as root");
@@ -308,8 +309,10 @@ static void check_bpf(struct doctor *d)
 	if (!bpf_caps()) {
 		say(d, DEGRADED, "eBPF observer",
 		    "lgrun would run without CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON: no kernel-side lineage, connects or work counters; the seccomp filter and the shim still see every destructive call. Fix: %s",
+		    d->container && d->root ?
+			    "docker run --cap-add SYS_ADMIN (Docker 20.10 knows no CAP_BPF, and its profile allows bpf(2) only with SYS_ADMIN)" :
 		    d->container ?
-			    "docker run --cap-add BPF --cap-add PERFMON (Docker 20.10 needs --cap-add SYS_ADMIN: its profile allows bpf(2) only with that)" :
+			    "run lgrun as root in the container, with docker run --cap-add SYS_ADMIN (a plain user gets no capability)" :
 			    "run lgrun as root");
 		return;
 	}
@@ -376,9 +379,9 @@ static void check_namespaces(struct doctor *d)
 		    "available to this user (lgrun does not need them)");
 	else
 		say(d, INFO, "user namespaces",
-		    "refused (%s)%s; lgrun does not need them",
-		    strerror(-r),
-		    aa == 1 ? ", by AppArmor's kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu 23.10 and later)" :
+		    "refused (%s)%s; lgrun does not need them", strerror(-r),
+		    aa == 1 ?
+			    ", by AppArmor's kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu 23.10 and later)" :
 		    d->container ? ", by the container's seccomp profile" :
 				   "");
 }
@@ -561,8 +564,8 @@ static bool canary(struct doctor *d)
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		say(d, MISSING, "canary session", "cannot find lgctl itself: %s",
-		    strerror(errno));
+		say(d, MISSING, "canary session",
+		    "cannot find lgctl itself: %s", strerror(errno));
 		return false;
 	}
 	self[n] = '\0';
@@ -610,13 +613,19 @@ static bool canary(struct doctor *d)
 	 */
 	usleep(20000);
 	{
-		char *argv[] = { lgrun,	    "--state-dir",
-				 state,	    "--config",
-				 ini,	    "--session",
-				 "doctor-canary", "--",
-				 "/bin/sh", "-c",
+		char *argv[] = { lgrun,
+				 "--state-dir",
+				 state,
+				 "--config",
+				 ini,
+				 "--session",
+				 "doctor-canary",
+				 "--",
+				 "/bin/sh",
+				 "-c",
 				 "cd \"$0\" && rm -f f1 f2 f3 f4 f5",
-				 work,	    NULL };
+				 work,
+				 NULL };
 
 		rc = run(argv, log);
 	}
@@ -633,8 +642,8 @@ static bool canary(struct doctor *d)
 		goto out;
 	}
 	{
-		char *argv[] = { self,	  "--state-dir", state, "restore",
-				 "doctor-canary", NULL };
+		char *argv[] = { self,	    "--state-dir",   state,
+				 "restore", "doctor-canary", NULL };
 
 		rc = run(argv, log);
 	}

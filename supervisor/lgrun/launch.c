@@ -339,14 +339,14 @@ static void say_verdict(struct run *run, bool sync_wakeup)
 {
 	const struct lg_child *c = &run->l.child;
 	const char *bpf = run->l.observer.obs ? "on" :
-			  run->l.observer.bpf_at ? "loaded if the session lasts" :
-						   "off";
+			  run->l.observer.bpf_at ?
+						"loaded if the session lasts" :
+						"off";
 
 	lg_info("protected here: seccomp notify%s; arguments through %s; the tree killed by %s; eBPF %s; lgrun's state %s (lgctl doctor says more)",
 		sync_wakeup ? " with sync wake-up" : "",
 		lg_procmem_way_name((enum lg_procmem_way)c->args_way),
-		c->in_cgroup ? "cgroup.kill" : "a walk of its descendants",
-		bpf,
+		c->in_cgroup ? "cgroup.kill" : "a walk of its descendants", bpf,
 		(c->isolated & LG_ISOLATED_STATE) ?
 			"read-only in the tree's mounts" :
 			"guarded by the filter only");
