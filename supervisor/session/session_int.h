@@ -172,6 +172,8 @@ struct lg_session {
 	} * emptied;
 	size_t n_emptied;
 	uint64_t emptied_unchecked;
+	/* sess_on_unreadable said why a process's memory is closed to lgrun */
+	bool unreadable_said;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
 	char kept_audit_id[256]; /* the record that says the quarantine holds */

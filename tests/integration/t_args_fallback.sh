@@ -10,7 +10,9 @@
 #  2. a delete loop (relative paths: rm -r, whose unlinkat names a dirfd) is
 #     stopped at #3 and restored; an O_TRUNC overwrite is kept;
 #  3. lgctl doctor says the way is degraded and what fixes it, exit 0;
-#  4. neither way (no /proc in a user namespace of the test's): lgrun refuses
+#  4. a process that makes itself non-dumpable: its writes are refused, and
+#     lgrun says why once;
+#  5. neither way (no /proc in a user namespace of the test's): lgrun refuses
 #     to start, saying why and what to change, and runs nothing; lgctl
 #     doctor says it cannot protect here, exit 1.
 source "$(dirname "$0")/lib.sh"
@@ -57,7 +59,27 @@ grep -q "^  degraded  reading the syscalls' arguments: through /proc/PID/mem, si
 grep -q "^  ok        the calls' directories: through /proc/PID/fd/N, since pidfd_getfd was refused" out || fail "doctor: $(cat out)"
 grep -q "^  ok        canary session: " out || fail "doctor's canary: $(cat out)"
 
-# 4. Neither way: /proc hidden in a mount namespace of a user namespace.
+# 4. A process that closes its memory to lgrun (non-dumpable, as ssh-agent
+#    makes itself), lgrun running as a plain user: its write is refused,
+#    and lgrun says why, once.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$T" && mkdir -p "$T/nd" && chmod 777 "$T/nd"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$T/nd" \
+		"$LGRUN" --state-dir "$T/nd/state" -s fb-nodump -- python3 -c '
+import ctypes, os
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+for i in range(3):
+    try:
+        open("'"$T"'/nd/x%d" % i, "w").write("x")
+    except OSError as e:
+        print("refused", e.errno)' >out 2>&1
+	n=$(grep -c "^refused 1$" out)
+	[ "$n" = 3 ] || fail "a non-dumpable process's writes: $n of 3 refused with EPERM: $(cat out)"
+	n=$(grep -c "closed its memory to lgrun (it made itself non-dumpable" out)
+	[ "$n" = 1 ] || fail "lgrun said why $n times, expected once: $(cat out)"
+fi
+
+# 5. Neither way: /proc hidden in a mount namespace of a user namespace.
 need_cmd unshare
 unshare -rm true 2>/dev/null || skip "needs an unprivileged user namespace (to hide /proc from lgrun)"
 unshare -rm --fork sh -c 'mount -t tmpfs none /proc && exec "$0" "$1" --state-dir "$2" -- sh -c "echo ran >\"$3\""' \
