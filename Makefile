@@ -83,6 +83,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/lib/spill.c supervisor/lib/procmem.c supervisor/lib/libdir.c \
+	supervisor/lib/caps.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
 	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \
@@ -214,7 +215,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
 LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index lib/spill \
-	lib/procmem lib/libdir \
+	lib/procmem lib/libdir lib/caps \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "lgctl.h"
+#include "lib/caps.h"
 #include "lib/cleanup.h"
 #include "lib/libdir.h"
 #include "lib/procmem.h"
@@ -282,19 +283,6 @@ static void check_cgroup(struct doctor *d)
 		    "a delegated cgroup (systemd-run --user -p Delegate=yes --shell), or run lgrun as root");
 }
 
-static bool bpf_caps(void)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/status", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapEff:", 7) == 0)
-			eff = strtoull(line + 7, NULL, 16);
-	/* CAP_SYS_ADMIN (21), or CAP_BPF (39) with CAP_PERFMON (38) */
-	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
-}
-
 static void check_bpf(struct doctor *d)
 {
 	char lib[PATH_MAX];
@@ -306,7 +294,7 @@ static void check_bpf(struct doctor *d)
 		    "this lgrun was built without it (no liblgbpf.so: the build machine's kernel had no BTF): no kernel-side lineage, connects or work counters. Fix: build lgrun where /sys/kernel/btf/vmlinux exists");
 		return;
 	}
-	if (!bpf_caps()) {
+	if (!lg_may_load_bpf()) {
 		say(d, DEGRADED, "eBPF observer",
 		    "lgrun would run without CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON: no kernel-side lineage, connects or work counters; the seccomp filter and the shim still see every destructive call. Fix: %s",
 		    d->container && d->root ?
@@ -420,13 +408,33 @@ static void check_preload(struct doctor *d, const char *shim)
 		    shim, refused ? " (the loader refused it)" : "");
 }
 
+/* One of lgrun's libraries, loaded with its dependencies; why not. */
+static bool lib_loads(const char *name, char *why, size_t size)
+{
+	char lib[PATH_MAX];
+	const char *e;
+	void *h;
+
+	if (!lg_libdir_file(name, lib, sizeof(lib))) {
+		snprintf(why, size, "no %s next to lgrun", name);
+		return false;
+	}
+	h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		e = dlerror();
+		snprintf(why, size, "%s", e ? e : lib);
+		return false;
+	}
+	dlclose(h);
+	return true;
+}
+
 static void check_proxies(struct doctor *d)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	char lib[PATH_MAX];
+	char why[PATH_MAX + 128];
 	LG_AUTOCLOSE int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	void *h;
 
 	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
 	    listen(s, 1) < 0) {
@@ -435,24 +443,20 @@ static void check_proxies(struct doctor *d)
 		    strerror(errno));
 		return;
 	}
-	if (!lg_libdir_file("liblgproxy.so", lib, sizeof(lib)) ||
-	    !(h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL))) {
+	if (!lib_loads("liblgproxy.so", why, sizeof(why))) {
 		say(d, DEGRADED, "model proxy",
 		    "its library does not load (%s): the model's traffic is not seen. Fix: reinstall lgrun with its dependencies (libmicrohttpd, libcurl, libwslay, libzstd)",
-		    dlerror() ? dlerror() : "no liblgproxy.so next to lgrun");
+		    why);
 		return;
 	}
-	dlclose(h);
 	say(d, OK, "model proxy",
 	    "listens on 127.0.0.1; the agents' base URLs point at it");
-	if (!lg_libdir_file("liblgtls.so", lib, sizeof(lib)) ||
-	    !(h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL))) {
+	if (!lib_loads("liblgtls.so", why, sizeof(why))) {
 		say(d, DEGRADED, "egress proxy and its CA",
 		    "the TLS library does not load (%s): [llm] mode = proxy and a sealed network cannot start. Fix: reinstall lgrun with libssl3",
-		    dlerror() ? dlerror() : "no liblgtls.so next to lgrun");
+		    why);
 		return;
 	}
-	dlclose(h);
 	say(d, OK, "egress proxy and its CA",
 	    "the TLS library loads (a session CA is made per session, when asked for)");
 }

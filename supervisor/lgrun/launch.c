@@ -251,7 +251,7 @@ int launch_tree(struct run *run)
 	 * loads before it starts, as with --bpf=on (issue 29: a short static
 	 * program was seen in some runs only).
 	 */
-	if (run->cfg.bpf_mode != LG_BPF_OFF && may_load_bpf())
+	if (run->cfg.bpf_mode != LG_BPF_OFF && lg_may_load_bpf())
 		img = command_image(run->o.argv[0]);
 	if (run->cfg.bpf_mode == LG_BPF_ON || img) {
 		struct lg_error why;

@@ -100,19 +100,6 @@ void observer_ready(struct loop *l)
 						  "the session's pids");
 }
 
-/* Loading BPF programs needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON. */
-bool may_load_bpf(void)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	LG_AUTOFCLOSE FILE *f = fopen("/proc/self/status", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "CapEff:", 7) == 0)
-			eff = strtoull(line + 7, NULL, 16);
-	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
-}
-
 /* --bpf: on loads before the command starts, auto in the background. */
 int observer_start(struct loop *l, bool async, struct lg_error *err)
 {
@@ -126,7 +113,7 @@ int observer_start(struct loop *l, bool async, struct lg_error *err)
 			err, ENOENT,
 			"lgrun was built without the eBPF observer (no %s: the kernel had no BTF at build time)",
 			lib);
-	if (!may_load_bpf())
+	if (!lg_may_load_bpf())
 		return lg_error_set(
 			err, EPERM,
 			"loading eBPF programs needs CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON (by default a container's root has none of them)");
@@ -244,7 +231,7 @@ void observer_at_start(struct loop *l)
 		 * Loading takes some 10-20 ms of kernel work a short command
 		 * would wait for at its exit: a session that lasts loads it.
 		 */
-		if (may_load_bpf()) {
+		if (lg_may_load_bpf()) {
 			l->observer.bpf_at = lg_mono_ms() + BPF_AUTO_DELAY_MS;
 			lg_session_counters(
 				l->s,

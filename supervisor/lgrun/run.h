@@ -71,6 +71,7 @@
 #include "lib/log.h"
 #include "lib/procmem.h"
 #include "lib/libdir.h"
+#include "lib/caps.h"
 #include "control/nested.h"
 #include "seccomp/notify.h"
 #include "observer/observer.h"
@@ -378,7 +379,6 @@ void drain_output(struct loop *l);
 void restore_terminal(struct loop *l);
 
 /* observer.c */
-bool may_load_bpf(void);
 int observer_start(struct loop *l, bool async, struct lg_error *err);
 /* The observer loaded (or failed to): wired in, or why not said. */
 void observer_ready(struct loop *l);

@@ -212,7 +212,7 @@ int prepare(struct run *run)
 		if (run->cfg.quarantine && run->cfg.quarantine_keep_writes)
 			sc |= LG_SC_KEEP_WRITES;
 		/* a static program's syscalls traced from its exec on */
-		if (run->cfg.bpf_mode != LG_BPF_OFF && may_load_bpf())
+		if (run->cfg.bpf_mode != LG_BPF_OFF && lg_may_load_bpf())
 			sc |= LG_SC_EXEC;
 		if (lg_filter_build(sc, &run->filter) < 0)
 			return LG_EXIT_ERROR;
