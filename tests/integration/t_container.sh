@@ -10,7 +10,8 @@
 #  4. the CI recipe's container job: ci/lgrun-job.sh stops a delete loop;
 #  5. Claude Code (pinned, from npm) against the mock model: its delete loop
 #     is stopped at #3 (claude.sh; skipped without the CLI: make agents);
-#  6. the devcontainer recipe (ci/devcontainer) built and run as written.
+#  6. the devcontainer recipe (ci/devcontainer) built and run as written;
+#  7. lgrun as the container's command (PID 1): a loop stopped.
 # lgctl doctor on the host too. Needs root and Docker (docker.io): skips,
 # saying why, where dockerd cannot run.
 source "$(dirname "$0")/lib.sh"
@@ -76,6 +77,18 @@ for who in root dev; do
 	fi
 done
 [ -n "$AGENT" ] || echo "SKIP-PART: Claude Code in the container (no pinned CLI: make agents)"
+
+# lgrun as the container's own command (PID 1, as `docker run IMAGE lgrun --
+# ./agent` in a CI job, every orphan re-parented to it): the loop stopped at
+# #3 with a background job and a setsid'd one in the tree.
+mkfiles "$T/p1/d" 5
+"${DOCKER[@]}" run --rm --network none -v "$T/p1:/w" -w /w "$LG_IMAGE" \
+	lgrun --state-dir /w/s -- sh -c 'sleep 60 & setsid sleep 60 & for f in d/*; do rm "$f"; done' \
+	>"$T/ct.out" 2>&1
+RC=$?
+assert_rc 86 "$RC" "lgrun as PID 1: $(cat "$T/ct.out")"
+n=$(ls "$T/p1/d" | wc -l)
+[ "$n" = 3 ] || fail "lgrun as PID 1: $n of 5 files left, expected 3"
 
 # 6. The devcontainer recipe (ci/devcontainer), built as written, from an
 #    image like its node:20-bookworm made here; its apt and npm steps reach
