@@ -154,3 +154,48 @@ for l in sys.stdin:
 	done <"$META/$1.manifest"
 	[ "$missing" = 0 ] || bad "$missing file(s) of $1 lost and not in the quarantine"
 }
+
+# start_postgres: a real PostgreSQL server (Debian's: make deps installs
+# postgresql) of the entry's own, outside the tree: initdb into a folder of
+# the postgres user's (as root; as the entry's user otherwise), trust on
+# 127.0.0.1 only, a free port. psql and the other clients reach it through
+# PGHOST, PGPORT, PGUSER and PGDATABASE, exported. The entry's teardown
+# calls stop_postgres. Skips, saying why, without PostgreSQL.
+start_postgres() {
+	local bin i as=()
+	bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$bin" ] && [ -x "$bin/initdb" ] || skip "needs PostgreSQL (make deps installs postgresql)"
+	need_cmd psql
+	PG_BIN=$bin
+	PG_DIR=$(mktemp -d /tmp/lgcorpus-pg.XXXXXX)
+	chmod 755 "$PG_DIR"
+	if [ "$(id -u)" = 0 ]; then
+		id postgres >/dev/null 2>&1 || skip "needs the postgres user (Debian's postgresql package)"
+		chown postgres: "$PG_DIR"
+		as=(runuser -u postgres --)
+	fi
+	PG_AS=("${as[@]}")
+	"${as[@]}" "$bin/initdb" -D "$PG_DIR/data" --auth=trust -U postgres \
+		>"$META/initdb.log" 2>&1 || bad "initdb failed: $(tail -n 3 "$META/initdb.log")"
+	PGPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	bg "${as[@]}" "$bin/postgres" -D "$PG_DIR/data" -p "$PGPORT" -k "$PG_DIR" \
+		-c listen_addresses=127.0.0.1 -c fsync=off
+	export PGHOST=127.0.0.1 PGPORT PGUSER=postgres PGDATABASE=postgres
+	for i in $(seq 1 100); do
+		psql -qtAc 'SELECT 1' >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	bad "PostgreSQL did not start: $(tail -n 3 "$META/bg.log")"
+}
+
+# stop_postgres: the server of start_postgres stopped, its folder removed.
+stop_postgres() {
+	[ -n "${PG_DIR:-}" ] || return 0
+	"${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" stop -m immediate >/dev/null 2>&1
+	rm -rf "$PG_DIR"
+}
+
+# pg_tables_left PREFIX: how many tables named PREFIX<digits> the server has.
+pg_tables_left() {
+	psql -qtAc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename ~ '^$1[0-9]+\$'"
+}
