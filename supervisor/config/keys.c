@@ -273,7 +273,8 @@ const struct lg_option lg_options[] = {
 	{ "state-dir", 'd', "DIR", NULL, NULL, NULL,
 	  "killed markers, audit log, metrics (default: $LGRUN_STATE_DIR,\n"
 	  "else guard.state_dir, else /var/lib/lgrun as root, else\n"
-	  "$XDG_STATE_HOME/lgrun)" },
+	  "$XDG_STATE_HOME/lgrun or ~/.local/state/lgrun; with no home\n"
+	  "this user may write, a private /tmp/lgrun-UID)" },
 	{ "timeout", 't', "DUR", "budget", "timeout", NULL,
 	  "wall-clock budget, e.g. 90s, 10m; 0: none" },
 	{ "observe", 'n', NULL, "guard", "observe", "true",

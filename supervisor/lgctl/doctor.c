@@ -42,6 +42,7 @@
 #include "lib/procmem.h"
 #include "lib/termtext.h"
 #include "seccomp/filter.h"
+#include "store/state.h"
 #include "tree/cgroup.h"
 
 enum state { OK, DEGRADED, MISSING, INFO };
@@ -230,9 +231,10 @@ static bool check_memory(struct doctor *d)
 		    "process_vm_readv");
 	else if (way == LG_PROCMEM_FILE)
 		say(d, DEGRADED, "reading the syscalls' arguments",
-		    "through /proc/PID/mem, since process_vm_readv was refused (%s): an open and a close more at each notified call (make bench measures it), and a path on a userfaultfd page nobody serves fails with EFAULT instead of waiting. Fix: %s",
-		    why.vm_err == -ENOTSUP ? "LGRUN_ARGS_VIA=proc" :
-					     strerror(-why.vm_err),
+		    "through /proc/PID/mem, since %s%s: an open and a close more at each notified call (make bench measures it), and a path on a userfaultfd page nobody serves fails with EFAULT instead of waiting. Fix: %s",
+		    why.vm_err == -ENOTSUP ? "LGRUN_ARGS_VIA=proc asks for it" :
+					     "process_vm_readv was refused: ",
+		    why.vm_err == -ENOTSUP ? "" : strerror(-why.vm_err),
 		    d->container ?
 			    "docker run --cap-add SYS_PTRACE" :
 			    "allow process_vm_readv in the seccomp profile lgctl runs under");
@@ -463,6 +465,7 @@ static void check_proxies(struct doctor *d)
 
 static void check_state_dir(struct doctor *d, const char *dir)
 {
+	char fallback[64];
 	struct stat st;
 	int fd;
 
@@ -471,6 +474,11 @@ static void check_state_dir(struct doctor *d, const char *dir)
 		    "none: no LGRUN_STATE_DIR, XDG_STATE_HOME or HOME. Fix: set LGRUN_STATE_DIR to a folder of this user's");
 		return;
 	}
+	if (lg_state_dir_fallback(fallback, sizeof(fallback)) == 0 &&
+	    strcmp(dir, fallback) == 0)
+		say(d, INFO, "state dir",
+		    "%s: no home this user may write (HOME=%s), so a private folder in /tmp, gone with the container or at reboot. Fix: set LGRUN_STATE_DIR to a folder of this user's that lasts",
+		    dir, getenv("HOME") ? getenv("HOME") : "");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0) {

@@ -8,7 +8,7 @@
 int configure(struct run *run)
 {
 	struct lg_error err;
-	int r;
+	int r, fallback;
 
 	run->agent = run->o.agent ? run->o.agent :
 				    lg_path_basename(run->o.argv[0]);
@@ -45,12 +45,29 @@ int configure(struct run *run)
 				cli);
 	}
 
-	if (lg_state_dir_resolve(run->o.state_dir, &run->cfg, run->state_dir,
-				 sizeof(run->state_dir)) < 0) {
+	fallback = lg_state_dir_resolve(run->o.state_dir, &run->cfg,
+					run->state_dir, sizeof(run->state_dir));
+	if (fallback < 0) {
 		lg_err("no state directory: pass --state-dir DIR or set LGRUN_STATE_DIR");
 		return LG_EXIT_ERROR;
 	}
-	r = lg_state_prepare(run->state_dir);
+	if (fallback) {
+		r = lg_state_prepare_private(run->state_dir);
+		if (r < 0) {
+			lg_err("no home to keep lgrun's state in (HOME=%s), and %s cannot be used: %s. Set LGRUN_STATE_DIR=DIR (lgctl reads it too) to a folder of this user's",
+			       getenv("HOME") ? getenv("HOME") : "",
+			       run->state_dir,
+			       r == -EPERM ?
+				       "it belongs to another user or is open to others" :
+			       r == -ENOTDIR ?
+				       "it is a symlink or not a folder" :
+				       strerror(-r));
+			return LG_EXIT_ERROR;
+		}
+		lg_info("the state dir is %s: no home this user may write (HOME=%s); set LGRUN_STATE_DIR to keep it elsewhere",
+			run->state_dir, getenv("HOME") ? getenv("HOME") : "");
+	}
+	r = fallback ? 0 : lg_state_prepare(run->state_dir);
 	if (r < 0) {
 		lg_err("cannot create the state directory %s: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another%s)",
 		       run->state_dir, strerror(-r),

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +28,6 @@ static const char *const way_names[] = {
 	[LG_PROCMEM_FILE] = "/proc/PID/mem",
 	[LG_PROCMEM_NONE] = "no way",
 };
-
-enum lg_procmem_way lg_procmem_way(void)
-{
-	return way;
-}
 
 const char *lg_procmem_way_name(enum lg_procmem_way w)
 {

@@ -33,8 +33,6 @@ struct lg_procmem_probe {
  */
 enum lg_procmem_way lg_procmem_probe(pid_t pid, const void *addr, size_t size,
 				     struct lg_procmem_probe *why);
-/* The way chosen, LG_PROCMEM_VM until a probe. */
-enum lg_procmem_way lg_procmem_way(void);
 const char *lg_procmem_way_name(enum lg_procmem_way w);
 
 /*

@@ -14,6 +14,36 @@
 #include "lib/json.h"
 #include "state.h"
 
+int lg_state_dir_fallback(char *out, size_t size)
+{
+	int n = snprintf(out, size, "/tmp/lgrun-%u", (unsigned)geteuid());
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Whether path is a folder, or could be made: its nearest existing
+ * ancestor is a folder this user may write into.
+ */
+static bool creatable(const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return false;
+	while (stat(p, &st) < 0) {
+		if (errno != ENOENT)
+			return false;
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return access("/", W_OK | X_OK) == 0;
+		*slash = '\0';
+	}
+	return S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0;
+}
+
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 			 char *out, size_t size)
 {
@@ -35,8 +65,38 @@ int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 	else if (home && *home)
 		n = snprintf(out, size, "%s/.local/state/lgrun", home);
 	else
-		return -ENOENT;
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+		n = -1;
+	if (n >= 0 && (size_t)n >= size)
+		return -ENAMETOOLONG;
+	/*
+	 * A user with no home it may write (docker run -u 1000 with no such
+	 * user in the image: HOME=/): a private folder in /tmp instead.
+	 */
+	if (n < 0 ||
+	    (!(cli && *cli) && !(env && *env) && !(cfg && cfg->state_dir) &&
+	     geteuid() != 0 && !creatable(out)))
+		return lg_state_dir_fallback(out, size) < 0 ? -ENAMETOOLONG : 1;
+	return 0;
+}
+
+int lg_state_prepare_private(const char *dir)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (st.st_uid != geteuid() || (st.st_mode & 077))
+		r = -EPERM; /* another user's, or open to others */
+	else if (mkdirat(fd, "sessions", 0700) < 0 && errno != EEXIST)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 static int mkdir_p(const char *dir, mode_t mode)

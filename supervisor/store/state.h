@@ -17,11 +17,24 @@
 
 struct lg_config;
 
-/* --state-dir, else $LGRUN_STATE_DIR, else the config, else XDG or /var/lib. */
+/*
+ * --state-dir, else $LGRUN_STATE_DIR, else the config, else /var/lib/lgrun
+ * (root), $XDG_STATE_HOME/lgrun or ~/.local/state/lgrun. 0, or 1 when none
+ * of these can hold it (no home, or one this user may not write: a
+ * container's user with HOME=/): then the fallback, /tmp/lgrun-UID
+ * (lg_state_dir_fallback), which lg_state_prepare_private makes. -errno.
+ */
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 			 char *out, size_t size);
+int lg_state_dir_fallback(char *out, size_t size);
 /* Creates dir and dir/sessions. 0 or -errno. */
 int lg_state_prepare(const char *dir);
+/*
+ * The fallback made, or taken only if it is this user's own folder, open
+ * to no one else, and not a symlink (anyone may make a name in /tmp first):
+ * 0, -EPERM (another user's, or open to others), -ENOTDIR, or -errno.
+ */
+int lg_state_prepare_private(const char *dir);
 
 /* A session id is [A-Za-z0-9._:@+-], 1..128 chars, not starting with '.'. */
 bool lg_session_id_valid(const char *id);

@@ -9,7 +9,9 @@ set -u
 wrapped=0
 [ "${1:-}" = --wrapped ] && wrapped=1
 fail() { echo "FAIL: $*"; exit 1; }
-export HOME=${HOME:-/tmp}/claude-home
+base=${HOME:-/tmp}
+[ -w "$base" ] || base=/tmp # a user with no home of its own (HOME=/)
+export HOME=$base/claude-home-$(id -u)
 mkdir -p "$HOME/work/d" && cd "$HOME/work" || fail "mkdir"
 for i in 1 2 3 4 5; do echo "$i" >"d/f$i"; done
 python3 /llm/mock_llm.py --port-file "$HOME/mock.port" --log "$HOME/mock.log" \

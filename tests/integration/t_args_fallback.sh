@@ -54,7 +54,7 @@ done
 "$DENY" --pidfd "$LGCTL" doctor >out 2>&1
 RC=$?
 assert_rc 0 "$RC" "lgctl doctor with the fallback: $(cat out)"
-grep -q "^  degraded  reading the syscalls' arguments: through /proc/PID/mem, since process_vm_readv was refused (Operation not permitted)" out ||
+grep -q "^  degraded  reading the syscalls' arguments: through /proc/PID/mem, since process_vm_readv was refused: Operation not permitted" out ||
 	fail "doctor: $(cat out)"
 grep -q "^  ok        the calls' directories: through /proc/PID/fd/N, since pidfd_getfd was refused" out || fail "doctor: $(cat out)"
 grep -q "^  ok        canary session: " out || fail "doctor's canary: $(cat out)"

@@ -3,7 +3,8 @@
 # Where agents run (issue 37): lgrun's .deb installed in Debian 12 (made here
 # with debootstrap), run in a default `docker run` (no capability added,
 # Docker's default seccomp profile, which refuses process_vm_readv and
-# pidfd_getfd; read-only cgroups), as root and as a plain user (uid 1000):
+# pidfd_getfd; read-only cgroups), as root, as a plain user (uid 1000) and
+# as a uid the image has no user for (HOME=/):
 #  1. ordinary work runs untouched (tests/container/ordinary.sh);
 #  2. a delete loop is stopped at #3 and lgctl restore puts it back (loop.sh);
 #  3. lgctl doctor exits 0 and names each layer, what is degraded and why;
@@ -38,9 +39,11 @@ print(\"process_vm_readv\", n, os.strerror(ctypes.get_errno()) if n < 0 else \"o
 grep -q "process_vm_readv -1 Operation not permitted" "$T/ct.out" ||
 	fail "the premise: a default container refuses process_vm_readv, but: $(cat "$T/ct.out")"
 
-for who in root dev; do
+# root, a plain user of the image (dev), and a uid with no user in the image
+# (docker run -u 4242: HOME=/, the state in /tmp/lgrun-4242)
+for who in root dev 4242; do
 	u=()
-	[ $who = dev ] && u=(-u dev)
+	[ $who = root ] || u=(-u $who)
 	in_container "${u[@]}" 'bash /lgtests/ordinary.sh'
 	[ "$RC" = 0 ] || fail "as $who, ordinary work: $(tail -n 25 "$T/ct.out")"
 	grep -q "read through /proc/PID/mem (process_vm_readv was refused: Operation not permitted)" "$T/ct.out" ||
@@ -64,7 +67,7 @@ for who in root dev; do
 	grep -q "^verdict: lgrun protects here (degraded: " "$T/ct.out" || fail "as $who, doctor's verdict: $(cat "$T/ct.out")"
 
 	# The CI recipe's container job: ci/lgrun-job.sh around a delete loop.
-	in_container "${u[@]}" 'cd && mkdir -p job/d && cd job && for i in 1 2 3 4 5; do echo $i >d/f$i; done &&
+	in_container "${u[@]}" 'cd; [ -w . ] || cd /tmp; mkdir -p job/d && cd job && for i in 1 2 3 4 5; do echo $i >d/f$i; done &&
 		sleep 0.05 && /ci/lgrun-job.sh -- sh -c "for f in d/*; do rm \$f; done"; echo "job=$?";
 		ls d | wc -l; cat lgrun-artifacts/alerts.txt'
 	grep -q "^job=86" "$T/ct.out" || fail "as $who, ci/lgrun-job.sh in the container: $(cat "$T/ct.out")"
