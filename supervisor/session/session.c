@@ -162,6 +162,8 @@ void lg_session_free(struct lg_session *s)
 	lg_guard_free(s->out_guard);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
+	/* a session that tripped never checked what its tree emptied */
+	sess_emptied_free(s);
 	lg_quarantine_free(s->quarantine);
 	lg_record_close(s->rec);
 	free(s->egress);
