@@ -199,3 +199,22 @@ stop_postgres() {
 pg_tables_left() {
 	psql -qtAc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename ~ '^$1[0-9]+\$'"
 }
+
+# start_items [N]: the items service (tests/fixtures/tools/items_server.py)
+# outside the tree, with N records made before the session (ids 1..N);
+# exports API_PORT.
+start_items() {
+	local i
+	bg python3 "$TOOLS/items_server.py" --port-file "$META/items.port" --ready-after 0 --max-lifetime 120
+	wait_file "$META/items.port"
+	export API_PORT=$(cat "$META/items.port")
+	for i in $(seq 1 "${1:-0}"); do
+		curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\": \"rec$i\"}" \
+			"http://127.0.0.1:$API_PORT/items" >/dev/null || bad "cannot make record $i"
+	done
+}
+
+# items_left: how many records the items service holds.
+items_left() {
+	curl -s "http://127.0.0.1:$API_PORT/items" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+}
