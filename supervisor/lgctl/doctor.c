@@ -599,8 +599,11 @@ static bool canary(struct doctor *d)
 	self[n] = '\0';
 	snprintf(lgrun, sizeof(lgrun), "%s", self);
 	slash = strrchr(lgrun, '/');
-	if (!slash || (size_t)(slash - lgrun) + 7 >= sizeof(lgrun))
+	if (!slash || (size_t)(slash - lgrun) + 7 >= sizeof(lgrun)) {
+		say(d, MISSING, "canary session",
+		    "lgctl's path is too long: %s", self);
 		return false;
+	}
 	strcpy(slash + 1, "lgrun");
 	if (access(lgrun, X_OK) < 0) {
 		say(d, MISSING, "canary session", "no lgrun next to lgctl (%s)",
