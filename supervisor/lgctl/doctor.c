@@ -242,9 +242,7 @@ static bool check_memory(struct doctor *d)
 		say(d, MISSING, "reading the syscalls' arguments",
 		    "neither process_vm_readv (%s) nor /proc/PID/mem (%s) reads a child's memory: lgrun refuses to start. Fix: %s",
 		    strerror(-why.vm_err), strerror(-why.file_err),
-		    why.file_err == -ENOENT ?
-			    "mount /proc" :
-			    "kernel.yama.ptrace_scope 1 or less (sysctl), or the CAP_SYS_PTRACE capability");
+		    lg_procmem_hint(&why));
 	if (way == LG_PROCMEM_NONE)
 		return false;
 	if (getfd_err == 0)

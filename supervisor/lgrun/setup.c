@@ -66,16 +66,9 @@ int configure(struct run *run)
 		}
 		lg_info("the state dir is %s: no home this user may write (HOME=%s); set LGRUN_STATE_DIR to keep it elsewhere",
 			run->state_dir, getenv("HOME") ? getenv("HOME") : "");
-	}
-	r = fallback ? 0 : lg_state_prepare(run->state_dir);
-	if (r < 0) {
-		lg_err("cannot create the state directory %s: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another%s)",
-		       run->state_dir, strerror(-r),
-		       r == -EACCES && !run->o.state_dir &&
-				       !getenv("LGRUN_STATE_DIR") &&
-				       geteuid() != 0 ?
-			       "; a container user without a home of its own gets HOME=/" :
-			       "");
+	} else if ((r = lg_state_prepare(run->state_dir)) < 0) {
+		lg_err("cannot create the state directory %s: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another)",
+		       run->state_dir, strerror(-r));
 		return LG_EXIT_ERROR;
 	}
 	if (run->o.session) {

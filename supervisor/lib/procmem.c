@@ -160,3 +160,23 @@ enum lg_procmem_way lg_procmem_probe(pid_t pid, const void *addr, size_t size,
 		return way = LG_PROCMEM_FILE;
 	return way = LG_PROCMEM_NONE;
 }
+
+const char *lg_procmem_hint(const struct lg_procmem_probe *p)
+{
+	char v[8] = "";
+	FILE *f;
+
+	if (p->file_err == -ENOENT)
+		return "/proc is not mounted here: mount it (mount -t proc proc /proc)";
+	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	if (f) {
+		if (!fgets(v, sizeof(v), f))
+			v[0] = '\0';
+		fclose(f);
+	}
+	if (v[0] == '3')
+		return "kernel.yama.ptrace_scope is 3: no process may read another's memory, and the setting cannot be lowered until a reboot: boot with it at 1 or less";
+	if (v[0] == '2')
+		return "kernel.yama.ptrace_scope is 2: only CAP_SYS_PTRACE may read another process's memory: run lgrun as root, or with that capability (docker run --cap-add SYS_PTRACE), or set the sysctl to 1";
+	return "this host's seccomp profile or security module refuses them: in a container, add --cap-add SYS_PTRACE; lgctl doctor says what else is missing";
+}

@@ -34,6 +34,11 @@ struct lg_procmem_probe {
 enum lg_procmem_way lg_procmem_probe(pid_t pid, const void *addr, size_t size,
 				     struct lg_procmem_probe *why);
 const char *lg_procmem_way_name(enum lg_procmem_way w);
+/*
+ * After a probe found no way: why the host refuses both, and the one
+ * change that fixes it (no /proc, Yama's ptrace_scope, a seccomp profile).
+ */
+const char *lg_procmem_hint(const struct lg_procmem_probe *p);
 
 /*
  * The string at addr in pid's memory into buf (size bytes at most, its

@@ -361,7 +361,7 @@ int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
 	    !s->unreadable_said) {
 		/* lgrun could read its tree at start (lg_procmem_probe) */
 		s->unreadable_said = true;
-		lg_warn("%s[%d] closed its memory to lgrun (it made itself non-dumpable, or changed its user or capabilities): lgrun refuses the file removals and overwrites it cannot read, so that program's fail with %s",
+		lg_warn("%s[%d] closed its memory to lgrun (it made itself non-dumpable, or changed its user or capabilities): lgrun refuses the file removals and overwrites it cannot read, so that program's removals and overwrites fail with %s",
 			exe, ev->pid, strerror(s->cfg->deny_errno));
 	}
 	sess_remember(s, lg_mono_ms(), ev->pid, ev->op, LG_CLASS_MISSING,

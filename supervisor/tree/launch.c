@@ -449,27 +449,6 @@ static bool exec_failed(struct lg_child *c, int ours, int *err)
 /* Bytes the child, a fork of ours, holds at the same address. */
 static const char probe_bytes[] = "lgrun: can the tree's memory be read?";
 
-/* A reason the host gives for refusing both ways, with what changes it. */
-static const char *unreadable_hint(const struct lg_procmem_probe *p)
-{
-	char v[8] = "";
-	FILE *f;
-
-	if (p->file_err == -ENOENT)
-		return "/proc is not mounted here: mount it (mount -t proc proc /proc)";
-	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	if (f) {
-		if (!fgets(v, sizeof(v), f))
-			v[0] = '\0';
-		fclose(f);
-	}
-	if (v[0] == '3')
-		return "kernel.yama.ptrace_scope is 3, no process may read another's memory: set it to 1 (sysctl kernel.yama.ptrace_scope=1; 3 stays until a reboot)";
-	if (v[0] == '2')
-		return "kernel.yama.ptrace_scope is 2, only CAP_SYS_PTRACE may read another process's memory: run lgrun as root, or with that capability (docker run --cap-add SYS_PTRACE), or set the sysctl to 1";
-	return "this host's seccomp profile or security module refuses them: in a container, add --cap-add SYS_PTRACE, or run lgctl doctor for what is missing";
-}
-
 /*
  * How the tree's syscall arguments will be read (lg_procmem_probe), tried
  * on the child before it runs anything of the command. Neither way: the
@@ -486,7 +465,7 @@ static int probe_memory(struct lg_child *c)
 		return 0;
 	lg_err("cannot read the memory of the processes it supervises (process_vm_readv: %s; /proc/PID/mem: %s), so every file write and removal of the command would be refused: not starting. %s",
 	       strerror(-why.vm_err), strerror(-why.file_err),
-	       unreadable_hint(&why));
+	       lg_procmem_hint(&why));
 	kill(c->pid, SIGKILL);
 	waitpid(c->pid, NULL, 0);
 	return -EPERM;

@@ -95,7 +95,7 @@ grep -q "cannot read the memory of the processes it supervises (process_vm_readv
 unshare -rm --fork sh -c 'mount -t tmpfs none /proc && exec "$0" "$1" doctor --no-canary' "$DENY" "$LGCTL" >out 2>&1
 RC=$?
 assert_rc 1 "$RC" "doctor where no way reads: $(cat out)"
-grep -q "^  missing   reading the syscalls' arguments: neither process_vm_readv (Operation not permitted) nor /proc/PID/mem (No such file or directory).*Fix: mount /proc" out ||
+grep -q "^  missing   reading the syscalls' arguments: neither process_vm_readv (Operation not permitted) nor /proc/PID/mem (No such file or directory).*Fix: /proc is not mounted here: mount it" out ||
 	fail "doctor: $(cat out)"
 grep -q "^verdict: lgrun cannot protect here" out || fail "doctor's verdict: $(cat out)"
 pass
