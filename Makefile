@@ -99,7 +99,7 @@ LGRUN_SRC := $(call sup,lgrun)
 LGCTL_SRC := $(call sup,lgctl)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
-WIRE_SRC := supervisor/control/wiredec.c preload/recog.c preload/volatile.c
+WIRE_SRC := supervisor/control/wiredec.c preload/recog.c preload/sql.c preload/volatile.c
 PURE_OBJ := $(call obj,$(PURE_SRC) $(WIRE_SRC))
 SYS_OBJ := $(call obj,$(SYS_SRC))
 

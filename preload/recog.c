@@ -25,7 +25,10 @@ bool lg_recog_maybe(const char *p, size_t n)
 	case '{':
 	case 'C':
 	case 'c':
+	case 'Q': /* PostgreSQL's Query */
 		return true;
+	case '\0': /* PostgreSQL's startup: a length under 16 MiB */
+		return n >= 8;
 	case ' ':
 	case '\n':
 	case '\r':
@@ -154,6 +157,10 @@ bool lg_recog_http_response(const char *p, size_t n, struct lg_http_resp *out)
 	out->body.n = hend ? (size_t)(p + n - out->body.p) : 0;
 	out->chunked = header_has(p, hend ? (size_t)(hend - p) : lim,
 				  "Transfer-Encoding:", "chunked");
+	out->location = (st >= 200 && st < 300) ?
+				header_value(p, hend ? (size_t)(hend - p) : lim,
+					     "Location:") :
+				(struct lg_span){ NULL, 0 };
 	return true;
 }
 

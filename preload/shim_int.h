@@ -52,7 +52,8 @@ enum {
 	OP_TRUNCATE = 3,
 	OP_TOOL_DELETE = 6,
 	OP_WRITE = 7,
-	OP_RENAME = 8
+	OP_RENAME = 8,
+	OP_REMOTE_DELETE = LG_WIRE_OP_REMOTE_DELETE
 };
 
 struct shim_real {

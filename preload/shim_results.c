@@ -91,16 +91,130 @@ static void mcp_http_result(int fd, uint32_t k, unsigned status,
 	emit(&w);
 }
 
-static void http_result(int fd, uint32_t k, unsigned status,
-			struct lg_span body)
+/*
+ * The id a 201's JSON body gives what it made: {"id": 7, ...} or
+ * {"id": "abc", ...} at the top level. 0: none.
+ */
+static size_t made_id(struct lg_span body, char *out, size_t size)
+{
+	const char *p = body.p, *e = body.p + (body.n < 4096 ? body.n : 4096);
+	const char *k;
+	size_t n = 0;
+
+	while (p < e && (k = memmem(p, (size_t)(e - p), "\"id\"", 4))) {
+		const char *b = k, *v = k + 4;
+
+		p = k + 4;
+		while (b > body.p && (b[-1] == ' ' || b[-1] == '\n' ||
+				      b[-1] == '\r' || b[-1] == '\t'))
+			b--;
+		if (b == body.p || (b[-1] != '{' && b[-1] != ','))
+			continue;
+		while (v < e && (*v == ' ' || *v == ':'))
+			v++;
+		if (v < e && *v == '"')
+			v++;
+		while (v + n < e && n + 1 < size &&
+		       (isalnum((unsigned char)v[n]) || v[n] == '-' ||
+			v[n] == '_' || v[n] == '.'))
+			n++;
+		memcpy(out, v, n);
+		out[n] = '\0';
+		return n;
+	}
+	return 0;
+}
+
+/* Told to the supervisor before the program reads on (a gate). */
+static int remote_frame(const char *op_tool, uint64_t chan, const char *made,
+			const char *target, unsigned status)
+{
+	struct lg_wire_buf w;
+
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_str(&w, LG_T_SYSTEM, "http");
+	lg_wire_put_u64(&w, LG_T_CHAN, chan);
+	lg_wire_put_str(&w, LG_T_TOOL, op_tool);
+	if (made) {
+		lg_wire_put_str(&w, LG_T_MADE, made);
+	} else {
+		lg_wire_put_u32(&w, LG_T_OP, OP_REMOTE_DELETE);
+		lg_wire_put_u32(&w, LG_T_DECISION, 1);
+		lg_wire_put_u32(&w, LG_T_STATUS, status);
+		lg_wire_put_str(&w, LG_T_TARGET, target);
+	}
+	return gate(&w);
+}
+
+/*
+ * What an answer says of a request remote_request kept: a DELETE answered
+ * 2xx destroyed its target; a POST answered 201 made what its Location or
+ * its body's id names, a PUT answered 201 its own URL. Returns 0 or the
+ * errno the read fails with (the session was stopped).
+ */
+static int remote_answer(int fd, uint32_t k, unsigned status,
+			 struct lg_span location, struct lg_span body,
+			 bool headers_only)
+{
+	struct http_remote *h = http_remote_of(fd, k);
+	uint64_t chan = ((uint64_t)fd << 32) | k;
+	char made[300], id[80];
+
+	if (!h)
+		return 0;
+	if (h->del) {
+		h->used = 0;
+		if (status < 200 || status > 299)
+			return 0;
+		return remote_frame("DELETE", chan, NULL, h->url, status);
+	}
+	if (status != 201) {
+		h->used = 0;
+		return 0;
+	}
+	if (location.n) {
+		struct lg_span l = location;
+		const char *slash;
+
+		if (l.n > 8 && (memcmp(l.p, "http://", 7) == 0 ||
+				memcmp(l.p, "https://", 8) == 0)) {
+			snprintf(made, sizeof(made), "%.*s", (int)l.n, l.p);
+		} else if (l.p[0] == '/' &&
+			   (slash = strchr(h->url + 8, '/')) != NULL) {
+			snprintf(made, sizeof(made), "%.*s%.*s",
+				 (int)(slash - h->url), h->url, (int)l.n, l.p);
+		} else {
+			snprintf(made, sizeof(made), "%s/%.*s", h->url,
+				 (int)l.n, l.p);
+		}
+	} else if (h->put) {
+		snprintf(made, sizeof(made), "%s", h->url);
+	} else if (headers_only) {
+		return 0; /* the id is in the body, read next */
+	} else if (made_id(body, id, sizeof(id))) {
+		snprintf(made, sizeof(made), "%s/%s", h->url, id);
+	} else {
+		h->used = 0;
+		return 0;
+	}
+	h->used = 0;
+	made[strcspn(made, "?#")] = '\0';
+	return remote_frame(h->put ? "PUT" : "POST", chan, made, NULL, status);
+}
+
+static int http_result(int fd, uint32_t k, unsigned status,
+		       struct lg_span body)
 {
 	struct lg_wire_buf w;
 	uint64_t h = lg_wire_hash(0, &status, sizeof(status));
+	struct lg_span none = { NULL, 0 };
+	int r = remote_answer(fd, k, status, none, body, false);
 
 	if (fd >= 0 && fd < HTTP_TRACK && http_req[fd].used == gen &&
 	    http_req[fd].mcp) {
 		mcp_http_result(fd, k, status, body);
-		return;
+		return r;
 	}
 	lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
 	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
@@ -125,27 +239,32 @@ static void http_result(int fd, uint32_t k, unsigned status,
 	}
 	atomic_fetch_sub(&outstanding, 1);
 	emit(&w);
+	return r;
 }
 
-static void incoming(int fd, const char *p, ssize_t got)
+/* What a process read: 0, or the errno its read fails with. */
+static int incoming(int fd, const char *p, ssize_t got)
 {
 	struct lg_http_resp hr;
 	struct lg_jrpc jr;
 	struct lg_wire_buf w;
 	size_t n;
+	int r;
 
 	if (got <= 0 || atomic_load(&outstanding) <= 0)
-		return;
+		return 0;
 	n = (size_t)got;
+	if (pg_incoming(fd, p, n, &r))
+		return r;
 	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting == gen) {
 		struct lg_span body = { p, n };
 
 		http_body[fd].waiting = 0;
-		http_result(fd, http_body[fd].k, http_body[fd].status, body);
-		return;
+		return http_result(fd, http_body[fd].k, http_body[fd].status,
+				   body);
 	}
 	if (!lg_recog_maybe(p, n) || !channel(fd))
-		return;
+		return 0;
 	if (lg_recog_http_response(p, n, &hr)) {
 		uint32_t k = fd < FD_TRACK ? http_seen[fd]++ : 0;
 
@@ -155,10 +274,15 @@ static void incoming(int fd, const char *p, ssize_t got)
 			http_body[fd].k = k;
 			http_body[fd].status = (uint16_t)hr.status;
 			http_body[fd].waiting = gen;
-			return;
+			/* a Location is in the headers: what was made */
+			return remote_answer(fd, k, hr.status, hr.location,
+					     hr.body, true);
 		}
-		http_result(fd, k, hr.status, hr.body);
-		return;
+		if (hr.location.n &&
+		    (r = remote_answer(fd, k, hr.status, hr.location, hr.body,
+				       false)) != 0)
+			return r;
+		return http_result(fd, k, hr.status, hr.body);
 	}
 	if (lg_recog_jsonrpc(p, n, &jr) && !jr.request && jr.id.n) {
 		lg_wire_start(&w, LG_W_TOOL_RESULT, 0);
@@ -174,6 +298,7 @@ static void incoming(int fd, const char *p, ssize_t got)
 		atomic_fetch_sub(&outstanding, 1);
 		emit(&w);
 	}
+	return 0;
 }
 
 #define IN_HOOK(name, params, call)                                            \
@@ -189,10 +314,12 @@ static void incoming(int fd, const char *p, ssize_t got)
 			    0 &&                                               \
 		    enter()) {                                                 \
 			int e = errno;                                         \
+			int refuse = incoming(fd, (const char *)b, r);         \
                                                                                \
-			incoming(fd, (const char *)b, r);                      \
 			leave();                                               \
-			errno = e;                                             \
+			errno = refuse ? ECONNRESET : e;                       \
+			if (refuse)                                            \
+				return -1;                                     \
 		}                                                              \
 		return r;                                                      \
 	}
@@ -203,8 +330,12 @@ IN_HOOK(recvfrom,
 	(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al),
 	recvfrom(fd, b, n, f, a, al))
 
-/* Vectored reads: the first buffer holds the start of the message. */
-static void incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
+/*
+ * Vectored reads: the first buffer holds the start of the message.
+ * Returns r, or -1 (errno ECONNRESET) when the session refused what was read.
+ */
+static ssize_t incoming_iov(int fd, const struct iovec *iov, int cnt,
+			    ssize_t r)
 {
 	if (r > 0 && cnt > 0 &&
 	    atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 &&
@@ -212,11 +343,14 @@ static void incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
 		int e = errno;
 		size_t n = (size_t)r < iov[0].iov_len ? (size_t)r :
 							iov[0].iov_len;
+		int refuse = incoming(fd, iov[0].iov_base, (ssize_t)n);
 
-		incoming(fd, iov[0].iov_base, (ssize_t)n);
 		leave();
-		errno = e;
+		errno = refuse ? ECONNRESET : e;
+		if (refuse)
+			return -1;
 	}
+	return r;
 }
 
 LG_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
@@ -225,8 +359,7 @@ LG_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 
 	ensure();
 	r = real.readv(fd, iov, cnt);
-	incoming_iov(fd, iov, cnt, r);
-	return r;
+	return incoming_iov(fd, iov, cnt, r);
 }
 
 LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
@@ -236,6 +369,6 @@ LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
 	ensure();
 	r = real.recvmsg(fd, m, f);
 	if (m)
-		incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r);
+		r = incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r);
 	return r;
 }

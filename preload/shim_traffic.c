@@ -14,6 +14,8 @@ static uint64_t endpoints[FD_TRACK]; /* endpoint_of, 0: not known yet */
 uint32_t http_sent[FD_TRACK], http_seen[FD_TRACK];
 struct http_req http_req[HTTP_TRACK];
 struct http_body http_body[FD_TRACK];
+static struct http_remote http_remote[HTTP_REMOTE];
+static atomic_uint http_remote_next;
 
 /* --- descriptors: keep our socket ours --------------------------------- */
 
@@ -28,6 +30,10 @@ static void forget_fd(int fd)
 	}
 	if (fd >= 0 && fd < HTTP_TRACK)
 		http_req[fd].used = 0;
+	for (unsigned i = 0; i < HTTP_REMOTE; i++)
+		if (http_remote[i].used == gen && http_remote[i].fd == fd)
+			http_remote[i].used = 0;
+	pg_forget(fd);
 }
 
 LG_EXPORT int close(int fd)
@@ -354,6 +360,83 @@ static void tls_once(int fd)
 	}
 }
 
+struct http_remote *http_remote_of(int fd, uint32_t k)
+{
+	for (unsigned i = 0; i < HTTP_REMOTE; i++)
+		if (http_remote[i].used == gen && http_remote[i].fd == fd &&
+		    http_remote[i].k == k)
+			return &http_remote[i];
+	return NULL;
+}
+
+/*
+ * "http://host:port/path" of a request: its absolute target (a proxy's
+ * form), else the Host header's, else the peer's; no query, no trailing
+ * slash.
+ */
+static void url_of(int fd, const struct lg_http_req *hq, char *out,
+		   size_t size)
+{
+	struct lg_span t = hq->target;
+	size_t q = 0;
+
+	while (q < t.n && t.p[q] != '?' && t.p[q] != '#')
+		q++;
+	while (q > 1 && t.p[q - 1] == '/')
+		q--;
+	if ((q > 7 && memcmp(t.p, "http://", 7) == 0) ||
+	    (q > 8 && memcmp(t.p, "https://", 8) == 0)) {
+		snprintf(out, size, "%.*s", (int)q, t.p);
+	} else if (hq->host.n) {
+		snprintf(out, size, "http://%.*s%.*s",
+			 (int)(hq->host.n < 120 ? hq->host.n : 120), hq->host.p,
+			 (int)q, t.p);
+	} else {
+		char host[INET6_ADDRSTRLEN] = "?";
+		unsigned port;
+
+		peer_of(fd, host, sizeof(host), &port);
+		snprintf(out, size, "http://%s:%u%.*s", host, port, (int)q,
+			 t.p);
+	}
+}
+
+/*
+ * A DELETE no config declares, a POST or a PUT: remembered for its
+ * answer. A DELETE is asked about before it leaves: a blocked session
+ * refuses it, and the supervisor knows it is coming (the same decision,
+ * if a server of the tree removes a file for it). Returns 0 or the errno.
+ */
+static int remote_request(int fd, uint32_t k, const struct lg_http_req *hq,
+			  bool delete)
+{
+	bool post = hq->method.n == 4 && memcmp(hq->method.p, "POST", 4) == 0;
+	bool put = hq->method.n == 3 && memcmp(hq->method.p, "PUT", 3) == 0;
+	struct http_remote *h;
+	struct lg_wire_buf w;
+
+	if (!delete && !post && !put)
+		return 0;
+	h = &http_remote[atomic_fetch_add(&http_remote_next, 1) % HTTP_REMOTE];
+	h->used = gen;
+	h->fd = fd;
+	h->k = k;
+	h->del = delete;
+	h->put = put;
+	url_of(fd, hq, h->url, sizeof(h->url));
+	if (!delete)
+		return 0;
+	lg_wire_start(&w, LG_W_GATE, 0);
+	lg_wire_put_u32(&w, LG_T_PROTO, LG_P_HTTP);
+	lg_wire_put_u32(&w, LG_T_OP, OP_REMOTE_DELETE);
+	lg_wire_put_u32(&w, LG_T_DECISION, 1);
+	lg_wire_put_str(&w, LG_T_SYSTEM, "http");
+	lg_wire_put_u64(&w, LG_T_CHAN, ((uint64_t)fd << 32) | k);
+	lg_wire_put_str(&w, LG_T_TOOL, "DELETE");
+	lg_wire_put_str(&w, LG_T_TARGET, h->url);
+	return gate(&w);
+}
+
 /*
  * An HTTP request: kept until its response, which reports both (a DELETE
  * to a declared endpoint, an A2A call and an MCP tools/call in its body
@@ -361,10 +444,11 @@ static void tls_once(int fd)
  */
 static int http_request(int fd, const struct lg_http_req *hq)
 {
-	/* an HTTP DELETE is a tool delete on a declared endpoint only */
+	/* an HTTP DELETE is a tool delete on a declared endpoint */
 	bool decision = declared(fd, hq);
-	bool del = decision && hq->method.n == 6 &&
-		   memcmp(hq->method.p, "DELETE", 6) == 0;
+	bool delete = hq->method.n == 6 &&
+		      memcmp(hq->method.p, "DELETE", 6) == 0;
+	bool del = decision && delete;
 	uint32_t k = fd < FD_TRACK ? http_sent[fd]++ : 0;
 	uint64_t args = lg_wire_hash(0, hq->body.p, hq->body.n);
 	struct lg_wire_buf w;
@@ -394,6 +478,12 @@ static int http_request(int fd, const struct lg_http_req *hq)
 	if (!del && body_call(fd, k, hq->body.p, hq->body.n, hq->target.p,
 			      hq->target.n, &r))
 		return r;
+	/* elsewhere, a remote delete or a resource made, told by the answer */
+	if (!del && fd < HTTP_TRACK) {
+		r = remote_request(fd, k, hq, delete);
+		if (r)
+			return r;
+	}
 	if (!del && fd < HTTP_TRACK)
 		return 0; /* reported with its response */
 	lg_wire_start(&w, del ? LG_W_GATE : LG_W_TOOL_CALL, 0);
@@ -469,6 +559,9 @@ static int outgoing(int fd, const char *p, size_t n)
 
 	if (!channel(fd))
 		return 0;
+	if ((p[0] == '\0' || p[0] == 'Q' || p[0] == 'P') &&
+	    pg_outgoing(fd, p, n, &r))
+		return r;
 	if (lg_recog_tls(p, n)) {
 		tls_once(fd);
 		return 0;

@@ -38,6 +38,28 @@ struct http_body {
 };
 extern struct http_body http_body[FD_TRACK];
 
+/*
+ * An HTTP request whose answer tells what it did off this host (issue
+ * 38): a DELETE no config declares (answered 2xx: a remote delete), a
+ * POST or PUT (answered 201: a resource the session made). A few at once.
+ */
+#define HTTP_REMOTE 16
+struct http_remote {
+	uint32_t used; /* == gen */
+	int fd;
+	uint32_t k; /* the request's number on fd */
+	bool del; /* a DELETE; else a POST or PUT */
+	bool put;
+	char url[256]; /* "http://host:port/path", query left out */
+};
+/* fd's request k, if it is one (NULL: not) */
+struct http_remote *http_remote_of(int fd, uint32_t k);
+
+/* PostgreSQL's wire (shim_sql.c): true when fd is a connection of it. */
+bool pg_outgoing(int fd, const char *p, size_t n, int *refuse);
+bool pg_incoming(int fd, const char *p, size_t n, int *refuse);
+void pg_forget(int fd);
+
 /* Sockets and pipes carry tool traffic; files and ttys never do. */
 bool channel(int fd);
 /* Who fd talks to (LG_T_ENDPOINT), cached per fd; 0: unknown. */

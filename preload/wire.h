@@ -76,13 +76,29 @@ enum lg_wire_tag {
 	 * to servers of their own are not one run. 0 or absent: unknown.
 	 */
 	LG_T_ENDPOINT = 23,
-	LG_T_TAG_MAX = 23,
+	/*
+	 * string: the system a remote delete ran on ("http", "postgres"), on
+	 * a GATE of op LG_OP_REMOTE_DELETE; with LG_T_STATUS it is the
+	 * answer (it ran), without it the request (before it leaves)
+	 */
+	LG_T_SYSTEM = 24,
+	/*
+	 * string: a remote resource the session made (a POST answered 201,
+	 * a CREATE TABLE a database answered), on a GATE: its deletion later
+	 * is no loss
+	 */
+	LG_T_MADE = 25,
+	LG_T_TAG_MAX = 25,
 };
+
+/* LG_T_OP of a remote delete: enum lg_op's LG_OP_REMOTE_DELETE */
+#define LG_WIRE_OP_REMOTE_DELETE 11
 
 enum lg_wire_proto {
 	LG_P_HTTP = 1,
 	LG_P_JSONRPC = 2,
 	LG_P_TLS = 3, /* opaque: seen, not readable */
+	LG_P_POSTGRES = 4, /* PostgreSQL's frontend protocol */
 };
 
 struct lg_wire_hdr {

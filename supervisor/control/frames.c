@@ -103,6 +103,49 @@ static const char *gate_target(struct lg_control *c,
 	return m->target[0] ? m->target : m->tool;
 }
 
+_Static_assert(LG_OP_REMOTE_DELETE == LG_WIRE_OP_REMOTE_DELETE,
+	       "the shim's op numbers are enum lg_op's");
+
+/*
+ * Off this host (issue 38): a remote delete asked (before it leaves) or
+ * answered (it ran), or a remote resource the session made.
+ */
+static int on_remote(struct lg_control *c, struct conn *k,
+		     const struct lg_wire_msg *m, const char *exe)
+{
+	char args[512];
+	struct lg_event ev = { .source = LG_SRC_SHIM,
+			       .pid = k->pid,
+			       .exe = exe,
+			       .tool = m->tool,
+			       .system = *m->system ? m->system : "remote",
+			       .chan = m->chan,
+			       .proto = m->proto };
+
+	if (*m->made) {
+		ev.kind = LG_EV_OBSERVED;
+		ev.made = m->made;
+		ev.target = m->made;
+		return lg_session_feed(c->s, &ev, NULL);
+	}
+	if (!*m->target)
+		return lg_session_refusal(c->s);
+	ev.kind = LG_EV_DESTRUCTIVE;
+	ev.op = LG_OP_REMOTE_DELETE;
+	ev.target = m->target;
+	ev.happened = LG_WIRE_HAS(m, LG_T_STATUS);
+	ev.asked = !ev.happened;
+	if (m->args_len) {
+		size_t n = m->args_len < sizeof(args) - 1 ? m->args_len :
+							     sizeof(args) - 1;
+
+		memcpy(args, m->args, n);
+		args[n] = '\0';
+		ev.args_preview = args;
+	}
+	return lg_session_feed(c->s, &ev, NULL);
+}
+
 /* A call held back until the session answers: a delete, an A2A call. */
 static void on_gate(struct lg_control *c, struct conn *k,
 		    const struct lg_wire_msg *m, const char *exe)
@@ -113,6 +156,12 @@ static void on_gate(struct lg_control *c, struct conn *k,
 	c->st.gates++;
 	if (*m->call_to) {
 		send_verdict(k->fd, m->seq, (uint32_t)ctl_on_a2a(c, k, m),
+			     NULL);
+		return;
+	}
+	if (*m->made || (LG_WIRE_HAS(m, LG_T_OP) &&
+			 m->op == LG_OP_REMOTE_DELETE)) {
+		send_verdict(k->fd, m->seq, (uint32_t)on_remote(c, k, m, exe),
 			     NULL);
 		return;
 	}

@@ -83,6 +83,8 @@ static int decode_field(struct lg_wire_msg *m, uint8_t tag,
 	case LG_T_FLOW:
 	case LG_T_NAME:
 	case LG_T_CALL_TO:
+	case LG_T_SYSTEM:
+	case LG_T_MADE:
 	case LG_T_PREVIEW: {
 		const char *s = get_str(v, len, scratch, used, scratch_size);
 
@@ -102,6 +104,10 @@ static int decode_field(struct lg_wire_msg *m, uint8_t tag,
 			m->name = s;
 		else if (tag == LG_T_CALL_TO)
 			m->call_to = s;
+		else if (tag == LG_T_SYSTEM)
+			m->system = s;
+		else if (tag == LG_T_MADE)
+			m->made = s;
 		else
 			m->preview = s;
 		return 0;
@@ -156,7 +162,7 @@ int lg_wire_decode(const void *frame, size_t n, struct lg_wire_msg *m,
 
 	memset(m, 0, sizeof(*m));
 	m->exe = m->path = m->tool = m->target = m->preview = m->flow =
-		m->name = m->call_to = "";
+		m->name = m->call_to = m->system = m->made = "";
 	if (n > LG_WIRE_MAX)
 		return -EMSGSIZE;
 	if (n < LG_WIRE_HDR_SIZE)

@@ -16,7 +16,7 @@ struct lg_wire_msg {
 	uint64_t chan, digest, count, args_digest, time_ns, endpoint;
 	/* NUL-terminated, in the caller's scratch buffer; "" when absent */
 	const char *exe, *path, *tool, *target, *preview, *flow, *name,
-		*call_to;
+		*call_to, *system, *made;
 	const unsigned char *args; /* points into the frame */
 	size_t args_len;
 };

@@ -28,6 +28,8 @@ const char *lg_op_name(enum lg_op op)
 		return "agent_call";
 	case LG_OP_OPEN_WRITE:
 		return "open_write";
+	case LG_OP_REMOTE_DELETE:
+		return "remote_delete";
 	case LG_OP_COUNT:
 		break;
 	}

@@ -60,6 +60,12 @@ enum lg_op {
 	LG_OP_AGENT_CALL, /* a flow's call (nested lgrun, A2A) */
 	/* an open for writing without O_TRUNC: kept first, never counted */
 	LG_OP_OPEN_WRITE,
+	/*
+	 * data off this host destroyed (issue 38): an HTTP DELETE answered
+	 * 2xx, a DROP, TRUNCATE or unqualified DELETE a database answered;
+	 * the system is lg_event.system. Nothing of it can be kept.
+	 */
+	LG_OP_REMOTE_DELETE,
 	LG_OP_COUNT,
 };
 
@@ -158,6 +164,17 @@ struct lg_event {
 	 * (issue 27). Nothing is refused: it happened.
 	 */
 	bool left_empty;
+	/*
+	 * LG_EV_DESTRUCTIVE of LG_OP_REMOTE_DELETE: the system it ran on
+	 * ("http", "postgres"); happened: judged at its answer, it ran (the
+	 * verdict can stop what comes after it, not undo it). asked: the
+	 * request, before it leaves (only a blocked session refuses it).
+	 */
+	const char *system;
+	bool happened, asked;
+	uint64_t chan; /* the shim's pairing of a request and its answer */
+	/* LG_EV_OBSERVED: a remote resource the session made (its target) */
+	const char *made;
 	/* LG_EV_OP_RESULT */
 	int result; /* 0: success, else the errno */
 	/* LG_EV_TOOL_DONE */

@@ -23,6 +23,7 @@ static struct lg_finding *vadd(struct lg_findings *out, enum lg_verdict action,
 	f->action = action;
 	f->then = LG_ALLOW;
 	f->left = 0;
+	f->remote = false;
 	f->rule = rule;
 	f->reason = reason;
 	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
@@ -119,6 +120,8 @@ const char *lg_op_plural(enum lg_op op)
 		return "directory removals";
 	case LG_OP_TOOL_DELETE:
 		return "tool deletes";
+	case LG_OP_REMOTE_DELETE:
+		return "deletes of remote data";
 	default:
 		return "deletes";
 	}

@@ -230,6 +230,8 @@ struct lg_finding {
 	 */
 	enum lg_verdict then;
 	unsigned left;
+	/* what it counted was destroyed off this host: nothing was kept */
+	bool remote;
 };
 
 /* What lgrun does at a verdict, for a rule's message: "stops the session". */

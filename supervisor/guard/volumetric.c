@@ -113,36 +113,53 @@ static long prune_restored(struct lg_volumetric *d,
 
 /*
  * What the window counted, in words that are true of it: "3 deletes of
- * pre-existing files", "3 tool deletes", or both kinds spelled out.
+ * pre-existing files", "3 tool deletes", "3 deletes of remote data", or
+ * the kinds spelled out.
  */
 static void what_counted(const struct lg_volumetric *d,
 			 const struct lg_event *ev, size_t count, char *buf,
 			 size_t size)
 {
-	size_t tool = ev->op == LG_OP_TOOL_DELETE, file = !tool;
+	size_t tool = 0, remote = 0, file = 0, kinds;
 	bool same = true;
 
-	for (size_t i = 0; i < d->len; i++) {
-		enum lg_op op = at((struct lg_volumetric *)d, i)->op;
+	for (size_t i = 0; i <= d->len; i++) {
+		enum lg_op op = i < d->len ?
+					at((struct lg_volumetric *)d, i)->op :
+					ev->op;
 
 		if (op == LG_OP_TOOL_DELETE)
 			tool++;
+		else if (op == LG_OP_REMOTE_DELETE)
+			remote++;
 		else
 			file++;
 		same &= op == ev->op;
 	}
-	if (tool + file != count) /* other supervisors' counts are in it */
+	kinds = !!tool + !!remote + !!file;
+	if (tool + remote + file != count) /* other supervisors' counts */
 		snprintf(buf, size, "%zu removals of pre-existing data", count);
-	else if (!tool)
+	else if (file == count)
 		snprintf(buf, size, "%zu %s of pre-existing files", count,
 			 same ? lg_op_plural(ev->op) : "removals");
-	else if (!file)
-		snprintf(buf, size, "%zu tool deletes", count);
+	else if (kinds == 1)
+		snprintf(buf, size, "%zu %s", count, lg_op_plural(ev->op));
 	else
-		snprintf(
-			buf, size,
-			"%zu removals (%zu of pre-existing files, %zu tool delete%s)",
-			count, file, tool, tool == 1 ? "" : "s");
+		snprintf(buf, size,
+			 "%zu removals (%zu of pre-existing files, %zu tool delete%s, %zu of remote data)",
+			 count, file, tool, tool == 1 ? "" : "s", remote);
+}
+
+/* Did the window count data destroyed off this host? */
+static bool counted_remote(const struct lg_volumetric *d,
+			   const struct lg_event *ev)
+{
+	if (ev->op == LG_OP_REMOTE_DELETE)
+		return true;
+	for (size_t i = 0; i < d->len; i++)
+		if (at((struct lg_volumetric *)d, i)->op == LG_OP_REMOTE_DELETE)
+			return true;
+	return false;
 }
 
 /* The window is full: the finding, in words that are true of it. */
@@ -152,21 +169,29 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 {
 	uint64_t span = d->len ? now - at((struct lg_volumetric *)d, 0)->t : 0;
 	char what[160], last[4200];
+	struct lg_finding *f;
 
 	what_counted(d, ev, count, what, sizeof(what));
 	if (ev->left_empty) /* nothing to refuse: it happened */
 		snprintf(last, sizeof(last),
 			 "the last: %s, emptied and left empty at the end",
 			 ev->target);
+	else if (ev->happened) /* judged at its answer: it ran */
+		snprintf(last, sizeof(last),
+			 "the last: %s %s, answered by its server (%s): it ran, and remote data cannot be kept",
+			 ev->tool ? ev->tool : lg_op_name(ev->op), ev->target,
+			 ev->system ? ev->system : "remote");
 	else
 		snprintf(last, sizeof(last), "refused %s %s",
 			 lg_op_name(ev->op), ev->target);
-	lg_findings_add(
+	f = lg_findings_add(
 		out, d->cfg.action, "volumetric", "volume_exceeded",
 		"volume_exceeded, %s in %.1fs (limit %u per %llus%s); %s", what,
 		(double)span / 1000.0, d->cfg.max,
 		(unsigned long long)(d->cfg.window_ms / 1000),
 		shared ? ", all supervisors of the session" : "", last);
+	if (f)
+		f->remote = counted_remote(d, ev);
 }
 
 enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
@@ -180,6 +205,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	long shared = -1;
 	size_t count;
 	unsigned steer;
+	char what[160];
 
 	if (!d->cfg.max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)
@@ -230,6 +256,8 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		prune_restored(d, env);
 		count = d->len + 1;
 	}
+	if (count == steer)
+		what_counted(d, ev, count, what, sizeof(what));
 	e = at(d, d->len);
 	e->t = now;
 	e->op = ev->op;
@@ -241,9 +269,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 	d->len++;
 	if (count == steer) {
 		struct lg_finding *f;
-		char what[160];
 
-		what_counted(d, ev, count, what, sizeof(what));
 		f = lg_findings_note(
 			out, "volumetric", "volume_near",
 			"%s within %llus (the last: %s %s); at %u, lgrun %s",
@@ -253,6 +279,7 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		if (f) {
 			f->then = d->cfg.action;
 			f->left = d->cfg.max - (unsigned)count;
+			f->remote = counted_remote(d, ev);
 		}
 	}
 	return LG_ALLOW;

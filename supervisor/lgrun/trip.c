@@ -138,16 +138,23 @@ int run_trip(struct loop *l)
 void print_trip(const struct loop *l, const char *id, const char *summary,
 		const char *audit, const char *state_dir)
 {
+	struct lg_session_view sv;
+	const char *what;
+
+	lg_session_view(l->s, &sv);
+	/* a remote delete tripped at its answer: it ran, what comes next not */
+	what = sv.trip_remote ? "the last delete had already run on its server (lgrun judges a remote delete by its answer); what came after it was refused" :
+				"the operation was refused";
 	lg_err("%s", summary);
 	if (l->trip.after_end)
 		lg_err("the command had already ended: nothing was refused or stopped; session '%s' is marked as tripped.",
 		       id);
 	else if (l->trip.survivors)
-		lg_err("the operation was refused, but %d process(es) of session '%s' survived the kill.",
-		       l->trip.survivors, id);
+		lg_err("%s, but %d process(es) of session '%s' survived the kill.",
+		       what, l->trip.survivors, id);
 	else
-		lg_err("the operation was refused and every process of session '%s' was stopped%s.",
-		       id,
+		lg_err("%s, and every process of session '%s' was stopped%s.",
+		       what, id,
 		       l->trip.escaped ?
 			       " (some had left its cgroup: killed by pid)" :
 			       "");

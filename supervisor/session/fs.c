@@ -341,6 +341,8 @@ int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
 {
 	if (ev->op == LG_OP_TOOL_DELETE)
 		return on_tool_delete(s, ev, v);
+	if (ev->op == LG_OP_REMOTE_DELETE)
+		return sess_on_remote_delete(s, ev, v);
 	if (!ev->facts || !ev->target)
 		return s->cfg->deny_errno; /* a source's bug: never let it go */
 	return on_file(s, ev, v);

@@ -164,6 +164,7 @@ void lg_session_free(struct lg_session *s)
 	lg_programs_free(s->programs);
 	/* a session that tripped never checked what its tree emptied */
 	sess_emptied_free(s);
+	sess_remote_free(s);
 	lg_quarantine_free(s->quarantine);
 	lg_record_close(s->rec);
 	free(s->egress);
@@ -247,6 +248,7 @@ void lg_session_view(const struct lg_session *s, struct lg_session_view *v)
 	v->kill_deferred_ms = s->kill_pending ? s->kill_deferred_ms : 0;
 	v->peer_killed = s->peer_killed;
 	v->trip_reason = s->trip.reason;
+	v->trip_remote = s->trip_op == LG_OP_REMOTE_DELETE;
 	snprintf(v->trip_summary, sizeof(v->trip_summary), "%s",
 		 s->trip_summary);
 	v->quarantine = s->quarantine != NULL;
@@ -391,6 +393,10 @@ static int on_observed(struct lg_session *s, struct lg_event *ev,
 		       struct lg_session_verdict *v)
 {
 	(void)v;
+	if (ev->made) { /* a remote resource the session made (remote.c) */
+		sess_remote_made(s, ev->made);
+		return 0;
+	}
 	if (ev->proto == LG_P_HTTP)
 		s->st.observed_http++;
 	else

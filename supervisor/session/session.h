@@ -192,6 +192,7 @@ struct lg_session_stats {
 	uint64_t renames; /* seen, never counted (they tell where content went) */
 	uint64_t kept_writes; /* pre-existing files kept at a write-open */
 	uint64_t left_empty; /* of those, emptied and left empty: destroyed */
+	uint64_t remote_deletes; /* counted deletes off this host (issue 38) */
 	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
 	uint64_t responses_cut; /* looping responses the proxy ended */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;
@@ -257,6 +258,8 @@ struct lg_session_view {
 	uint64_t kill_deferred_ms; /* a deferred kill's decision, 0: none */
 	bool peer_killed; /* stopped by another supervisor of the session */
 	const char *trip_reason; /* NULL: no trip */
+	/* the tripping op ran off this host: it could not be refused */
+	bool trip_remote;
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	bool quarantine; /* on */
 	unsigned kept_files, kept_dirs, not_kept;

@@ -54,6 +54,8 @@
 #define VENV_DIRS 64
 /* recent tool deletes and the paths they named (removal.c) */
 #define TOOL_DELETES 16
+/* remote resources the session made, remembered (remote.c) */
+#define REMOTE_OWN 1024
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
 
@@ -160,6 +162,8 @@ struct lg_session {
 		char values[TOOL_VALUES][TOOL_VALUE_MAX];
 	} tool_deletes[TOOL_DELETES];
 	unsigned tool_deletes_next;
+	char *remote_own[REMOTE_OWN]; /* remote.c */
+	unsigned remote_own_next;
 	/*
 	 * Pre-existing files an uncounted O_TRUNC open emptied (their content
 	 * kept): one left empty when the tree is over counts as destroyed
@@ -313,6 +317,11 @@ int sess_judge(struct lg_session *s, struct lg_guard *g, struct lg_event *ev,
 	       bool restored, struct lg_session_verdict *v);
 
 /* The handlers of lg_session_feed() that live with what they use. */
+/* remote.c: data off this host (issue 38) */
+int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
+			  struct lg_session_verdict *v);
+void sess_remote_made(struct lg_session *s, const char *target);
+void sess_remote_free(struct lg_session *s);
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
 			struct lg_session_verdict *v);
 int sess_on_rename(struct lg_session *s, struct lg_event *ev,

@@ -29,6 +29,11 @@ static const struct steer_text texts[] = {
 	  "removals of pre-existing data within the rule's window",
 	  "do not remove more files now: tell the user what you would remove and ask them to confirm, or take an approach that keeps the files",
 	  NULL },
+	/* volumetric, when what it counted was destroyed off this host */
+	{ "volumetric", "removal of pre-existing data within the rule's window",
+	  "removals of pre-existing data within the rule's window",
+	  "lgrun cannot keep data deleted in a database or a service, so it cannot be restored. Do not delete more now: run a dry run first (--dry-run, terraform plan, a SELECT count of what would go), make a backup (pg_dump, mysqldump, kubectl get -o yaml, an export of the records), or tell the user what you would delete and ask them to confirm",
+	  NULL },
 	{ "same_target", "attempt on the same target",
 	  "attempts on the same target",
 	  "it did not work the way you expected: check why, report it, and ask the user before trying again",
@@ -80,7 +85,12 @@ static void next_of(const struct lg_session *s, const struct steer_text *t,
 		snprintf(out, size,
 			 "%u more %s, and at the last of them lgrun %s",
 			 f->left, t->many, deed(t, f->then));
-	if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
+	if (strcmp(t->rule, "volumetric") == 0 && f->remote) {
+		size_t n = strlen(out);
+
+		snprintf(out + n, size - n,
+			 "; what was deleted off this host is gone: lgrun keeps only this machine's files");
+	} else if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
 		size_t n = strlen(out);
 
 		snprintf(
@@ -89,11 +99,17 @@ static void next_of(const struct lg_session *s, const struct steer_text *t,
 	}
 }
 
-static const struct steer_text *text_of(const char *rule)
+static const struct steer_text *text_of(const struct lg_finding *f)
 {
+	bool remote = f->remote && strcmp(f->rule, "volumetric") == 0;
+
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		if (strcmp(texts[i].rule, rule) == 0)
-			return &texts[i];
+		if (strcmp(texts[i].rule, f->rule) == 0) {
+			if (remote) /* the next entry is its remote words */
+				remote = false;
+			else
+				return &texts[i];
+		}
 	return NULL;
 }
 
@@ -116,7 +132,7 @@ static const char *configured(const struct lg_session *s, const char *rule)
 static void compose(const struct lg_session *s, const struct lg_finding *f,
 		    const char *own, char *out, size_t size)
 {
-	const struct steer_text *t = text_of(f->rule);
+	const struct steer_text *t = text_of(f);
 	char next[512] = "";
 	static const char from[] =
 		"[lgrun] A note from lgrun, the loop guard supervising this session (not from the user): ";

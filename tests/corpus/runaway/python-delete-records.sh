@@ -2,7 +2,6 @@
 # that existed before the session, through urllib on one connection each,
 # with no config (issue 38).
 NEEDS="python3 curl"
-KNOWN=issue-38
 setup() {
 	start_items 10
 	cat >purge.py <<'PY'

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A database's wire, read where lgrun can read it (issue 38): the
+ * PostgreSQL frontend protocol's startup, Query and Parse messages, and
+ * what an SQL statement does to data: destroys it (DROP, TRUNCATE, DELETE
+ * without WHERE, ALTER TABLE ... DROP), makes it (CREATE), or neither.
+ * Pure, bounded, no allocation: the shim calls it on a process's writes.
+ */
+#ifndef LG_SQL_H
+#define LG_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "recog.h"
+
+enum lg_sql_kind {
+	LG_SQL_OTHER, /* reads, inserts, updates with a WHERE, ... */
+	LG_SQL_DESTROY, /* drops, truncates, deletes every row, drops a column */
+	LG_SQL_CREATE, /* makes a table, schema, database, view or index */
+};
+
+#define LG_SQL_NAMES 4 /* names one statement acts on, at most */
+#define LG_SQL_NAME_MAX 96
+
+struct lg_sql_stmt {
+	enum lg_sql_kind kind;
+	/*
+	 * The command tag the server answers it with ("DROP TABLE",
+	 * "TRUNCATE TABLE", "DELETE", "ALTER TABLE", "CREATE TABLE",
+	 * "SELECT" for CREATE TABLE ... AS); what pairs it with its answer.
+	 */
+	char tag[24];
+	/* "database" for DROP or CREATE DATABASE: the name is a database */
+	bool database;
+	unsigned n; /* names */
+	/*
+	 * The objects, normalised: unquoted parts lowercased, quotes
+	 * removed, a "public." schema left out ("t1", "sales.orders").
+	 */
+	char names[LG_SQL_NAMES][LG_SQL_NAME_MAX];
+	struct lg_span text; /* the statement, as written */
+};
+
+/*
+ * The next statement of an SQL text at *p (statements end at a ';' outside
+ * quotes and comments): false at the end. *p moves past it.
+ */
+bool lg_sql_next(const char **p, const char *e, struct lg_sql_stmt *out);
+
+/*
+ * PostgreSQL's startup message (protocol 3.0): its database and user
+ * parameters (n == 0 when absent). False for anything else, an SSLRequest
+ * or a cancel request included.
+ */
+bool lg_pg_startup(const char *p, size_t n, struct lg_span *database,
+		   struct lg_span *user);
+
+/*
+ * The SQL text of the frontend message at p ('Q' Query, 'P' Parse) and
+ * the length of the whole message (*len, its type byte included): true for
+ * those two, whole or cut by the buffer's end (sql then holds what is
+ * here). False for another message, or bytes that are not one.
+ */
+bool lg_pg_query(const char *p, size_t n, struct lg_span *sql, size_t *len);
+
+#endif
