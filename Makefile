@@ -166,7 +166,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock spill fdpass filter peer
+	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -339,13 +339,14 @@ $(B)/fuzz/fuzz_path: tests/fuzz/fuzz_path.c supervisor/seccomp/pathres.c supervi
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_path.c \
 		supervisor/seccomp/pathres.c supervisor/lib/glob.c
 
-# The shim's HTTP, JSON-RPC and TLS recognisers and endpoint patterns.
-$(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h
+# The shim's HTTP, JSON-RPC and TLS recognisers, endpoint patterns, SQL.
+$(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h \
+		preload/sql.c preload/sql.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor -Ipreload \
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_recog.c \
-		preload/recog.c
+		preload/recog.c preload/sql.c
 
 # The config loader (any file a user writes).
 FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \

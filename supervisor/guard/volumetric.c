@@ -111,6 +111,27 @@ static long prune_restored(struct lg_volumetric *d,
 	return -1;
 }
 
+/* "5 removals (2 of pre-existing files, 3 of remote data)" */
+static void spell_kinds(size_t count, size_t file, size_t tool, size_t remote,
+			char *buf, size_t size)
+{
+	char parts[3][48];
+	unsigned n = 0;
+
+	if (file)
+		snprintf(parts[n++], sizeof(parts[0]),
+			 "%zu of pre-existing files", file);
+	if (tool)
+		snprintf(parts[n++], sizeof(parts[0]), "%zu tool delete%s",
+			 tool, tool == 1 ? "" : "s");
+	if (remote)
+		snprintf(parts[n++], sizeof(parts[0]), "%zu of remote data",
+			 remote);
+	snprintf(buf, size, "%zu removals (%s%s%s%s%s)", count, parts[0],
+		 n > 1 ? ", " : "", n > 1 ? parts[1] : "", n > 2 ? ", " : "",
+		 n > 2 ? parts[2] : "");
+}
+
 /*
  * What the window counted, in words that are true of it: "3 deletes of
  * pre-existing files", "3 tool deletes", "3 deletes of remote data", or
@@ -144,10 +165,8 @@ static void what_counted(const struct lg_volumetric *d,
 			 same ? lg_op_plural(ev->op) : "removals");
 	else if (kinds == 1)
 		snprintf(buf, size, "%zu %s", count, lg_op_plural(ev->op));
-	else
-		snprintf(buf, size,
-			 "%zu removals (%zu of pre-existing files, %zu tool delete%s, %zu of remote data)",
-			 count, file, tool, tool == 1 ? "" : "s", remote);
+	else /* the kinds spelled out, those it counted */
+		spell_kinds(count, file, tool, remote, buf, size);
 }
 
 /* Did the window count data destroyed off this host? */

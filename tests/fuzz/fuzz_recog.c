@@ -6,7 +6,8 @@
  * records, and the declared-endpoint patterns. Every span a recogniser
  * returns lies inside the buffer it was given. The first byte cuts the
  * input: what comes before a NUL in the rest is also used as the
- * endpoint patterns and the tool-name globs.
+ * endpoint patterns and the tool-name globs. The SQL statements and
+ * PostgreSQL's messages of the same bytes (preload/sql.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "recog.h"
+#include "sql.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,8 +51,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!rq.method.n || !rq.target.n)
 			__builtin_trap();
 	}
+	{
+		const char *q = p;
+		struct lg_sql_stmt st;
+		struct lg_span a, b;
+		size_t len;
+
+		while (lg_sql_next(&q, hi, &st)) {
+			inside(st.text);
+			if (q < lo || q > hi || st.n > LG_SQL_NAMES)
+				__builtin_trap();
+			for (unsigned i = 0; i < st.n; i++)
+				if (strlen(st.names[i]) >= LG_SQL_NAME_MAX)
+					__builtin_trap();
+		}
+		if (lg_pg_startup(p, size, &a, &b)) {
+			inside(a);
+			inside(b);
+		}
+		if (lg_pg_query(p, size, &a, &len))
+			inside(a);
+	}
 	if (lg_recog_http_response(p, size, &rs)) {
 		inside(rs.body);
+		inside(rs.location);
 		if (rs.status < 100 || rs.status > 999)
 			__builtin_trap();
 	}

@@ -247,6 +247,65 @@ static void test_summary_tool_deletes(void **state)
 		       "3 removals (2 of pre-existing files, 1 tool delete)"));
 }
 
+/*
+ * Remote deletes (issue 38): judged at their answer, so the trip says the
+ * last one ran and that remote data cannot be kept; the note one short is
+ * flagged remote (its words say nothing was kept); mixed windows spell
+ * out the kinds.
+ */
+static void test_summary_remote_deletes(void **state)
+{
+	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL, 0 }; /* notes on */
+	struct lg_volumetric *d = lg_volumetric_new(&cfg);
+	struct lg_guard_env env = { 0 };
+	struct lg_findings out = { 0 };
+	struct lg_event ev =
+		destroy(LG_OP_REMOTE_DELETE, "http://127.0.0.1:8080/items/3");
+
+	(void)state;
+	assert_non_null(d);
+	ev.happened = true;
+	ev.system = "http";
+	ev.tool = "DELETE";
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_int_equal(out.n, 0);
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_int_equal(out.n, 1);
+	assert_true(out.f[0].note);
+	assert_true(out.f[0].remote);
+	assert_non_null(
+		strstr(out.f[0].summary, "2 deletes of remote data within 60s"));
+	out.n = 0;
+	assert_int_equal(lg_volumetric_feed(d, &ev, &env, &out), LG_KILL);
+	assert_true(out.f[0].remote);
+	assert_non_null(strstr(
+		out.f[0].summary,
+		"3 deletes of remote data in 0.0s (limit 3 per 60s); the last: DELETE http://127.0.0.1:8080/items/3, answered by its server (http): it ran, and remote data cannot be kept"));
+	assert_null(strstr(out.f[0].summary, "refused"));
+
+	/* mixed: the kinds spelled out, and remote all the same */
+	out.n = 0;
+	lg_volumetric_feed(d, &ev, &env, &out);
+	ev = destroy(LG_OP_UNLINK, "/p/x");
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_true(out.n == 1 && out.f[0].note && out.f[0].remote);
+	out.n = 0;
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_int_equal(out.n, 1);
+	assert_true(out.f[0].remote);
+	assert_non_null(
+		strstr(out.f[0].summary,
+		       "3 removals (2 of pre-existing files, 1 of remote data)"));
+	/* a window of files alone is not remote */
+	out.n = 0;
+	for (int i = 0; i < 3; i++)
+		lg_volumetric_feed(d, &ev, &env, &out);
+	assert_int_equal(out.n, 2);
+	assert_false(out.f[0].remote);
+	assert_false(out.f[1].remote);
+	lg_volumetric_free(d);
+}
+
 static void test_window_edge_expired(void **state)
 {
 	struct fixture *fx = *state;
@@ -623,6 +682,7 @@ int main(void)
 		T(test_third_trips, setup_default),
 		T(test_summary_names_the_op, setup_default),
 		T(test_summary_tool_deletes, setup_default),
+		cmocka_unit_test(test_summary_remote_deletes),
 		T(test_window_edge_expired, setup_default),
 		T(test_window_edge_inside, setup_default),
 		T(test_window_all_expired, setup_default),
