@@ -166,7 +166,7 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql
+	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -220,7 +220,7 @@ LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/in
 	lib/canon lib/glob lib/error store/state store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
-		preload/recog.c)
+		preload/recog.c preload/sql.c)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -linih -ljansson -lhiredis -lm
