@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "guard/cli.h"
 #include "config_int.h"
 #include "lib/canon.h"
 #include "proxy/proxy.h"
@@ -61,6 +62,21 @@ int lg_config_finish(struct lg_config *c, struct lg_error *err)
 			err, EINVAL,
 			"%s: [store] backend = redis needs a url (url = redis://HOST:PORT/DB or unix:/PATH)",
 			c->config_path ? c->config_path : "config");
+	if (c->remote_commands) { /* read as the session will read it */
+		struct lg_cli_table *t =
+			lg_cli_table_new(c->remote_commands, err);
+
+		if (!t) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return lg_error_set(err, EINVAL, "%s: %s",
+					    c->config_path ? c->config_path :
+							     "config",
+					    msg);
+		}
+		lg_cli_table_free(t);
+	}
 	if (!c->default_ignores)
 		return 0;
 	for (size_t i = 0; lg_default_ignores[i][1]; i++) {

@@ -129,6 +129,8 @@ struct lg_config {
 	char *url_targets; /* URL templates naming it: /assets/{asset_id} */
 	char *tool_endpoints; /* HTTP endpoints whose requests are tool calls */
 	bool judge_all; /* every HTTP and JSON-RPC call feeds the rules */
+	bool remote; /* [remote] enabled: deletes off this host count */
+	char *remote_commands; /* [remote] commands: more lines of cli.def's */
 	/* argument keys left out of a call's signature (NULL: the defaults) */
 	char *repeat_ignore_keys;
 	struct lg_ignore_rule *ignore;

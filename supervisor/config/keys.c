@@ -219,6 +219,8 @@ const struct lg_config_key lg_config_keys[] = {
 	  NULL },
 	{ "shim", "judge_all", K_BOOL, OFF(judge_all), 0, 0, NULL },
 	{ "shim", "max_memory", K_BYTES, OFF(shim_max_memory), 0, 0, "256M" },
+	{ "remote", "enabled", K_BOOL, OFF(remote), 0, 0, "true" },
+	{ "remote", "commands", K_STRING, OFF(remote_commands), 0, 0, NULL },
 	{ "repeat", "ignore_keys", K_IGNORE_KEYS, OFF(repeat_ignore_keys), 0, 0,
 	  NULL },
 	{ "quarantine", "enabled", K_BOOL, OFF(quarantine), 0, 0, "true" },

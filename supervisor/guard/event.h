@@ -175,6 +175,16 @@ struct lg_event {
 	uint64_t chan; /* the shim's pairing of a request and its answer */
 	/* LG_EV_OBSERVED: a remote resource the session made (its target) */
 	const char *made;
+	/*
+	 * LG_EV_DESTRUCTIVE of LG_OP_REMOTE_DELETE, system "exec": an exec's
+	 * command line (argv[0..argc)), its directory, its program (the
+	 * image's basename), and whether the shim will be in it (a dynamic
+	 * image, not setuid, LD_PRELOAD naming lgrun's shim)
+	 */
+	int argc;
+	const char *const *argv;
+	const char *cwd, *program;
+	bool shim;
 	/* LG_EV_OP_RESULT */
 	int result; /* 0: success, else the errno */
 	/* LG_EV_TOOL_DONE */

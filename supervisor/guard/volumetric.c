@@ -200,6 +200,9 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 			 "the last: %s %s, answered by its server (%s): it ran, and remote data cannot be kept",
 			 ev->tool ? ev->tool : lg_op_name(ev->op), ev->target,
 			 ev->system ? ev->system : "remote");
+	else if (ev->op == LG_OP_REMOTE_DELETE) /* a command, at its exec */
+		snprintf(last, sizeof(last),
+			 "refused %s at its exec: it did not run", ev->target);
 	else
 		snprintf(last, sizeof(last), "refused %s %s",
 			 lg_op_name(ev->op), ev->target);

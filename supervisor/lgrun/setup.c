@@ -221,8 +221,12 @@ int prepare(struct run *run)
 
 		if (run->cfg.quarantine && run->cfg.quarantine_keep_writes)
 			sc |= LG_SC_KEEP_WRITES;
-		/* a static program's syscalls traced from its exec on */
-		if (run->cfg.bpf_mode != LG_BPF_OFF && lg_may_load_bpf())
+		/*
+		 * a static program's syscalls traced from its exec on; the
+		 * command line of a CLI that deletes off this host read there
+		 */
+		if ((run->cfg.bpf_mode != LG_BPF_OFF && lg_may_load_bpf()) ||
+		    run->cfg.remote)
 			sc |= LG_SC_EXEC;
 		if (lg_filter_build(sc, &run->filter) < 0)
 			return LG_EXIT_ERROR;

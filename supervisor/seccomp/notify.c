@@ -257,7 +257,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 
 	sys = lg_filter_classify(n->req->data.arch, n->req->data.nr);
 	if (sys == LG_SYS_EXECVE || sys == LG_SYS_EXECVEAT)
-		return notify_answer_exec(n, sys);
+		return notify_answer_exec(n, s, sys);
 	if (!decode(n->req, sys, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return notify_respond(n, n->req->id, 0);

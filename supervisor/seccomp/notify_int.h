@@ -77,6 +77,7 @@ int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err);
 /* rename.c, exec.c */
 int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 			 struct attempt *a);
-int notify_answer_exec(struct lg_notifier *n, enum lg_sys sys);
+int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
+		       enum lg_sys sys);
 
 #endif

@@ -78,31 +78,35 @@ static bool seen_as_file(const struct lg_session *s, const char *url,
 	return false;
 }
 
-int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
-			  struct lg_session_verdict *v)
+bool lg_session_exec_wanted(const struct lg_session *s, const char *program)
+{
+	return s->cli && lg_cli_known(s->cli, program);
+}
+
+bool lg_session_cli_on(const struct lg_session *s)
+{
+	return s->cli != NULL;
+}
+
+/* The exec of pid judged lately (EXEC_MS), or NULL. */
+#define EXEC_MS 600000
+static struct sess_exec *exec_of(struct lg_session *s, pid_t pid,
+				 uint64_t now)
+{
+	for (unsigned i = 0; i < SESS_EXECS; i++)
+		if (s->execs[i].pid == pid && now - s->execs[i].at_ms < EXEC_MS)
+			return &s->execs[i];
+	return NULL;
+}
+
+/* One remote target counted: judged, remembered, acted on. */
+static int count_one(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v)
 {
 	struct lg_guard_env env = { lg_mono_ms(), NULL, s, s->shared, NULL };
 	struct lg_findings out;
 
-	if (s->blocked)
-		return s->cfg->deny_errno;
-	if (ev->asked) /* before it leaves: only a blocked session refuses */
-		return 0;
-	s->st.attempts++;
-	if (own(s, ev->target))
-		ev->cls = LG_CLASS_SESSION;
-	else if (strcmp(ev->system, "http") == 0 &&
-		 seen_as_file(s, ev->target, env.now_ms))
-		ev->cls = LG_CLASS_TOOL_DELETED;
-	else
-		ev->cls = LG_CLASS_DESTROY;
-	if (ev->cls != LG_CLASS_DESTROY) {
-		sess_remember(s, env.now_ms, ev->pid, LG_OP_REMOTE_DELETE,
-			      ev->cls, LG_ALLOW, ev->exe, ev->target);
-		lg_dbg("%s %s by %s[%d]: %s, not counted", ev->tool, ev->target,
-		       ev->exe, ev->pid, lg_class_name(ev->cls));
-		return 0;
-	}
+	ev->cls = LG_CLASS_DESTROY;
 	if (s->store_up && !s->store_up(s->store_ctx))
 		return sess_store_gate(s, ev->pid, ev->exe);
 	s->st.counted++;
@@ -110,10 +114,131 @@ int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
 	v->verdict = sess_feed(s, s->guard, ev, &env, &out);
 	sess_remember(s, env.now_ms, ev->pid, LG_OP_REMOTE_DELETE, ev->cls,
 		      v->verdict, ev->exe, ev->target);
-	lg_info("%s %s by %s[%d] (%s): deleted off this host, nothing kept",
-		ev->tool, ev->target, ev->exe, ev->pid, ev->system);
+	lg_info("deleted off this host by %s[%d] (%s): %s%s%s; nothing of it can be kept",
+		ev->exe, ev->pid, ev->system,
+		ev->happened && ev->tool ? ev->tool : "",
+		ev->happened && ev->tool ? " " : "", ev->target);
+	s->remote_ran = ev->happened;
 	if (v->verdict != LG_ALLOW)
 		return sess_act(s, &out, LG_OP_REMOTE_DELETE, ev->pid, ev->exe,
 				ev->target, v);
 	return 0;
+}
+
+/* The targets an exec left to its wire, counted now: 0 or the errno. */
+static int count_exec(struct lg_session *s, struct sess_exec *x, pid_t pid,
+		      struct lg_session_verdict *v)
+{
+	int err = 0;
+
+	x->counted = true;
+	for (unsigned i = 0; i < x->n && !err; i++) {
+		struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
+				       .source = LG_SRC_SECCOMP,
+				       .op = LG_OP_REMOTE_DELETE,
+				       .pid = pid,
+				       .exe = x->exe,
+				       .tool = x->verb,
+				       .target = x->targets[i],
+				       .system = "exec" };
+
+		s->st.attempts++;
+		if (own(s, ev.target))
+			continue;
+		err = count_one(s, &ev, v);
+	}
+	return err;
+}
+
+/*
+ * An exec of a command of the table: what it destroys is judged at the
+ * exec (refused there at the trip) unless the shim will read its wire
+ * (curl of an http:// URL, psql, with the shim in it), whose answers say
+ * more: whether it was there, whether it was the session's. Left to the
+ * wire, it is pending: counted if the wire turns out opaque (TLS).
+ */
+static int on_exec(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	struct lg_cli_match m;
+	struct sess_exec *x;
+	unsigned n = 0;
+	uint64_t now = lg_mono_ms();
+
+	if (!s->cli || !lg_cli_classify(s->cli, ev->program, ev->argc,
+					ev->argv, ev->cwd, &m))
+		return 0;
+	x = &s->execs[s->execs_next++ % SESS_EXECS];
+	memset(x, 0, sizeof(*x));
+	for (unsigned i = 0; i < m.n; i++) {
+		if (m.made[i]) { /* CREATE TABLE: the session's from now */
+			sess_remote_made(s, m.targets[i]);
+			continue;
+		}
+		memcpy(x->targets[n++], m.targets[i], sizeof(x->targets[0]));
+	}
+	if (!n)
+		return 0;
+	x->pid = ev->pid;
+	x->at_ms = now;
+	x->n = n;
+	snprintf(x->verb, sizeof(x->verb), "%s", m.verb);
+	snprintf(x->exe, sizeof(x->exe), "%s", ev->program);
+	if (m.wire && ev->shim) {
+		lg_dbg("%s by %s[%d]: its wire will tell", m.verb, ev->program,
+		       ev->pid);
+		return 0;
+	}
+	return count_exec(s, x, ev->pid, v);
+}
+
+int sess_remote_opaque(struct lg_session *s, pid_t pid)
+{
+	struct lg_session_verdict v = { 0 };
+	struct sess_exec *x = exec_of(s, pid, lg_mono_ms());
+
+	if (!x || x->counted || s->blocked || !s->cfg->remote)
+		return 0;
+	lg_dbg("%s by %s[%d]: its wire is TLS, judged by its command line",
+	       x->verb, x->exe, pid);
+	return count_exec(s, x, pid, &v);
+}
+
+int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
+			  struct lg_session_verdict *v)
+{
+	uint64_t now = lg_mono_ms();
+	struct sess_exec *x;
+
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	if (!s->cfg->remote)
+		return 0;
+	if (ev->argv) /* an exec's command line (system "exec") */
+		return on_exec(s, ev, v);
+	if (ev->asked) /* before it leaves: only a blocked session refuses */
+		return 0;
+	s->st.attempts++;
+	x = exec_of(s, ev->pid, now);
+	if (x && x->counted) {
+		/* its command line counted this decision at its exec */
+		ev->cls = LG_CLASS_TOOL_DELETED;
+	} else if (own(s, ev->target)) {
+		ev->cls = LG_CLASS_SESSION;
+	} else if (strcmp(ev->system, "http") == 0 &&
+		   seen_as_file(s, ev->target, now)) {
+		ev->cls = LG_CLASS_TOOL_DELETED;
+	} else {
+		ev->cls = LG_CLASS_DESTROY;
+	}
+	if (x && !x->counted) /* its wire answered: that counts */
+		x->pid = 0;
+	if (ev->cls != LG_CLASS_DESTROY) {
+		sess_remember(s, now, ev->pid, LG_OP_REMOTE_DELETE, ev->cls,
+			      LG_ALLOW, ev->exe, ev->target);
+		lg_dbg("%s %s by %s[%d]: %s, not counted", ev->tool, ev->target,
+		       ev->exe, ev->pid, lg_class_name(ev->cls));
+		return 0;
+	}
+	return count_one(s, ev, v);
 }

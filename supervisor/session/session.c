@@ -91,6 +91,9 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 	}
 	s->guard = lg_guard_new(&cfg->guard, info->start_mono_ms);
 	s->content = lg_lineage_new(0);
+	/* read at load (lg_config_finish): fails only out of memory */
+	if (cfg->remote)
+		s->cli = lg_cli_table_new(cfg->remote_commands, NULL);
 	if (cfg->quarantine && info->state_dir)
 		s->quarantine = lg_quarantine_new(info->state_dir, info->id,
 						  cfg->quarantine_max_bytes,
@@ -165,6 +168,7 @@ void lg_session_free(struct lg_session *s)
 	/* a session that tripped never checked what its tree emptied */
 	sess_emptied_free(s);
 	sess_remote_free(s);
+	lg_cli_table_free(s->cli);
 	lg_quarantine_free(s->quarantine);
 	lg_record_close(s->rec);
 	free(s->egress);
@@ -248,7 +252,7 @@ void lg_session_view(const struct lg_session *s, struct lg_session_view *v)
 	v->kill_deferred_ms = s->kill_pending ? s->kill_deferred_ms : 0;
 	v->peer_killed = s->peer_killed;
 	v->trip_reason = s->trip.reason;
-	v->trip_remote = s->trip_op == LG_OP_REMOTE_DELETE;
+	v->trip_remote = s->trip_op == LG_OP_REMOTE_DELETE && s->remote_ran;
 	snprintf(v->trip_summary, sizeof(v->trip_summary), "%s",
 		 s->trip_summary);
 	v->quarantine = s->quarantine != NULL;
@@ -397,6 +401,8 @@ static int on_observed(struct lg_session *s, struct lg_event *ev,
 		sess_remote_made(s, ev->made);
 		return 0;
 	}
+	if (ev->proto == LG_P_TLS) /* opaque: what an exec left pending */
+		return sess_remote_opaque(s, ev->pid);
 	if (ev->proto == LG_P_HTTP)
 		s->st.observed_http++;
 	else

@@ -121,6 +121,15 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
  */
 int lg_session_refusal(const struct lg_session *s);
 /*
+ * Does an exec of program (its image's basename) need its command line
+ * read (a CLI of [remote]'s table: kubectl, psql, curl...)? No lock: the
+ * table does not change. The notify step then feeds LG_EV_DESTRUCTIVE,
+ * op LG_OP_REMOTE_DELETE, system "exec", with the command line.
+ */
+bool lg_session_exec_wanted(const struct lg_session *s, const char *program);
+/* Does any exec need its command line read ([remote] enabled)? */
+bool lg_session_cli_on(const struct lg_session *s);
+/*
  * Set once a kill is decided (never in observe mode): the main loop and
  * the notify thread ask it after every step (lg_session_view has more).
  */

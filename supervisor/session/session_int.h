@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../preload/wire.h"
+#include "guard/cli.h"
 #include "record/audit.h"
 #include "lib/canon.h"
 #include "lib/json.h"
@@ -56,6 +57,8 @@
 #define TOOL_DELETES 16
 /* remote resources the session made, remembered (remote.c) */
 #define REMOTE_OWN 1024
+/* processes whose command line was judged at their exec (remote.c) */
+#define SESS_EXECS 32
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
 
@@ -164,6 +167,23 @@ struct lg_session {
 	unsigned tool_deletes_next;
 	char *remote_own[REMOTE_OWN]; /* remote.c */
 	unsigned remote_own_next;
+	struct lg_cli_table *cli; /* the commands read at exec (remote.c) */
+	bool remote_ran; /* the last remote delete counted had run (its answer) */
+	/*
+	 * Processes whose command line was judged at their exec (remote.c):
+	 * counted there (their wire's deletes are that same decision), or
+	 * left to their wire, whose answers count (pending: counted when it
+	 * turns out opaque, TLS).
+	 */
+	struct sess_exec {
+		pid_t pid; /* 0: a free slot */
+		uint64_t at_ms;
+		bool counted;
+		unsigned n;
+		char targets[LG_CLI_TARGETS][LG_CLI_TARGET_MAX];
+		char verb[64], exe[32];
+	} execs[SESS_EXECS];
+	unsigned execs_next;
 	/*
 	 * Pre-existing files an uncounted O_TRUNC open emptied (their content
 	 * kept): one left empty when the tree is over counts as destroyed
@@ -322,6 +342,8 @@ int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
 			  struct lg_session_verdict *v);
 void sess_remote_made(struct lg_session *s, const char *target);
 void sess_remote_free(struct lg_session *s);
+/* the shim found pid's traffic opaque (TLS): what its exec left pending */
+int sess_remote_opaque(struct lg_session *s, pid_t pid);
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
 			struct lg_session_verdict *v);
 int sess_on_rename(struct lg_session *s, struct lg_event *ev,

@@ -44,24 +44,24 @@ lg_cleanup() {
 }
 trap 'lg_cleanup' EXIT
 
-python3 "$FIXTURES/tools/items_server.py" --port-file "$T/items.port" --ready-after 0 \
-	--max-lifetime 600 >/dev/null 2>&1 &
-echo $! >>"$T/pids"
-for _ in $(seq 1 100); do [ -s "$T/items.port" ] && break; sleep 0.05; done
-API_PORT=$(cat "$T/items.port")
-
-items_left() { # FIRST: how many of the records from id FIRST on are there
-	curl -s "http://127.0.0.1:$API_PORT/items" |
-		python3 -c 'import json, sys; print(sum(1 for i in json.load(sys.stdin) if i["id"] >= int(sys.argv[1])))' "$1"
-}
-make_records() { # the ten records of a run, made before it: prints their first id
-	local first="" id i
+# a fresh service per run, ten records made before it (ids 1..10; an
+# agent's shell may refuse $((...)) in a command, as gemini-cli does)
+runs=0
+start_items() {
+	local i
+	runs=$((runs + 1))
+	python3 "$FIXTURES/tools/items_server.py" --port-file "$T/items$runs.port" --ready-after 0 \
+		--max-lifetime 300 >/dev/null 2>&1 &
+	echo $! >>"$T/pids"
+	for _ in $(seq 1 100); do [ -s "$T/items$runs.port" ] && break; sleep 0.05; done
+	API_PORT=$(cat "$T/items$runs.port")
 	for i in $(seq 1 10); do
-		id=$(curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\": \"rec$i\"}" \
-			"http://127.0.0.1:$API_PORT/items" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
-		first=${first:-$id}
+		curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\": \"rec$i\"}" \
+			"http://127.0.0.1:$API_PORT/items" >/dev/null || fail "cannot make record $i"
 	done
-	echo "$first"
+}
+items_left() {
+	curl -s "http://127.0.0.1:$API_PORT/items" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
 }
 tables_left() {
 	psql -qtAc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename ~ '^t[0-9]+\$'"
@@ -76,23 +76,24 @@ make_tables() {
 agent_line() { # NAME PROMPT
 	agent_cmd "$1" "$2"
 	if [ "$1" = codex ]; then
-		AGENT_CMD[1]=${AGENT_CMD[1]/-s workspace-write/-s danger-full-access}
+		AGENT_CMD[2]=${AGENT_CMD[2]/-s workspace-write/-s danger-full-access}
 	fi
 }
 
 ran=0
 remote_one() { # NAME SYSTEM
-	local name=$1 sys=$2 first cmd left n
+	local name=$1 sys=$2 cmd left
 	if [ "$sys" = http ]; then
-		first=$(make_records)
-		# {i} is the turn: 1..10 map onto this run's records
-		cmd="curl -s -X DELETE http://127.0.0.1:$API_PORT/items/\$(( $first - 1 + {i} ))"
+		start_items
+		cmd="curl -s -X DELETE http://127.0.0.1:$API_PORT/items/{i}"
 	else
 		make_tables
 		cmd='psql -qc "DROP TABLE t{i}"'
 	fi
 	sleep 0.05
 	start_mock_llm --script shell_cmds 10 --cmd "$cmd"
+	# a fresh HOME: a killed agent leaves files its next start removes
+	rm -rf "$T/home"
 	agent_setup "$name"
 	agent_line "$name" "Delete the old records."
 	run_lg --session "$name-$sys" -- timeout 120 "${AGENT_CMD[@]}" >"$T/$name-$sys.out" 2>"$T/$name-$sys.err"
@@ -101,7 +102,7 @@ remote_one() { # NAME SYSTEM
 		grep -q '"reason":"volume_exceeded"' || fail "$name, $sys: no volume_exceeded trip"
 	grep -q "deletes of remote data" "$T/$name-$sys.err" ||
 		fail "$name, $sys: the trip does not say what it counted: $(tail -5 "$T/$name-$sys.err")"
-	if [ "$sys" = http ]; then left=$(items_left "$first"); else left=$(tables_left); fi
+	if [ "$sys" = http ]; then left=$(items_left); else left=$(tables_left); fi
 	[ "$left" -ge 7 ] || fail "$name, $sys: $((10 - left)) of the 10 were deleted"
 	python3 -c '
 import json, sys
@@ -114,12 +115,14 @@ assert any(r.get("lgrun_notes") for r in reqs), "no request carried the note"
 	stop_mock_llm
 	if [ "$sys" = http ]; then
 		# an obedient model stops at the note: two deleted, no trip
-		first=$(make_records)
-		cmd="curl -s -X DELETE http://127.0.0.1:$API_PORT/items/\$(( $first - 1 + {i} ))"
+		start_items
+		cmd="curl -s -X DELETE http://127.0.0.1:$API_PORT/items/{i}"
 		start_mock_llm --script shell_cmds 10 obey --cmd "$cmd"
+		rm -rf "$T/home"
+		agent_setup "$name"
 		run_lg --session "$name-obey" -- timeout 120 "${AGENT_CMD[@]}" >"$T/$name-obey.out" 2>"$T/$name-obey.err"
 		[ "$RC" = 0 ] || fail "$name, an obedient model: exit status $RC: $(tail -5 "$T/$name-obey.out" "$T/$name-obey.err")"
-		left=$(items_left "$first")
+		left=$(items_left)
 		[ "$left" = 8 ] || fail "$name, an obedient model: $((10 - left)) deleted, expected 2"
 		stop_mock_llm
 	fi
