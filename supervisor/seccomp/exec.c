@@ -181,6 +181,30 @@ static int judge_command(struct lg_notifier *n, struct lg_session *s,
 }
 
 /*
+ * Is the exec's path one of [remote]'s commands, by its last name? One
+ * read of the path's string: every exec of a build passes here.
+ */
+static bool wanted(struct lg_notifier *n, struct lg_session *s,
+		   const struct lg_syscall *sc, char *prog, size_t size)
+{
+	const __u64 *arg = n->req->data.args;
+	uint64_t addr = arg[sc->path];
+	char path[PATH_MAX];
+	const char *base;
+
+	if (!lg_session_cli_on(s))
+		return false;
+	if (lg_filter_arch_is_32(n->req->data.arch))
+		addr &= 0xffffffffULL;
+	if (lg_proc_string((pid_t)n->req->pid, addr, path, sizeof(path)) < 0)
+		return false;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	snprintf(prog, size, "%s", base);
+	return lg_session_exec_wanted(s, base);
+}
+
+/*
  * An exec: a command of [remote]'s table judged (judge_command); when the
  * image will run without the shim (static, setuid), the session's
  * syscalls traced from before its first instruction: on_exec returns
@@ -195,10 +219,14 @@ int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
 	pid_t pid = (pid_t)n->req->pid;
 	struct attempt a = { .op = LG_OP_NONE };
 	bool traced = n->on_exec && n->exec_wanted(n->exec_ctx);
+	char prog[NAME_MAX + 1] = "";
 	unsigned flags = 0;
 	int r, err = 0;
 
-	if (!traced && !lg_session_cli_on(s))
+	/* by the name it was run by: a symlink's (psql -> pg_wrapper) */
+	bool judge = wanted(n, s, sc, prog, sizeof(prog));
+
+	if (!traced && !judge)
 		return notify_respond(n, n->req->id, 0);
 	notify_busy(n, &a);
 	r = notify_arg_where(
@@ -208,9 +236,8 @@ int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
 			arg[sc->path],
 		!(sc->flags >= 0 && (arg[sc->flags] & AT_SYMLINK_NOFOLLOW)),
 		&w);
-	if (r == 0 && w.dirfd >= 0 && w.last[0] &&
-	    lg_session_exec_wanted(s, w.last))
-		err = judge_command(n, s, sc, &w, w.last);
+	if (judge && r == 0 && w.dirfd >= 0)
+		err = judge_command(n, s, sc, &w, prog);
 	atomic_store(&n->busy_since, 0);
 	if (err)
 		return notify_respond(n, n->req->id, err);

@@ -168,7 +168,10 @@ static int on_exec(struct lg_session *s, struct lg_event *ev,
 	if (!s->cli || !lg_cli_classify(s->cli, ev->program, ev->argc,
 					ev->argv, ev->cwd, &m))
 		return 0;
-	x = &s->execs[s->execs_next++ % SESS_EXECS];
+	/* a process that execs again (a wrapper: psql's pg_wrapper) */
+	x = exec_of(s, ev->pid, now);
+	if (!x)
+		x = &s->execs[s->execs_next++ % SESS_EXECS];
 	memset(x, 0, sizeof(*x));
 	for (unsigned i = 0; i < m.n; i++) {
 		if (m.made[i]) { /* CREATE TABLE: the session's from now */

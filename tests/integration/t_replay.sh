@@ -25,7 +25,7 @@ grep -q "trips at event 4 (.*): kill by volumetric (volume_exceeded): volume_exc
 grep -q "as recorded: the session tripped there" "$T/out" || fail "not compared with the recording: $(cat "$T/out")"
 # the note to the model one step short ([steer], issue 28) is replayed too
 grep -q "1 note(s) for the model (\[steer\]) before it; the first:" "$T/out" &&
-	grep -q "decided at event 3 (.*): volumetric (volume_near): 2 removals of pre-existing data" "$T/out" ||
+	grep -q "decided at event 3 (.*): volumetric (volume_near): 2 deletes of pre-existing files" "$T/out" ||
 	fail "the note at the 2nd removal is not replayed: $(cat "$T/out")"
 # what the audit says was refused is what the replay refuses
 want=$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "\"event\":\"trip\"" in l][0]["summary"].split(": ",1)[1])' "$STATE/audit.jsonl")
