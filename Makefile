@@ -352,7 +352,7 @@ $(B)/fuzz/fuzz_recog: tests/fuzz/fuzz_recog.c preload/recog.c preload/recog.h \
 FUZZ_CONFIG_SRC := $(CONFIG_SRC) supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/text.c \
 	supervisor/proxy/routes.c supervisor/lib/canon.c supervisor/lib/glob.c supervisor/guard/classify.c \
 	supervisor/guard/event.c supervisor/lib/termtext.c preload/recog.c \
-	supervisor/guard/verdict.c supervisor/lib/error.c
+	supervisor/guard/verdict.c supervisor/lib/error.c supervisor/guard/cli.c preload/sql.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/config/config.h \
 		supervisor/config/config_int.h supervisor/config/kinds.def supervisor/lib/error.h
 	@mkdir -p $(dir $@)

@@ -431,10 +431,11 @@ rm_one() { # variant
 
 # ------------------------------------------------------------- row 3: build
 PROJ=$WORK/proj
-BUILD_VARIANTS=(bare lg procmem noq nokw null)
+BUILD_VARIANTS=(bare lg procmem noq nokw noremote null)
 [ "$(id -u)" = 0 ] && [ -f "$ROOT/build/lib/liblgbpf.so" ] && BUILD_VARIANTS+=(bpf)
 build_setup() {
-	mkdir -p "$WORK/conf-build-noq" "$WORK/conf-nokw"
+	mkdir -p "$WORK/conf-build-noq" "$WORK/conf-nokw" "$WORK/conf-noremote"
+	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[remote]\nenabled = false\n'; } >"$WORK/conf-noremote/lgrun.ini"
 	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nenabled = false\n'; } >"$WORK/conf-build-noq/lgrun.ini"
 	{ cat "$ROOT/conf/lgrun.ini"; printf '\n[quarantine]\nkeep_writes = false\n'; } >"$WORK/conf-nokw/lgrun.ini"
 	command -v make >/dev/null 2>&1 || { SKIP[build]="make is not installed"; return; }
@@ -463,6 +464,7 @@ build_one() { # bare|lg|bpf
 			"$LGRUN" "${LGRUN_EXTRA[@]}" --state-dir "$STATE" --bpf="$([ "$1" = bpf ] && echo on || echo off)" \
 			$([ "$1" = noq ] && echo --config "$WORK/conf-build-noq/lgrun.ini") \
 			$([ "$1" = nokw ] && echo --config "$WORK/conf-nokw/lgrun.ini") \
+			$([ "$1" = noremote ] && echo --config "$WORK/conf-noremote/lgrun.ini") \
 			-- make -C "$PROJ" -s -j2 >/dev/null
 		rc=$?
 		t1=$(now_us)
@@ -1354,6 +1356,12 @@ if want build; then
 		row "3 build: no keep_writes" "same, [quarantine] keep_writes off vs on" "$(calc '%.0f ms' "$p")" "$(calc '%.0f ms' "$l")" \
 			"$(calc '%.3fx' "$l / $p")" "$(calc '%+.0f ms' "$l - $p")" "(vs lgrun)" - \
 			"what keeping overwritten files costs a build (its writes are to new files: each open leaves the kernel, nothing is kept); $(spread build_nokw %.0f) ms"
+	fi
+	p=$(median build_noremote)
+	if [ -n "$l" ] && [ -n "$p" ]; then
+		row "3 build: no [remote]" "same, [remote] enabled = false vs true" "$(calc '%.0f ms' "$p")" "$(calc '%.0f ms' "$l")" \
+			"$(calc '%.3fx' "$l / $p")" "$(calc '%+.0f ms' "$l - $p")" "(vs lgrun)" - \
+			"what reading command lines at exec costs a build (issue 38: every exec leaves the kernel; only a CLI of the table has its arguments read); CPU $(calc '%.3fx' "$(median buildcpu_lg) / $(median buildcpu_noremote)"); $(spread build_noremote %.0f) ms"
 	fi
 fi
 if want edit; then

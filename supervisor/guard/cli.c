@@ -14,12 +14,14 @@
 #include "cli.h"
 #include "../../preload/sql.h"
 
-enum cli_target { T_REST, T_NEXT, T_URL, T_CWD, T_SQL, T_LAST };
+enum cli_target { T_REST, T_NEXT, T_URL, T_CWD, T_SQL, T_LAST, T_REDIS, T_OPT };
 
 struct cli_rule {
 	char program[64];
 	char pattern[256];
 	enum cli_target target;
+	bool makes; /* "+TARGET": what it names is made, not destroyed */
+	char opt[32]; /* opt=NAME */
 };
 
 struct lg_cli_table {
@@ -35,14 +37,22 @@ static const struct {
 #undef LG_CLI
 };
 
-static int target_of(const char *s, enum cli_target *t)
+static int target_of(const char *s, struct cli_rule *r)
 {
-	static const char *const names[] = { "rest", "next", "url",
-					     "cwd",  "sql",  "last" };
+	static const char *const names[] = { "rest", "next", "url", "cwd",
+					     "sql",  "last", "redis" };
 
-	for (int i = 0; i < 6; i++)
+	r->makes = s[0] == '+';
+	s += r->makes;
+	if (strncmp(s, "opt=", 4) == 0 && s[4] == '-' &&
+	    strlen(s + 4) < sizeof(r->opt)) {
+		strcpy(r->opt, s + 4);
+		r->target = T_OPT;
+		return 0;
+	}
+	for (int i = 0; i < 7; i++)
 		if (strcmp(s, names[i]) == 0) {
-			*t = (enum cli_target)i;
+			r->target = (enum cli_target)i;
 			return 0;
 		}
 	return -1;
@@ -57,9 +67,9 @@ static int add(struct lg_cli_table *t, const char *program,
 		return -1;
 	t->r = r;
 	r += t->n;
+	memset(r, 0, sizeof(*r));
 	if (strlen(program) >= sizeof(r->program) ||
-	    strlen(pattern) >= sizeof(r->pattern) ||
-	    target_of(target, &r->target) < 0)
+	    strlen(pattern) >= sizeof(r->pattern) || target_of(target, r) < 0)
 		return -1;
 	strcpy(r->program, program);
 	strcpy(r->pattern, pattern);
@@ -122,7 +132,7 @@ struct lg_cli_table *lg_cli_table_new(const char *extra, struct lg_error *err)
 		if (add_line(t, line) < 0) {
 			lg_error_set(
 				err, EINVAL,
-				"[remote] commands: cannot read '%s': write PROGRAM PATTERN -> rest|next|last|url|cwd|sql",
+				"[remote] commands: cannot read '%s': write PROGRAM PATTERN -> [+]rest|next|last|url|cwd|sql|opt=--NAME",
 				trim(shown));
 			free(copy);
 			goto fail;
@@ -455,6 +465,55 @@ static void sql(const char *program, int argc, const char *const *argv,
 	}
 }
 
+/*
+ * redis-cli's command: FLUSHALL, FLUSHDB, DEL and UNLINK destroy; the
+ * writes that make a key make it the session's.
+ */
+static void redis(int argc, const char *const *argv, struct lg_cli_match *m)
+{
+	static const char *const valued[] = { "-h", "-p",     "-n",	 "-a",
+					      "-u", "-s",     "--user", "--pass",
+					      "-r", "-i",     NULL };
+	static const char *const makes[] = {
+		"set",	 "setnx", "setex", "psetex", "hset",  "hsetnx", "hmset",
+		"lpush", "rpush", "sadd",  "zadd",   "xadd",  "mset",	"msetnx",
+		"append", "incr", "incrby", "copy",  NULL
+	};
+	int i = 1;
+	bool made = false;
+	const char *cmd;
+
+	for (; i < argc; i++) {
+		bool takes = false;
+
+		if (!is_option(argv[i]))
+			break;
+		for (int k = 0; valued[k]; k++)
+			takes |= strcmp(argv[i], valued[k]) == 0;
+		i += takes;
+	}
+	if (i >= argc)
+		return; /* commands on stdin, or interactive */
+	cmd = argv[i++];
+	if (strcasecmp(cmd, "flushall") == 0 || strcasecmp(cmd, "flushdb") == 0) {
+		add_target(m, false, "redis-cli: ", "*", "");
+		return;
+	}
+	if (strcasecmp(cmd, "del") != 0 && strcasecmp(cmd, "unlink") != 0) {
+		for (int k = 0; makes[k]; k++)
+			made |= strcasecmp(cmd, makes[k]) == 0;
+		if (!made || i >= argc)
+			return;
+		/* MSET k v k v: every other one */
+		for (int step = strncasecmp(cmd, "mset", 4) == 0 ? 2 : argc;
+		     i < argc; i += step)
+			add_target(m, true, "redis-cli: ", argv[i], "");
+		return;
+	}
+	for (; i < argc; i++)
+		add_target(m, false, "redis-cli: ", argv[i], "");
+}
+
 int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 		    int argc, const char *const *argv, const char *cwd,
 		    struct lg_cli_match *out)
@@ -483,9 +542,25 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 			memset(out, 0, sizeof(*out));
 			continue;
 		case T_CWD:
-			add_target(out, false, out->verb, ": ",
-				   cwd ? cwd : "?");
+			add_target(out, r->makes, program, ": ", cwd ? cwd : "?");
 			break;
+		case T_REDIS:
+			redis(argc, argv, out);
+			if (out->n)
+				return 1;
+			memset(out, 0, sizeof(*out));
+			continue;
+		case T_OPT: {
+			int at;
+			const char *v = option(argc, argv, NULL, r->opt, &at);
+
+			if (!v) { /* docker run without --name: nothing named */
+				memset(out, 0, sizeof(*out));
+				continue;
+			}
+			add_target(out, r->makes, program, ": ", v);
+			break;
+		}
 		case T_URL: {
 			const char *url = NULL;
 
@@ -497,7 +572,7 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 				rest[strcspn(rest, " ")] = '\0';
 				url = rest;
 			}
-			add_target(out, false, url, "", "");
+			add_target(out, r->makes, url, "", "");
 			out->targets[0][strcspn(out->targets[0], "?#")] = '\0';
 			out->wire = strncasecmp(url, "http://", 7) == 0;
 			break;
@@ -511,10 +586,18 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 			if (r->target == T_LAST && strrchr(rest, ' '))
 				memmove(rest, strrchr(rest, ' ') + 1,
 					strlen(strrchr(rest, ' ')));
-			add_target(out, false, out->verb, *rest ? " " : "",
-				   rest);
+			if (!*rest) { /* docker system prune: its words */
+				const char *w = out->verb + strlen(program);
+
+				snprintf(rest, sizeof(rest), "%s",
+					 *w == ' ' ? w + 1 : w);
+			}
+			add_target(out, r->makes, program, ": ", rest);
 			break;
 		}
+		/* libpq's clients: their statements are on the wire */
+		if (strcmp(program, "dropdb") == 0)
+			out->wire = true;
 		return 1;
 	}
 	memset(out, 0, sizeof(*out));

@@ -31,11 +31,17 @@ bool lg_cli_known(const struct lg_cli_table *t, const char *program);
 
 struct lg_cli_match {
 	char verb[64]; /* "kubectl delete", "psql DROP TABLE" */
+	/*
+	 * What it destroys or makes: "kubectl: pod web-1" (the same for a
+	 * create and a delete of one object), an URL, an SQL object
+	 * ("psql://HOST:PORT/DB/TABLE").
+	 */
 	unsigned n; /* targets */
 	char targets[LG_CLI_TARGETS][LG_CLI_TARGET_MAX];
 	/*
-	 * Each target's kind: false destroys it, true makes it (a CREATE of
-	 * an SQL client's statements): the session's own from then on.
+	 * Each target's kind: false destroys it, true makes it (kubectl
+	 * apply, docker run --name, a CREATE of an SQL client's statements):
+	 * the session's own from then on.
 	 */
 	bool made[LG_CLI_TARGETS];
 	/*
@@ -48,8 +54,8 @@ struct lg_cli_match {
 
 /*
  * The command program (the basename of what is executed) with its
- * arguments argv[1..argc) in directory cwd: 1 when it destroys (or, for
- * an SQL client, makes) something off this host, out filled; 0 when not.
+ * arguments argv[1..argc) in directory cwd: 1 when it destroys or makes
+ * something off this host, out filled; 0 when not.
  */
 int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 		    int argc, const char *const *argv, const char *cwd,

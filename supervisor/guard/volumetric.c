@@ -202,7 +202,9 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 			 ev->system ? ev->system : "remote");
 	else if (ev->op == LG_OP_REMOTE_DELETE) /* a command, at its exec */
 		snprintf(last, sizeof(last),
-			 "refused %s at its exec: it did not run", ev->target);
+			 "refused %s%s%s%s at its exec: it did not run",
+			 ev->tool ? ev->tool : "", ev->tool ? " (" : "",
+			 ev->target, ev->tool ? ")" : "");
 	else
 		snprintf(last, sizeof(last), "refused %s %s",
 			 lg_op_name(ev->op), ev->target);

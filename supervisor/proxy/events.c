@@ -84,6 +84,19 @@ void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	snprintf(c->id, sizeof(c->id), "%s", lc->id ? lc->id : "");
 	snprintf(c->name, sizeof(c->name), "%s", lc->name ? lc->name : "");
 	c->input = strdup(lc->input ? lc->input : "{}");
+	/*
+	 * The model's own decision to delete (seed 000: a tool named as
+	 * [shim] gate_tools says, whatever runs it): the session decides
+	 * whether the name is one, and counts it once (issue 38).
+	 */
+	if (c->input)
+		feed(p, &(struct lg_event){ .kind = LG_EV_DESTRUCTIVE,
+					    .source = LG_SRC_PROXY,
+					    .op = LG_OP_TOOL_DELETE,
+					    .exe = "model",
+					    .tool = c->name,
+					    .args = c->input,
+					    .stream = r->conv });
 	if (r->judged && c->input) {
 		/* the signature is the call alone: judge it before it goes out */
 		char canon[8192], apv[160];

@@ -77,11 +77,31 @@ void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event)
 	json_head_id(s, j, event, NULL, 0);
 }
 /* What the quarantine holds of the session, for its trip and end records. */
+/*
+ * A remote delete's record (issue 38): the system it ran on, whether it
+ * ran (judged at its answer) or was refused (at its exec), and that
+ * nothing of it was kept; the session's remote targets so far.
+ */
+static void remote_fields(const struct lg_session *s, struct lg_json *j,
+			  enum lg_op op)
+{
+	if (op != LG_OP_REMOTE_DELETE)
+		return;
+	lg_json_str(j, "system", s->remote_system);
+	lg_json_bool(j, "ran", s->remote_ran);
+	lg_json_bool(j, "kept", false);
+	lg_json_int(j, "remote_deletes", (long long)s->st.remote_deletes);
+}
+
 void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 {
 	unsigned files, dirs;
 	uint64_t bytes;
 
+	/* deleted off this host: counted, never kept */
+	if (s->st.remote_deletes)
+		lg_json_int(j, "remote_deletes",
+			    (long long)s->st.remote_deletes);
 	if (!s->quarantine)
 		return;
 	lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
@@ -461,6 +481,7 @@ void sess_audit_finding(struct lg_session *s, const struct lg_finding *f,
 		lg_json_str(&j, "target", target);
 		lg_json_int(&j, "pid", pid);
 		lg_json_str(&j, "exe", exe);
+		remote_fields(s, &j, op);
 	}
 	sess_falco_fields(
 		s, &j, event,
@@ -500,6 +521,7 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 		lg_json_str(&j, "target", s->trip_target);
 		lg_json_int(&j, "pid", s->trip_pid);
 		lg_json_str(&j, "exe", s->trip_exe);
+		remote_fields(s, &j, s->trip_op);
 		lg_json_str(&j, "errno", lg_errno_name(s->cfg->deny_errno));
 		{
 			/* the observer's (main thread) knows exited parents */

@@ -6,6 +6,7 @@
  * delete's (on_tool_delete), what could not be read (sess_on_unreadable).
  * Calls go down to keep.c and removal.c, and from all three to facts.c.
  */
+#include "../../preload/recog.h"
 #include "session_int.h"
 
 int sess_on_rename(struct lg_session *s, struct lg_event *ev,
@@ -261,6 +262,70 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
 			       0;
 	return sess_act(s, &out, op, pid, exe, path, v);
 }
+/* A tool's own name: Claude's "mcp__SERVER__NAME", a server's prefix. */
+static const char *bare_name(const char *name)
+{
+	const char *u = NULL;
+
+	for (const char *p = name; (p = strstr(p, "__")) != NULL; p += 2)
+		u = p;
+	return u && u[2] ? u + 2 : name;
+}
+
+/*
+ * The model's own tool calls (issue 38, seed 000): a call whose name
+ * matches [shim] gate_tools is a tool delete whatever runs it (a native
+ * tool, a framework's function, MCP), counted here, at the proxy, first.
+ * The shim's tools/call of the same name and target moments later is that
+ * same decision (on_tool_delete): counted once.
+ */
+#define MODEL_DELETE_MS 120000
+static bool model_decided(struct lg_session *s, const struct lg_event *ev,
+			  uint64_t now)
+{
+	const char *name = bare_name(ev->tool ? ev->tool : "");
+
+	for (unsigned i = 0; i < MODEL_DELETES; i++) {
+		struct sess_model_delete *m = &s->model_deletes[i];
+
+		if (!m->at_ms || m->used || now - m->at_ms > MODEL_DELETE_MS ||
+		    strcmp(m->name, name) != 0 ||
+		    strcmp(m->target, ev->target ? ev->target : "") != 0)
+			continue;
+		m->used = true;
+		return true;
+	}
+	return false;
+}
+
+static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
+			  struct lg_session_verdict *v);
+
+static int on_model_delete(struct lg_session *s, struct lg_event *ev,
+			   struct lg_session_verdict *v)
+{
+	const char *name = bare_name(ev->tool ? ev->tool : "");
+	const char *globs = s->cfg->gate_tools ? s->cfg->gate_tools :
+						 LG_DEFAULT_GATE_TOOLS;
+	const char *keys = s->cfg->target_keys ? s->cfg->target_keys :
+						 LG_DEFAULT_TARGET_KEYS;
+	struct sess_model_delete *m;
+	char target[512];
+
+	if (!*name || !lg_recog_name_in(name, strlen(name), globs))
+		return 0;
+	if (!ev->args || lg_canon_target(ev->args, strlen(ev->args), keys,
+					 target, sizeof(target)) <= 0)
+		snprintf(target, sizeof(target), "%s", name);
+	ev->target = target;
+	m = &s->model_deletes[s->model_deletes_next++ % MODEL_DELETES];
+	m->at_ms = lg_mono_ms();
+	m->used = false;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->target, sizeof(m->target), "%s", target);
+	return on_tool_delete(s, ev, v);
+}
+
 /* A tool-level delete held back by the shim: always counted. */
 static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
 			  struct lg_session_verdict *v)
@@ -270,6 +335,16 @@ static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
 	s->st.attempts++;
 	if (s->blocked)
 		return s->cfg->deny_errno;
+	if (ev->source == LG_SRC_SHIM && model_decided(s, ev, lg_mono_ms())) {
+		/* counted at the proxy: its server's removal is still this */
+		lg_dbg("tool %s on %s by %s[%d]: the model's call, counted",
+		       ev->tool, ev->target, ev->exe, ev->pid);
+		sess_remember(s, lg_mono_ms(), ev->pid, LG_OP_TOOL_DELETE,
+			      LG_CLASS_TOOL_DELETED, LG_ALLOW, ev->exe,
+			      ev->target);
+		sess_tool_delete_remember(s, ev, lg_mono_ms());
+		return 0;
+	}
 	if (s->store_up && !s->store_up(s->store_ctx))
 		/* not counted: refused */
 		return sess_store_gate(s, ev->pid, ev->exe);
@@ -339,6 +414,8 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
 			struct lg_session_verdict *v)
 {
+	if (ev->op == LG_OP_TOOL_DELETE && ev->source == LG_SRC_PROXY)
+		return on_model_delete(s, ev, v);
 	if (ev->op == LG_OP_TOOL_DELETE)
 		return on_tool_delete(s, ev, v);
 	if (ev->op == LG_OP_REMOTE_DELETE)

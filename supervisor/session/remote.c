@@ -119,6 +119,8 @@ static int count_one(struct lg_session *s, struct lg_event *ev,
 		ev->happened && ev->tool ? ev->tool : "",
 		ev->happened && ev->tool ? " " : "", ev->target);
 	s->remote_ran = ev->happened;
+	snprintf(s->remote_system, sizeof(s->remote_system), "%s",
+		 ev->system ? ev->system : "remote");
 	if (v->verdict != LG_ALLOW)
 		return sess_act(s, &out, LG_OP_REMOTE_DELETE, ev->pid, ev->exe,
 				ev->target, v);

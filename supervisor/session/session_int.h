@@ -57,6 +57,8 @@
 #define TOOL_DELETES 16
 /* remote resources the session made, remembered (remote.c) */
 #define REMOTE_OWN 1024
+/* the model's tool deletes remembered (fs.c) */
+#define MODEL_DELETES 16
 /* processes whose command line was judged at their exec (remote.c) */
 #define SESS_EXECS 32
 #define TOOL_VALUES 4
@@ -167,8 +169,16 @@ struct lg_session {
 	unsigned tool_deletes_next;
 	char *remote_own[REMOTE_OWN]; /* remote.c */
 	unsigned remote_own_next;
+	/* the model's tool deletes, counted at the proxy (fs.c) */
+	struct sess_model_delete {
+		uint64_t at_ms; /* 0: a free slot */
+		bool used; /* the shim's call of it came */
+		char name[96], target[256];
+	} model_deletes[MODEL_DELETES];
+	unsigned model_deletes_next;
 	struct lg_cli_table *cli; /* the commands read at exec (remote.c) */
 	bool remote_ran; /* the last remote delete counted had run (its answer) */
+	char remote_system[16]; /* and its system: http, postgres, exec */
 	/*
 	 * Processes whose command line was judged at their exec (remote.c):
 	 * counted there (their wire's deletes are that same decision), or

@@ -69,54 +69,54 @@ static void test_the_floor(void **state)
 {
 	(void)state;
 	assert_string_equal(classify("kubectl delete pod web-1"),
-			    "kubectl delete pod web-1");
+			    "kubectl: pod web-1");
 	assert_string_equal(classify("kubectl -n prod delete ns shop"),
-			    "kubectl delete ns shop");
+			    "kubectl: ns shop");
 	assert_string_equal(classify("kubectl delete -f app.yaml"),
-			    "kubectl delete app.yaml");
+			    "kubectl: app.yaml");
 	assert_string_equal(classify("helm uninstall shop"),
-			    "helm uninstall shop");
+			    "helm: shop");
 	assert_string_equal(classify("terraform destroy -auto-approve"),
-			    "terraform destroy: /work/infra");
+			    "terraform: /work/infra");
 	assert_string_equal(classify("tofu apply -destroy"),
-			    "tofu apply: /work/infra");
+			    "tofu: /work/infra");
 	assert_string_equal(classify("terraform state rm aws_s3_bucket.b"),
-			    "terraform state rm aws_s3_bucket.b");
+			    "terraform: aws_s3_bucket.b");
 	assert_string_equal(classify("aws s3 rm s3://bucket/key --recursive"),
-			    "aws s3 rm s3://bucket/key");
+			    "aws: s3://bucket/key");
 	assert_string_equal(classify("aws s3 rb s3://bucket"),
-			    "aws s3 rb s3://bucket");
+			    "aws: s3://bucket");
 	assert_string_equal(
 		classify("aws dynamodb delete-table --table-name t"),
-		"aws dynamodb delete-table t");
+		"aws: t");
 	assert_string_equal(
 		classify("gcloud compute instances delete vm-1 --quiet"),
-		"gcloud compute instances delete vm-1");
+		"gcloud: vm-1");
 	assert_string_equal(classify("az group delete --name rg"),
-			    "az group delete rg");
+			    "az: rg");
 	assert_string_equal(classify("gh repo delete me/x --yes"),
-			    "gh repo delete me/x");
+			    "gh: me/x");
 	assert_string_equal(classify("gh release delete v1"),
-			    "gh release delete v1");
+			    "gh: v1");
 	assert_string_equal(classify("git push --force origin main"),
-			    "git push origin main");
+			    "git: origin main");
 	assert_string_equal(classify("git push origin +main"),
-			    "git push origin +main");
+			    "git: origin +main");
 	assert_string_equal(classify("git push origin :old"),
-			    "git push origin :old");
+			    "git: origin :old");
 	assert_string_equal(classify("git push --delete origin old"),
-			    "git push origin old");
-	assert_string_equal(classify("docker rm -f web"), "docker rm web");
+			    "git: origin old");
+	assert_string_equal(classify("docker rm -f web"), "docker: web");
 	assert_string_equal(classify("docker volume rm data"),
-			    "docker volume rm data");
+			    "docker: data");
 	assert_string_equal(classify("podman system prune -a"),
-			    "podman system prune");
+			    "podman: system prune");
 	assert_string_equal(classify("redis-cli -h 10.0.0.5 FLUSHALL"),
-			    "redis-cli 10.0.0.5 FLUSHALL");
-	assert_string_equal(classify("redis-cli del user:1"),
-			    "redis-cli del user:1");
+			    "redis-cli: *");
+	assert_string_equal(classify("redis-cli -p 6380 -n 2 del user:1 user:2"),
+			    "redis-cli: user:1;redis-cli: user:2");
 	assert_string_equal(classify("dropdb -h db -U app shop"),
-			    "dropdb shop");
+			    "dropdb: shop (wire)");
 	assert_string_equal(
 		classify("curl -s -X DELETE http://127.0.0.1:8080/items/3?x=1"),
 		"http://127.0.0.1:8080/items/3 (wire)");
@@ -129,9 +129,38 @@ static void test_the_floor(void **state)
 			    "http://h/x (wire)");
 	/* the config's own lines */
 	assert_string_equal(classify("mytool purge cache-a cache-b"),
-			    "mytool purge cache-a");
+			    "mytool: cache-a");
 	assert_string_equal(classify("other a b c wipe now"),
-			    "other a b c wipe now");
+			    "other: now");
+}
+
+/* What the session makes: its own from then on ("+") */
+static void test_making(void **state)
+{
+	(void)state;
+	assert_string_equal(classify("kubectl apply -f app.yaml"),
+			    "+kubectl: app.yaml");
+	assert_string_equal(classify("kubectl create deployment web --image=x"),
+			    "+kubectl: deployment web");
+	assert_string_equal(classify("kubectl delete deployment web"),
+			    "kubectl: deployment web");
+	assert_string_equal(classify("docker run -d --name web nginx"),
+			    "+docker: web");
+	assert_string_equal(classify("docker run --name=db postgres"),
+			    "+docker: db");
+	assert_string_equal(classify("docker run --rm alpine true"), "-");
+	assert_string_equal(classify("helm install shop ./chart"),
+			    "+helm: shop");
+	assert_string_equal(classify("terraform apply -auto-approve"),
+			    "+terraform: /work/infra");
+	assert_string_equal(classify("terraform apply -destroy"),
+			    "terraform: /work/infra");
+	assert_string_equal(classify("gh repo create me/x --private"),
+			    "+gh: me/x");
+	assert_string_equal(classify("redis-cli SET session:1 v"),
+			    "+redis-cli: session:1");
+	assert_string_equal(classify("redis-cli mset a 1 b 2"),
+			    "+redis-cli: a;+redis-cli: b");
 }
 
 static void test_sql_clients(void **state)
@@ -171,15 +200,16 @@ static void test_not_destructive(void **state)
 			    "-");
 	assert_string_equal(classify("kubectl delete --help"), "-");
 	assert_string_equal(classify("terraform plan -destroy"), "-");
-	assert_string_equal(classify("terraform apply"), "-");
 	assert_string_equal(classify("aws s3 rm s3://b/k --dryrun"), "-");
 	assert_string_equal(classify("aws s3 ls"), "-");
-	assert_string_equal(classify("git push origin main"), "-");
+	assert_string_equal(classify("git: origin main"), "-");
 	assert_string_equal(classify("git push -u origin feature"), "-");
 	assert_string_equal(classify("git commit -m delete"), "-");
 	assert_string_equal(classify("docker run --rm alpine true"), "-");
 	assert_string_equal(classify("docker ps -a"), "-");
 	assert_string_equal(classify("redis-cli get user:1"), "-");
+	assert_string_equal(classify("redis-cli"), "-");
+	assert_string_equal(classify("redis-cli -h del"), "-");
 	assert_string_equal(classify("curl -s http://h/items/3"), "-");
 	assert_string_equal(classify("curl -X POST http://h/items"), "-");
 	assert_string_equal(classify("ls -la"), "-");
@@ -195,6 +225,8 @@ static void test_bad_lines(void **state)
 	assert_null(lg_cli_table_new("x y -> nowhere", &err));
 	assert_non_null(strstr(err.msg, "cannot read 'x y -> nowhere'"));
 	assert_null(lg_cli_table_new(" -> rest", &err));
+	assert_null(lg_cli_table_new("x y -> opt=name", &err));
+	lg_cli_table_free(lg_cli_table_new("x y -> +opt=--name", &err));
 	lg_cli_table_free(lg_cli_table_new(" ; ;", &err));
 	assert_true(lg_cli_known(table, "kubectl"));
 	assert_true(lg_cli_known(table, "mytool"));
@@ -205,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_the_floor),
+		cmocka_unit_test(test_making),
 		cmocka_unit_test(test_sql_clients),
 		cmocka_unit_test(test_not_destructive),
 		cmocka_unit_test(test_bad_lines),
