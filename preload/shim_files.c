@@ -113,6 +113,12 @@ static bool writes(int flags)
 
 static void report_open(int dirfd, const char *path, int flags, int r, int e)
 {
+	/*
+	 * ENOENT without O_CREAT: "write to it if it is there" (git appends
+	 * to a reflog only where one exists): a probe, not a failed write
+	 */
+	if (r < 0 && e == ENOENT && !(flags & (O_CREAT | O_TMPFILE)))
+		return;
 	if (writes(flags))
 		report_op(OP_WRITE, dirfd, path, r >= 0 ? 0 : -1, e);
 }

@@ -99,6 +99,30 @@ static struct sess_exec *exec_of(struct lg_session *s, pid_t pid,
 	return NULL;
 }
 
+bool sess_exec_did(struct lg_session *s, pid_t pid, uint64_t now)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < SESS_EXECS && !any; i++)
+		any = s->execs[i].pid && s->execs[i].counted &&
+		      now - s->execs[i].at_ms < 60000;
+	if (!any) /* the common case: no /proc walk */
+		return false;
+	for (int depth = 0; pid > 1 && depth < 8; depth++) {
+		char state;
+		pid_t ppid;
+
+		for (unsigned i = 0; i < SESS_EXECS; i++)
+			if (s->execs[i].pid == pid && s->execs[i].counted &&
+			    now - s->execs[i].at_ms < 60000)
+				return true;
+		if (lg_proc_stat(pid, &state, &ppid) < 0)
+			return false;
+		pid = ppid;
+	}
+	return false;
+}
+
 /* One remote target counted: judged, remembered, acted on. */
 static int count_one(struct lg_session *s, struct lg_event *ev,
 		     struct lg_session_verdict *v)

@@ -335,7 +335,8 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		return -1;
 	f->unignored = true; /* DESTROY is decided past the ignore rules */
 	td = tool_delete_of(s, ev->target, now);
-	f->tool_deleted = td >= 0;
+	/* a command counted at its exec removes what it said (git push) */
+	f->tool_deleted = td >= 0 || sess_exec_did(s, ev->pid, now);
 	f->regenerable = in_venv(s, ev->op, ev->target, now);
 	if (ev->op == LG_OP_UNLINK && f->is_reg && f->size > 0 &&
 	    !f->tool_deleted && !f->regenerable) {

@@ -352,6 +352,11 @@ int sess_on_remote_delete(struct lg_session *s, struct lg_event *ev,
 			  struct lg_session_verdict *v);
 void sess_remote_made(struct lg_session *s, const char *target);
 void sess_remote_free(struct lg_session *s);
+/*
+ * Is pid, or an ancestor of it, a command counted at its exec lately (its
+ * own removals are that decision: git push removing a ref it deleted)?
+ */
+bool sess_exec_did(struct lg_session *s, pid_t pid, uint64_t now);
 /* the shim found pid's traffic opaque (TLS): what its exec left pending */
 int sess_remote_opaque(struct lg_session *s, pid_t pid);
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,
