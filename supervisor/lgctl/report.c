@@ -41,6 +41,7 @@ struct rep {
 	uint64_t trip_t, last_t;
 	char trip_rule[32], trip_summary[LG_SUMMARY_MAX];
 	unsigned long tools, turns, destroys, warns, notes;
+	unsigned long remote; /* deletes of data off this host: never kept */
 	unsigned long long tokens;
 	struct lg_config cfg;
 	bool have_cfg;
@@ -126,6 +127,8 @@ static void take(struct rep *r, json_t *o)
 	r->last_t = e->t;
 	if (e->destroy)
 		r->destroys++;
+	if (e->destroy && !strcmp(e->what, "remote_delete"))
+		r->remote++;
 	if (!strcmp(k, "tool_done"))
 		r->tools++;
 	if (!strcmp(k, "turn")) {
@@ -356,7 +359,8 @@ static void recent(FILE *f, const struct rep *r)
 	fputs("</tbody></table>\n", f);
 }
 
-static void quarantine(FILE *f, const char *dir, const char *id)
+static void quarantine(FILE *f, const char *dir, const char *id,
+		       unsigned long remote)
 {
 	struct lgq_index x = { 0 };
 	char p[PATH_MAX + 256];
@@ -364,8 +368,13 @@ static void quarantine(FILE *f, const char *dir, const char *id)
 
 	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", dir, id);
 	fputs("<h2>Quarantine</h2>\n", f);
+	if (remote) /* issue 38: said before what was kept, whatever it is */
+		fprintf(f,
+			"<p id=\"quarantine-remote\">%lu delete(s) of data off this host (a service, a database, a cluster) could not be kept: lgrun keeps only this machine's files, and nothing puts those back.</p>\n",
+			remote);
 	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !x.n) {
-		fputs("<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
+		fputs(remote ? "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
+			       "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
 		      f);
 		lgq_free(&x);
 		return;
@@ -462,7 +471,7 @@ static void page(FILE *f, const struct rep *r, const char *dir, const char *id)
 	window_chart(f, r);
 	budgets(f, r);
 	recent(f, r);
-	quarantine(f, dir, id);
+	quarantine(f, dir, id, r->remote);
 	fprintf(f, "<script>%s</script>\n</body></html>\n", SCRIPT);
 }
 

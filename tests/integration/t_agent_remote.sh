@@ -112,6 +112,12 @@ assert any(r.get("lgrun_notes") for r in reqs), "no request carried the note"
 	grep "\"session\":\"$name-$sys\"" "$STATE/audit.jsonl" | grep '"event":"steer"' |
 		grep -q "cannot keep data deleted in a database or a service" ||
 		fail "$name, $sys: the note does not say remote data cannot be kept: $(grep "\"session\":\"$name-$sys\"" "$STATE/audit.jsonl" | grep steer | cut -c1-600)"
+	# the report says what could not be kept, and names the targets
+	"$LGCTL" --state-dir "$STATE" report "$name-$sys" -o "$T/report.html" >/dev/null 2>&1 ||
+		fail "$name, $sys: lgctl report failed"
+	grep -q 'id="quarantine-remote">3 delete(s) of data off this host' "$T/report.html" ||
+		fail "$name, $sys: the report does not say what could not be kept"
+	grep -q "remote_delete" "$T/report.html" || fail "$name, $sys: the report names no remote target"
 	stop_mock_llm
 	if [ "$sys" = http ]; then
 		# an obedient model stops at the note: two deleted, no trip
