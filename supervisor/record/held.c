@@ -53,6 +53,12 @@ static void fields(struct lg_json *j, const struct held *h)
 		target_id(j, h);
 		if (h->left_empty) /* found at the end, not an attempt */
 			lg_json_bool(j, "left_empty", true);
+		if (h->op == LG_OP_REMOTE_DELETE) { /* off this host */
+			str(j, "tool", held_str(h, S_TOOL));
+			str(j, "system", held_str(h, S_SYSTEM));
+			if (h->ran)
+				lg_json_bool(j, "ran", true);
+		}
 		break;
 	case LG_EV_OP_RESULT:
 		lg_json_int(j, "result", h->result);

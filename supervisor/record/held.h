@@ -38,11 +38,13 @@ enum {
 	S_SUMMARY,
 	S_NOTE,
 	S_NOTE_REASON,
+	S_SYSTEM, /* a remote delete's system (issue 38) */
 	NSTR
 };
 
 struct held {
 	bool restored, answer, left_empty, text_cut, verdict_why;
+	bool ran; /* a remote delete judged at its answer: it ran */
 	int guard, kind, source, op, cls, verdict;
 	int pid, result, turn_tool_calls, processes;
 	long long t; /* ms since the start */

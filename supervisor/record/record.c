@@ -429,6 +429,10 @@ static void event_strings(const struct lg_record *r, const struct lg_event *ev,
 {
 	put_c(x, S_EXE, ev->exe);
 	put_c(x, S_TARGET, ev->target);
+	if (ev->kind == LG_EV_DESTRUCTIVE && ev->op == LG_OP_REMOTE_DELETE) {
+		put_c(x, S_TOOL, ev->tool);
+		put_c(x, S_SYSTEM, ev->system);
+	}
 	switch (ev->kind) {
 	case LG_EV_TOOL_DONE:
 		put_c(x, S_TOOL, ev->tool);
@@ -495,6 +499,7 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 			     .start_ms = r ? r->start_ms : 0,
 			     .id = ev->id,
 			     .left_empty = ev->left_empty,
+			     .ran = ev->happened,
 			     .result = ev->result,
 			     .tokens_in = ev->tokens_in,
 			     .tokens_out = ev->tokens_out,
