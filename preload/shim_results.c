@@ -203,8 +203,7 @@ static int remote_answer(int fd, uint32_t k, unsigned status,
 	return remote_frame(h->put ? "PUT" : "POST", chan, made, NULL, status);
 }
 
-static int http_result(int fd, uint32_t k, unsigned status,
-		       struct lg_span body)
+static int http_result(int fd, uint32_t k, unsigned status, struct lg_span body)
 {
 	struct lg_wire_buf w;
 	uint64_t h = lg_wire_hash(0, &status, sizeof(status));
@@ -334,8 +333,7 @@ IN_HOOK(recvfrom,
  * Vectored reads: the first buffer holds the start of the message.
  * Returns r, or -1 (errno ECONNRESET) when the session refused what was read.
  */
-static ssize_t incoming_iov(int fd, const struct iovec *iov, int cnt,
-			    ssize_t r)
+static ssize_t incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
 {
 	if (r > 0 && cnt > 0 &&
 	    atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 &&

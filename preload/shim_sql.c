@@ -139,8 +139,7 @@ static void target_of(const struct pg_conn *c, const struct pg_item *it,
 	if (it->database)
 		snprintf(out, size, "%s/%s", c->server, it->names[i]);
 	else
-		snprintf(out, size, "%s/%s/%s", c->server, c->db,
-			 it->names[i]);
+		snprintf(out, size, "%s/%s/%s", c->server, c->db, it->names[i]);
 }
 
 static void frame_start(struct lg_wire_buf *w, const struct pg_item *it)
@@ -280,7 +279,8 @@ static int complete(struct pg_conn *c, int fd, const char *tag, size_t n)
 	if (i < 0)
 		return 0;
 	it = c->q[i];
-	memmove(c->q, c->q + i + 1, (c->nq - (unsigned)i - 1) * sizeof(c->q[0]));
+	memmove(c->q, c->q + i + 1,
+		(c->nq - (unsigned)i - 1) * sizeof(c->q[0]));
 	c->nq -= (unsigned)i + 1;
 	if (skipped) /* DROP IF EXISTS of nothing, CREATE IF NOT EXISTS */
 		return 0;

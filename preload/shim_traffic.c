@@ -374,8 +374,7 @@ struct http_remote *http_remote_of(int fd, uint32_t k)
  * form), else the Host header's, else the peer's; no query, no trailing
  * slash.
  */
-static void url_of(int fd, const struct lg_http_req *hq, char *out,
-		   size_t size)
+static void url_of(int fd, const struct lg_http_req *hq, char *out, size_t size)
 {
 	struct lg_span t = hq->target;
 	size_t q = 0;
@@ -415,7 +414,7 @@ static int remote_request(int fd, uint32_t k, const struct lg_http_req *hq,
 	struct http_remote *h;
 	struct lg_wire_buf w;
 
-	if (!delete && !post && !put)
+	if (!delete &&!post && !put)
 		return 0;
 	h = &http_remote[atomic_fetch_add(&http_remote_next, 1) % HTTP_REMOTE];
 	h->used = gen;

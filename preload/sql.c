@@ -100,7 +100,8 @@ static bool name(const char **p, const char *e, char *out, size_t size)
 			if (q >= e)
 				return false;
 			q++;
-		} else if (q < e && ident_char(*q) && !(*q >= '0' && *q <= '9')) {
+		} else if (q < e && ident_char(*q) &&
+			   !(*q >= '0' && *q <= '9')) {
 			while (q < e && ident_char(*q)) {
 				if (n + 1 < size)
 					out[n++] = lower(*q);
@@ -216,7 +217,7 @@ static const char *statement_end(const char *p, const char *e, bool *where,
 			if (depth == 0) {
 				const char *x = p;
 				static const char *const keep[] = {
-					"constraint", "default", "not",
+					"constraint", "default",    "not",
 					"identity",   "expression", NULL
 				};
 
@@ -237,8 +238,7 @@ static const char *statement_end(const char *p, const char *e, bool *where,
 	return e;
 }
 
-static void set_tag(struct lg_sql_stmt *st, const char *verb,
-		    const char *what)
+static void set_tag(struct lg_sql_stmt *st, const char *verb, const char *what)
 {
 	size_t n = strlen(verb);
 
@@ -256,11 +256,15 @@ static void set_tag(struct lg_sql_stmt *st, const char *verb,
 }
 
 /* The kinds of objects a DROP or CREATE names, as their tags spell them. */
-static const char *const objects[] = { "table",	   "view",     "index",
-				       "schema",   "database", "sequence",
+static const char *const objects[] = { "table",	       "view",	   "index",
+				       "schema",       "database", "sequence",
 				       "materialized", NULL };
-static const char *const object_tags[] = { "TABLE",    "VIEW",	   "INDEX",
-					   "SCHEMA",   "DATABASE", "SEQUENCE",
+static const char *const object_tags[] = { "TABLE",
+					   "VIEW",
+					   "INDEX",
+					   "SCHEMA",
+					   "DATABASE",
+					   "SEQUENCE",
 					   "MATERIALIZED VIEW" };
 
 /* DROP [MATERIALIZED] kind [CONCURRENTLY] [IF EXISTS] names */
@@ -285,8 +289,8 @@ static void drop(const char *p, const char *e, struct lg_sql_stmt *st)
 static void create(const char *p, const char *e, bool as,
 		   struct lg_sql_stmt *st)
 {
-	static const char *const mods[] = { "or",	 "replace",   "global",
-					    "local",	 "temporary", "temp",
+	static const char *const mods[] = { "or",	"replace",   "global",
+					    "local",	"temporary", "temp",
 					    "unlogged", "unique",    NULL };
 	int k;
 

@@ -137,7 +137,7 @@ static int on_remote(struct lg_control *c, struct conn *k,
 	ev.asked = !ev.happened;
 	if (m->args_len) {
 		size_t n = m->args_len < sizeof(args) - 1 ? m->args_len :
-							     sizeof(args) - 1;
+							    sizeof(args) - 1;
 
 		memcpy(args, m->args, n);
 		args[n] = '\0';
@@ -159,8 +159,8 @@ static void on_gate(struct lg_control *c, struct conn *k,
 			     NULL);
 		return;
 	}
-	if (*m->made || (LG_WIRE_HAS(m, LG_T_OP) &&
-			 m->op == LG_OP_REMOTE_DELETE)) {
+	if (*m->made ||
+	    (LG_WIRE_HAS(m, LG_T_OP) && m->op == LG_OP_REMOTE_DELETE)) {
 		send_verdict(k->fd, m->seq, (uint32_t)on_remote(c, k, m, exe),
 			     NULL);
 		return;

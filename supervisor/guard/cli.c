@@ -39,7 +39,7 @@ static const struct {
 
 static int target_of(const char *s, struct cli_rule *r)
 {
-	static const char *const names[] = { "rest", "next", "url", "cwd",
+	static const char *const names[] = { "rest", "next", "url",  "cwd",
 					     "sql",  "last", "redis" };
 
 	r->makes = s[0] == '+';
@@ -58,8 +58,8 @@ static int target_of(const char *s, struct cli_rule *r)
 	return -1;
 }
 
-static int add(struct lg_cli_table *t, const char *program,
-	       const char *pattern, const char *target)
+static int add(struct lg_cli_table *t, const char *program, const char *pattern,
+	       const char *target)
 {
 	struct cli_rule *r = realloc(t->r, (t->n + 1) * sizeof(*r));
 
@@ -201,8 +201,8 @@ static bool anywhere(const char *alts, size_t n, int argc,
 		for (int j = i; j < argc; j++) {
 			if (fnmatch(w, argv[j], FNM_CASEFOLD) != 0)
 				continue;
-			if (!sp || (j + 1 < argc &&
-				    fnmatch(sp, argv[j + 1], FNM_CASEFOLD) == 0))
+			if (!sp || (j + 1 < argc && fnmatch(sp, argv[j + 1],
+							    FNM_CASEFOLD) == 0))
 				return true;
 		}
 	}
@@ -272,7 +272,7 @@ static bool dry_run(int argc, const char *const *argv)
 {
 	/* not -h: psql's, mysql's and redis-cli's host */
 	static const char *const words[] = { "--dry-run", "--dryrun", "--help",
-					     "--what-if", "--whatif",  NULL };
+					     "--what-if", "--whatif", NULL };
 
 	for (int i = 1; i < argc; i++)
 		for (int k = 0; words[k]; k++) {
@@ -332,8 +332,8 @@ static const char *option(int argc, const char *const *argv, const char *s,
 		}
 		/* a cluster of short flags ending in it: psql -qc X */
 		if (s && argv[i][0] == '-' && argv[i][1] != '-' &&
-		    strlen(argv[i]) > 2 && argv[i][strlen(argv[i]) - 1] == s[1] &&
-		    i + 1 < argc) {
+		    strlen(argv[i]) > 2 &&
+		    argv[i][strlen(argv[i]) - 1] == s[1] && i + 1 < argc) {
 			bool flags = true;
 
 			for (const char *c = argv[i] + 1; *c; c++)
@@ -380,8 +380,8 @@ static void sql_where(const char *program, int argc, const char *const *argv,
 		p = option(argc, argv, "-P", "--port", &at);
 		d = option(argc, argv, "-D", "--database", &at);
 	}
-	snprintf(out, size, "%s://%s:%s/%s", program, h ? h : "?",
-		 p ? p : "?", d ? d : "?");
+	snprintf(out, size, "%s://%s:%s/%s", program, h ? h : "?", p ? p : "?",
+		 d ? d : "?");
 }
 
 /* mongosh --eval: db.C.drop(), db.dropDatabase(), db.C.deleteMany({}) */
@@ -471,13 +471,14 @@ static void sql(const char *program, int argc, const char *const *argv,
  */
 static void redis(int argc, const char *const *argv, struct lg_cli_match *m)
 {
-	static const char *const valued[] = { "-h", "-p",     "-n",	 "-a",
-					      "-u", "-s",     "--user", "--pass",
-					      "-r", "-i",     NULL };
+	static const char *const valued[] = { "-h", "-p", "-n",	    "-a",
+					      "-u", "-s", "--user", "--pass",
+					      "-r", "-i", NULL };
 	static const char *const makes[] = {
-		"set",	 "setnx", "setex", "psetex", "hset",  "hsetnx", "hmset",
-		"lpush", "rpush", "sadd",  "zadd",   "xadd",  "mset",	"msetnx",
-		"append", "incr", "incrby", "copy",  NULL
+		"set",	  "setnx",  "setex", "psetex", "hset",
+		"hsetnx", "hmset",  "lpush", "rpush",  "sadd",
+		"zadd",	  "xadd",   "mset",  "msetnx", "append",
+		"incr",	  "incrby", "copy",  NULL
 	};
 	int i = 1;
 	bool made = false;
@@ -495,7 +496,8 @@ static void redis(int argc, const char *const *argv, struct lg_cli_match *m)
 	if (i >= argc)
 		return; /* commands on stdin, or interactive */
 	cmd = argv[i++];
-	if (strcasecmp(cmd, "flushall") == 0 || strcasecmp(cmd, "flushdb") == 0) {
+	if (strcasecmp(cmd, "flushall") == 0 ||
+	    strcasecmp(cmd, "flushdb") == 0) {
 		add_target(m, false, "redis-cli: ", "*", "");
 		return;
 	}
@@ -514,8 +516,8 @@ static void redis(int argc, const char *const *argv, struct lg_cli_match *m)
 		add_target(m, false, "redis-cli: ", argv[i], "");
 }
 
-int lg_cli_classify(const struct lg_cli_table *t, const char *program,
-		    int argc, const char *const *argv, const char *cwd,
+int lg_cli_classify(const struct lg_cli_table *t, const char *program, int argc,
+		    const char *const *argv, const char *cwd,
 		    struct lg_cli_match *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -529,8 +531,7 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 		if (strcmp(r->program, program) != 0)
 			continue;
 		snprintf(out->verb, sizeof(out->verb), "%s", program);
-		i = match(r->pattern, argc, argv, out->verb,
-			  sizeof(out->verb));
+		i = match(r->pattern, argc, argv, out->verb, sizeof(out->verb));
 		if (i < 0)
 			continue;
 		switch (r->target) {
@@ -542,7 +543,8 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program,
 			memset(out, 0, sizeof(*out));
 			continue;
 		case T_CWD:
-			add_target(out, r->makes, program, ": ", cwd ? cwd : "?");
+			add_target(out, r->makes, program, ": ",
+				   cwd ? cwd : "?");
 			break;
 		case T_REDIS:
 			redis(argc, argv, out);

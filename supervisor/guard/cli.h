@@ -57,8 +57,8 @@ struct lg_cli_match {
  * arguments argv[1..argc) in directory cwd: 1 when it destroys or makes
  * something off this host, out filled; 0 when not.
  */
-int lg_cli_classify(const struct lg_cli_table *t, const char *program,
-		    int argc, const char *const *argv, const char *cwd,
+int lg_cli_classify(const struct lg_cli_table *t, const char *program, int argc,
+		    const char *const *argv, const char *cwd,
 		    struct lg_cli_match *out);
 
 #endif

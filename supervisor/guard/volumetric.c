@@ -196,10 +196,11 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 			 "the last: %s, emptied and left empty at the end",
 			 ev->target);
 	else if (ev->happened) /* judged at its answer: it ran */
-		snprintf(last, sizeof(last),
-			 "the last: %s %s, answered by its server (%s): it ran, and remote data cannot be kept",
-			 ev->tool ? ev->tool : lg_op_name(ev->op), ev->target,
-			 ev->system ? ev->system : "remote");
+		snprintf(
+			last, sizeof(last),
+			"the last: %s %s, answered by its server (%s): it ran, and remote data cannot be kept",
+			ev->tool ? ev->tool : lg_op_name(ev->op), ev->target,
+			ev->system ? ev->system : "remote");
 	else if (ev->op == LG_OP_REMOTE_DELETE) /* a command, at its exec */
 		snprintf(last, sizeof(last),
 			 "refused %s%s%s%s at its exec: it did not run",

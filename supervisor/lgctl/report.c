@@ -373,8 +373,9 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 			"<p id=\"quarantine-remote\">%lu delete(s) of data off this host (a service, a database, a cluster) could not be kept: lgrun keeps only this machine's files, and nothing puts those back.</p>\n",
 			remote);
 	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !x.n) {
-		fputs(remote ? "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
-			       "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
+		fputs(remote ?
+			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
+			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
 		      f);
 		lgq_free(&x);
 		return;

@@ -143,8 +143,9 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 
 	lg_session_view(l->s, &sv);
 	/* a remote delete tripped at its answer: it ran, what comes next not */
-	what = sv.trip_remote ? "the last delete had already run on its server (lgrun judges a remote delete by its answer); what came after it was refused" :
-				"the operation was refused";
+	what = sv.trip_remote ?
+		       "the last delete had already run on its server (lgrun judges a remote delete by its answer); what came after it was refused" :
+		       "the operation was refused";
 	lg_err("%s", summary);
 	if (l->trip.after_end)
 		lg_err("the command had already ended: nothing was refused or stopped; session '%s' is marked as tripped.",

@@ -98,7 +98,7 @@ static uint64_t vec_at(pid_t pid, uint64_t addr, unsigned i, bool compat)
 		return 0;
 	if (compat)
 		return lg_proc_read(pid, addr + 4ULL * i, &v32, 4) == 0 ? v32 :
-									   0;
+									  0;
 	return lg_proc_read(pid, addr + 8ULL * i, &v, 8) == 0 ? v : 0;
 }
 
@@ -170,8 +170,8 @@ static int judge_command(struct lg_notifier *n, struct lg_session *s,
 	ev.argv = (const char *const *)args;
 	ev.cwd = cwd;
 	/* the shim's wire says more than the command line, where it reads */
-	ev.shim = argc > 0 && shim_in(pid, envp, compat,
-				      lg_image_flags(w->dirfd, w->last));
+	ev.shim = argc > 0 &&
+		  shim_in(pid, envp, compat, lg_image_flags(w->dirfd, w->last));
 	err = argc > 0 && notify_still_valid(n, n->req->id) ?
 		      lg_session_feed(s, &ev, NULL) :
 		      0;

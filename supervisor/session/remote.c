@@ -90,8 +90,7 @@ bool lg_session_cli_on(const struct lg_session *s)
 
 /* The exec of pid judged lately (EXEC_MS), or NULL. */
 #define EXEC_MS 600000
-static struct sess_exec *exec_of(struct lg_session *s, pid_t pid,
-				 uint64_t now)
+static struct sess_exec *exec_of(struct lg_session *s, pid_t pid, uint64_t now)
 {
 	for (unsigned i = 0; i < SESS_EXECS; i++)
 		if (s->execs[i].pid == pid && now - s->execs[i].at_ms < EXEC_MS)
@@ -134,20 +133,26 @@ static int count_one(struct lg_session *s, struct lg_event *ev,
 	if (s->store_up && !s->store_up(s->store_ctx))
 		return sess_store_gate(s, ev->pid, ev->exe);
 	s->st.counted++;
-	s->st.remote_deletes++;
+	if (ev->op == LG_OP_REMOTE_DELETE)
+		s->st.remote_deletes++;
 	v->verdict = sess_feed(s, s->guard, ev, &env, &out);
-	sess_remember(s, env.now_ms, ev->pid, LG_OP_REMOTE_DELETE, ev->cls,
-		      v->verdict, ev->exe, ev->target);
-	lg_info("deleted off this host by %s[%d] (%s): %s%s%s; nothing of it can be kept",
+	sess_remember(s, env.now_ms, ev->pid, ev->op, ev->cls, v->verdict,
+		      ev->exe, ev->target);
+	lg_info("%s by %s[%d] (%s): %s%s%s%s",
+		ev->op == LG_OP_REMOTE_DELETE ? "deleted off this host" :
+						"deleted in a local database",
 		ev->exe, ev->pid, ev->system,
 		ev->happened && ev->tool ? ev->tool : "",
-		ev->happened && ev->tool ? " " : "", ev->target);
+		ev->happened && ev->tool ? " " : "", ev->target,
+		ev->op == LG_OP_REMOTE_DELETE ?
+			"; nothing of it can be kept" :
+			"; its file is kept at its first write ([quarantine] keep_writes)");
 	s->remote_ran = ev->happened;
 	snprintf(s->remote_system, sizeof(s->remote_system), "%s",
 		 ev->system ? ev->system : "remote");
 	if (v->verdict != LG_ALLOW)
-		return sess_act(s, &out, LG_OP_REMOTE_DELETE, ev->pid, ev->exe,
-				ev->target, v);
+		return sess_act(s, &out, ev->op, ev->pid, ev->exe, ev->target,
+				v);
 	return 0;
 }
 
@@ -171,6 +176,16 @@ static int count_exec(struct lg_session *s, struct sess_exec *x, pid_t pid,
 		s->st.attempts++;
 		if (own(s, ev.target))
 			continue;
+		/*
+		 * sqlite3's database is a file of this host: what the statement
+		 * destroys is kept with it (the file kept as it was at its first
+		 * write-open, [quarantine] keep_writes), so it is counted as a
+		 * tool's delete of local data, not as data lost off this host
+		 */
+		if (strncmp(ev.target, "sqlite:", 7) == 0) {
+			ev.op = LG_OP_TOOL_DELETE;
+			ev.system = "sqlite";
+		}
 		err = count_one(s, &ev, v);
 	}
 	return err;
@@ -191,8 +206,8 @@ static int on_exec(struct lg_session *s, struct lg_event *ev,
 	unsigned n = 0;
 	uint64_t now = lg_mono_ms();
 
-	if (!s->cli || !lg_cli_classify(s->cli, ev->program, ev->argc,
-					ev->argv, ev->cwd, &m))
+	if (!s->cli || !lg_cli_classify(s->cli, ev->program, ev->argc, ev->argv,
+					ev->cwd, &m))
 		return 0;
 	/* a process that execs again (a wrapper: psql's pg_wrapper) */
 	x = exec_of(s, ev->pid, now);

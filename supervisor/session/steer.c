@@ -88,8 +88,9 @@ static void next_of(const struct lg_session *s, const struct steer_text *t,
 	if (strcmp(t->rule, "volumetric") == 0 && f->remote) {
 		size_t n = strlen(out);
 
-		snprintf(out + n, size - n,
-			 "; what was deleted off this host is gone: lgrun keeps only this machine's files");
+		snprintf(
+			out + n, size - n,
+			"; what was deleted off this host is gone: lgrun keeps only this machine's files");
 	} else if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
 		size_t n = strlen(out);
 

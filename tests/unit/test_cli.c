@@ -74,8 +74,7 @@ static void test_the_floor(void **state)
 			    "kubectl: ns shop");
 	assert_string_equal(classify("kubectl delete -f app.yaml"),
 			    "kubectl: app.yaml");
-	assert_string_equal(classify("helm uninstall shop"),
-			    "helm: shop");
+	assert_string_equal(classify("helm uninstall shop"), "helm: shop");
 	assert_string_equal(classify("terraform destroy -auto-approve"),
 			    "terraform: /work/infra");
 	assert_string_equal(classify("tofu apply -destroy"),
@@ -87,17 +86,13 @@ static void test_the_floor(void **state)
 	assert_string_equal(classify("aws s3 rb s3://bucket"),
 			    "aws: s3://bucket");
 	assert_string_equal(
-		classify("aws dynamodb delete-table --table-name t"),
-		"aws: t");
+		classify("aws dynamodb delete-table --table-name t"), "aws: t");
 	assert_string_equal(
 		classify("gcloud compute instances delete vm-1 --quiet"),
 		"gcloud: vm-1");
-	assert_string_equal(classify("az group delete --name rg"),
-			    "az: rg");
-	assert_string_equal(classify("gh repo delete me/x --yes"),
-			    "gh: me/x");
-	assert_string_equal(classify("gh release delete v1"),
-			    "gh: v1");
+	assert_string_equal(classify("az group delete --name rg"), "az: rg");
+	assert_string_equal(classify("gh repo delete me/x --yes"), "gh: me/x");
+	assert_string_equal(classify("gh release delete v1"), "gh: v1");
 	assert_string_equal(classify("git push --force origin main"),
 			    "git: origin main");
 	assert_string_equal(classify("git push origin +main"),
@@ -107,14 +102,14 @@ static void test_the_floor(void **state)
 	assert_string_equal(classify("git push --delete origin old"),
 			    "git: origin old");
 	assert_string_equal(classify("docker rm -f web"), "docker: web");
-	assert_string_equal(classify("docker volume rm data"),
-			    "docker: data");
+	assert_string_equal(classify("docker volume rm data"), "docker: data");
 	assert_string_equal(classify("podman system prune -a"),
 			    "podman: system prune");
 	assert_string_equal(classify("redis-cli -h 10.0.0.5 FLUSHALL"),
 			    "redis-cli: *");
-	assert_string_equal(classify("redis-cli -p 6380 -n 2 del user:1 user:2"),
-			    "redis-cli: user:1;redis-cli: user:2");
+	assert_string_equal(
+		classify("redis-cli -p 6380 -n 2 del user:1 user:2"),
+		"redis-cli: user:1;redis-cli: user:2");
 	assert_string_equal(classify("dropdb -h db -U app shop"),
 			    "dropdb: shop (wire)");
 	assert_string_equal(
@@ -130,8 +125,7 @@ static void test_the_floor(void **state)
 	/* the config's own lines */
 	assert_string_equal(classify("mytool purge cache-a cache-b"),
 			    "mytool: cache-a");
-	assert_string_equal(classify("other a b c wipe now"),
-			    "other: now");
+	assert_string_equal(classify("other a b c wipe now"), "other: now");
 }
 
 /* What the session makes: its own from then on ("+") */
@@ -167,7 +161,8 @@ static void test_sql_clients(void **state)
 {
 	(void)state;
 	assert_string_equal(
-		classify("psql -h 127.0.0.1 -p 5432 -d shop -c DROP^TABLE^t1,^t2"),
+		classify(
+			"psql -h 127.0.0.1 -p 5432 -d shop -c DROP^TABLE^t1,^t2"),
 		"psql://127.0.0.1:5432/shop/t1;psql://127.0.0.1:5432/shop/t2 (wire)");
 	assert_string_equal(classify("psql -qc DELETE^FROM^orders"),
 			    "psql://?:?/?/orders (wire)");
@@ -175,18 +170,15 @@ static void test_sql_clients(void **state)
 			    "+psql://?:?/?/x (wire)");
 	assert_string_equal(classify("psql -c DROP^DATABASE^scratch"),
 			    "psql://?:?/scratch (wire)");
-	assert_string_equal(
-		classify("mysql -e TRUNCATE^TABLE^logs -D app"),
-		"mysql://?:?/app/logs");
+	assert_string_equal(classify("mysql -e TRUNCATE^TABLE^logs -D app"),
+			    "mysql://?:?/app/logs");
 	assert_string_equal(classify("sqlite3 app.db DROP^TABLE^users"),
 			    "sqlite:app.db/users");
-	assert_string_equal(
-		classify("mongosh --eval db.users.drop()"),
-		"mongosh://?:?/?/users");
+	assert_string_equal(classify("mongosh --eval db.users.drop()"),
+			    "mongosh://?:?/?/users");
 	/* not destructive */
 	assert_string_equal(classify("psql -c SELECT^1"), "-");
-	assert_string_equal(classify("psql -c DELETE^FROM^t^WHERE^id=1"),
-			    "-");
+	assert_string_equal(classify("psql -c DELETE^FROM^t^WHERE^id=1"), "-");
 	assert_string_equal(classify("psql -f migrate.sql"), "-");
 	assert_string_equal(classify("sqlite3 app.db .tables"), "-");
 }

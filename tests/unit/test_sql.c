@@ -37,11 +37,11 @@ static void stmts(const char *text, char *out, size_t size)
 	}
 }
 
-#define CHECK(text, want)                              \
-	do {                                           \
-		char got_[1024];                       \
-		stmts(text, got_, sizeof(got_));       \
-		assert_string_equal(got_, want);       \
+#define CHECK(text, want)                        \
+	do {                                     \
+		char got_[1024];                 \
+		stmts(text, got_, sizeof(got_)); \
+		assert_string_equal(got_, want); \
 	} while (0)
 
 static void test_destroying(void **state)
@@ -53,14 +53,16 @@ static void test_destroying(void **state)
 	CHECK("DROP SCHEMA sales CASCADE", "destroy DROP SCHEMA sales\n");
 	CHECK("DROP DATABASE IF EXISTS shop WITH (FORCE)",
 	      "destroy db DROP DATABASE shop\n");
-	CHECK("DROP MATERIALIZED VIEW mv", "destroy DROP MATERIALIZED VIEW mv\n");
+	CHECK("DROP MATERIALIZED VIEW mv",
+	      "destroy DROP MATERIALIZED VIEW mv\n");
 	CHECK("DROP INDEX CONCURRENTLY i", "destroy DROP INDEX i\n");
-	CHECK("TRUNCATE orders, lines", "destroy TRUNCATE TABLE orders,lines\n");
-	CHECK("truncate table only orders *", "destroy TRUNCATE TABLE orders\n");
+	CHECK("TRUNCATE orders, lines",
+	      "destroy TRUNCATE TABLE orders,lines\n");
+	CHECK("truncate table only orders *",
+	      "destroy TRUNCATE TABLE orders\n");
 	CHECK("DELETE FROM orders", "destroy DELETE orders\n");
 	CHECK("ALTER TABLE t DROP COLUMN c", "destroy ALTER TABLE t\n");
-	CHECK("ALTER TABLE IF EXISTS ONLY t DROP c",
-	      "destroy ALTER TABLE t\n");
+	CHECK("ALTER TABLE IF EXISTS ONLY t DROP c", "destroy ALTER TABLE t\n");
 	CHECK("-- a comment; DROP TABLE x\n/* DROP TABLE y */ DROP TABLE z",
 	      "destroy DROP TABLE z\n");
 }

@@ -273,8 +273,8 @@ static void test_summary_remote_deletes(void **state)
 	assert_int_equal(out.n, 1);
 	assert_true(out.f[0].note);
 	assert_true(out.f[0].remote);
-	assert_non_null(
-		strstr(out.f[0].summary, "2 deletes of remote data within 60s"));
+	assert_non_null(strstr(out.f[0].summary,
+			       "2 deletes of remote data within 60s"));
 	out.n = 0;
 	assert_int_equal(lg_volumetric_feed(d, &ev, &env, &out), LG_KILL);
 	assert_true(out.f[0].remote);
@@ -293,9 +293,9 @@ static void test_summary_remote_deletes(void **state)
 	lg_volumetric_feed(d, &ev, &env, &out);
 	assert_int_equal(out.n, 1);
 	assert_true(out.f[0].remote);
-	assert_non_null(
-		strstr(out.f[0].summary,
-		       "3 removals (2 of pre-existing files, 1 of remote data)"));
+	assert_non_null(strstr(
+		out.f[0].summary,
+		"3 removals (2 of pre-existing files, 1 of remote data)"));
 	/* a window of files alone is not remote */
 	out.n = 0;
 	for (int i = 0; i < 3; i++)
