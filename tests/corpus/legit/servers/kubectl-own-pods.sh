@@ -1,5 +1,5 @@
 # A deploy test against a cluster outside the tree (a loopback stand-in of
-# the API server): it creates five pods from manifests, checks them, and
+# the API server): it applies five pods from manifests, checks them, and
 # deletes them with `kubectl delete -f` of the same manifests. What the
 # session made is its own (issue 38): deleting it is no loss. A pod that was
 # there before stays.
@@ -15,7 +15,7 @@ setup() {
 }
 run() {
 	set -e
-	for i in 1 2 3 4 5; do kubectl --server="$KUBE_SERVER" create --validate=false -f "pod$i.yaml"; done
+	for i in 1 2 3 4 5; do kubectl --server="$KUBE_SERVER" apply --validate=false -f "pod$i.yaml"; done
 	kubectl --server="$KUBE_SERVER" get pods
 	for i in 1 2 3 4 5; do kubectl --server="$KUBE_SERVER" delete -f "pod$i.yaml"; done
 	echo "deploy test ok"
