@@ -122,6 +122,19 @@ bool sess_exec_did(struct lg_session *s, pid_t pid, uint64_t now)
 	return false;
 }
 
+/* A table of a database: "postgres://", "psql://", "mysql://"... */
+static bool sql_target(const char *t)
+{
+	static const char *const schemes[] = { "postgres://", "psql://",
+					       "mysql://",    "mariadb://",
+					       "sqlite:",     NULL };
+
+	for (int i = 0; schemes[i]; i++)
+		if (strncmp(t, schemes[i], strlen(schemes[i])) == 0)
+			return true;
+	return false;
+}
+
 /* One remote target counted: judged, remembered, acted on. */
 static int count_one(struct lg_session *s, struct lg_event *ev,
 		     struct lg_session_verdict *v)
@@ -147,6 +160,15 @@ static int count_one(struct lg_session *s, struct lg_event *ev,
 		ev->op == LG_OP_REMOTE_DELETE ?
 			"; nothing of it can be kept" :
 			"; its file is kept at its first write ([quarantine] keep_writes)");
+	/*
+	 * A table emptied (TRUNCATE, DELETE of every row) is still there,
+	 * holding only what the session writes into it from now on: emptying
+	 * it again is no loss (a test suite's cleaning between its tests), as
+	 * a file the session truncated once
+	 */
+	if (ev->tool && sql_target(ev->target) &&
+	    (strstr(ev->tool, "TRUNCATE") || strstr(ev->tool, "DELETE")))
+		sess_remote_made(s, ev->target);
 	s->remote_ran = ev->happened;
 	snprintf(s->remote_system, sizeof(s->remote_system), "%s",
 		 ev->system ? ev->system : "remote");
