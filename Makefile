@@ -53,7 +53,7 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux \
-	debhelper lintian chromium docker.io debootstrap postgresql
+	debhelper lintian chromium docker.io debootstrap postgresql mariadb-server mariadb-client
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
@@ -62,7 +62,7 @@ DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h 
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh chromium \
 	lintian $(BPFTOOL) \
-	redis-server dockerd debootstrap psql
+	redis-server dockerd debootstrap psql mariadb
 
 # The supervisor's source, one folder per subsystem (HACKING.md draws the
 # map). What each program links is named by folder below.

@@ -35,8 +35,17 @@ bool lg_recog_maybe(const char *p, size_t n)
 	case '\t':
 		return n > 1 && (p[1] == '{' || p[1] == ' ');
 	default:
-		return lg_recog_tls(p, n);
+		return lg_recog_tls(p, n) || lg_recog_my_packet(p, n);
 	}
+}
+
+bool lg_recog_my_packet(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	/* a whole packet of sequence 0 (a command) or 1 (the handshake) */
+	return n >= 5 && u[3] <= 1 &&
+	       ((size_t)u[0] | (size_t)u[1] << 8 | (size_t)u[2] << 16) + 4 == n;
 }
 
 bool lg_recog_tls(const char *p, size_t n)

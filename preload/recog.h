@@ -50,6 +50,9 @@ bool lg_recog_http_request(const char *p, size_t n, struct lg_http_req *out);
 bool lg_recog_http_response(const char *p, size_t n, struct lg_http_resp *out);
 bool lg_recog_jsonrpc(const char *p, size_t n, struct lg_jrpc *out);
 
+/* One whole MySQL packet of sequence 0 or 1 (a command, a handshake). */
+bool lg_recog_my_packet(const char *p, size_t n);
+
 /* TLS record header (handshake or application data): opaque traffic. */
 bool lg_recog_tls(const char *p, size_t n);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A database's wire (issue 38): PostgreSQL connections of this process,
- * from their startup message on. A Query or Parse whose statements destroy
+ * A database's wire (issue 38): PostgreSQL and MySQL (MariaDB) connections
+ * of this process, from their startup message (MySQL: the handshake
+ * response) on. MySQL's client sends one statement a COM_QUERY and waits
+ * for its answer: an OK packet (rows affected, warnings) or an ERR. A Query or Parse whose statements destroy
  * or make data is held until the server answers it: a CommandComplete of
  * a DROP, TRUNCATE, DELETE of every row or ALTER TABLE ... DROP is a
  * remote delete the supervisor judges (a gate: the program reads on only
@@ -18,7 +20,7 @@
 
 struct pg_item {
 	enum lg_sql_kind kind;
-	bool database;
+	bool database, if_exists;
 	char tag[24];
 	unsigned n;
 	char names[LG_SQL_NAMES][LG_SQL_NAME_MAX];
@@ -28,6 +30,7 @@ struct pg_item {
 struct pg_conn {
 	uint32_t used; /* == gen */
 	int fd;
+	bool mysql; /* MySQL's or MariaDB's protocol, not PostgreSQL's */
 	char server[80]; /* "postgres://127.0.0.1:5432" */
 	char db[64];
 	unsigned nq;
@@ -79,9 +82,10 @@ void pg_forget(int fd)
 	pthread_mutex_unlock(&pg_lock);
 }
 
-/* "127.0.0.1:5432" of the peer, "unix" for a socket file. */
-static void server_of(int fd, char *out, size_t size)
+/* "postgres://127.0.0.1:5432" of the peer ("mysql://..."). */
+static void server_of(int fd, bool mysql, char *out, size_t size)
 {
+	const char *scheme = mysql ? "mysql" : "postgres";
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "?";
@@ -102,16 +106,18 @@ static void server_of(int fd, char *out, size_t size)
 			struct sockaddr_un *u = (struct sockaddr_un *)&ss;
 			const char *dot = strrchr(u->sun_path, '.');
 
-			/* /run/postgresql/.s.PGSQL.5432 */
-			snprintf(out, size, "postgres://localhost:%s",
-				 dot ? dot + 1 : "5432");
+			/* /run/postgresql/.s.PGSQL.5432, mysqld.sock */
+			snprintf(out, size, "%s://localhost:%s", scheme,
+				 mysql ? "3306" :
+				 dot   ? dot + 1 :
+					 "5432");
 			return;
 		}
 	}
-	snprintf(out, size, "postgres://%s:%u", host, port);
+	snprintf(out, size, "%s://%s:%u", scheme, host, port);
 }
 
-static void startup(int fd, struct lg_span db, struct lg_span user)
+static void startup(int fd, struct lg_span db, struct lg_span user, bool mysql)
 {
 	struct pg_conn *c;
 
@@ -125,8 +131,9 @@ static void startup(int fd, struct lg_span db, struct lg_span user)
 	memset(c, 0, sizeof(*c));
 	c->used = gen;
 	c->fd = fd;
-	server_of(fd, c->server, sizeof(c->server));
-	if (!db.n) /* libpq's default: the user's name */
+	c->mysql = mysql;
+	server_of(fd, mysql, c->server, sizeof(c->server));
+	if (!db.n && !mysql) /* libpq's default: the user's name */
 		db = user;
 	snprintf(c->db, sizeof(c->db), "%.*s", (int)db.n, db.p);
 	pthread_mutex_unlock(&pg_lock);
@@ -136,17 +143,24 @@ static void startup(int fd, struct lg_span db, struct lg_span user)
 static void target_of(const struct pg_conn *c, const struct pg_item *it,
 		      unsigned i, char *out, size_t size)
 {
+	const char *dot = strchr(it->names[i], '.');
+
 	if (it->database)
 		snprintf(out, size, "%s/%s", c->server, it->names[i]);
+	else if (c->mysql && dot) /* MySQL's "db.table" */
+		snprintf(out, size, "%s/%.*s/%s", c->server,
+			 (int)(dot - it->names[i]), it->names[i], dot + 1);
 	else
-		snprintf(out, size, "%s/%s/%s", c->server, c->db, it->names[i]);
+		snprintf(out, size, "%s/%s/%s", c->server,
+			 c->db[0] ? c->db : "?", it->names[i]);
 }
 
-static void frame_start(struct lg_wire_buf *w, const struct pg_item *it)
+static void frame_start(struct lg_wire_buf *w, const struct pg_conn *c,
+			const struct pg_item *it)
 {
 	lg_wire_start(w, LG_W_GATE, 0);
-	lg_wire_put_u32(w, LG_T_PROTO, LG_P_POSTGRES);
-	lg_wire_put_str(w, LG_T_SYSTEM, "postgres");
+	lg_wire_put_u32(w, LG_T_PROTO, c->mysql ? LG_P_MYSQL : LG_P_POSTGRES);
+	lg_wire_put_str(w, LG_T_SYSTEM, c->mysql ? "mysql" : "postgres");
 	lg_wire_put_str(w, LG_T_TOOL, it->tag);
 	lg_wire_put_str(w, LG_T_ARGS, it->text);
 }
@@ -175,6 +189,7 @@ static int queue_sql(struct pg_conn *c, int fd, struct lg_span sql)
 		it = &c->q[c->nq++];
 		it->kind = st.kind;
 		it->database = st.database;
+		it->if_exists = st.if_exists;
 		memcpy(it->tag, st.tag, sizeof(it->tag));
 		it->n = st.n;
 		memcpy(it->names, st.names, sizeof(it->names));
@@ -193,7 +208,7 @@ static int queue_sql(struct pg_conn *c, int fd, struct lg_span sql)
 
 		target_of(&cc, &copy, 0, target, sizeof(target));
 		pthread_mutex_unlock(&pg_lock);
-		frame_start(&w, &copy);
+		frame_start(&w, &cc, &copy);
 		lg_wire_put_u32(&w, LG_T_OP, OP_REMOTE_DELETE);
 		lg_wire_put_u32(&w, LG_T_DECISION, 1);
 		lg_wire_put_u64(&w, LG_T_CHAN, (uint64_t)fd << 32);
@@ -208,6 +223,37 @@ static int queue_sql(struct pg_conn *c, int fd, struct lg_span sql)
 	return 0;
 }
 
+/* MySQL's handshake response and commands. */
+static bool my_outgoing(int fd, const char *p, size_t n, int *refuse)
+{
+	struct lg_span db, user, arg;
+	struct pg_conn *c;
+	int cmd;
+
+	if (p[3] == 1) {
+		if (!lg_my_handshake(p, n, &user, &db))
+			return false;
+		startup(fd, db, user, true);
+		return true;
+	}
+	if (!atomic_load_explicit(&pg_seen, memory_order_relaxed) ||
+	    !lg_my_command(p, n, &cmd, &arg))
+		return false;
+	pthread_mutex_lock(&pg_lock);
+	c = pg_of(fd);
+	if (!c || !c->mysql) {
+		pthread_mutex_unlock(&pg_lock);
+		return false;
+	}
+	if (cmd == 2) /* COM_INIT_DB: "use DB" */
+		snprintf(c->db, sizeof(c->db), "%.*s",
+			 (int)(arg.n < 63 ? arg.n : 63), arg.p);
+	else
+		*refuse = queue_sql(c, fd, arg);
+	pthread_mutex_unlock(&pg_lock);
+	return true;
+}
+
 bool pg_outgoing(int fd, const char *p, size_t n, int *refuse)
 {
 	struct lg_span db, user;
@@ -215,17 +261,19 @@ bool pg_outgoing(int fd, const char *p, size_t n, int *refuse)
 	bool ours;
 
 	*refuse = 0;
-	if (p[0] == '\0') {
-		if (!lg_pg_startup(p, n, &db, &user))
-			return false;
-		startup(fd, db, user);
+	if (p[0] == '\0' && lg_pg_startup(p, n, &db, &user)) {
+		startup(fd, db, user, false);
 		return true;
 	}
+	if (lg_recog_my_packet(p, n) && my_outgoing(fd, p, n, refuse))
+		return true;
 	if ((p[0] != 'Q' && p[0] != 'P') ||
 	    !atomic_load_explicit(&pg_seen, memory_order_relaxed))
 		return false;
 	pthread_mutex_lock(&pg_lock);
 	c = pg_of(fd);
+	if (c && c->mysql)
+		c = NULL;
 	ours = c != NULL;
 	/* the frontend's messages of this write: Parse, Bind, Execute, Sync */
 	while (c && n >= 5 && !*refuse) {
@@ -268,12 +316,45 @@ static int answered(const struct pg_conn *c, const char *tag, size_t n)
  * A CommandComplete: what its statement did, told to the supervisor.
  * Called with pg_lock held; lets go of it while it waits.
  */
+/*
+ * What a statement the server carried out did, told to the supervisor:
+ * each of its objects destroyed, or made. Called with pg_lock held; lets
+ * go of it while it waits.
+ */
+static int report(struct pg_conn *c, int fd, const struct pg_item *ip)
+{
+	struct pg_item it = *ip;
+	struct pg_conn cc = *c;
+	int r = 0;
+
+	pthread_mutex_unlock(&pg_lock);
+	for (unsigned k = 0; k < it.n && !r; k++) {
+		struct lg_wire_buf w;
+		char target[256];
+
+		target_of(&cc, &it, k, target, sizeof(target));
+		frame_start(&w, &cc, &it);
+		lg_wire_put_u64(&w, LG_T_CHAN, (uint64_t)fd << 32);
+		if (it.kind == LG_SQL_CREATE) {
+			lg_wire_put_str(&w, LG_T_MADE, target);
+		} else {
+			lg_wire_put_u32(&w, LG_T_OP, OP_REMOTE_DELETE);
+			lg_wire_put_u32(&w, LG_T_DECISION, 1);
+			lg_wire_put_u32(&w, LG_T_STATUS, 0);
+			lg_wire_put_str(&w, LG_T_TARGET, target);
+		}
+		r = gate(&w);
+	}
+	pthread_mutex_lock(&pg_lock);
+	return r;
+}
+
+/* A CommandComplete: what its statement did. Lock held. */
 static int complete(struct pg_conn *c, int fd, const char *tag, size_t n)
 {
 	struct pg_item it;
-	struct pg_conn cc;
 	bool skipped = c->skipping;
-	int i = answered(c, tag, n), r = 0;
+	int i = answered(c, tag, n);
 
 	c->skipping = false;
 	if (i < 0)
@@ -288,27 +369,32 @@ static int complete(struct pg_conn *c, int fd, const char *tag, size_t n)
 	if (strcmp(it.tag, "DELETE") == 0 && n >= 8 &&
 	    memcmp(tag, "DELETE 0", 8) == 0 && (n == 8 || tag[8] == '\0'))
 		return 0;
-	cc = *c;
-	pthread_mutex_unlock(&pg_lock);
-	for (unsigned k = 0; k < it.n && !r; k++) {
-		struct lg_wire_buf w;
-		char target[256];
+	return report(c, fd, &it);
+}
 
-		target_of(&cc, &it, k, target, sizeof(target));
-		frame_start(&w, &it);
-		lg_wire_put_u64(&w, LG_T_CHAN, (uint64_t)fd << 32);
-		if (it.kind == LG_SQL_CREATE) {
-			lg_wire_put_str(&w, LG_T_MADE, target);
-		} else {
-			lg_wire_put_u32(&w, LG_T_OP, OP_REMOTE_DELETE);
-			lg_wire_put_u32(&w, LG_T_DECISION, 1);
-			lg_wire_put_u32(&w, LG_T_STATUS, 0);
-			lg_wire_put_str(&w, LG_T_TARGET, target);
-		}
-		r = gate(&w);
-	}
-	pthread_mutex_lock(&pg_lock);
-	return r;
+/*
+ * MySQL's answer to the one command it waits for (its client sends one
+ * statement a query): OK, with its affected rows and warnings, did what
+ * the statement says, unless a warning says an IF EXISTS found nothing
+ * (or an IF NOT EXISTS something) or no row was deleted; ERR, nothing.
+ * Lock held.
+ */
+static int my_answer(struct pg_conn *c, int fd, const char *p, size_t n)
+{
+	unsigned long long affected;
+	unsigned warnings;
+	int a = lg_my_answer(p, n, &affected, &warnings);
+	struct pg_item it = c->q[0];
+
+	c->nq = 0;
+	track(c, false);
+	if (a != 1)
+		return 0;
+	if (it.if_exists && warnings)
+		return 0;
+	if (strcmp(it.tag, "DELETE") == 0 && !affected)
+		return 0;
+	return report(c, fd, &it);
 }
 
 /* A NoticeResponse's message ends in ", skipping": it did nothing. */
@@ -369,6 +455,12 @@ bool pg_incoming(int fd, const char *p, size_t n, int *refuse)
 	if (!c || !c->tracking) {
 		pthread_mutex_unlock(&pg_lock);
 		return c != NULL;
+	}
+	if (c->mysql) {
+		if (c->nq)
+			*refuse = my_answer(c, fd, p, n);
+		pthread_mutex_unlock(&pg_lock);
+		return true;
 	}
 	while (n && !*refuse && c->used == gen && c->fd == fd) {
 		uint32_t len;

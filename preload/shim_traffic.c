@@ -558,7 +558,8 @@ static int outgoing(int fd, const char *p, size_t n)
 
 	if (!channel(fd))
 		return 0;
-	if ((p[0] == '\0' || p[0] == 'Q' || p[0] == 'P') &&
+	if ((p[0] == '\0' || p[0] == 'Q' || p[0] == 'P' ||
+	     lg_recog_my_packet(p, n)) &&
 	    pg_outgoing(fd, p, n, &r))
 		return r;
 	if (lg_recog_tls(p, n)) {

@@ -276,7 +276,7 @@ static void drop(const char *p, const char *e, struct lg_sql_stmt *st)
 		return;
 	word(&p, e, "concurrently");
 	if (word(&p, e, "if"))
-		word(&p, e, "exists");
+		st->if_exists = word(&p, e, "exists");
 	names(&p, e, st);
 	if (!st->n)
 		return;
@@ -302,7 +302,7 @@ static void create(const char *p, const char *e, bool as,
 	word(&p, e, "concurrently");
 	if (word(&p, e, "if")) {
 		word(&p, e, "not");
-		word(&p, e, "exists");
+		st->if_exists = word(&p, e, "exists");
 	}
 	if (k == 3 && word(&p, e, "authorization"))
 		return; /* the schema is named after a role */
@@ -454,4 +454,134 @@ bool lg_pg_query(const char *p, size_t n, struct lg_span *sql, size_t *len)
 	sql->p = s;
 	sql->n = (size_t)((z ? z : e) - s);
 	return true;
+}
+
+static uint32_t le24(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16;
+}
+
+bool lg_my_handshake(const char *p, size_t n, struct lg_span *user,
+		     struct lg_span *database)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	const char *q, *e, *z;
+	uint32_t caps, len;
+
+	user->n = database->n = 0;
+	if (n < 4 + 33 || p[3] != 1)
+		return false;
+	len = le24(p);
+	if ((size_t)len + 4 != n)
+		return false;
+	caps = (uint32_t)u[4] | (uint32_t)u[5] << 8 | (uint32_t)u[6] << 16 |
+	       (uint32_t)u[7] << 24;
+	if (!(caps & 0x200)) /* CLIENT_PROTOCOL_41 */
+		return false;
+	for (int i = 4 + 9; i < 4 + 32; i++) /* 23 bytes of filler (10.x: the
+						 last 4 are MariaDB's caps) */
+		if (i < 4 + 28 && u[i])
+			return false;
+	e = p + n;
+	q = p + 4 + 32;
+	if (q >= e) /* an SSLRequest: TLS follows */
+		return true;
+	z = memchr(q, '\0', (size_t)(e - q));
+	if (!z)
+		return false;
+	user->p = q;
+	user->n = (size_t)(z - q);
+	q = z + 1;
+	if (q >= e)
+		return true;
+	if (caps & 0x200000) { /* auth data, length-encoded */
+		unsigned char l = (unsigned char)*q;
+
+		if (l >= 0xfb)
+			return true;
+		q += 1 + l;
+	} else if (caps & 0x8000) { /* CLIENT_SECURE_CONNECTION */
+		q += 1 + (unsigned char)*q;
+	} else {
+		z = memchr(q, '\0', (size_t)(e - q));
+		if (!z)
+			return true;
+		q = z + 1;
+	}
+	if ((caps & 0x8) && q < e) { /* CLIENT_CONNECT_WITH_DB */
+		z = memchr(q, '\0', (size_t)(e - q));
+		if (z) {
+			database->p = q;
+			database->n = (size_t)(z - q);
+		}
+	}
+	return true;
+}
+
+bool lg_my_command(const char *p, size_t n, int *cmd, struct lg_span *arg)
+{
+	uint32_t len;
+
+	if (n < 5 || p[3] != 0 || (p[4] != 3 && p[4] != 2))
+		return false;
+	len = le24(p);
+	/* one packet a write (what follows it would not be one) */
+	if (len < 1 || (size_t)len + 4 < n)
+		return false;
+	*cmd = p[4];
+	arg->p = p + 5;
+	arg->n = ((size_t)len + 4 <= n ? (size_t)len + 4 : n) - 5;
+	return true;
+}
+
+/* A length-encoded integer at *q (advanced), or false. */
+static bool lenenc(const unsigned char **q, const unsigned char *e,
+		   unsigned long long *v)
+{
+	const unsigned char *u = *q;
+	int k;
+
+	if (u >= e)
+		return false;
+	if (*u < 0xfb) {
+		*v = *u;
+		*q = u + 1;
+		return true;
+	}
+	k = *u == 0xfc ? 2 : *u == 0xfd ? 3 : *u == 0xfe ? 8 : 0;
+	if (!k || e - u < k + 1)
+		return false;
+	*v = 0;
+	for (int i = k; i >= 1; i--)
+		*v = *v << 8 | u[i];
+	*q = u + 1 + k;
+	return true;
+}
+
+int lg_my_answer(const char *p, size_t n, unsigned long long *affected,
+		 unsigned *warnings)
+{
+	const unsigned char *u = (const unsigned char *)p, *q, *e;
+	unsigned long long id;
+	uint32_t len;
+
+	*affected = 0;
+	*warnings = 0;
+	if (n < 5)
+		return 0;
+	len = le24(p);
+	if ((size_t)len + 4 > n || len < 1)
+		return 0;
+	if (u[4] == 0xff)
+		return -1;
+	if (u[4] != 0x00 || len < 7)
+		return 0;
+	q = u + 5;
+	e = u + 4 + len;
+	if (!lenenc(&q, e, affected) || !lenenc(&q, e, &id) || e - q < 4)
+		return 0;
+	*warnings = (unsigned)q[2] | (unsigned)q[3] << 8;
+	return 1;
 }

@@ -33,6 +33,11 @@ struct lg_sql_stmt {
 	char tag[24];
 	/* "database" for DROP or CREATE DATABASE: the name is a database */
 	bool database;
+	/*
+	 * DROP ... IF EXISTS, CREATE ... IF NOT EXISTS: a server may answer
+	 * it having done nothing (MySQL says so only by a warning)
+	 */
+	bool if_exists;
 	unsigned n; /* names */
 	/*
 	 * The objects, normalised: unquoted parts lowercased, quotes
@@ -63,5 +68,25 @@ bool lg_pg_startup(const char *p, size_t n, struct lg_span *database,
  * here). False for another message, or bytes that are not one.
  */
 bool lg_pg_query(const char *p, size_t n, struct lg_span *sql, size_t *len);
+
+/*
+ * MySQL's and MariaDB's client protocol: a packet is 3 bytes of length,
+ * a sequence number, its payload. The client's handshake response (the
+ * protocol 4.1 one, sequence 1): its user and database (n == 0: none).
+ */
+bool lg_my_handshake(const char *p, size_t n, struct lg_span *user,
+		     struct lg_span *database);
+/*
+ * A command packet (sequence 0) at p: COM_QUERY (3) gives its SQL,
+ * COM_INIT_DB (2, the mysql client's "use") its database; *cmd is the
+ * command. False for anything else.
+ */
+bool lg_my_command(const char *p, size_t n, int *cmd, struct lg_span *arg);
+/*
+ * The server's answer at p: 1 an OK packet (its affected rows and
+ * warnings), -1 an ERR packet, 0 anything else (a result set).
+ */
+int lg_my_answer(const char *p, size_t n, unsigned long long *affected,
+		 unsigned *warnings);
 
 #endif

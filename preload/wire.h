@@ -99,6 +99,7 @@ enum lg_wire_proto {
 	LG_P_JSONRPC = 2,
 	LG_P_TLS = 3, /* opaque: seen, not readable */
 	LG_P_POSTGRES = 4, /* PostgreSQL's frontend protocol */
+	LG_P_MYSQL = 5, /* MySQL's and MariaDB's client protocol */
 };
 
 struct lg_wire_hdr {

@@ -363,14 +363,13 @@ static const char *option(int argc, const char *const *argv, const char *s,
 static void sql_where(const char *program, int argc, const char *const *argv,
 		      char *out, size_t size)
 {
+	char db[200];
 	int at;
 	const char *h = option(argc, argv, "-h", "--host", &at);
 	const char *p = option(argc, argv, "-p", "--port", &at);
 	const char *d = option(argc, argv, "-d", "--dbname", &at);
 
 	if (strcmp(program, "sqlite3") == 0) {
-		char db[200];
-
 		rest_of(argc, argv, 1, db, sizeof(db));
 		db[strcspn(db, " ")] = '\0';
 		snprintf(out, size, "sqlite:%s", db);
@@ -379,6 +378,24 @@ static void sql_where(const char *program, int argc, const char *const *argv,
 	if (strcmp(program, "mysql") == 0 || strcmp(program, "mariadb") == 0) {
 		p = option(argc, argv, "-P", "--port", &at);
 		d = option(argc, argv, "-D", "--database", &at);
+		if (!d) { /* mysql [OPTIONS] DB */
+			static const char *const valued = "huPeDS";
+
+			for (int i = 1; i < argc; i++) {
+				const char *a = argv[i];
+
+				if (a[0] == '-' && a[1] && !a[2] &&
+				    strchr(valued, a[1])) {
+					i++; /* its value */
+					continue;
+				}
+				if (is_option(a))
+					continue;
+				snprintf(db, sizeof(db), "%s", a);
+				d = db;
+				break;
+			}
+		}
 	}
 	snprintf(out, size, "%s://%s:%s/%s", program, h ? h : "?", p ? p : "?",
 		 d ? d : "?");
@@ -537,7 +554,10 @@ int lg_cli_classify(const struct lg_cli_table *t, const char *program, int argc,
 		switch (r->target) {
 		case T_SQL:
 			sql(program, argc, argv, out);
-			out->wire = strcmp(program, "psql") == 0;
+			/* libpq's and MySQL's clients: their wire is read */
+			out->wire = strcmp(program, "psql") == 0 ||
+				    strcmp(program, "mysql") == 0 ||
+				    strcmp(program, "mariadb") == 0;
 			if (out->n)
 				return 1;
 			memset(out, 0, sizeof(*out));

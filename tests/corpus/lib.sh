@@ -195,6 +195,52 @@ stop_postgres() {
 	rm -rf "$PG_DIR"
 }
 
+# start_mariadb: a real MariaDB server (Debian's: make deps installs
+# mariadb-server) of the entry's own, outside the tree: mariadb-install-db
+# into a folder of the mysql user's (as root), no grant tables, 127.0.0.1
+# and a free port; database "shop" made. Exports MY_PORT; mariadb reaches
+# it with my_cli ARGS. The entry's teardown calls stop_mariadb. Skips,
+# saying why, without MariaDB.
+start_mariadb() {
+	local i as=()
+	command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+		skip "needs MariaDB (make deps installs mariadb-server)"
+	need_cmd mariadb
+	MY_DIR=$(mktemp -d /tmp/lgcorpus-my.XXXXXX)
+	chmod 755 "$MY_DIR"
+	if [ "$(id -u)" = 0 ]; then
+		id mysql >/dev/null 2>&1 || skip "needs the mysql user (Debian's mariadb-server package)"
+		chown mysql: "$MY_DIR"
+		as=(runuser -u mysql --)
+	fi
+	# its temporary files in its own folder (the entry's TMPDIR is not its)
+	"${as[@]}" env TMPDIR="$MY_DIR" mariadb-install-db --no-defaults --datadir="$MY_DIR/data" --skip-test-db \
+		--auth-root-authentication-method=normal >"$META/mariadb-install.log" 2>&1 ||
+		bad "mariadb-install-db failed: $(tail -n 3 "$META/mariadb-install.log")"
+	MY_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	export MY_PORT
+	bg "${as[@]}" /usr/sbin/mariadbd --no-defaults --datadir="$MY_DIR/data" --tmpdir="$MY_DIR" --port="$MY_PORT" \
+		--bind-address=127.0.0.1 --socket="$MY_DIR/sock" --pid-file="$MY_DIR/pid" \
+		--skip-grant-tables --skip-log-bin
+	for i in $(seq 1 100); do
+		my_cli -e 'SELECT 1' >/dev/null 2>&1 && { my_cli -e 'CREATE DATABASE shop'; return 0; }
+		sleep 0.1
+	done
+	bad "MariaDB did not start: $(tail -n 3 "$META/bg.log")"
+}
+
+# my_cli ARGS: the mariadb client, on the server of start_mariadb.
+my_cli() {
+	mariadb -h 127.0.0.1 -P "$MY_PORT" -u root "$@"
+}
+
+# stop_mariadb: the server of start_mariadb stopped, its folder removed.
+stop_mariadb() {
+	[ -n "${MY_DIR:-}" ] || return 0
+	[ -f "$MY_DIR/pid" ] && kill -9 "$(cat "$MY_DIR/pid")" 2>/dev/null
+	rm -rf "$MY_DIR"
+}
+
 # pg_tables_left PREFIX: how many tables named PREFIX<digits> the server has.
 pg_tables_left() {
 	psql -qtAc "SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename ~ '^$1[0-9]+\$'"

@@ -71,6 +71,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (lg_pg_query(p, size, &a, &len))
 			inside(a);
+		if (lg_my_handshake(p, size, &a, &b)) {
+			inside(a);
+			inside(b);
+		}
+		{
+			unsigned long long aff;
+			unsigned warn;
+			int cmd;
+
+			if (lg_my_command(p, size, &cmd, &a))
+				inside(a);
+			lg_my_answer(p, size, &aff, &warn);
+			lg_recog_my_packet(p, size);
+		}
 	}
 	if (lg_recog_http_response(p, size, &rs)) {
 		inside(rs.body);

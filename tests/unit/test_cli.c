@@ -171,7 +171,11 @@ static void test_sql_clients(void **state)
 	assert_string_equal(classify("psql -c DROP^DATABASE^scratch"),
 			    "psql://?:?/scratch (wire)");
 	assert_string_equal(classify("mysql -e TRUNCATE^TABLE^logs -D app"),
-			    "mysql://?:?/app/logs");
+			    "mysql://?:?/app/logs (wire)");
+	assert_string_equal(
+		classify(
+			"mariadb -h 127.0.0.1 -P 3306 -u root shop -e DROP^TABLE^t1"),
+		"mariadb://127.0.0.1:3306/shop/t1 (wire)");
 	assert_string_equal(classify("sqlite3 app.db DROP^TABLE^users"),
 			    "sqlite:app.db/users");
 	assert_string_equal(classify("mongosh --eval db.users.drop()"),

@@ -130,6 +130,52 @@ static void test_pg_messages(void **state)
 	assert_false(lg_pg_query("Q\0\0\0\x02", 5, &sql, &len));
 }
 
+static void test_my_messages(void **state)
+{
+	/* handshake response 4.1: caps (PROTOCOL_41 | CONNECT_WITH_DB |
+	 * SECURE_CONNECTION), max packet, charset, 23 zeros, user, auth, db */
+	static const char hs[] =
+		"\x2d\0\0\x01"
+		"\x08\x82\0\0"
+		"\0\0\0\x01"
+		"\x21"
+		"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+		"root\0"
+		"\x02xy"
+		"shop\0";
+	static const char q[] = "\x0d\0\0\0\x03"
+				"DROP TABLE t";
+	static const char use[] = "\x05\0\0\0\x02shop";
+	static const char ok[] = "\x07\0\0\x01\0\x05\0\x02\0\x01\0";
+	static const char err[] = "\x05\0\0\x01\xff\x1a\x04#4";
+	struct lg_span user, db, arg;
+	unsigned long long aff;
+	unsigned warn;
+	int cmd;
+
+	(void)state;
+	assert_true(lg_recog_my_packet(hs, sizeof(hs) - 1));
+	assert_true(lg_my_handshake(hs, sizeof(hs) - 1, &user, &db));
+	assert_int_equal(user.n, 4);
+	assert_memory_equal(user.p, "root", 4);
+	assert_int_equal(db.n, 4);
+	assert_memory_equal(db.p, "shop", 4);
+	assert_false(lg_my_handshake(q, sizeof(q) - 1, &user, &db));
+	assert_true(lg_my_command(q, sizeof(q) - 1, &cmd, &arg));
+	assert_int_equal(cmd, 3);
+	assert_int_equal(arg.n, 12);
+	assert_memory_equal(arg.p, "DROP TABLE t", 12);
+	assert_true(lg_my_command(use, sizeof(use) - 1, &cmd, &arg));
+	assert_int_equal(cmd, 2);
+	/* more bytes than the packet says: not one packet */
+	assert_false(lg_my_command(q, sizeof(q), &cmd, &arg));
+	assert_int_equal(lg_my_answer(ok, sizeof(ok) - 1, &aff, &warn), 1);
+	assert_int_equal(aff, 5);
+	assert_int_equal(warn, 1);
+	assert_int_equal(lg_my_answer(err, sizeof(err) - 1, &aff, &warn), -1);
+	assert_int_equal(lg_my_answer("\x01\0\0\x01\x02", 5, &aff, &warn), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_not_destroying),
 		cmocka_unit_test(test_creating),
 		cmocka_unit_test(test_pg_messages),
+		cmocka_unit_test(test_my_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
