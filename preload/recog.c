@@ -27,8 +27,10 @@ bool lg_recog_maybe(const char *p, size_t n)
 	case 'c':
 	case 'Q': /* PostgreSQL's Query */
 		return true;
-	case '\0': /* PostgreSQL's startup: a length under 16 MiB */
-		return n >= 8;
+	case '\0': /* PostgreSQL's startup (protocol 3.0), or MySQL's packet */
+		return (n >= 8 && p[4] == 0 && p[5] == 3 && p[6] == 0 &&
+			p[7] == 0) ||
+		       lg_recog_my_packet(p, n);
 	case ' ':
 	case '\n':
 	case '\r':
@@ -166,7 +168,7 @@ bool lg_recog_http_response(const char *p, size_t n, struct lg_http_resp *out)
 	out->body.n = hend ? (size_t)(p + n - out->body.p) : 0;
 	out->chunked = header_has(p, hend ? (size_t)(hend - p) : lim,
 				  "Transfer-Encoding:", "chunked");
-	out->location = (st >= 200 && st < 300) ?
+	out->location = st == 201 ? /* what a POST or PUT made */
 				header_value(p, hend ? (size_t)(hend - p) : lim,
 					     "Location:") :
 				(struct lg_span){ NULL, 0 };

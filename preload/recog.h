@@ -28,7 +28,7 @@ struct lg_http_req {
 struct lg_http_resp {
 	unsigned status;
 	struct lg_span body;
-	struct lg_span location; /* the Location header's value, n == 0: none */
+	struct lg_span location; /* a 201's Location header, n == 0: none */
 	bool chunked;
 };
 
