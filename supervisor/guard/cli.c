@@ -161,30 +161,18 @@ bool lg_cli_known(const struct lg_cli_table *t, const char *program)
 	return false;
 }
 
-/* One word of a pattern ("rm|rmi", "delete-*") against an argument. */
-static bool word_matches(const char *alts, size_t n, const char *arg)
-{
-	char buf[256];
-	char *save = NULL, *w;
-
-	if (n >= sizeof(buf))
-		return false;
-	memcpy(buf, alts, n);
-	buf[n] = '\0';
-	for (w = strtok_r(buf, "|", &save); w; w = strtok_r(NULL, "|", &save))
-		if (fnmatch(w, arg, FNM_CASEFOLD) == 0)
-			return true;
-	return false;
-}
-
 static bool is_option(const char *a)
 {
 	return a[0] == '-' && a[1] != '\0';
 }
 
-/* "{A|B C}": one of the alternatives from argument i on. */
-static bool anywhere(const char *alts, size_t n, int argc,
-		     const char *const *argv, int i)
+/*
+ * Does one of the alternatives ("rm|rmi", "-X DELETE|--request=DELETE",
+ * globs, case aside) match at an argument j, from <= j < to? One of two
+ * words needs them in a row.
+ */
+static bool alternatives(const char *alts, size_t n, int argc,
+			 const char *const *argv, int from, int to)
 {
 	char buf[256];
 	char *save = NULL, *w;
@@ -198,7 +186,7 @@ static bool anywhere(const char *alts, size_t n, int argc,
 
 		if (sp)
 			*sp++ = '\0';
-		for (int j = i; j < argc; j++) {
+		for (int j = from; j < to && j < argc; j++) {
 			if (fnmatch(w, argv[j], FNM_CASEFOLD) != 0)
 				continue;
 			if (!sp || (j + 1 < argc && fnmatch(sp, argv[j + 1],
@@ -230,8 +218,9 @@ static int match(const char *pattern, int argc, const char *const *argv,
 			break;
 		if (*p == '{') {
 			e = strchr(p, '}');
-			if (!e || !anywhere(p + 1, (size_t)(e - p - 1), argc,
-					    argv, i))
+			/* "{A|B C}": anywhere from argument i on */
+			if (!e || !alternatives(p + 1, (size_t)(e - p - 1),
+						argc, argv, i, argc))
 				return -1;
 			p = e + 1;
 			continue;
@@ -249,7 +238,8 @@ static int match(const char *pattern, int argc, const char *const *argv,
 				value_ok = !strchr(argv[i], '=');
 				continue;
 			}
-			if (word_matches(p, (size_t)(e - p), argv[i]))
+			if (alternatives(p, (size_t)(e - p), argc, argv, i,
+					 i + 1))
 				break;
 			if (!any && !value_ok)
 				return -1;
