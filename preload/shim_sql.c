@@ -86,35 +86,15 @@ void pg_forget(int fd)
 static void server_of(int fd, bool mysql, char *out, size_t size)
 {
 	const char *scheme = mysql ? "mysql" : "postgres";
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "?";
 	unsigned port = 0;
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-			port = ntohs(a->sin_port);
-		} else if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-			port = ntohs(a->sin6_port);
-		} else if (ss.ss_family == AF_UNIX) {
-			struct sockaddr_un *u = (struct sockaddr_un *)&ss;
-			const char *dot = strrchr(u->sun_path, '.');
-
-			/* /run/postgresql/.s.PGSQL.5432, mysqld.sock */
-			snprintf(out, size, "%s://localhost:%s", scheme,
-				 mysql ? "3306" :
-				 dot   ? dot + 1 :
-					 "5432");
-			return;
-		}
-	}
-	snprintf(out, size, "%s://%s:%u", scheme, host, port);
+	peer_of(fd, host, sizeof(host), &port);
+	if (strcmp(host, "unix") == 0) /* the server's socket on this host */
+		snprintf(out, size, "%s://localhost:%s", scheme,
+			 mysql ? "3306" : "5432");
+	else
+		snprintf(out, size, "%s://%s:%u", scheme, host, port);
 }
 
 static void startup(int fd, struct lg_span db, struct lg_span user, bool mysql)

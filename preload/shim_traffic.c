@@ -215,7 +215,7 @@ static bool maybe_body_call(const char *p, size_t n)
 }
 
 /* The peer's address ("127.0.0.1", "::1", "unix") and port. */
-static void peer_of(int fd, char *host, size_t size, unsigned *port)
+void peer_of(int fd, char *host, size_t size, unsigned *port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);

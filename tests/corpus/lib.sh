@@ -195,6 +195,25 @@ stop_postgres() {
 	rm -rf "$PG_DIR"
 }
 
+# start_redis: a real redis-server of the entry's own, outside the tree, on
+# 127.0.0.1 and a free port, nothing saved; exports REDIS_PORT. The entry's
+# teardown calls stop_redis.
+start_redis() {
+	REDIS_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	export REDIS_PORT
+	bg redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no
+	for _ in $(seq 1 100); do
+		redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && return 0
+		sleep 0.05
+	done
+	bad "redis-server did not start: $(tail -n 3 "$META/bg.log")"
+}
+
+# stop_redis: the server of start_redis stopped.
+stop_redis() {
+	redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+}
+
 # start_mariadb: a real MariaDB server (Debian's: make deps installs
 # mariadb-server) of the entry's own, outside the tree: mariadb-install-db
 # into a folder of the mysql user's (as root), no grant tables, 127.0.0.1
