@@ -163,7 +163,8 @@ bool lg_classify_needs_program(const struct lg_ignore_rule *rules, size_t n,
 			       const char *path)
 {
 	return git_candidate(op, f, path) ||
-	       lg_ignored_by_program_rule(rules, n, op, path);
+	       lg_ignored_by_program_rule(
+		       rules, n, op, f->name_before ? f->name_before : path);
 }
 
 bool lg_classify_lost_by_git(enum lg_op op, enum lg_class cls, const char *path,
@@ -313,7 +314,9 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	if ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) &&
 	    !lg_facts_content_preexisting(f, session_start_ns))
 		return LG_CLASS_SESSION;
-	if ((exe || !f->unignored) && ignored_op(rules, nrules, op, path, exe))
+	if ((exe || !f->unignored) &&
+	    ignored_op(rules, nrules, op,
+		       f->name_before ? f->name_before : path, exe))
 		return LG_CLASS_IGNORED;
 	/* a venv's own files: made again by python3 -m venv, as node_modules/ */
 	if (f->regenerable && (op == LG_OP_UNLINK || op == LG_OP_RMDIR))

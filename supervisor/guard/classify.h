@@ -82,6 +82,13 @@ struct lg_facts {
 	 * ago (lg_tool_value_names); the removal is that decision's.
 	 */
 	bool tool_deleted;
+	/*
+	 * Set by the session: the name this pre-existing inode had before the
+	 * session, when the tree named it otherwise since (a rename, its
+	 * directory's, a hard link). The ignore rules judge that name: data
+	 * renamed into build/ or to f.o is still data (NULL: path is it).
+	 */
+	const char *name_before;
 	bool is_dir;
 	bool is_symlink;
 	bool is_reg;

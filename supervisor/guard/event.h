@@ -66,6 +66,8 @@ enum lg_op {
 	 * the system is lg_event.system. Nothing of it can be kept.
 	 */
 	LG_OP_REMOTE_DELETE,
+	/* a hard link: another name for an inode (seccomp; results only) */
+	LG_OP_LINK,
 	LG_OP_COUNT,
 };
 

@@ -387,6 +387,15 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 		bool held = e->dir || (e->kept && access(e->kept, F_OK) == 0);
 		char size[32];
 
+		if (e->moved) { /* a rename: no data held */
+			fprintf(f, "<tr><td>%lld</td><td>moved</td><td>", e->n);
+			h(f, e->path);
+			fputs("</td><td></td><td class=\"moved\">renamed to ",
+			      f);
+			h(f, e->moved_to ? e->moved_to : "?");
+			fputs("</td></tr>\n", f);
+			continue;
+		}
 		held_any |= held && !e->dir;
 		lg_human_bytes((uint64_t)e->size, size, sizeof(size));
 		fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,

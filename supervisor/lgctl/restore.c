@@ -179,11 +179,19 @@ static int open_top(struct restore *r)
 	return GO_ON;
 }
 
-/* Directories first, parents before children; then files, oldest first. */
+/*
+ * Renames first, newest first (what holds a name is moved out of its way
+ * before what goes back there); then directories, parents before
+ * children; then files, oldest first.
+ */
 static int order(const void *a, const void *b)
 {
 	const struct lgq_entry *x = a, *y = b;
 
+	if (x->moved != y->moved)
+		return x->moved ? -1 : 1;
+	if (x->moved)
+		return x->n > y->n ? -1 : x->n < y->n;
 	if (x->dir != y->dir)
 		return x->dir ? -1 : 1;
 	if (x->dir)
@@ -217,6 +225,7 @@ static bool superseded(const struct restore *r, size_t i)
 {
 	for (size_t k = 0; k < r->x.n; k++)
 		if (k != i && r->x.e[k].dir == r->x.e[i].dir &&
+		    !r->x.e[k].moved &&
 		    (r->newest ? r->x.e[k].n > r->x.e[i].n :
 				 r->x.e[k].n < r->x.e[i].n) &&
 		    strcmp(r->x.e[k].path, r->x.e[i].path) == 0)
@@ -229,6 +238,11 @@ static void put_all(struct restore *r)
 	for (size_t i = 0; i < r->x.n; i++) {
 		struct lgq_entry *e = &r->x.e[i];
 
+		if (e->moved) {
+			if (r->top >= 0)
+				rst_put_moved(r, e);
+			continue;
+		}
 		if (superseded(r, i)) {
 			printf("%s %s: %s version stays in the quarantine (%s); the %s is restored\n",
 			       r->newest ? "earlier  " : "later    ",
@@ -259,6 +273,9 @@ static void print_summary(const struct restore *r)
 	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
 	       r->dry ? "dry run: " : "", r->restored,
 	       r->dry ? "would be " : "", r->conflicts, r->missing, r->failed);
+	if (r->moved)
+		printf("; %u %smoved back", r->moved,
+		       r->dry ? "would be " : "");
 	if (r->earlier)
 		printf("; %u restored earlier", r->earlier);
 	if (r->set_aside)
@@ -292,6 +309,8 @@ static int audit_restore(const char *dir, const char *id,
 	lg_json_int(&j, "failed", r->failed);
 	if (r->set_aside)
 		lg_json_int(&j, "set_aside", r->set_aside);
+	if (r->moved)
+		lg_json_int(&j, "moved_back", r->moved);
 	if (r->refused)
 		lg_json_int(&j, "refused", r->refused);
 	if (r->changed)

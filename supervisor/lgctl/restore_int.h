@@ -42,7 +42,7 @@ struct restore {
 	struct folder *f;
 	size_t nf;
 	unsigned restored, conflicts, missing, failed, earlier, refused,
-		changed, set_aside;
+		changed, set_aside, moved;
 };
 
 /*
@@ -110,6 +110,9 @@ int rst_index_set_aside(struct restore *r, long long n, const char *path,
 
 void rst_put_file(struct restore *r, struct lgq_entry *e);
 void rst_put_dir(struct restore *r, struct lgq_entry *e);
+void rst_put_moved(struct restore *r, struct lgq_entry *e);
+/* st is what this restore moved back to its name (its change time ours) */
+bool rst_moved_back(const struct restore *r, const struct statx *st);
 /* A directory rst_put_dir made: its recorded metadata (after its files). */
 void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e);
 

@@ -88,7 +88,8 @@ static bool session_version(const struct restore *r, const struct lgq_entry *e,
 	/* changed during it: another file renamed over it (mv -f) */
 	if (r->start_ns && ns_of(cur->stx_ctime) >= r->start_ns)
 		own = true;
-	return own && r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns;
+	return own && r->end_ns &&
+	       (ns_of(cur->stx_ctime) <= r->end_ns || rst_moved_back(r, cur));
 }
 
 /* The kept file's content into a new file at pfd/name (--to elsewhere). */
@@ -301,10 +302,14 @@ static bool put_open(struct restore *r, struct put *p)
 		refuse(r, e, why.msg);
 		return false;
 	}
+	/* a symlink kept is the symlink itself: never followed */
 	p->kfd = p->f->fd < 0 ?
 			 p->f->fd :
 			 rst_open2(p->f->fd, strrchr(e->kept, '/') + 1,
-				   O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+				   (S_ISLNK(e->mode) ? O_PATH :
+						       O_RDONLY | O_NONBLOCK) |
+					   O_NOFOLLOW,
+				   0);
 	p->pfd = parent_of(r, e, false);
 	if (p->pfd >= 0)
 		p->here = statx(p->pfd, p->name, AT_SYMLINK_NOFOLLOW,
@@ -320,7 +325,7 @@ static void put_gone(struct restore *r, const struct put *p)
 
 	/* moved back by an earlier restore: the same inode is there */
 	if (p->here && ino && (long long)p->cur.stx_ino == ino &&
-	    S_ISREG(p->cur.stx_mode)) {
+	    (S_ISREG(p->cur.stx_mode) || S_ISLNK(p->cur.stx_mode))) {
 		printf("earlier   %s (restored by an earlier lgctl restore)\n",
 		       lgq_show(e->dest));
 		r->earlier++;
@@ -350,9 +355,12 @@ static bool put_kept_ok(struct restore *r, struct put *p)
 		refuse(r, e, why.msg);
 		return false;
 	}
-	if (fstat(p->kfd, &p->ks) < 0 || !S_ISREG(p->ks.st_mode)) {
-		lg_error_set(&why, 0, "its kept file %s is not a regular file",
-			     lgq_show(e->kept));
+	if (fstat(p->kfd, &p->ks) < 0 ||
+	    !(S_ISLNK(e->mode) ? S_ISLNK(p->ks.st_mode) :
+				 S_ISREG(p->ks.st_mode))) {
+		lg_error_set(&why, 0, "its kept file %s is not a %s",
+			     lgq_show(e->kept),
+			     S_ISLNK(e->mode) ? "symlink" : "regular file");
 		refuse(r, e, why.msg);
 		return false;
 	}
@@ -390,6 +398,18 @@ static bool put_clear(struct restore *r, struct put *p)
 	return set_aside(r, p->e, p->f, p->pfd, p->name, &p->cur) == 0;
 }
 
+/* A kept symlink (an O_PATH fd of it) made again at pfd/name. */
+static int copy_symlink(int kfd, int pfd, const char *name)
+{
+	char target[PATH_MAX + 1];
+	ssize_t n = readlinkat(kfd, "", target, sizeof(target) - 1);
+
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	return symlinkat(target, pfd, name) < 0 ? -errno : 0;
+}
+
 /*
  * The kept file moved back (never over anything), or copied to --to
  * elsewhere. False, said, when it is not.
@@ -405,7 +425,9 @@ static bool put_back(struct restore *r, struct put *p)
 	else if (renameat2(p->f->fd, strrchr(p->e->kept, '/') + 1, p->pfd,
 			   p->name, RENAME_NOREPLACE) < 0) {
 		err = -errno;
-		if (err == -EXDEV) {
+		if (err == -EXDEV && S_ISLNK(p->e->mode)) {
+			err = copy_symlink(p->kfd, p->pfd, p->name);
+		} else if (err == -EXDEV) {
 			p->out = copy_into(p->kfd, p->pfd, p->name);
 			err = p->out < 0 ? p->out : 0;
 		} else if (err == -EEXIST) {
@@ -439,6 +461,11 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	}
 	if (p.here && !put_clear(r, &p))
 		return;
+	if (r->dry && S_ISLNK(e->mode)) {
+		printf("would restore %s (a symlink)\n", lgq_show(e->dest));
+		r->restored++;
+		return;
+	}
 	if (r->dry) {
 		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
 		       (long long)p.ks.st_size);
@@ -447,6 +474,16 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	}
 	if (!put_back(r, &p))
 		return;
+	if (S_ISLNK(e->mode)) {
+		char target[PATH_MAX + 1];
+		ssize_t n = readlinkat(p.kfd, "", target, sizeof(target) - 1);
+
+		target[n < 0 ? 0 : n] = '\0';
+		printf("restored  %s (a symlink to %s)\n", lgq_show(e->dest),
+		       lgq_show(target));
+		r->restored++;
+		return;
+	}
 	fd = p.out >= 0 ? p.out : p.kfd;
 	set_meta_fd(fd, e, &p.ks);
 	if (fstat(fd, &p.ks) < 0)
@@ -529,4 +566,219 @@ void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e)
 		free(b);
 	}
 	futimens(fd, ts);
+}
+
+/* The folder of path (normal) walked from r->top, its last name at *name. */
+static int walk_parent(const struct restore *r, const char *path, bool make,
+		       const char **name)
+{
+	LG_AUTOFREE char *rel = strdup(path + 1);
+	char *slash;
+
+	*name = strrchr(path, '/') + 1;
+	if (!rel)
+		return -ENOMEM;
+	slash = strrchr(rel, '/');
+	if (!slash)
+		return fcntl(r->top, F_DUPFD_CLOEXEC, 3);
+	*slash = '\0';
+	return rst_walk(r->top, rel, make);
+}
+
+static bool same_file(const struct lgq_entry *e, const struct statx *st)
+{
+	return e->ino && (long long)st->stx_ino == e->ino &&
+	       (!(e->have & LGQ_HAVE_DEV) ||
+		(long long)makedev(st->stx_dev_major, st->stx_dev_minor) ==
+			e->dev);
+}
+
+/* The rename not looked at yet of the inode st is (the newest), or NULL. */
+static struct lgq_entry *pending_of(struct restore *r, const struct statx *st)
+{
+	for (size_t i = 0; i < r->x.n; i++)
+		if (r->x.e[i].moved && !r->x.e[i].done &&
+		    same_file(&r->x.e[i], st))
+			return &r->x.e[i];
+	return NULL;
+}
+
+/* A newer rename of the same inode was looked at: this one is history. */
+static bool moved_since(const struct restore *r, const struct lgq_entry *e)
+{
+	for (size_t i = 0; i < r->x.n; i++) {
+		const struct lgq_entry *k = &r->x.e[i];
+
+		if (k != e && k->moved && k->done && k->n > e->n &&
+		    k->ino == e->ino && k->dev == e->dev)
+			return true;
+	}
+	return false;
+}
+
+static size_t under(const char *p, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	return n && strncmp(p, dir, n) == 0 && p[n] == '/' ? n : 0;
+}
+
+/*
+ * A directory e moved back: what an older rename left below it (below
+ * the name it had then, or below where it was) lies below its name now.
+ */
+static void moved_below(struct restore *r, const struct lgq_entry *e)
+{
+	for (size_t i = 0; i < r->x.n; i++) {
+		struct lgq_entry *k = &r->x.e[i];
+		size_t n;
+		char *p;
+
+		if (!k->moved || k->done || !k->moved_to)
+			continue;
+		n = under(k->moved_to, e->moved_to);
+		if (!n)
+			n = under(k->moved_to, e->moved_from);
+		if (!n || asprintf(&p, "%s%s", e->path, k->moved_to + n) < 0)
+			continue;
+		free(k->moved_to);
+		k->moved_to = p;
+	}
+}
+
+bool rst_moved_back(const struct restore *r, const struct statx *st)
+{
+	for (size_t i = 0; i < r->x.n; i++)
+		if (r->x.e[i].back && same_file(&r->x.e[i], st))
+			return true;
+	return false;
+}
+
+/* A folder of the session's quarantine, for a set-aside; or NULL. */
+static struct folder *any_folder(struct restore *r)
+{
+	struct lg_error why;
+
+	for (size_t i = 0; i < r->x.n; i++) {
+		struct folder *f;
+
+		if (!r->x.e[i].kept || r->x.e[i].moved)
+			continue;
+		f = rst_folder_of(r, &r->x.e[i], &why);
+		if (f && f->fd >= 0)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * What holds the name e goes back to is moved out of the way when it is
+ * itself to go back elsewhere (a swap, a chain of renames): to a name of
+ * its own beside it, where its rename finds it. False when it is not.
+ */
+static bool out_of_the_way(struct restore *r, int pfd, const char *name,
+			   const struct statx *cur, const struct lgq_entry *e)
+{
+	struct lgq_entry *k = pending_of(r, cur);
+	char tmp[64], *p;
+
+	if (!k || k == e)
+		return false;
+	snprintf(tmp, sizeof(tmp), ".lgrun-restore.%lld", k->n);
+	if (renameat2(pfd, name, pfd, tmp, RENAME_NOREPLACE) < 0)
+		return false;
+	if (asprintf(&p, "%.*s%s", (int)(strrchr(e->path, '/') + 1 - e->path),
+		     e->path, tmp) < 0) {
+		renameat2(pfd, tmp, pfd, name, RENAME_NOREPLACE);
+		return false;
+	}
+	free(k->moved_to);
+	k->moved_to = p;
+	k->back = true; /* moved by this restore: its change time is ours */
+	return true;
+}
+
+/*
+ * A pre-existing file or directory the session renamed, moved back to its
+ * name from before the session (renameat2(RENAME_NOREPLACE): never over
+ * anything), if it is still where the session left it and unchanged since
+ * the session's end. Newest renames first (rst's order): a chain goes back
+ * in one move; a directory's contents follow it.
+ */
+void rst_put_moved(struct restore *r, struct lgq_entry *e)
+{
+	LG_AUTOCLOSE int fpfd = -1, tpfd = -1;
+	const char *from, *to;
+	struct statx cur, there;
+
+	e->done = true;
+	if (r->to || moved_since(r, e))
+		return; /* only in place; an older rename of a moved inode */
+	if (!e->moved_to || !rst_normal(e->moved_to) || !rst_normal(e->path)) {
+		refuse(r, e, "its paths are not absolute and normal");
+		return;
+	}
+	if (strcmp(e->moved_to, e->path) == 0)
+		return; /* renamed back to its name by the session itself */
+	fpfd = walk_parent(r, e->moved_to, false, &from);
+	if (fpfd < 0 ||
+	    statx(fpfd, from, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &cur) <
+		    0 ||
+	    !same_file(e, &cur))
+		return; /* not there: removed since (its kept entry), or gone */
+	if (r->end_ns && ns_of(cur.stx_ctime) > r->end_ns &&
+	    !rst_moved_back(r, &cur)) {
+		printf("conflict  %s: renamed to %s by the session, changed there since: left as it is\n",
+		       lgq_show(e->path), lgq_show(e->moved_to));
+		r->conflicts++;
+		return;
+	}
+	tpfd = walk_parent(r, e->path, !r->dry, &to);
+	if (tpfd < 0 && !(r->dry && tpfd == -ENOENT)) {
+		printf("failed    %s: its folder: %s\n", lgq_show(e->path),
+		       rst_why_of(tpfd));
+		r->failed++;
+		return;
+	}
+	if (tpfd >= 0 &&
+	    statx(tpfd, to, AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_BTIME, &there) == 0 &&
+	    same_file(e, &there))
+		return; /* a hard link of it holds its name already */
+	if (tpfd >= 0 &&
+	    statx(tpfd, to, AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_BTIME, &there) == 0 &&
+	    (r->dry || !out_of_the_way(r, tpfd, to, &there, e))) {
+		struct folder *f = NULL;
+
+		/* the session's own file at that name: set aside first */
+		if (!r->dry && !S_ISDIR(there.stx_mode) &&
+		    session_version(r, e, &there))
+			f = any_folder(r);
+		if (!f || set_aside(r, e, f, tpfd, to, &there) != 0) {
+			printf("conflict  %s exists: left as it is; what it held before the session is at %s\n",
+			       lgq_show(e->path), lgq_show(e->moved_to));
+			r->conflicts++;
+			return;
+		}
+	}
+	if (r->dry) {
+		printf("would move back %s (from %s)\n", lgq_show(e->path),
+		       lgq_show(e->moved_to));
+		r->moved++;
+		return;
+	}
+	if (renameat2(fpfd, from, tpfd, to, RENAME_NOREPLACE) < 0) {
+		printf("failed    %s: moving it back from %s: %s\n",
+		       lgq_show(e->path), lgq_show(e->moved_to),
+		       rst_why_of(-errno));
+		r->failed++;
+		return;
+	}
+	printf("moved back %s (from %s)\n", lgq_show(e->path),
+	       lgq_show(e->moved_to));
+	r->moved++;
+	e->back = true;
+	if (S_ISDIR(e->mode))
+		moved_below(r, e);
 }

@@ -125,11 +125,15 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 	lg_json_str(&j, "kind", e->kind);
 	lg_json_str(&j, "op", lg_op_name((enum lg_op)e->op));
 	lg_json_str(&j, "path", get_str(e, e->path));
-	if (tree) /* removed as; else the tree's own view named it so */
+	if (tree && strcmp(e->kind, "moved") == 0) /* where it went */
+		lg_json_str(&j, "moved_to", tree);
+	else if (tree) /* removed as; else the tree's own view named it so */
 		lg_json_str(&j, e->removed_as ? "removed_as" : "tree_path",
 			    tree);
 	if ((v = get_str(e, e->kept)))
-		lg_json_str(&j, "kept", v);
+		lg_json_str(&j,
+			    strcmp(e->kind, "moved") ? "kept" : "moved_from",
+			    v);
 	lg_json_int(&j, "mode", st->stx_mode);
 	lg_json_int(&j, "uid", st->stx_uid);
 	lg_json_int(&j, "gid", st->stx_gid);

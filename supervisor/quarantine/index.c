@@ -107,7 +107,8 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	for (size_t i = 0; i < npaths && !want; i++)
 		want = under(path ? path : "", paths[i]);
 	if (!kind || !path || path[0] != '/' ||
-	    (strcmp(kind, "dir") && !kept) || !want || t < since_ns) {
+	    (strcmp(kind, "dir") && strcmp(kind, "moved") && !kept) || !want ||
+	    t < since_ns) {
 		free(path);
 		free(kept);
 		return 1;
@@ -142,7 +143,12 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	e->uid = (unsigned)json_integer_value(json_object_get(o, "uid"));
 	e->gid = (unsigned)json_integer_value(json_object_get(o, "gid"));
 	snprintf(e->op, sizeof(e->op), "%s", op ? op : "");
+	e->moved = strcmp(kind, "moved") == 0;
 	e->dir = strcmp(kind, "dir") == 0;
+	if (e->moved) {
+		e->moved_to = str_of(o, "moved_to");
+		e->moved_from = str_of(o, "moved_from");
+	}
 	e->path = path;
 	e->kept = kept;
 	e->xattrs = json_incref(json_object_get(o, "xattrs"));
@@ -243,6 +249,8 @@ void lgq_free(struct lgq_index *x)
 		free(x->e[i].path);
 		free(x->e[i].kept);
 		free(x->e[i].dest);
+		free(x->e[i].moved_to);
+		free(x->e[i].moved_from);
 		json_decref(x->e[i].xattrs);
 	}
 	free(x->e);
@@ -363,7 +371,9 @@ static int held_of(const char *dir, const char *id, struct lgq_held *h)
 	for (size_t i = 0; i < r.n; i++) {
 		struct stat st;
 
-		if (r.e[i].dir) {
+		if (r.e[i].moved) {
+			/* a name, no data */
+		} else if (r.e[i].dir) {
 			h->dirs++;
 		} else if (lstat(r.e[i].kept, &st) == 0) {
 			h->files++;

@@ -33,6 +33,12 @@ struct lgq_entry {
 	char *path, *kept, *dest;
 	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
 	bool made; /* a directory this restore created */
+	/*
+	 * kind "moved" (dir false, mode its type): where the session renamed
+	 * it (path: its name before); done once a restore looked at it
+	 */
+	char *moved_to, *moved_from; /* from: its name at the rename */
+	bool moved, done, back; /* back: this restore moved it */
 };
 struct lgq_index {
 	struct lgq_entry *e;

@@ -354,6 +354,10 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		return path[0] == '/' ? -errno : -EINVAL;
 	if (!lg_quarantine_same_inode(&st, who))
 		return -ESTALE;
+	if (who->origin && who->origin[0] == '/' && strcmp(who->origin, path)) {
+		tree = path; /* removed as: the name it was renamed to */
+		path = who->origin;
+	}
 	{
 		struct lg_json x = { 0 };
 
@@ -369,6 +373,24 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 	}
 	q->dirs++;
 	return 0;
+}
+
+int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
+			const char *from, const char *now,
+			const struct statx *st,
+			const struct lg_quarantine_who *who)
+{
+	int e;
+
+	if (before[0] != '/' || now[0] != '/')
+		return -EINVAL;
+	q->seq++;
+	/* a rename keeps no file: its kept slot says where it was renamed from */
+	e = lg_quarantine_index_add(q, "moved", before, now, from, st, NULL,
+				    who, NULL);
+	if (e)
+		q->seq--;
+	return e;
 }
 
 const char *lg_quarantine_index(const struct lg_quarantine *q)

@@ -128,6 +128,17 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who, uint64_t max_copy);
 
+/*
+ * A pre-existing file or directory (st: its type, inode and times) about
+ * to be renamed from from to now, before the session named before: no
+ * data kept, a line of the index that lets a restore move it back. 0 or
+ * -errno.
+ */
+int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
+			const char *from, const char *now,
+			const struct statx *st,
+			const struct lg_quarantine_who *who);
+
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);

@@ -36,6 +36,7 @@ enum lg_sys_kind {
 	LG_KIND_CREAT,
 	LG_KIND_OPEN_HOW,
 	LG_KIND_RENAME,
+	LG_KIND_LINK, /* laid out as a rename; flags are linkat's AT_* */
 	LG_KIND_EXEC,
 };
 

@@ -144,7 +144,8 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 		a->how = sc->kind == LG_KIND_OPEN_HOW;
 		break;
 	case LG_KIND_RENAME:
-		a->op = LG_OP_RENAME;
+	case LG_KIND_LINK:
+		a->op = sc->kind == LG_KIND_LINK ? LG_OP_LINK : LG_OP_RENAME;
 		a->dirfd2 = sc->dirfd >= 0 ? (int)arg[sc->path + 1] : AT_FDCWD;
 		a->path2 = arg[sc->path + 1 + (sc->dirfd >= 0)];
 		a->rflags = (unsigned)flags;
@@ -267,6 +268,8 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		return notify_respond(n, n->req->id, err);
 	if (a.op == LG_OP_RENAME)
 		return notify_answer_rename(n, s, &a);
+	if (a.op == LG_OP_LINK)
+		return notify_answer_link(n, s, &a);
 
 	/*
 	 * Reading the target happens outside the session's lock: it may

@@ -75,6 +75,8 @@ bool notify_kernel_refusal(int r);
 int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err);
 
 /* rename.c, exec.c */
+int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
+		       struct attempt *a);
 int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 			 struct attempt *a);
 int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,

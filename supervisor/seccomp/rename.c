@@ -6,6 +6,7 @@
  * content goes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 
@@ -88,4 +89,54 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 	r = notify_respond(n, n->req->id, err);
 	lg_where_moved();
 	return r;
+}
+
+/*
+ * A hard link answered: it runs (a name more loses nothing) unless it
+ * would name lgrun's state. What the session learns is the inode's other
+ * name, so that what is done through it counts and is put back under the
+ * name from before (lineage.h). An fd given a name (AT_EMPTY_PATH: an
+ * O_TMPFILE), or paths that cannot be read, teach nothing: it runs.
+ */
+int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
+		       struct attempt *a)
+{
+	pid_t pid = (pid_t)n->req->pid;
+	bool follow = a->rflags & AT_SYMLINK_FOLLOW;
+	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
+	struct lg_facts fs, fd;
+	struct statx st;
+	bool valid;
+	int r, err;
+
+	if (a->rflags & AT_EMPTY_PATH)
+		return notify_respond(n, n->req->id, 0);
+	notify_busy(n, a);
+	r = notify_arg_where(pid, a->dirfd, a->path, follow, &ws);
+	if (r >= 0)
+		r = notify_arg_where(pid, a->dirfd2, a->path2, false, &wd);
+	atomic_store(&n->busy_since, 0);
+	valid = notify_still_valid(n, n->req->id);
+	if (r < 0 || !valid) {
+		lg_where_done(&ws);
+		lg_where_done(&wd);
+		return valid ? notify_respond(n, n->req->id, 0) : 0;
+	}
+	notify_stat_where(&ws, follow, &fs, &st);
+	notify_stat_where(&wd, false, &fd, &st);
+	lg_where_done(&ws);
+	lg_where_done(&wd);
+	{
+		struct lg_event ev = { .kind = LG_EV_RENAME,
+				       .source = LG_SRC_SECCOMP,
+				       .op = LG_OP_LINK,
+				       .pid = pid,
+				       .target = ws.path,
+				       .facts = &fs,
+				       .dst = wd.path,
+				       .dst_facts = &fd };
+
+		err = lg_session_feed(s, &ev, NULL);
+	}
+	return notify_respond(n, n->req->id, err);
 }

@@ -187,6 +187,26 @@ void sess_inherits(struct lg_session *s, const struct lg_facts *f)
 				LG_INODE_REWRITTEN);
 }
 
+/*
+ * The name before the session of what path names (f: its facts, or NULL):
+ * the inode's origin, or path taken back through its directories'
+ * renames; into buf. buf, or NULL when path is that name or none is known.
+ */
+const char *sess_name_before(const struct lg_session *s,
+			     const struct lg_facts *f, const char *path,
+			     char *buf, size_t size)
+{
+	struct lg_inode_key k;
+
+	if (f && f->exists && f->ino)
+		k = sess_inode_key(f);
+	return lg_lineage_name_before(s->content,
+				      f && f->exists && f->ino ? &k : NULL,
+				      path, buf, size) > 0 ?
+		       buf :
+		       NULL;
+}
+
 /* What lgrun saw happen to the inode, into its facts. */
 void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f)
 {

@@ -9,6 +9,124 @@
 #include "../../preload/recog.h"
 #include "session_int.h"
 
+/*
+ * A pre-existing file or directory renamed from its name before the
+ * session to now: a line of the quarantine's index (no data), so that a
+ * restore moves it back.
+ */
+static void keep_name(struct lg_session *s, pid_t pid, const struct lg_facts *f,
+		      const char *before, const char *from, const char *now)
+{
+	struct lg_quarantine_who who = { .op = LG_OP_RENAME,
+					 .pid = pid,
+					 .dev = f->dev,
+					 .ino = f->ino,
+					 .at_dirfd = -1,
+					 .origin = before };
+	struct statx st = { 0 };
+	char exe[64] = "";
+
+	if (!s->quarantine || !f->ino || strcmp(before, now) == 0)
+		return; /* back at its name: nothing to move back */
+	st.stx_mask = STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME;
+	st.stx_mode = f->is_dir ? S_IFDIR : f->is_symlink ? S_IFLNK : S_IFREG;
+	st.stx_ino = f->ino;
+	st.stx_dev_major = major(f->dev);
+	st.stx_dev_minor = minor(f->dev);
+	st.stx_size = (uint64_t)f->size;
+	st.stx_mtime.tv_sec = f->mtime_ns / 1000000000;
+	st.stx_mtime.tv_nsec = (uint32_t)(f->mtime_ns % 1000000000);
+	sess_exe_of(s, pid, EXE_CACHED, exe, sizeof(exe));
+	who.exe = exe;
+	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
+	if (lg_quarantine_moved(s->quarantine, before, from, now, &st, &who) <
+	    0)
+		s->not_kept_quiet++;
+}
+
+/*
+ * One side of a RENAME_EXCHANGE: what was at from is at to now. A
+ * pre-existing file keeps its name from before; a directory, what lies
+ * below it.
+ */
+static void exchanged(struct lg_session *s, pid_t pid, const struct lg_facts *f,
+		      const char *from, const char *to)
+{
+	struct lg_inode_key k = sess_inode_key(f);
+
+	if (!lg_facts_preexisting(f, s->info.start_real_ns))
+		return;
+	keep_name(s, pid, f, f->name_before ? f->name_before : from, from, to);
+	if (f->is_dir)
+		lg_lineage_dir_moved(
+			s->content, f->name_before ? f->name_before : from, to);
+	else if (lg_lineage_mark(s->content, &k, LG_INODE_MOVED_AWAY, 0) == 0)
+		lg_lineage_set_origin(s->content, &k,
+				      f->name_before ? f->name_before : from);
+}
+/*
+ * A removal no rule counts that loses a pre-existing name all the same:
+ * ignored, a symlink or an empty file, one of several hard links (not a
+ * name the session gave the inode itself).
+ */
+static bool keep_anyway(const struct lg_session *s, enum lg_class cls,
+			const struct lg_facts *f, const char *path)
+{
+	switch (cls) {
+	case LG_CLASS_IGNORED:
+	case LG_CLASS_NO_DATA:
+		return true;
+	case LG_CLASS_LINKED: {
+		struct lg_inode_key k = sess_inode_key(f);
+
+		return !(lg_lineage_get(s->content, &k) & LG_INODE_ALIASED) ||
+		       !f->name_before || strcmp(f->name_before, path) == 0;
+	}
+	default:
+		return false;
+	}
+}
+
+/*
+ * A hard link (LG_OP_LINK): refused when it names lgrun's state (a kept
+ * file given a name the tree could write through); else the inode, when
+ * pre-existing, has a name the session made, and its origin is the name
+ * it had before (the first of them).
+ */
+static int on_link(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	struct lg_facts f = *ev->facts;
+	char before[PATH_MAX], exe[64];
+	struct lg_inode_key k;
+
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	if ((sess_protected_path(s, ev->target) ||
+	     sess_protected_path(s, ev->dst)) &&
+	    !sess_our_binary(ev->pid)) {
+		sess_read_exe(ev->pid, exe, sizeof(exe));
+		lg_warn("refused link %s -> %s by %s[%d]: lgrun's state is protected",
+			ev->target, ev->dst, exe, ev->pid);
+		s->st.denied++;
+		v->verdict = LG_DENY;
+		return s->cfg->deny_errno;
+	}
+	if (!f.exists || f.is_dir || !f.ino)
+		return 0;
+	sess_lineage_facts(s, &f);
+	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
+		return 0;
+	f.name_before =
+		sess_name_before(s, &f, ev->target, before, sizeof(before));
+	k = sess_inode_key(&f);
+	if (lg_lineage_mark(s->content, &k, LG_INODE_ALIASED, 0) == 0)
+		lg_lineage_set_origin(s->content, &k,
+				      f.name_before ? f.name_before :
+						      ev->target);
+	return 0;
+}
+
 int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
 {
@@ -19,6 +137,8 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 	pid_t pid = ev->pid;
 	char exe[64] = "";
 
+	if (ev->op == LG_OP_LINK)
+		return on_link(s, ev, v);
 	if (s->blocked)
 		return s->cfg->deny_errno;
 	s->st.renames++;
@@ -44,15 +164,37 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		lg_dbg("rename %s -> %s crosses filesystems", src, dst);
 		return 0;
 	}
-	if (fs->is_dir || (flags & RENAME_EXCHANGE))
-		return 0;
 	struct lg_facts f = *fs;
 	struct lg_inode_key k = sess_inode_key(fs);
+	char before[PATH_MAX], dbefore[PATH_MAX];
 	bool src_pre, succeeds = false;
 
 	sess_lineage_facts(s, &f);
 	sess_lineage_facts(s, &d);
 	src_pre = lg_facts_preexisting(&f, s->info.start_real_ns);
+	/* the names from before the session, before this rename */
+	f.name_before = sess_name_before(s, &f, src, before, sizeof(before));
+	if (d.exists)
+		d.name_before =
+			sess_name_before(s, &d, dst, dbefore, sizeof(dbefore));
+	if (flags & RENAME_EXCHANGE) {
+		exchanged(s, pid, &f, src, dst);
+		if (d.exists)
+			exchanged(s, pid, &d, dst, src);
+		return 0;
+	}
+	if (fs->is_dir) {
+		/* what lies below it keeps its names from before */
+		if (src_pre) {
+			keep_name(s, pid, &f,
+				  f.name_before ? f.name_before : src, src,
+				  dst);
+			lg_lineage_dir_moved(
+				s->content, f.name_before ? f.name_before : src,
+				dst);
+		}
+		return 0;
+	}
 	/*
 	 * A new file takes the place of pre-existing content (sed -i, perl
 	 * -i, a save by rename), there or at a path it was renamed away from
@@ -62,20 +204,28 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		succeeds = lg_facts_preexisting(&d, s->info.start_real_ns);
 	else if (!d.exists)
 		succeeds = lg_lineage_refill(s->content, dst);
-	/* Pre-existing data the rename replaces: kept first (sed -i, mv). */
-	if (succeeds && d.exists && s->quarantine && d.ino != f.ino &&
-	    lg_classify(LG_OP_UNLINK, &d, dst, NULL, s->cfg->ignore,
-			s->cfg->n_ignore,
-			s->info.start_real_ns) == LG_CLASS_DESTROY) {
+	/*
+	 * Pre-existing data the rename replaces: kept first (sed -i, mv);
+	 * a symlink, an empty file or an ignored name too, as at a removal.
+	 */
+	if (d.exists && !d.is_dir && s->quarantine && d.ino != f.ino &&
+	    !(flags & RENAME_NOREPLACE)) {
 		struct lg_event over = *ev;
+		enum lg_class cls;
 		int err;
 
 		over.op = LG_OP_RENAME;
 		over.target = dst;
 		over.at = false;
-		err = sess_keep(s, &over, &d);
-		if (err)
-			return err;
+		cls = lg_classify(LG_OP_UNLINK, &d, dst, NULL, s->cfg->ignore,
+				  s->cfg->n_ignore, s->info.start_real_ns);
+		if (succeeds && cls == LG_CLASS_DESTROY) {
+			err = sess_keep(s, &over, &d);
+			if (err)
+				return err;
+		} else if (keep_anyway(s, cls, &d, dst)) {
+			sess_keep_anyway(s, &over, &d);
+		}
 	}
 	if (succeeds && !src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
@@ -92,16 +242,23 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 
 		if (lg_lineage_mark(s->content, &dk, LG_INODE_MOVED_AWAY, 0) ==
 		    0)
-			lg_lineage_set_origin(s->content, &dk, dst);
+			lg_lineage_set_origin(s->content, &dk,
+					      d.name_before ? d.name_before :
+							      dst);
 	}
 	/* Pre-existing content leaves its path: remember where it was. */
+	if (src_pre)
+		keep_name(s, pid, &f, f.name_before ? f.name_before : src, src,
+			  dst);
 	if (src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_MOVED_AWAY, 0) == 0) {
-		lg_lineage_set_origin(s->content, &k, src);
+		lg_lineage_set_origin(s->content, &k,
+				      f.name_before ? f.name_before : src);
 		lg_lineage_vacate(s->content, src);
 	}
 	return 0;
 }
+
 /* A file's: the facts the edge read, classified here. */
 static int on_file(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
@@ -110,6 +267,7 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	struct lg_facts f = *ev->facts;
 	enum lg_op op = ev->op;
 	pid_t pid = ev->pid;
+	char before[PATH_MAX];
 	int err, td = -1;
 
 	if (s->blocked) /* a trip while the target was read */
@@ -127,6 +285,10 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 			return err;
 	}
 	sess_lineage_facts(s, &f);
+	/* identity is the inode and its name before the session */
+	if (f.exists)
+		f.name_before =
+			sess_name_before(s, &f, path, before, sizeof(before));
 	if ((op == LG_OP_UNLINK || op == LG_OP_RMDIR) && f.exists &&
 	    sess_moved_copy(s, path, &f, lg_mono_ms()))
 		f.moved = true;
@@ -164,6 +326,16 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	     ((op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && f.size > 0 &&
 	      !f.fd_deleted && !sess_kept_already(s, &f))))
 		err = sess_keep(s, ev, &f);
+	/*
+	 * Every pre-existing name is kept, whatever counts: a link costs one
+	 * syscall, and what the ignore rules cover may be data all the same
+	 * (a target/ no build made), a symlink's target or an empty file's
+	 * name may be what someone kept.
+	 */
+	if (!err && s->quarantine &&
+	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR) &&
+	    keep_anyway(s, v->cls, &f, path))
+		sess_keep_anyway(s, ev, &f);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&
 	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {
@@ -378,6 +550,21 @@ static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
  * (issue 27, "emptying is destroying"); one it wrote again was an
  * overwrite, never counted. Its content is kept either way.
  */
+/* path still names f's inode, and it is empty. */
+static bool emptied_still(const char *path, const struct lg_facts *f)
+{
+	struct statx st;
+
+	return statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
+		     STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
+		     &st) == 0 &&
+	       S_ISREG(st.stx_mode) && st.stx_size == 0 &&
+	       st.stx_ino == f->ino &&
+	       makedev(st.stx_dev_major, st.stx_dev_minor) == f->dev &&
+	       !(f->has_btime && (st.stx_mask & STATX_BTIME) &&
+		 sess_ns(st.stx_btime) != f->btime_ns);
+}
+
 int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 		      struct lg_session_verdict *v)
 {
@@ -386,21 +573,30 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 	(void)ev;
 	for (size_t i = 0; i < s->n_emptied && !s->blocked; i++) {
 		const struct sess_emptied *e = &s->emptied[i];
-		struct statx st;
+		struct lg_inode_key k = sess_inode_key(&e->f);
+		char before[PATH_MAX];
+		const char *path = e->path;
+		struct lg_facts f = e->f;
 
-		if (statx(AT_FDCWD, e->path, AT_SYMLINK_NOFOLLOW,
-			  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
-			  &st) < 0 ||
-		    !S_ISREG(st.stx_mode) || st.stx_size != 0 ||
-		    st.stx_ino != e->f.ino ||
-		    makedev(st.stx_dev_major, st.stx_dev_minor) != e->f.dev ||
-		    (e->f.has_btime && (st.stx_mask & STATX_BTIME) &&
-		     sess_ns(st.stx_btime) != e->f.btime_ns))
-			continue; /* written again, removed, or another file */
-		lg_dbg("%s: emptied and left empty: destroyed", e->path);
+		/*
+		 * Emptied through a name it has no more (renamed back, a hard
+		 * link removed since): its name before the session is asked.
+		 */
+		if (!emptied_still(path, &e->f)) {
+			if (lg_lineage_name_before(s->content, &k, path, before,
+						   sizeof(before)) <= 0 ||
+			    !emptied_still(before, &e->f))
+				continue; /* written again, removed, another */
+			path = before;
+		}
+		if (lg_lineage_get(s->content, &k) & LG_INODE_COUNTED_EMPTY)
+			continue; /* one inode, however many names emptied it */
+		lg_lineage_mark(s->content, &k, LG_INODE_COUNTED_EMPTY, 0);
+		f.name_before = e->before;
+		lg_dbg("%s: emptied and left empty: destroyed", path);
 		s->st.left_empty++;
-		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, e->path,
-				  &e->f, v);
+		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, path, &f,
+				  v);
 		if (err)
 			break;
 	}

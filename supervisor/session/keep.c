@@ -34,17 +34,21 @@ static void emptied_add(struct lg_session *s, const struct lg_event *ev,
 		s->emptied_unchecked++;
 		return;
 	}
+	e->before = f->name_before ? strdup(f->name_before) : NULL;
 	e->f = *f;
 	e->f.git_recoverable = NULL; /* the notify thread's, gone by then */
 	e->f.git_ctx = NULL;
+	e->f.name_before = NULL; /* the caller's; e->before is ours */
 	e->pid = ev->pid;
 	s->n_emptied++;
 }
 
 void sess_emptied_free(struct lg_session *s)
 {
-	for (size_t i = 0; i < s->n_emptied; i++)
+	for (size_t i = 0; i < s->n_emptied; i++) {
 		free(s->emptied[i].path);
+		free(s->emptied[i].before);
+	}
 	free(s->emptied);
 	s->emptied = NULL;
 	s->n_emptied = 0;
@@ -53,10 +57,11 @@ void sess_emptied_free(struct lg_session *s)
 /*
  * Pre-existing data about to be removed, let through: kept first (a hard
  * link of a file, a directory's metadata). What cannot be kept is let go
- * with a warning, or refused with on_full = deny.
+ * with a warning, or refused with on_full = deny; quietly let go when
+ * quiet (what no rule counts: kept when it can be).
  */
-int sess_keep(struct lg_session *s, const struct lg_event *ev,
-	      const struct lg_facts *f)
+static int keep(struct lg_session *s, const struct lg_event *ev,
+		const struct lg_facts *f, bool quiet)
 {
 	char exe[64] = "", msg[LG_SUMMARY_MAX];
 	struct lg_quarantine_who who = {
@@ -79,12 +84,8 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 		return 0; /* it fails */
 	sess_exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
 	who.exe = exe;
-	if (ev->op == LG_OP_UNLINK && f->ino) {
-		struct lg_inode_key k = sess_inode_key(f);
-
-		if (lg_lineage_get(s->content, &k) & LG_INODE_MOVED_AWAY)
-			who.origin = lg_lineage_origin(s->content, &k);
-	}
+	/* put back under the name it had before the session */
+	who.origin = f->name_before;
 	if (!s->kept_audit_id[0])
 		sess_reserve_quarantine_id(s);
 	who.audit_id = s->kept_audit_id;
@@ -101,6 +102,10 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 			s->kept_audited = true;
 			sess_audit_quarantine(s);
 		}
+		return 0;
+	}
+	if (quiet) {
+		s->not_kept_quiet++;
 		return 0;
 	}
 	snprintf(msg, sizeof(msg),
@@ -126,6 +131,18 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
 		return 0;
 	s->st.denied++;
 	return s->cfg->deny_errno;
+}
+
+int sess_keep(struct lg_session *s, const struct lg_event *ev,
+	      const struct lg_facts *f)
+{
+	return keep(s, ev, f, false);
+}
+
+void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
+		      const struct lg_facts *f)
+{
+	(void)keep(s, ev, f, true);
 }
 
 /*
@@ -168,6 +185,8 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 {
 	struct lg_facts f = *facts;
 	struct lg_inode_key k;
+	char before[PATH_MAX];
+	const char *name;
 	unsigned fl;
 	int err;
 
@@ -199,14 +218,21 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 	}
 	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
 		return 0;
-	if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, ev->target, NULL))
+	/*
+	 * The ignore rules judge the name it had before the session: data
+	 * renamed to f.pyc is still data. What they cover is not copied (a
+	 * build's outputs rewritten; a removal of them is kept, see fs.c).
+	 */
+	f.name_before =
+		sess_name_before(s, &f, ev->target, before, sizeof(before));
+	name = f.name_before ? f.name_before : ev->target;
+	if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, name, NULL))
 		return 0;
-	if (lg_path_in_git_dir(ev->target)) {
+	if (lg_path_in_git_dir(name)) {
 		char exe[64];
 
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
-		if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, ev->target,
-			       exe))
+		if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, name, exe))
 			return 0;
 	}
 	if (kernel_file(ev))

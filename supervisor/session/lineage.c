@@ -8,13 +8,19 @@
 
 #define DEFAULT_MAX (1u << 18) /* kept half full: 16 MiB of slots at most */
 #define MOVES 64
-#define ORIGINS 256
+#define DIRMOVES_MAX 4096
 #define VACATED 1024
 
 struct slot {
 	struct lg_inode_key key;
 	unsigned flags; /* 0: empty (a slot whose flags all clear stays used) */
 	bool used;
+	char *origin; /* its name before the session, once it had another */
+};
+
+/* A pre-existing directory renamed: what lies below dst was below src. */
+struct dirmove {
+	char *src, *dst;
 };
 
 struct move {
@@ -28,11 +34,8 @@ struct lg_lineage {
 	uint64_t dropped;
 	struct move moves[MOVES];
 	size_t next_move, nmoves; /* nmoves: ever recorded */
-	struct {
-		struct lg_inode_key key;
-		char *path;
-	} origins[ORIGINS];
-	size_t next_origin;
+	struct dirmove *dirmoves; /* oldest first */
+	size_t ndirmoves, capdirmoves;
 	uint64_t vacated[VACATED]; /* path hashes, 0: free */
 	size_t next_vacated, nvacated;
 };
@@ -55,8 +58,13 @@ void lg_lineage_free(struct lg_lineage *l)
 		free(l->moves[i].src);
 		free(l->moves[i].dst);
 	}
-	for (size_t i = 0; i < ORIGINS; i++)
-		free(l->origins[i].path);
+	for (size_t i = 0; i < l->ndirmoves; i++) {
+		free(l->dirmoves[i].src);
+		free(l->dirmoves[i].dst);
+	}
+	free(l->dirmoves);
+	for (size_t i = 0; i < l->cap; i++)
+		free(l->slots[i].origin);
 	free(l->slots);
 	free(l);
 }
@@ -199,31 +207,94 @@ int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 void lg_lineage_set_origin(struct lg_lineage *l, const struct lg_inode_key *key,
 			   const char *path)
 {
-	char *p = strdup(path);
+	struct slot *sl;
 
-	if (!p) {
+	if (!l->cap || !(sl = find(l, key))->used || sl->origin)
+		return; /* unknown, or its first name is known: the one before */
+	sl->origin = strdup(path);
+	if (!sl->origin)
 		l->dropped++;
-		return;
-	}
-	for (size_t i = 0; i < ORIGINS; i++) /* moved away again: newest */
-		if (l->origins[i].path && same(&l->origins[i].key, key)) {
-			free(l->origins[i].path);
-			l->origins[i].path = p;
-			return;
-		}
-	free(l->origins[l->next_origin].path);
-	l->origins[l->next_origin].key = *key;
-	l->origins[l->next_origin].path = p;
-	l->next_origin = (l->next_origin + 1) % ORIGINS;
 }
 
 const char *lg_lineage_origin(const struct lg_lineage *l,
 			      const struct lg_inode_key *key)
 {
-	for (size_t i = 0; i < ORIGINS; i++)
-		if (l->origins[i].path && same(&l->origins[i].key, key))
-			return l->origins[i].path;
-	return NULL;
+	const struct slot *sl;
+
+	if (!l->cap)
+		return NULL;
+	sl = find(l, key);
+	return sl->used ? sl->origin : NULL;
+}
+
+/* path's name before the directory renames, into out: 1, 0 or < 0. */
+static int under_moved(const struct lg_lineage *l, const char *path, char *out,
+		       size_t size)
+{
+	/* Newest first: a directory moved twice was where it came from last. */
+	for (size_t k = l->ndirmoves; k-- > 0;) {
+		const struct dirmove *m = &l->dirmoves[k];
+		size_t n = strlen(m->dst);
+
+		if (strncmp(path, m->dst, n) != 0 ||
+		    (path[n] && path[n] != '/'))
+			continue;
+		if ((size_t)snprintf(out, size, "%s%s", m->src, path + n) >=
+		    size)
+			return -ENAMETOOLONG;
+		return 1;
+	}
+	return 0;
+}
+
+int lg_lineage_dir_moved(struct lg_lineage *l, const char *src, const char *dst)
+{
+	struct dirmove m;
+
+	if (strcmp(src, dst) == 0)
+		return 0;
+	if (l->ndirmoves == DIRMOVES_MAX) {
+		l->dropped++;
+		return -ENOSPC;
+	}
+	if (l->ndirmoves == l->capdirmoves) {
+		size_t cap = l->capdirmoves ? l->capdirmoves * 2 : 16;
+		struct dirmove *d = realloc(l->dirmoves, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		l->dirmoves = d;
+		l->capdirmoves = cap;
+	}
+	m.src = strdup(src);
+	m.dst = strdup(dst);
+	if (!m.src || !m.dst) {
+		free(m.src);
+		free(m.dst);
+		return -ENOMEM;
+	}
+	l->dirmoves[l->ndirmoves++] = m;
+	return 0;
+}
+
+int lg_lineage_name_before(const struct lg_lineage *l,
+			   const struct lg_inode_key *key, const char *path,
+			   char *out, size_t size)
+{
+	const char *o = key ? lg_lineage_origin(l, key) : NULL;
+	int r;
+
+	if (o) {
+		if (strcmp(o, path) == 0)
+			return 0;
+		if ((size_t)snprintf(out, size, "%s", o) >= size)
+			return -ENAMETOOLONG;
+		return 1;
+	}
+	if (!l->ndirmoves) /* the common case: no directory renamed */
+		return 0;
+	r = under_moved(l, path, out, size);
+	return r > 0 && strcmp(out, path) == 0 ? 0 : r;
 }
 
 static uint64_t path_hash(const char *p)

@@ -35,6 +35,10 @@ enum {
 	LG_INODE_KEPT = 1u << 3,
 	/* emptied by an uncounted O_TRUNC open: its removal still counts */
 	LG_INODE_EMPTIED = 1u << 4,
+	/* the session gave it another name by a hard link (its origin) */
+	LG_INODE_ALIASED = 1u << 5,
+	/* counted once as left empty at the tree's end */
+	LG_INODE_COUNTED_EMPTY = 1u << 6,
 };
 
 /* An inode, told apart from a later one with the same number by its birth. */
@@ -75,12 +79,35 @@ void lg_lineage_move(struct lg_lineage *l, const char *src, const char *dst,
 int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 			uint64_t max_age_ms, char *out, size_t size);
 
-/* Remembers where key's pre-existing content was renamed away from. */
+/*
+ * Remembers the name key's pre-existing content had before the session
+ * (renamed away from it, or given another name by a hard link): the first
+ * one told, for an inode that has a mark (lg_lineage_mark); later names do
+ * not replace it.
+ */
 void lg_lineage_set_origin(struct lg_lineage *l, const struct lg_inode_key *key,
 			   const char *path);
-/* That path, or NULL if forgotten (a bounded ring). */
+/* That path, or NULL if none is known. */
 const char *lg_lineage_origin(const struct lg_lineage *l,
 			      const struct lg_inode_key *key);
+
+/*
+ * A pre-existing directory renamed to dst, src its name before the
+ * session (lg_lineage_name_before): what lies below dst had its name
+ * below src.
+ * 0, or < 0 (-ENOSPC past the table's bound: counted as dropped).
+ */
+int lg_lineage_dir_moved(struct lg_lineage *l, const char *src,
+			 const char *dst);
+/*
+ * The name before the session of what path names now (key: its inode, or
+ * NULL): its origin, else path taken back through directory renames. 1
+ * (written to out), 0 (path is that name, or none is known), or
+ * -ENAMETOOLONG.
+ */
+int lg_lineage_name_before(const struct lg_lineage *l,
+			   const struct lg_inode_key *key, const char *path,
+			   char *out, size_t size);
 
 /* path held pre-existing content that was renamed away. */
 void lg_lineage_vacate(struct lg_lineage *l, const char *path);

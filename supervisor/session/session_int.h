@@ -201,6 +201,7 @@ struct lg_session {
 	 */
 	struct sess_emptied {
 		char *path;
+		char *before; /* its name before the session, or NULL */
 		struct lg_facts f; /* as it was before the open */
 		pid_t pid;
 	} * emptied;
@@ -210,6 +211,8 @@ struct lg_session {
 	bool unreadable_said;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
 	unsigned not_kept; /* removals of pre-existing data not kept */
+	/* what no rule counts and could not be kept (sess_keep_anyway) */
+	unsigned not_kept_quiet;
 	char kept_audit_id[256]; /* the record that says the quarantine holds */
 	unsigned kept_audit_n; /* its number, reserved at the first try */
 	bool kept_audited; /* written: something is kept */
@@ -404,11 +407,21 @@ bool sess_under(const char *path, const char *dir);
 bool sess_protected_path(const struct lg_session *s, const char *path);
 struct lg_inode_key sess_inode_key(const struct lg_facts *f);
 void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f);
+const char *sess_name_before(const struct lg_session *s,
+			     const struct lg_facts *f, const char *path,
+			     char *buf, size_t size);
 void sess_inherits(struct lg_session *s, const struct lg_facts *f);
 
 /* keep.c: what the quarantine keeps */
 int sess_keep(struct lg_session *s, const struct lg_event *ev,
 	      const struct lg_facts *f);
+/*
+ * Pre-existing data no rule counts (an ignored name, a symlink, an empty
+ * file, one of several hard links), about to be removed: kept when it can
+ * be, never refused.
+ */
+void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
+		      const struct lg_facts *f);
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);

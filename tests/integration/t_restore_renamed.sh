@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Names and moves undone (issue 27): content the session renamed away and
 # then removed (mv f junk/; rm junk/f, a hidden name) goes back under the
-# name it had before the session; files moved over pre-existing ones (mv -f
-# junk/* data/) are set aside and the originals put back, by one restore.
+# name it had before the session; pre-existing files moved over others
+# (mv -f junk/* data/) go back to their own names (issue 39) and the
+# originals are put back, by one restore.
 source "$(dirname "$0")/lib.sh"
 
 D=$T/data
@@ -29,5 +30,8 @@ for i in 1 2 3 4; do
 	cmp -s "$T/orig/f$i" "$D/f$i" || fail "f$i is not what it was: $(cat "$T/out")"
 done
 [ ! -e "$T/junk/old1" ] && [ ! -e "$D/.f2.hidden" ] || fail "restored under the junk names"
-grep -q "^set aside $D/f3" "$T/out" || fail "the moved-over version is not set aside: $(cat "$T/out")"
+# junk/f3 and junk/f4 were there before the session: moved back (issue 39)
+[ "$(cat "$T/junk/f3")" = "junk 3" ] && [ "$(cat "$T/junk/f4")" = "junk 4" ] ||
+	fail "the files moved over are not back at their names: $(cat "$T/out")"
+grep -q "^moved back $T/junk/f3 (from $D/f3)" "$T/out" || fail "no moved back: $(cat "$T/out")"
 pass

@@ -6,7 +6,8 @@
 # delete_file got (class tool_deleted, the tool delete counted once). The
 # recording says the class, and one lgctl restore puts every original back
 # byte for byte. A venv's own files are regenerable (class ignored): not
-# kept, like node_modules/.
+# counted, like node_modules/, but kept all the same (issue 39), and put
+# back with the rest.
 source "$(dirname "$0")/lib.sh"
 need_cmd python3
 need_cmd gzip
@@ -62,13 +63,16 @@ venv = [c for t, cs in cls.items() if t.startswith(d + "/venv") for c in cs]
 assert venv and all(c in ("ignored", "no_data", "harmless") for c in venv), set(venv)
 PY
 
-# 2. Kept: the five originals and the two deleted files, nothing of the venv.
-n=$(wc -l <"$STATE/quarantine/unc1.jsonl")
-[ "$n" = 7 ] || fail "the quarantine holds $n entries, expected 7: $(cut -c1-200 "$STATE/quarantine/unc1.jsonl")"
+# 2. Kept: the five originals and the two deleted files; the venv's files
+# too (issue 39: every pre-existing name is kept, whatever counts).
+n=$(grep -vc '"path":"[^"]*/venv' "$STATE/quarantine/unc1.jsonl")
+[ "$n" = 7 ] || fail "the quarantine holds $n entries outside the venv, expected 7: $(cut -c1-200 "$STATE/quarantine/unc1.jsonl")"
+grep -q '"path":"[^"]*/venv/pyvenv.cfg"' "$STATE/quarantine/unc1.jsonl" ||
+	fail "the venv's pyvenv.cfg was not kept"
 
 # 3. One restore puts them back, byte for byte.
 "$LGCTL" --state-dir "$STATE" restore unc1 >"$T/restore" 2>&1 || fail "restore: $(cat "$T/restore")"
-for f in logs/app1.log logs/app2.log logs/app3.log logs/app4.log logs/app5.log proj/old1.csv proj/old2.csv; do
+for f in logs/app1.log logs/app2.log logs/app3.log logs/app4.log logs/app5.log proj/old1.csv proj/old2.csv venv/pyvenv.cfg; do
 	cmp -s "$T/orig/$f" "$D/$f" || fail "$f not restored: $(cat "$T/restore")"
 done
 pass

@@ -112,12 +112,57 @@ static void test_moves(void **state)
 	lg_lineage_free(l);
 }
 
+/* Issue 39: the name before the session, through renames and links. */
+static void test_names_before(void **state)
+{
+	struct lg_lineage *l = lg_lineage_new(0);
+	struct lg_inode_key a = { 1, 10, 100 }, b = { 1, 11, 100 };
+	char out[256];
+
+	(void)state;
+	/* an inode with no mark has no origin to keep */
+	lg_lineage_set_origin(l, &a, "/p/f");
+	assert_null(lg_lineage_origin(l, &a));
+	assert_int_equal(lg_lineage_mark(l, &a, LG_INODE_MOVED_AWAY, 0), 0);
+	lg_lineage_set_origin(l, &a, "/p/f");
+	lg_lineage_set_origin(l, &a, "/p/f.o"); /* renamed again: the first */
+	assert_string_equal(lg_lineage_origin(l, &a), "/p/f");
+	assert_int_equal(
+		lg_lineage_name_before(l, &a, "/p/x", out, sizeof(out)), 1);
+	assert_string_equal(out, "/p/f");
+	assert_int_equal(
+		lg_lineage_name_before(l, &a, "/p/f", out, sizeof(out)), 0);
+	/* a directory renamed twice; what lies below keeps its name */
+	assert_int_equal(lg_lineage_name_before(l, &b, "/p/build/g", out,
+						sizeof(out)),
+			 0);
+	assert_int_equal(lg_lineage_dir_moved(l, "/p/data", "/p/build"), 0);
+	assert_int_equal(lg_lineage_dir_moved(l, "/p/data", "/p/x/y"), 0);
+	assert_int_equal(
+		lg_lineage_name_before(l, &b, "/p/x/y/g", out, sizeof(out)), 1);
+	assert_string_equal(out, "/p/data/g");
+	assert_int_equal(lg_lineage_name_before(l, &b, "/p/build/g", out,
+						sizeof(out)),
+			 1);
+	assert_string_equal(out, "/p/data/g");
+	/* not below: /p/buildx is another name */
+	assert_int_equal(lg_lineage_name_before(l, NULL, "/p/buildx/g", out,
+						sizeof(out)),
+			 0);
+	/* the inode's own origin wins over its directory's */
+	assert_int_equal(
+		lg_lineage_name_before(l, &a, "/p/x/y/f", out, sizeof(out)), 1);
+	assert_string_equal(out, "/p/f");
+	lg_lineage_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_grows_and_bounds),
 		cmocka_unit_test(test_moves),
+		cmocka_unit_test(test_names_before),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
