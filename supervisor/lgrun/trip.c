@@ -125,9 +125,10 @@ int run_trip(struct loop *l)
 	}
 	l->trip.survivors = survivors;
 	record_shim_stats(l);
-	l->trip.marker_err = lg_session_record_trip(l->s, method, ms, survivors,
-						    l->trip.escaped,
-						    &l->trip.audit_err);
+	/* judged after the tree's end: nothing was refused, nothing killed */
+	l->trip.marker_err = lg_session_record_trip(
+		l->s, l->trip.after_end ? NULL : method, ms, survivors,
+		l->trip.escaped, &l->trip.audit_err);
 	store_tell_killed(l);
 	lg_session_write_metrics(l->s);
 	lg_session_write_state(l->s, "killed", -1, l->child.pid);

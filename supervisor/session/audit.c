@@ -522,7 +522,9 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 		lg_json_int(&j, "pid", s->trip_pid);
 		lg_json_str(&j, "exe", s->trip_exe);
 		remote_fields(s, &j, s->trip_op);
-		lg_json_str(&j, "errno", lg_errno_name(s->cfg->deny_errno));
+		if (method)
+			lg_json_str(&j, "errno",
+				    lg_errno_name(s->cfg->deny_errno));
 		{
 			/* the observer's (main thread) knows exited parents */
 			char lin[1024] = "";
@@ -536,9 +538,14 @@ int lg_session_record_trip(struct lg_session *s, const char *method,
 		}
 	}
 	sess_kept_fields(s, &j);
-	lg_json_str(&j, "kill_method", method);
-	lg_json_num(&j, "kill_ms", kill_ms);
-	lg_json_int(&j, "survivors", survivors);
+	if (!method) { /* the tree had ended: nothing was refused or killed */
+		lg_json_bool(&j, "after_end", true);
+		lg_json_bool(&j, "refused", false);
+	} else {
+		lg_json_str(&j, "kill_method", method);
+		lg_json_num(&j, "kill_ms", kill_ms);
+		lg_json_int(&j, "survivors", survivors);
+	}
 	if (escaped) /* had left the cgroup; killed by pid */
 		lg_json_int(&j, "escaped", escaped);
 	sess_falco_fields(

@@ -571,7 +571,7 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 	int err = 0;
 
 	(void)ev;
-	for (size_t i = 0; i < s->n_emptied && !s->blocked; i++) {
+	for (size_t i = 0; i < s->n_emptied; i++) {
 		const struct sess_emptied *e = &s->emptied[i];
 		struct lg_inode_key k = sess_inode_key(&e->f);
 		char before[PATH_MAX];
@@ -595,10 +595,16 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 		f.name_before = e->before;
 		lg_dbg("%s: emptied and left empty: destroyed", path);
 		s->st.left_empty++;
+		if (s->blocked)
+			continue; /* tripped by an earlier one: counted, said */
 		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, path, &f,
 				  v);
-		if (err)
-			break;
+		/* its process is gone: the program named is the one it was */
+		if (s->blocked && e->exe[0] &&
+		    (!s->trip_exe[0] || strcmp(s->trip_exe, "?") == 0))
+			snprintf(s->trip_exe, sizeof(s->trip_exe), "%s",
+				 e->exe);
+		err = 0; /* nothing to refuse: the tree is over */
 	}
 	if (s->emptied_unchecked)
 		lg_warn("%llu file(s) emptied by the tree were not checked at its end (more than %d)",

@@ -35,6 +35,7 @@ static void emptied_add(struct lg_session *s, const struct lg_event *ev,
 		return;
 	}
 	e->before = f->name_before ? strdup(f->name_before) : NULL;
+	sess_exe_of(s, ev->pid, EXE_CACHED, e->exe, sizeof(e->exe));
 	e->f = *f;
 	e->f.git_recoverable = NULL; /* the notify thread's, gone by then */
 	e->f.git_ctx = NULL;

@@ -157,7 +157,8 @@ void lg_session_record_flush(struct lg_session *s);
 
 /*
  * After the tree is dead: the trip's audit record (fsync'ed), the killed
- * marker, the metrics. method and kill_ms describe the kill; survivors
+ * marker, the metrics. method and kill_ms describe the kill (method NULL:
+ * the trip was judged after the tree had ended, nothing refused or killed); survivors
  * counts what still runs, escaped what had left the cgroup. 0, or -errno
  * when the killed marker could not be written (the session is not
  * blocked); *audit_err (if given): 0 or why the record was not written.

@@ -202,6 +202,7 @@ struct lg_session {
 	struct sess_emptied {
 		char *path;
 		char *before; /* its name before the session, or NULL */
+		char exe[64]; /* the program that emptied it */
 		struct lg_facts f; /* as it was before the open */
 		pid_t pid;
 	} * emptied;
