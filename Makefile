@@ -217,7 +217,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index lib/spill \
 	lib/procmem lib/libdir lib/caps \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
-	lib/canon lib/glob lib/error store/state store/store proxy/routes
+	lib/canon lib/glob lib/error store/state store/strict store/store proxy/routes
 $(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
 		preload/recog.c preload/sql.c)

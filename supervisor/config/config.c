@@ -349,6 +349,22 @@ static int slurp(const char *path, char **out, struct lg_error *err)
 		return r;
 	}
 	buf[n] = '\0';
+	{
+		/* inih would end the line there, and take 3 of "3<NUL>junk" */
+		const char *nul = memchr(buf, '\0', n);
+
+		if (nul) {
+			int line = 1;
+
+			for (const char *c = buf; c < nul; c++)
+				line += *c == '\n';
+			free(buf);
+			return lg_error_set(
+				err, EINVAL,
+				"%s:%d: a NUL byte in the line: a config file is text",
+				path, line);
+		}
+	}
 	*out = buf;
 	return 0;
 }

@@ -264,6 +264,25 @@ static int parse_string(const struct lg_config_key *k, const char *s,
 	return 0;
 }
 
+/*
+ * A path lgrun writes (the state dir, the audit log, the metrics file):
+ * absolute, never resolved against wherever lgrun happens to start.
+ */
+static int parse_path(const struct lg_config_key *k, const char *s,
+		      union lg_value *v, struct lg_error *err)
+{
+	if (!*s)
+		return lg_error_set(err, EINVAL, "%s.%s: empty value",
+				    k->section, k->name);
+	if (s[0] != '/')
+		return lg_error_set(
+			err, EINVAL,
+			"%s.%s: '%.200s' is not an absolute path: name it from / (a relative one would depend on where lgrun starts)",
+			k->section, k->name, s);
+	v->s = s;
+	return 0;
+}
+
 static int parse_store_url(const struct lg_config_key *k, const char *s,
 			   union lg_value *v, struct lg_error *err)
 {

@@ -203,7 +203,9 @@ static int write_file(const char *path, const char *data, size_t n,
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, getpid()) >=
 	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	unlink(tmp); /* one a dead lgrun of this pid left */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	if (fd < 0)
 		return -errno;
 	fchmod(fd, 0644); /* whatever the umask: the tree only reads it */

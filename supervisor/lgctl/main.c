@@ -325,12 +325,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lgctl: %s\n", err.msg);
 		return 2;
 	}
-	if (lg_state_dir_resolve(sd, &cfg, dir, sizeof(dir)) < 0) {
+	if (lg_state_dir_resolve(sd, &cfg, dir, sizeof(dir), &err) < 0) {
 		dir[0] = '\0'; /* doctor says so */
 		if (strcmp(argv[optind], "doctor") == 0)
 			goto doctor;
-		fprintf(stderr,
-			"lgctl: no state directory: pass --state-dir DIR\n");
+		fprintf(stderr, "lgctl: %s\n", err.msg);
 		return 2;
 	}
 	if (strcmp(argv[optind], "status") == 0 && argc - optind <= 2)

@@ -56,6 +56,9 @@ static void restore_usage(FILE *f)
 
 static void request_free(struct request *q)
 {
+	for (size_t i = 0; q->paths && i < q->npaths; i++)
+		free(q->paths[i]);
+	free(q->paths);
 	free(q->to);
 	lg_closep(&q->ifd);
 }
@@ -131,6 +134,49 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 	return GO_ON;
 }
 
+/*
+ * A PATH as the index names paths: absolute (a relative one is from the
+ * current directory), its "." and ".." folded and "//" made one, by its
+ * text: a symlink in the tree is not followed (the session's paths are
+ * the names it used). A new string, or NULL.
+ */
+static char *absolute(const char *p)
+{
+	char cwd[PATH_MAX], *out, *o;
+	const char *c;
+	size_t n;
+
+	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	n = (p[0] == '/' ? 0 : strlen(cwd)) + strlen(p) + 2;
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	snprintf(out, n, "%s/%s", p[0] == '/' ? "" : cwd, p);
+	/* folded in place: the result is never longer than what it reads */
+	o = out;
+	for (c = out; *c;) {
+		size_t k;
+
+		c += strspn(c, "/");
+		k = strcspn(c, "/");
+		if (k == 0 || (k == 1 && c[0] == '.')) {
+		} else if (k == 2 && c[0] == '.' && c[1] == '.') {
+			while (o > out && *--o != '/')
+				;
+		} else {
+			*o++ = '/';
+			memmove(o, c, k);
+			o += k;
+		}
+		c += k;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	return out;
+}
+
 /* The options, then SESSION [PATH...]; --to DIR checked. */
 static int parse_args(struct restore *r, struct request *q, int argc,
 		      char **argv)
@@ -149,8 +195,22 @@ static int parse_args(struct restore *r, struct request *q, int argc,
 			r->id);
 		return 2;
 	}
-	q->paths = argv + optind;
 	q->npaths = (size_t)(argc - optind);
+	q->paths = calloc(q->npaths + 1, sizeof(*q->paths));
+	if (!q->paths)
+		return 2;
+	for (size_t i = 0; i < q->npaths; i++) {
+		if (!argv[optind + i][0]) {
+			fprintf(stderr, "lgctl restore: an empty PATH\n");
+			return 2;
+		}
+		q->paths[i] = absolute(argv[optind + i]);
+		if (!q->paths[i]) {
+			fprintf(stderr, "lgctl restore: %s: %s\n",
+				lgq_show(argv[optind + i]), strerror(errno));
+			return 2;
+		}
+	}
 	if (q->to) {
 		size_t n = strlen(q->to);
 
@@ -326,6 +386,37 @@ static int audit_restore(const char *dir, const char *id,
 }
 
 /*
+ * Each PATH that no entry is at or under, said (a mistyped path would
+ * otherwise restore nothing and succeed): how many.
+ */
+static unsigned unmatched_paths(const struct restore *r,
+				const struct request *q)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < q->npaths; i++) {
+		const char *top = q->paths[i];
+		size_t k = strlen(top);
+		bool hit = false;
+
+		for (size_t j = 0; j < r->x.n && !hit; j++) {
+			const char *p = r->x.e[j].path;
+
+			hit = k == 1 || (strncmp(p, top, k) == 0 &&
+					 (p[k] == '/' || p[k] == '\0'));
+		}
+		if (hit)
+			continue;
+		fprintf(stderr,
+			"lgctl restore: %s: session %s kept nothing at or under it%s\n",
+			lgq_show(top), r->id,
+			q->since_ns ? " in the --since window" : "");
+		n++;
+	}
+	return n;
+}
+
+/*
  * The order is the safety: the index opened and its owner known, its
  * quarantine checked with that owner, the owner's credentials taken,
  * and only then the index read and any path touched.
@@ -336,6 +427,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 		.state_dir = dir, .top = -1, .qfd = -1, .ifd = -1
 	};
 	LG_REQUEST_AUTO struct request q = { .ifd = -1 };
+	unsigned unmatched;
 	int rc;
 
 	rc = parse_args(&r, &q, argc, argv);
@@ -353,6 +445,7 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	rc = rst_load_as_owner(&r, &q);
 	if (rc != GO_ON)
 		return rc;
+	unmatched = unmatched_paths(&r, &q);
 	rst_times_from_state_dir(&r, q.qdir);
 	rc = open_top(&r);
 	if (rc != GO_ON)
@@ -375,7 +468,8 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	print_summary(&r);
 	if (!r.dry && r.x.n)
 		audit_restore(dir, r.id, &r);
-	return r.conflicts || r.missing || r.failed || r.refused || r.changed ?
+	return r.conflicts || r.missing || r.failed || r.refused || r.changed ||
+			       unmatched ?
 		       1 :
 		       0;
 }

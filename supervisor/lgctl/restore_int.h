@@ -55,7 +55,7 @@ enum { GO_ON = -1 };
 struct request {
 	char *to; /* --to DIR as given (r->to once checked) */
 	long long since_ns;
-	char **paths; /* PATH...: only these */
+	char **paths; /* PATH...: only these, made absolute and folded */
 	size_t npaths;
 	char index[PATH_MAX + 300]; /* as messages name it */
 	char qdir[PATH_MAX + 16]; /* <state dir>/quarantine, absolute */

@@ -2,6 +2,34 @@
 #include "run.h"
 
 /*
+ * The state dir as ssh's StrictModes checks a home (store/strict.c): made
+ * if missing, else refused, saying what to fix, when it, a folder above
+ * it or what lgrun opens in it is another user's, open to others, or a
+ * symlink; so are a configured audit_log and metrics_file.
+ */
+static int check_state(struct run *run)
+{
+	struct lg_error err;
+	LG_AUTOCLOSE int dfd = lg_state_open(run->state_dir, true, &err);
+
+	if (dfd < 0 ||
+	    lg_state_check_entries(dfd, run->state_dir, run->id, &err) < 0 ||
+	    (run->cfg.audit_log &&
+	     lg_state_check_file(run->cfg.audit_log, &err) < 0) ||
+	    (run->cfg.metrics_file &&
+	     lg_state_check_file(run->cfg.metrics_file, &err) < 0)) {
+		lg_err("%s", err.msg);
+		return LG_EXIT_ERROR;
+	}
+	if (mkdirat(dfd, "sessions", 0750) < 0 && errno != EEXIST) {
+		lg_err("cannot create %s/sessions: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another)",
+		       run->state_dir, strerror(errno));
+		return LG_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/*
  * The configuration: the file, the profile and the agent's section, then
  * the command line over it; the state dir, the session's id.
  */
@@ -45,10 +73,25 @@ int configure(struct run *run)
 				cli);
 	}
 
+	/* the session's id checked before anything is made for it */
+	if (run->o.session) {
+		if (!lg_session_id_valid(run->o.session)) {
+			lg_err("session id '%s' is not valid: use 1-128 letters, digits and . _ : @ + -",
+			       run->o.session);
+			return LG_EXIT_ERROR;
+		}
+		run->id = run->o.session;
+	} else {
+		snprintf(run->gen_id, sizeof(run->gen_id), "%.40s-%lld-%d",
+			 lg_session_id_valid(run->agent) ? run->agent : "lg",
+			 (long long)(lg_real_ns() / 1000000000LL), getpid());
+		run->id = run->gen_id;
+	}
 	fallback = lg_state_dir_resolve(run->o.state_dir, &run->cfg,
-					run->state_dir, sizeof(run->state_dir));
+					run->state_dir, sizeof(run->state_dir),
+					&err);
 	if (fallback < 0) {
-		lg_err("no state directory: pass --state-dir DIR or set LGRUN_STATE_DIR");
+		lg_err("%s", err.msg);
 		return LG_EXIT_ERROR;
 	}
 	if (fallback) {
@@ -66,25 +109,8 @@ int configure(struct run *run)
 		}
 		lg_info("the state dir is %s: no home this user may write (HOME=%s); set LGRUN_STATE_DIR to keep it elsewhere",
 			run->state_dir, getenv("HOME") ? getenv("HOME") : "");
-	} else if ((r = lg_state_prepare(run->state_dir)) < 0) {
-		lg_err("cannot create the state directory %s: %s (set LGRUN_STATE_DIR=DIR, which lgctl reads too, or pass --state-dir DIR, to use another)",
-		       run->state_dir, strerror(-r));
-		return LG_EXIT_ERROR;
 	}
-	if (run->o.session) {
-		if (!lg_session_id_valid(run->o.session)) {
-			lg_err("session id '%s' is not valid: use 1-128 letters, digits and . _ : @ + -",
-			       run->o.session);
-			return LG_EXIT_ERROR;
-		}
-		run->id = run->o.session;
-	} else {
-		snprintf(run->gen_id, sizeof(run->gen_id), "%.40s-%lld-%d",
-			 lg_session_id_valid(run->agent) ? run->agent : "lg",
-			 (long long)(lg_real_ns() / 1000000000LL), getpid());
-		run->id = run->gen_id;
-	}
-	return 0;
+	return check_state(run);
 }
 
 /*

@@ -76,8 +76,9 @@ static int index_open(struct lg_quarantine *q)
 	snprintf(p, sizeof(p), "%s/quarantine", q->state_dir);
 	if (lg_quarantine_mkdir_0700(p) < 0)
 		return -errno;
-	q->index_fd =
-		open(q->index, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	q->index_fd = open(
+		q->index,
+		O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return q->index_fd < 0 ? -errno : 0;
 }
 

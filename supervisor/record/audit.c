@@ -112,9 +112,12 @@ int lg_audit_append(const char *path, const char *line, bool sync)
 	char last = '\n';
 	int fd, r = 0;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		  0640);
 	if (fd < 0)
-		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		fd = open(path,
+			  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+				  O_CLOEXEC,
 			  0640);
 	if (fd < 0)
 		return -errno;

@@ -38,7 +38,10 @@ struct lg_falco {
 void lg_audit_falco(struct lg_json *j, const char *session, const char *agent,
 		    const char *event, const struct lg_falco *f);
 
-/* Appends one line to path (created 0640); fsyncs when sync. 0 or -errno. */
+/*
+ * Appends one line to path (created 0640, never through a symlink at its
+ * last component: -ELOOP); fsyncs when sync. 0 or -errno.
+ */
 int lg_audit_append(const char *path, const char *line, bool sync);
 
 #endif

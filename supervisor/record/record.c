@@ -148,7 +148,9 @@ static void write_head(struct lg_record *r)
 /* Under wm (or before the record is shared). */
 static int open_part(struct lg_record *r)
 {
-	r->fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	r->fd = open(r->path,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
 	if (r->fd < 0)
 		return -errno;
 	r->part_bytes = 0;

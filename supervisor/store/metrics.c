@@ -117,16 +117,20 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 	char lock[PATH_MAX + 8], tmp[PATH_MAX + 16], line[512];
 	size_t n = 0;
 	LG_AUTOCLOSE int lfd = -1; /* held locked until the return */
-	int r = 0;
+	int fd, r = 0;
 	FILE *f;
 
 	snprintf(lock, sizeof(lock), "%s.lock", path);
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	/* never through a symlink: a name someone else planted */
+	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (lfd < 0)
 		return -errno;
 	if (flock(lfd, LOCK_EX) < 0)
 		return -errno;
-	f = fopen(path, "re");
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f && fd >= 0)
+		close(fd);
 	if (f) {
 		while (fgets(line, sizeof(line), f) && n < MAX_SERIES) {
 			line[strcspn(line, "\n")] = '\0';
@@ -154,9 +158,16 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 		s[i].n += inc[k].n;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
+	unlink(tmp); /* one a dead lgrun of this pid left */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0640);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	/* Grouped by name, each with its HELP and TYPE once. */
 	for (size_t i = 0; i < n; i++) {
 		bool first = true;

@@ -11,6 +11,7 @@
 
 #include "record/audit.h"
 #include "config/config.h"
+#include "lib/error.h"
 #include "lib/json.h"
 #include "state.h"
 
@@ -45,19 +46,26 @@ static bool creatable(const char *path)
 }
 
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
-			 char *out, size_t size)
+			 char *out, size_t size, struct lg_error *err)
 {
 	const char *env = getenv("LGRUN_STATE_DIR");
 	const char *xdg = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
+	const char *from = NULL;
 	int n;
 
-	if (cli && *cli)
-		n = snprintf(out, size, "%s", cli);
+	if (cli && !*cli)
+		return lg_error_set(
+			err, EINVAL,
+			"--state-dir '': empty: name a folder (an absolute path)");
+	if (xdg && *xdg != '/')
+		xdg = NULL; /* the XDG specification: a relative one is ignored */
+	if (cli)
+		n = snprintf(out, size, "%s", from = cli);
 	else if (env && *env)
-		n = snprintf(out, size, "%s", env);
+		n = snprintf(out, size, "%s", from = env);
 	else if (cfg && cfg->state_dir)
-		n = snprintf(out, size, "%s", cfg->state_dir);
+		n = snprintf(out, size, "%s", from = cfg->state_dir);
 	else if (geteuid() == 0)
 		n = snprintf(out, size, "/var/lib/lgrun");
 	else if (xdg && *xdg)
@@ -67,15 +75,29 @@ int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 	else
 		n = -1;
 	if (n >= 0 && (size_t)n >= size)
-		return -ENAMETOOLONG;
+		return lg_error_set(err, ENAMETOOLONG,
+				    "the state dir %.200s...: path too long",
+				    out);
+	if (from && *from != '/')
+		return lg_error_set(
+			err, EINVAL,
+			"the state dir '%s' (%s) is not an absolute path: name it from / (a relative one would depend on where lgrun starts)",
+			from,
+			from == cli ? "--state-dir" :
+			from == env ? "LGRUN_STATE_DIR" :
+				      "guard.state_dir");
 	/*
 	 * A user with no home it may write (docker run -u 1000 with no such
-	 * user in the image: HOME=/): a private folder in /tmp instead.
+	 * user in the image: HOME=/), or a relative one: a private folder in
+	 * /tmp instead.
 	 */
 	if (n < 0 ||
-	    (!(cli && *cli) && !(env && *env) && !(cfg && cfg->state_dir) &&
-	     geteuid() != 0 && !creatable(out)))
-		return lg_state_dir_fallback(out, size) < 0 ? -ENAMETOOLONG : 1;
+	    (!from && geteuid() != 0 && (*out != '/' || !creatable(out)))) {
+		if (lg_state_dir_fallback(out, size) < 0)
+			return lg_error_set(err, ENAMETOOLONG,
+					    "no state directory");
+		return 1;
+	}
 	return 0;
 }
 
@@ -97,36 +119,6 @@ int lg_state_prepare_private(const char *dir)
 		r = -errno;
 	close(fd);
 	return r;
-}
-
-static int mkdir_p(const char *dir, mode_t mode)
-{
-	char p[PATH_MAX];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, dir, n + 1);
-	for (char *c = p + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*c = '/';
-	}
-	if (mkdir(p, mode) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int lg_state_prepare(const char *dir)
-{
-	char p[PATH_MAX];
-
-	if (snprintf(p, sizeof(p), "%s/sessions", dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	return mkdir_p(p, 0750);
 }
 
 bool lg_session_id_valid(const char *id)
@@ -160,7 +152,7 @@ int lg_state_killed(const char *dir, const char *id, char *buf, size_t size)
 
 	if (session_path(dir, id, "killed", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	r = read(fd, buf, size - 1);
@@ -177,7 +169,9 @@ static int write_atomic(const char *path, const char *text, bool sync)
 	int fd, r = 0;
 
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	unlink(tmp); /* one a dead lgrun of this pid left */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0640);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
@@ -234,13 +228,20 @@ int lg_state_last(const char *dir, const char *id, char *buf, size_t size)
 {
 	char p[PATH_MAX], line[8192];
 	FILE *f;
+	int fd;
 
 	buf[0] = '\0';
 	if (session_path(dir, id, "json", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	f = fopen(p, "re");
-	if (!f)
-		return -errno;
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
 	while (fgets(line, sizeof(line), f))
 		if (line[0] == '{')
 			snprintf(buf, size, "%s", line);
@@ -267,7 +268,8 @@ int lg_state_claim_lost(const char *dir, const char *id, const char *by)
 
 	if (session_path(dir, id, "lost", p, sizeof(p)) < 0)
 		return -ENAMETOOLONG;
-	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0640);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;
 	if (write(fd, by, strlen(by)) < 0) {

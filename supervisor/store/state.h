@@ -16,19 +16,43 @@
 #include <stddef.h>
 
 struct lg_config;
+struct lg_error;
 
 /*
  * --state-dir, else $LGRUN_STATE_DIR, else the config, else /var/lib/lgrun
  * (root), $XDG_STATE_HOME/lgrun or ~/.local/state/lgrun. 0, or 1 when none
  * of these can hold it (no home, or one this user may not write: a
  * container's user with HOME=/): then the fallback, /tmp/lgrun-UID
- * (lg_state_dir_fallback), which lg_state_prepare_private makes. -errno.
+ * (lg_state_dir_fallback), which lg_state_prepare_private makes. -errno
+ * with err's message: an empty --state-dir (cli "", not NULL), or a
+ * relative one, refused (a relative $XDG_STATE_HOME is ignored, as its
+ * specification says).
  */
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
-			 char *out, size_t size);
+			 char *out, size_t size, struct lg_error *err);
 int lg_state_dir_fallback(char *out, size_t size);
-/* Creates dir and dir/sessions. 0 or -errno. */
-int lg_state_prepare(const char *dir);
+/*
+ * The state dir checked as ssh's StrictModes checks a home (store/strict.c):
+ * absolute; it and every folder above it root's or this user's, writable by
+ * no one else (an ancestor may be when it is root's and sticky, as /tmp);
+ * no symlink on the way but an ancestor's of root or this user, never the
+ * dir itself. Missing folders made (0750) when create. A descriptor of the
+ * dir, or -errno with err's message saying what to fix (-ENOENT: it does
+ * not exist and !create).
+ */
+int lg_state_open(const char *dir, bool create, struct lg_error *err);
+/*
+ * What lgrun opens in the checked dir dfd (shown as dir): sessions,
+ * quarantine, run, bpf, audit.jsonl, lgrun.prom, and, with id, the
+ * session's own files in sessions/ and quarantine/: each absent, or root's
+ * or this user's, writable by no one else, of its kind, and no symlink.
+ * 0, or -errno with err's message saying what to fix.
+ */
+int lg_state_check_entries(int dfd, const char *dir, const char *id,
+			   struct lg_error *err);
+/* A file lgrun writes outside the state dir (audit_log, metrics_file): the
+ * same check. */
+int lg_state_check_file(const char *path, struct lg_error *err);
 /*
  * The fallback made, or taken only if it is this user's own folder, open
  * to no one else, and not a symlink (anyone may make a name in /tmp first):

@@ -63,7 +63,8 @@ grep -q "^  ok        canary session: " out || fail "doctor's canary: $(cat out)
 #    makes itself), lgrun running as a plain user: its write is refused,
 #    and lgrun says why, once.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	chmod 755 "$T" && mkdir -p "$T/nd" && chmod 777 "$T/nd"
+	# the state dir under a folder of nobody's: one open to all is refused
+	chmod 755 "$T" && mkdir -p "$T/nd" && chown nobody: "$T/nd"
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$T/nd" \
 		"$LGRUN" --state-dir "$T/nd/state" -s fb-nodump -- python3 -c '
 import ctypes, os

@@ -23,6 +23,24 @@ check decrypt_twice "decrypt_twice.ini:3: llm.decrypt: cannot read 'api.openai.c
 check decrypt_format "decrypt_format.ini:2: llm.decrypt: cannot read 'llm.corp': .*the format anthropic, openai or gemini" '[llm]\ndecrypt = default, llm.corp\n'
 check bad_prices "bad_prices.ini:2: llm.prices: cannot read the entry 'gpt-5\\*=cheap'" '[llm]\nprices = claude-*=3/15, gpt-5*=cheap\n'
 check bad_variables "bad_variables.ini:2: llm.variables: cannot read 'MY_URL:cobol'" '[llm]\nvariables = MY_URL:cobol\n'
+# a NUL byte inside a value (inih would have read "3" and dropped the rest)
+check nul_byte "nul_byte.ini:3: a NUL byte in the line" '[volumetric]\nwindow = 60\nmax_ops = 3\0junk\n'
+# paths lgrun writes are absolute, never resolved against the current dir
+(cd "$T" && check rel_state "rel_state.ini:2: guard.state_dir: 'relative/dir' is not an absolute path" '[guard]\nstate_dir = relative/dir\n') || exit 1
+[ ! -e "$T/relative" ] || fail "a relative guard.state_dir was made in the current directory"
+(cd "$T" && check rel_audit "rel_audit.ini:2: guard.audit_log: 'a.jsonl' is not an absolute path" '[guard]\naudit_log = a.jsonl\n') || exit 1
+(cd "$T" && "$LGRUN" --state-dir relative/dir -- touch "$T/ran-rel" 2>"$T/err"; echo "rc=$?" >"$T/rc")
+grep -q "rc=125" "$T/rc" || fail "a relative --state-dir: $(cat "$T/rc") $(cat "$T/err")"
+[ ! -e "$T/ran-rel" ] && [ ! -e "$T/relative" ] || fail "a relative --state-dir: the command ran or the dir was made"
+grep -q "the state dir 'relative/dir' (--state-dir) is not an absolute path" "$T/err" || fail "a relative --state-dir: $(cat "$T/err")"
+(cd "$T" && LGRUN_STATE_DIR=rel2 "$LGRUN" -- true 2>"$T/err"; echo "rc=$?" >"$T/rc")
+grep -q "rc=125" "$T/rc" && grep -q "'rel2' (LGRUN_STATE_DIR) is not an absolute path" "$T/err" ||
+	fail "a relative LGRUN_STATE_DIR: $(cat "$T/rc") $(cat "$T/err")"
+# an empty --state-dir is not "the default"
+"$LGRUN" --state-dir '' -- touch "$T/ran-empty" 2>"$T/err"
+assert_rc 125 "$?" "--state-dir ''"
+[ ! -e "$T/ran-empty" ] || fail "--state-dir '': the command ran"
+grep -q "\-\-state-dir '': empty" "$T/err" || fail "--state-dir '': $(cat "$T/err")"
 run_lg --config "$T/missing.ini" -- true 2>"$T/err"
 assert_rc 125 "$RC" "missing config file"
 grep -q "missing.ini: cannot open config" "$T/err" || fail "missing config message: $(cat "$T/err")"
@@ -31,6 +49,11 @@ assert_rc 125 "$RC" "unknown profile"
 grep -q "profile 'no-such-profile' not found" "$T/err" || fail "unknown profile message"
 run_lg --session 'bad/id' -- true 2>"$T/err"
 assert_rc 125 "$RC" "bad session id"
+# refused before anything is made for it: no state dir, no sessions/
+"$LGRUN" --state-dir "$T/fresh" --session '../x' -- true 2>"$T/err"
+assert_rc 125 "$?" "session id ../x"
+grep -q "session id '../x' is not valid" "$T/err" || fail "session id ../x: $(cat "$T/err")"
+[ ! -e "$T/fresh" ] || fail "an invalid --session made $(find "$T/fresh")"
 # refused before anything was made: nothing written to fd 0 (a terminal
 # opened read-write showed a stray "D", the watchdog's word, after the error)
 : >"$T/stdin"

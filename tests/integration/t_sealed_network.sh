@@ -53,7 +53,8 @@ grep -q '"session":"sealed".*"reason":"direct_connection".*connects to 192.0.2.1
 
 # Without root: refused, with the reason.
 need_cmd setpriv
-mkdir -p "$T/ustate" && chmod 777 "$T/ustate" "$T"
+# nobody's own state dir (one open to all is refused before the sealed check)
+mkdir -p "$T/ustate" && chown nobody: "$T/ustate" && chmod 755 "$T"
 chmod 644 seal.ini
 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 	"$LGRUN" --state-dir "$T/ustate" -c "$T/seal.ini" -- true 2>"$T/user.err"

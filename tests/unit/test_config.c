@@ -524,6 +524,11 @@ static void test_errors(void **state)
 		{ "[ignore]\npath =\n", "test.ini:2: ignore.path: empty glob" },
 		{ "[guard]\nstate_dir =\n",
 		  "test.ini:2: guard.state_dir: empty value" },
+		/* paths lgrun writes: never against the current directory */
+		{ "[guard]\nstate_dir = relative/dir\n",
+		  "test.ini:2: guard.state_dir: 'relative/dir' is not an absolute path" },
+		{ "[guard]\nmetrics_file = lgrun.prom\n",
+		  "test.ini:2: guard.metrics_file: 'lgrun.prom' is not an absolute path" },
 		{ "[guard]\nobserve = true\nthis line has no equals sign\n",
 		  "test.ini:3: syntax error: expected [section] or key = value" },
 		/* a key before any section */
