@@ -30,6 +30,8 @@ const char *lg_op_name(enum lg_op op)
 		return "open_write";
 	case LG_OP_REMOTE_DELETE:
 		return "remote_delete";
+	case LG_OP_DEVICE_WRITE:
+		return "device_write";
 	case LG_OP_COUNT:
 		break;
 	}

@@ -66,6 +66,14 @@ enum lg_op {
 	 * the system is lg_event.system. Nothing of it can be kept.
 	 */
 	LG_OP_REMOTE_DELETE,
+	/*
+	 * an open for writing of a block device that holds data (a
+	 * filesystem, a partition table, any signature; or mounted, or held):
+	 * the device's content written over (mkfs, dd of=, wipefs), counted
+	 * once per device; what it holds is lg_event.system. Nothing of it
+	 * can be kept.
+	 */
+	LG_OP_DEVICE_WRITE,
 	LG_OP_COUNT,
 };
 
@@ -166,7 +174,8 @@ struct lg_event {
 	bool left_empty;
 	/*
 	 * LG_EV_DESTRUCTIVE of LG_OP_REMOTE_DELETE: the system it ran on
-	 * ("http", "postgres"); happened: judged at its answer, it ran (the
+	 * ("http", "postgres"); of LG_OP_DEVICE_WRITE, what the device holds
+	 * ("an ext4 filesystem", lg_blockdev_holds). happened: judged at its answer, it ran (the
 	 * verdict can stop what comes after it, not undo it). asked: the
 	 * request, before it leaves (only a blocked session refuses it).
 	 */
