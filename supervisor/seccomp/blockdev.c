@@ -130,7 +130,12 @@ void notify_probe_device(pid_t pid, const struct lg_where *w,
 	}
 	f->blockdev_holds = holds;
 	f->blockdev_data = holds != NULL;
-	f->blockdev_probed = true;
+	/*
+	 * A device of no size (a loop device with no file yet: losetup
+	 * opens it for writing to attach one) holds nothing now, and is not
+	 * remembered as the session's: what is attached next is judged
+	 */
+	f->blockdev_probed = n || failed || !head;
 	lg_dbg("%s: a block device (%u:%u), %zu bytes of its head read: %s",
 	       w->path, major(f->rdev), minor(f->rdev), n,
 	       holds ? holds : "empty");

@@ -4,7 +4,8 @@
 # filesystem is a destructive op on pre-existing data. wipefs -a over three
 # ext4 loop devices trips at the third, which keeps its signature; nothing
 # of them is kept, and the records say so. dd of= over them counts the same
-# (a lower max_ops). A fresh, zeroed loop device mkfs'ed under lgrun is the
+# (a lower max_ops), and so does a loop device the session attaches over an
+# image holding a filesystem. A fresh, zeroed loop device mkfs'ed under lgrun is the
 # session's own: no trip, nothing counted; reading a device never counts.
 source "$(dirname "$0")/lib.sh"
 
@@ -12,7 +13,7 @@ need_root "loop devices"
 for c in losetup mkfs.ext4 wipefs blkid dd; do need_cmd "$c"; done
 
 LOOPS=()
-trap 'for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done; lg_cleanup' EXIT
+trap 'for l in "${LOOPS[@]}" $(cat "$T/inloops" 2>/dev/null); do losetup -d "$l" 2>/dev/null; done; lg_cleanup' EXIT
 # A loop device over a new sparse file of $T (all zeros): its path in LOOP.
 newloop() {
 	truncate -s 32M "$T/$1.img"
@@ -69,6 +70,20 @@ assert_rc 86 "$RC" "dd of= over two ext4 loop devices, max_ops = 2"
 is_ext4 "${D[0]}" && fail "the first dd did not run: $(cat "$T/out2")"
 is_ext4 "${D[1]}" || fail "the second device lost its filesystem"
 grep '"event":"trip"' "$STATE/audit.jsonl" | grep -q "\"target\":\"${D[1]}\"" || fail "the trip does not name ${D[1]}"
+
+# 2b. A loop device attached in the session over an image that holds a
+# filesystem (losetup opens the device for writing while it has no file:
+# nothing then) is judged anew: the second trips.
+for i in 1 2; do
+	truncate -s 32M "$T/i$i.img"
+	mkfs.ext4 -q -F "$T/i$i.img" >/dev/null 2>&1 || fail "mkfs.ext4 $T/i$i.img"
+done
+run_lg --session bd2b --config "$T/two.ini" -- bash -c \
+	'for f in "$@"; do l=$(losetup -f --show "$f") || exit 9; echo "$l" >>"$0/inloops"; wipefs -a "$l"; done' \
+	"$T" "$T/i1.img" "$T/i2.img" >"$T/out2b" 2>&1
+assert_rc 86 "$RC" "losetup then wipefs over two ext4 images, max_ops = 2: $(cat "$T/out2b")"
+[ "$(wc -l <"$T/inloops")" = 2 ] || fail "losetup in the session: $(cat "$T/out2b")"
+is_ext4 "$(sed -n 2p "$T/inloops")" || fail "the second image lost its filesystem"
 
 # 3. Legit: fresh zeroed loop devices mkfs'ed (twice, then wiped) under
 # lgrun, and the ext4 devices above only read: no trip, nothing counted.
