@@ -89,7 +89,7 @@ SYS_SRC := $(call sup,session quarantine tree store record) \
 	supervisor/seccomp/notifier.c supervisor/seccomp/args.c \
 	supervisor/seccomp/exec.c supervisor/seccomp/rename.c \
 	supervisor/seccomp/where.c supervisor/seccomp/dirpath.c \
-	supervisor/egress/egress.c \
+	supervisor/seccomp/blockdev.c supervisor/egress/egress.c \
 	supervisor/egress/agentenv.c supervisor/control/control.c \
 	supervisor/control/frames.c supervisor/control/flows.c \
 	supervisor/control/nested.c supervisor/observer/observer.c \

@@ -306,6 +306,18 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_DESTROY; /* tool-level deletes always count */
 	if (!f->exists)
 		return LG_CLASS_MISSING;
+	/*
+	 * A block device written over: its data is what it holds, whenever
+	 * its node was made (losetup makes /dev/loopN as it attaches a file
+	 * full of data). Empty, it loses nothing of before.
+	 */
+	if (op == LG_OP_DEVICE_WRITE) {
+		if (!f->blockdev_data)
+			return LG_CLASS_NO_DATA;
+		if (ignored_op(rules, nrules, op, path, exe))
+			return LG_CLASS_IGNORED;
+		return LG_CLASS_DESTROY;
+	}
 	if (op == LG_OP_UNLINK && f->is_dir)
 		return LG_CLASS_HARMLESS; /* EISDIR: it fails */
 	/* Cheapest first: most of what a build removes is its own output. */

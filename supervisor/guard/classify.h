@@ -92,6 +92,19 @@ struct lg_facts {
 	bool is_dir;
 	bool is_symlink;
 	bool is_reg;
+	/*
+	 * A block device (rdev its number, makedev()). Read by the edge at
+	 * an open for writing: blockdev_data, it holds pre-existing data (a
+	 * signature lg_blockdev_holds knows or other bytes in its head, or
+	 * it is mounted, or held by another device), which blockdev_holds
+	 * says ("an ext4 filesystem": a static string); blockdev_seq, the
+	 * kernel's disk sequence number (a loop device attached to another
+	 * file gets a new one; 0: unknown); blockdev_probed, its head was
+	 * read (an empty device is known empty).
+	 */
+	bool is_blockdev, blockdev_data, blockdev_probed;
+	uint64_t rdev, blockdev_seq;
+	const char *blockdev_holds;
 	bool fd_deleted; /* ftruncate on a file that is already unlinked */
 	bool nonempty_dir; /* rmdir will fail with ENOTEMPTY */
 	/*
@@ -278,6 +291,22 @@ bool lg_tool_value_names(const char *value, const char *path);
  * (none, or it decodes to '/' or NUL or "..").
  */
 int lg_url_last_segment(const char *url, char *out, size_t size);
+
+/*
+ * Block devices. How much of a device's head lg_blockdev_holds() reads: up
+ * to btrfs's superblock (64 KiB) and a swap signature of 64 KiB pages.
+ */
+#define LG_BLOCKDEV_HEAD (68 * 1024)
+/*
+ * What the first n bytes of a block device say it holds, for the records
+ * ("an ext4 filesystem", "a GPT partition table", "a LUKS volume"): the
+ * signatures blkid would find first (ext2/3/4, XFS, btrfs, swap, FAT,
+ * NTFS, exFAT, LUKS, LVM, md RAID, ISO 9660, squashfs, F2FS, EROFS, a
+ * GPT or an MBR with a partition); "data lgrun does not recognise" for
+ * any other byte that is not zero; NULL when all n are zero (an empty
+ * device).
+ */
+const char *lg_blockdev_holds(const unsigned char *head, size_t n);
 
 enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 			  const char *path, const char *exe,

@@ -68,6 +68,14 @@ enum lg_op {
 	LG_OP_REMOTE_DELETE,
 	/* a hard link: another name for an inode (seccomp; results only) */
 	LG_OP_LINK,
+	/*
+	 * an open for writing of a block device that holds data (a
+	 * filesystem, a partition table, any signature; or mounted, or held):
+	 * the device's content written over (mkfs, dd of=, wipefs), counted
+	 * once per device; what it holds is lg_event.system. Nothing of it
+	 * can be kept.
+	 */
+	LG_OP_DEVICE_WRITE,
 	LG_OP_COUNT,
 };
 
@@ -168,7 +176,8 @@ struct lg_event {
 	bool left_empty;
 	/*
 	 * LG_EV_DESTRUCTIVE of LG_OP_REMOTE_DELETE: the system it ran on
-	 * ("http", "postgres"); happened: judged at its answer, it ran (the
+	 * ("http", "postgres"); of LG_OP_DEVICE_WRITE, what the device holds
+	 * ("an ext4 filesystem", lg_blockdev_holds). happened: judged at its answer, it ran (the
 	 * verdict can stop what comes after it, not undo it). asked: the
 	 * request, before it leaves (only a blocked session refuses it).
 	 */

@@ -24,6 +24,7 @@ static struct lg_finding *vadd(struct lg_findings *out, enum lg_verdict action,
 	f->then = LG_ALLOW;
 	f->left = 0;
 	f->remote = false;
+	f->device = false;
 	f->rule = rule;
 	f->reason = reason;
 	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
@@ -122,6 +123,8 @@ const char *lg_op_plural(enum lg_op op)
 		return "tool deletes";
 	case LG_OP_REMOTE_DELETE:
 		return "deletes of remote data";
+	case LG_OP_DEVICE_WRITE:
+		return "writes over block devices holding data";
 	default:
 		return "deletes";
 	}

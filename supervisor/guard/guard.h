@@ -232,6 +232,8 @@ struct lg_finding {
 	unsigned left;
 	/* what it counted was destroyed off this host: nothing was kept */
 	bool remote;
+	/* it counted a block device written over: nothing of it was kept */
+	bool device;
 };
 
 /* What lgrun does at a verdict, for a rule's message: "stops the session". */

@@ -112,24 +112,28 @@ static long prune_restored(struct lg_volumetric *d,
 }
 
 /* "5 removals (2 of pre-existing files, 3 of remote data)" */
-static void spell_kinds(size_t count, size_t file, size_t tool, size_t remote,
-			char *buf, size_t size)
+static void spell_kinds(size_t count, const size_t kind[4], char *buf,
+			size_t size)
 {
-	char parts[3][48];
+	char parts[4][48];
 	unsigned n = 0;
 
-	if (file)
+	if (kind[0])
 		snprintf(parts[n++], sizeof(parts[0]),
-			 "%zu of pre-existing files", file);
-	if (tool)
+			 "%zu of pre-existing files", kind[0]);
+	if (kind[1])
 		snprintf(parts[n++], sizeof(parts[0]), "%zu tool delete%s",
-			 tool, tool == 1 ? "" : "s");
-	if (remote)
+			 kind[1], kind[1] == 1 ? "" : "s");
+	if (kind[2])
 		snprintf(parts[n++], sizeof(parts[0]), "%zu of remote data",
-			 remote);
-	snprintf(buf, size, "%zu removals (%s%s%s%s%s)", count, parts[0],
+			 kind[2]);
+	if (kind[3])
+		snprintf(parts[n++], sizeof(parts[0]), "%zu of block devices",
+			 kind[3]);
+	snprintf(buf, size, "%zu removals (%s%s%s%s%s%s%s)", count, parts[0],
 		 n > 1 ? ", " : "", n > 1 ? parts[1] : "", n > 2 ? ", " : "",
-		 n > 2 ? parts[2] : "");
+		 n > 2 ? parts[2] : "", n > 3 ? ", " : "",
+		 n > 3 ? parts[3] : "");
 }
 
 /*
@@ -141,7 +145,7 @@ static void what_counted(const struct lg_volumetric *d,
 			 const struct lg_event *ev, size_t count, char *buf,
 			 size_t size)
 {
-	size_t tool = 0, remote = 0, file = 0, kinds;
+	size_t kind[4] = { 0 }; /* files, tool, remote, devices */
 	bool same = true;
 
 	for (size_t i = 0; i <= d->len; i++) {
@@ -149,36 +153,47 @@ static void what_counted(const struct lg_volumetric *d,
 					at((struct lg_volumetric *)d, i)->op :
 					ev->op;
 
-		if (op == LG_OP_TOOL_DELETE)
-			tool++;
-		else if (op == LG_OP_REMOTE_DELETE)
-			remote++;
-		else
-			file++;
+		kind[op == LG_OP_TOOL_DELETE   ? 1 :
+		     op == LG_OP_REMOTE_DELETE ? 2 :
+		     op == LG_OP_DEVICE_WRITE  ? 3 :
+						 0]++;
 		same &= op == ev->op;
 	}
-	kinds = !!tool + !!remote + !!file;
-	if (tool + remote + file != count) /* other supervisors' counts */
+	if (kind[0] + kind[1] + kind[2] + kind[3] != count)
+		/* other supervisors' counts */
 		snprintf(buf, size, "%zu removals of pre-existing data", count);
-	else if (file == count)
+	else if (kind[0] == count)
 		snprintf(buf, size, "%zu %s of pre-existing files", count,
 			 same ? lg_op_plural(ev->op) : "removals");
-	else if (kinds == 1)
+	else if (!!kind[0] + !!kind[1] + !!kind[2] + !!kind[3] == 1)
 		snprintf(buf, size, "%zu %s", count, lg_op_plural(ev->op));
 	else /* the kinds spelled out, those it counted */
-		spell_kinds(count, file, tool, remote, buf, size);
+		spell_kinds(count, kind, buf, size);
 }
 
-/* Did the window count data destroyed off this host? */
-static bool counted_remote(const struct lg_volumetric *d,
-			   const struct lg_event *ev)
+/*
+ * Did the window count an op of op's kind: data destroyed off this host,
+ * a block device written over (nothing of either was kept)?
+ */
+static bool counted_op(const struct lg_volumetric *d, const struct lg_event *ev,
+		       enum lg_op op)
 {
-	if (ev->op == LG_OP_REMOTE_DELETE)
+	if (ev->op == op)
 		return true;
 	for (size_t i = 0; i < d->len; i++)
-		if (at((struct lg_volumetric *)d, i)->op == LG_OP_REMOTE_DELETE)
+		if (at((struct lg_volumetric *)d, i)->op == op)
 			return true;
 	return false;
+}
+
+/* The finding's words on what was not kept. */
+static void mark_unkept(struct lg_finding *f, const struct lg_volumetric *d,
+			const struct lg_event *ev)
+{
+	if (!f)
+		return;
+	f->remote = counted_op(d, ev, LG_OP_REMOTE_DELETE);
+	f->device = counted_op(d, ev, LG_OP_DEVICE_WRITE);
 }
 
 /* The window is full: the finding, in words that are true of it. */
@@ -206,6 +221,12 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 			 "refused %s%s%s%s at its exec: it did not run",
 			 ev->tool ? ev->tool : "", ev->tool ? " (" : "",
 			 ev->target, ev->tool ? ")" : "");
+	else if (ev->op == LG_OP_DEVICE_WRITE) /* "what was wiped" */
+		snprintf(
+			last, sizeof(last),
+			"refused %s %s (it holds %s; lgrun cannot keep a block device's content)",
+			lg_op_name(ev->op), ev->target,
+			ev->system ? ev->system : "data");
 	else
 		snprintf(last, sizeof(last), "refused %s %s",
 			 lg_op_name(ev->op), ev->target);
@@ -215,8 +236,7 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 		(double)span / 1000.0, d->cfg.max,
 		(unsigned long long)(d->cfg.window_ms / 1000),
 		shared ? ", all supervisors of the session" : "", last);
-	if (f)
-		f->remote = counted_remote(d, ev);
+	mark_unkept(f, d, ev);
 }
 
 enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
@@ -304,8 +324,8 @@ enum lg_verdict lg_volumetric_feed(struct lg_volumetric *d,
 		if (f) {
 			f->then = d->cfg.action;
 			f->left = d->cfg.max - (unsigned)count;
-			f->remote = counted_remote(d, ev);
 		}
+		mark_unkept(f, d, ev);
 	}
 	return LG_ALLOW;
 }

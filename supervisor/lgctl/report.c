@@ -42,6 +42,7 @@ struct rep {
 	char trip_rule[32], trip_summary[LG_SUMMARY_MAX];
 	unsigned long tools, turns, destroys, warns, notes;
 	unsigned long remote; /* deletes of data off this host: never kept */
+	unsigned long devices; /* block devices written over: never kept */
 	unsigned long long tokens;
 	struct lg_config cfg;
 	bool have_cfg;
@@ -119,6 +120,10 @@ static void take(struct rep *r, json_t *o)
 	snprintf(e->what, sizeof(e->what), "%s",
 		 *js(o, "op") ? js(o, "op") : js(o, "tool"));
 	snprintf(e->target, sizeof(e->target), "%s", js(o, "target"));
+	/* a block device written over: what it held (issue 39) */
+	if (!strcmp(e->what, "device_write") && *js(o, "system"))
+		snprintf(e->target, sizeof(e->target), "%.120s (held %.120s)",
+			 js(o, "target"), js(o, "system"));
 	if (!*e->target && *js(o, "to")) /* a flow's call: to whom */
 		snprintf(e->target, sizeof(e->target), "to %s", js(o, "to"));
 	snprintf(e->cls, sizeof(e->cls), "%s", js(o, "cls"));
@@ -129,6 +134,8 @@ static void take(struct rep *r, json_t *o)
 		r->destroys++;
 	if (e->destroy && !strcmp(e->what, "remote_delete"))
 		r->remote++;
+	if (e->destroy && !strcmp(e->what, "device_write"))
+		r->devices++;
 	if (!strcmp(k, "tool_done"))
 		r->tools++;
 	if (!strcmp(k, "turn")) {
@@ -360,7 +367,7 @@ static void recent(FILE *f, const struct rep *r)
 }
 
 static void quarantine(FILE *f, const char *dir, const char *id,
-		       unsigned long remote)
+		       unsigned long remote, unsigned long devices)
 {
 	struct lgq_index x = { 0 };
 	char p[PATH_MAX + 256];
@@ -372,6 +379,10 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 		fprintf(f,
 			"<p id=\"quarantine-remote\">%lu delete(s) of data off this host (a service, a database, a cluster) could not be kept: lgrun keeps only this machine's files, and nothing puts those back.</p>\n",
 			remote);
+	if (devices) /* issue 39: the same of block devices */
+		fprintf(f,
+			"<p id=\"quarantine-devices\">%lu block device(s) holding data (a filesystem, a partition table) were written over and could not be kept: lgrun cannot keep a block device's content.</p>\n",
+			devices);
 	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !x.n) {
 		fputs(remote ?
 			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
@@ -481,7 +492,7 @@ static void page(FILE *f, const struct rep *r, const char *dir, const char *id)
 	window_chart(f, r);
 	budgets(f, r);
 	recent(f, r);
-	quarantine(f, dir, id, r->remote);
+	quarantine(f, dir, id, r->remote, r->devices);
 	fprintf(f, "<script>%s</script>\n</body></html>\n", SCRIPT);
 }
 

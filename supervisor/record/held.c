@@ -59,6 +59,8 @@ static void fields(struct lg_json *j, const struct held *h)
 			if (h->ran)
 				lg_json_bool(j, "ran", true);
 		}
+		if (h->op == LG_OP_DEVICE_WRITE) /* what the device held */
+			str(j, "system", held_str(h, S_SYSTEM));
 		break;
 	case LG_EV_OP_RESULT:
 		lg_json_int(j, "result", h->result);

@@ -38,7 +38,7 @@ enum {
 	S_SUMMARY,
 	S_NOTE,
 	S_NOTE_REASON,
-	S_SYSTEM, /* a remote delete's system (issue 38) */
+	S_SYSTEM, /* a remote delete's system (issue 38), a device's content */
 	NSTR
 };
 

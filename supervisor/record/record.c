@@ -435,6 +435,9 @@ static void event_strings(const struct lg_record *r, const struct lg_event *ev,
 		put_c(x, S_TOOL, ev->tool);
 		put_c(x, S_SYSTEM, ev->system);
 	}
+	/* what a block device written over held (issue 39) */
+	if (ev->kind == LG_EV_DESTRUCTIVE && ev->op == LG_OP_DEVICE_WRITE)
+		put_c(x, S_SYSTEM, ev->system);
 	switch (ev->kind) {
 	case LG_EV_TOOL_DONE:
 		put_c(x, S_TOOL, ev->tool);

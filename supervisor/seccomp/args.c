@@ -35,6 +35,9 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->is_dir = S_ISDIR(st->stx_mode);
 	f->is_symlink = S_ISLNK(st->stx_mode);
 	f->is_reg = S_ISREG(st->stx_mode);
+	f->is_blockdev = S_ISBLK(st->stx_mode);
+	if (f->is_blockdev)
+		f->rdev = makedev(st->stx_rdev_major, st->stx_rdev_minor);
 }
 
 /* all a quarantine entry records too (notify_stat_where's st) */

@@ -87,6 +87,7 @@ static bool dir_nonempty(const struct lg_where *w)
 static void open_flags(struct attempt *a, uint64_t flags)
 {
 	a->follow = !(flags & O_NOFOLLOW);
+	a->writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	if (flags & O_TRUNC) {
 		a->op = LG_OP_OPEN_TRUNC;
 		a->relevant = true;
@@ -141,6 +142,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 	case LG_KIND_OPEN_HOW: /* its flags are read with the target */
 		a->op = LG_OP_OPEN_TRUNC;
 		a->follow = true;
+		a->writes = true; /* creat's; openat2's are read with it */
 		a->how = sc->kind == LG_KIND_OPEN_HOW;
 		break;
 	case LG_KIND_RENAME:
@@ -221,6 +223,10 @@ static int gather(const struct seccomp_notif *req, struct attempt *a,
 	notify_stat_where(&w, a->follow, f, st);
 	if (a->op == LG_OP_RMDIR && f->exists)
 		f->nonempty_dir = dir_nonempty(&w);
+	/* mkfs, dd of=, wipefs: what the device holds (reading it never counts) */
+	if (f->is_blockdev && a->writes &&
+	    (a->op == LG_OP_OPEN_WRITE || a->op == LG_OP_OPEN_TRUNC))
+		notify_probe_device(pid, &w, f);
 	*wout = w; /* the caller's, until the session has kept what it needs */
 	return 0;
 }

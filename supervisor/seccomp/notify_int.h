@@ -4,8 +4,9 @@
  * share. notify.c (the step: decode, gather, answer) calls exec.c (an
  * exec) and rename.c (a rename); all of them use notifier.c (the
  * notifier's life and ioctls) and args.c (the target's arguments read,
- * resolved and stat'ed). Calls go notify.c -> exec.c and rename.c ->
- * notifier.c and args.c.
+ * resolved and stat'ed; blockdev.c: what a block device opened for
+ * writing holds). Calls go notify.c -> exec.c and rename.c -> notifier.c
+ * and args.c; notify.c -> blockdev.c.
  */
 #ifndef LG_NOTIFY_INT_H
 #define LG_NOTIFY_INT_H
@@ -55,6 +56,7 @@ struct attempt {
 	unsigned rflags; /* renameat2's RENAME_* */
 	bool follow; /* the final component is followed (truncate, open) */
 	bool relevant; /* false: an open without O_TRUNC slipped through */
+	bool writes; /* an open for writing (O_WRONLY, O_RDWR; creat) */
 	bool how; /* openat2: its flags are in the open_how it points at */
 };
 
@@ -73,6 +75,14 @@ void notify_stat_where(const struct lg_where *w, bool follow,
 void notify_stat_target(const char *path, int flags, struct lg_facts *f);
 bool notify_kernel_refusal(int r);
 int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err);
+
+/*
+ * blockdev.c: f is a block device (is_blockdev) the target pid opens for
+ * writing: what it holds, read through w (blockdev_data, blockdev_holds,
+ * blockdev_seq)
+ */
+void notify_probe_device(pid_t pid, const struct lg_where *w,
+			 struct lg_facts *f);
 
 /* rename.c, exec.c */
 int notify_answer_link(struct lg_notifier *n, struct lg_session *s,

@@ -550,3 +550,15 @@ int lg_where_opendir(const struct lg_where *w)
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
+
+int lg_where_open(const struct lg_where *w, int flags)
+{
+	int fd;
+
+	if (w->dirfd < 0)
+		return -(w->err ? w->err : ENOENT);
+	if (!w->last[0])
+		return -EISDIR; /* the path names the directory itself */
+	fd = openat(w->dirfd, w->last, flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}

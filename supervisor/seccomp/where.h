@@ -86,6 +86,13 @@ int lg_where_statx(const struct lg_where *w, bool follow, unsigned mask,
 int lg_where_opendir(const struct lg_where *w);
 
 /*
+ * The target itself opened in lgrun (flags: O_RDONLY and the like; never
+ * following a final symlink, which resolve followed when the op does),
+ * or -errno.
+ */
+int lg_where_open(const struct lg_where *w, int flags);
+
+/*
  * statx of the directory that holds the target (for the mount a rename
  * goes to when its destination does not exist yet).
  */

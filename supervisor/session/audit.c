@@ -82,9 +82,17 @@ void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event)
  * ran (judged at its answer) or was refused (at its exec), and that
  * nothing of it was kept; the session's remote targets so far.
  */
+#define DEVICE_NOT_KEPT \
+	"lgrun cannot keep a block device's content: nothing of it was kept"
 static void remote_fields(const struct lg_session *s, struct lg_json *j,
 			  enum lg_op op)
 {
+	if (op == LG_OP_DEVICE_WRITE) { /* issue 39: what it held, not kept */
+		lg_json_str(j, "holds", s->device_holds);
+		lg_json_bool(j, "kept", false);
+		lg_json_str(j, "note", DEVICE_NOT_KEPT);
+		return;
+	}
 	if (op != LG_OP_REMOTE_DELETE)
 		return;
 	lg_json_str(j, "system", s->remote_system);
@@ -102,6 +110,9 @@ void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 	if (s->st.remote_deletes)
 		lg_json_int(j, "remote_deletes",
 			    (long long)s->st.remote_deletes);
+	/* block devices written over: counted, never kept */
+	if (s->st.device_writes)
+		lg_json_int(j, "device_writes", (long long)s->st.device_writes);
 	if (!s->quarantine)
 		return;
 	lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
@@ -131,6 +142,38 @@ void sess_falco_fields(const struct lg_session *s, struct lg_json *j,
 		       const char *event, const struct lg_falco *f)
 {
 	lg_audit_falco(j, s->info.id, s->info.agent, event, f);
+}
+void sess_audit_device(struct lg_session *s, pid_t pid, const char *exe,
+		       const char *target)
+{
+	struct lg_json j = { 0 };
+	char line[LG_SUMMARY_MAX + 128];
+
+	snprintf(line, sizeof(line),
+		 "warning: %s wrote over %s, which held %s: " DEVICE_NOT_KEPT,
+		 exe, target, s->device_holds);
+	lg_warn("%s", line);
+	sess_json_head(s, &j, "warn");
+	lg_json_str(&j, "rule", "quarantine");
+	lg_json_str(&j, "reason", "not_kept");
+	lg_json_str(&j, "action", "warn");
+	lg_json_str(&j, "summary", line);
+	lg_json_str(&j, "op", lg_op_name(LG_OP_DEVICE_WRITE));
+	lg_json_str(&j, "target", target);
+	lg_json_int(&j, "pid", pid);
+	lg_json_str(&j, "exe", exe);
+	remote_fields(s, &j, LG_OP_DEVICE_WRITE);
+	sess_falco_fields(
+		s, &j, "warn",
+		&(struct lg_falco){ .priority = "Warning",
+				    .output = line,
+				    .rule = "quarantine",
+				    .op = lg_op_name(LG_OP_DEVICE_WRITE),
+				    .target = target,
+				    .exe = exe,
+				    .pid = pid });
+	sess_audit(s, &j, false);
+	lg_json_free(&j);
 }
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync)
 {

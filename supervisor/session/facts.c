@@ -118,6 +118,9 @@ bool sess_restored(void *ctx, const char *target, enum lg_op op,
 
 	if (op == LG_OP_UNLINK && s && sess_lost_by_git(s, target))
 		return false;
+	/* a device written over: its node there again is not its content */
+	if (op == LG_OP_DEVICE_WRITE)
+		return false;
 	/* beside the attempt being decided: asked in its directory */
 	if (s && s->feeding_at && slash &&
 	    (size_t)(slash - target) == s->feeding_dirlen &&

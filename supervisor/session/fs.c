@@ -258,6 +258,61 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 	}
 	return 0;
 }
+/* Was this block device judged already (a slot), or not (NULL)? */
+static bool device_seen(struct lg_session *s, const struct lg_facts *f)
+{
+	for (unsigned i = 0; i < SESS_DEVICES; i++)
+		if (s->devices[i].rdev == f->rdev &&
+		    s->devices[i].seq == f->blockdev_seq)
+			return true;
+	return false;
+}
+
+static void device_remember(struct lg_session *s, const struct lg_facts *f)
+{
+	struct sess_device *d = &s->devices[s->devices_next++ % SESS_DEVICES];
+
+	d->rdev = f->rdev;
+	d->seq = f->blockdev_seq;
+}
+
+/*
+ * A block device opened for writing (issue 39 item 8: mkfs, dd of=,
+ * wipefs). One that holds data is counted as a removal of pre-existing
+ * data, once per device (mkfs opens it more than once: one decision), and
+ * refused at the trip; nothing of it can be kept, which is said. One that
+ * is empty at its first write-open loses nothing, and what is on it from
+ * then on is the session's. Never kept: a device is not a file.
+ */
+static int on_device_write(struct lg_session *s, struct lg_event *ev,
+			   const struct lg_facts *f,
+			   struct lg_session_verdict *v)
+{
+	char exe[64] = "";
+	int err;
+
+	if (!f->rdev || !f->blockdev_probed || device_seen(s, f))
+		return 0; /* not read (the open fails too), or judged */
+	if (!f->blockdev_data) {
+		lg_dbg("%s: an empty block device opened for writing: the session's from now",
+		       ev->target);
+		device_remember(s, f);
+		return 0;
+	}
+	snprintf(s->device_holds, sizeof(s->device_holds), "%s",
+		 f->blockdev_holds ? f->blockdev_holds : "data");
+	err = sess_decide(s, ev->pid, LG_OP_DEVICE_WRITE, false, ev->target, f,
+			  v);
+	if (err)
+		return err; /* refused: judged again if tried again */
+	device_remember(s, f);
+	if (v->cls != LG_CLASS_DESTROY)
+		return 0;
+	s->st.device_writes++;
+	sess_exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
+	sess_audit_device(s, ev->pid, exe, ev->target);
+	return 0;
+}
 
 /* A file's: the facts the edge read, classified here. */
 static int on_file(struct lg_session *s, struct lg_event *ev,
@@ -272,6 +327,8 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 
 	if (s->blocked) /* a trip while the target was read */
 		return s->cfg->deny_errno;
+	if (f.is_blockdev && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
+		return on_device_write(s, ev, &f, v);
 	if (op == LG_OP_OPEN_WRITE ||
 	    (op == LG_OP_OPEN_TRUNC && !(s->cfg->syscalls & LG_SC_OPEN_TRUNC)))
 		return sess_on_write_open(s, ev, &f);
@@ -359,6 +416,10 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
 			       .pid = pid,
 			       .target = path,
 			       .left_empty = left_empty,
+			       /* what a block device written over holds */
+			       .system = op == LG_OP_DEVICE_WRITE ?
+						 f->blockdev_holds :
+						 NULL,
 			       .id = { f->dev, f->ino,
 				       f->has_btime ? f->btime_ns : f->ctime_ns,
 				       f->mtime_ns, pid, env.now_ms } };

@@ -203,6 +203,7 @@ struct lg_session_stats {
 	uint64_t kept_writes; /* pre-existing files kept at a write-open */
 	uint64_t left_empty; /* of those, emptied and left empty: destroyed */
 	uint64_t remote_deletes; /* counted deletes off this host (issue 38) */
+	uint64_t device_writes; /* counted block devices written over */
 	uint64_t steers, steers_dropped; /* notes to the model (issue 28) */
 	uint64_t responses_cut; /* looping responses the proxy ended */
 	uint64_t turns, tokens_in, tokens_out, max_tokens_stops;

@@ -61,6 +61,7 @@
 #define MODEL_DELETES 16
 /* processes whose command line was judged at their exec (remote.c) */
 #define SESS_EXECS 32
+#define SESS_DEVICES 64
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
 
@@ -177,6 +178,17 @@ struct lg_session {
 	} model_deletes[MODEL_DELETES];
 	unsigned model_deletes_next;
 	struct lg_cli_table *cli; /* the commands read at exec (remote.c) */
+	/*
+	 * Block devices opened for writing (fs.c), judged once each: counted
+	 * (one decision, however many opens mkfs makes), or empty at the
+	 * first, and the session's from then on. By device number and disk
+	 * sequence (a loop device attached to another file is another).
+	 */
+	struct sess_device {
+		uint64_t rdev, seq;
+	} devices[SESS_DEVICES];
+	unsigned devices_next;
+	char device_holds[64]; /* what the last one judged held */
 	bool remote_ran; /* the last remote delete counted had run (its answer) */
 	char remote_system[16]; /* and its system: http, postgres, exec */
 	/*
@@ -318,6 +330,9 @@ void sess_falco_fields(const struct lg_session *s, struct lg_json *j,
 		       const char *event, const struct lg_falco *f);
 /* What the quarantine holds of the session, for its trip and end records. */
 void sess_kept_fields(const struct lg_session *s, struct lg_json *j);
+/* A block device written over, let through: nothing of it was kept. */
+void sess_audit_device(struct lg_session *s, pid_t pid, const char *exe,
+		       const char *target);
 void sess_audit(struct lg_session *s, struct lg_json *j, bool sync);
 void sess_audit_simple(struct lg_session *s, const char *event,
 		       const char *summary);

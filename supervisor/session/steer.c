@@ -91,6 +91,12 @@ static void next_of(const struct lg_session *s, const struct steer_text *t,
 		snprintf(
 			out + n, size - n,
 			"; what was deleted off this host is gone: lgrun keeps only this machine's files");
+	} else if (strcmp(t->rule, "volumetric") == 0 && f->device) {
+		size_t n = strlen(out);
+
+		snprintf(
+			out + n, size - n,
+			"; a block device written over is gone: lgrun cannot keep a device's content");
 	} else if (strcmp(t->rule, "volumetric") == 0 && s->quarantine) {
 		size_t n = strlen(out);
 

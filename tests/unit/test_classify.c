@@ -1323,6 +1323,109 @@ static void test_tool_deleted_class(void **state)
 			 LG_CLASS_DESTROY);
 }
 
+/*
+ * Block devices (issue 39 item 8): what a device's head holds, by the
+ * signatures at their offsets; all zeros is an empty device.
+ */
+static void test_blockdev_holds(void **state)
+{
+	static unsigned char h[LG_BLOCKDEV_HEAD];
+	static const struct {
+		size_t off;
+		const char *magic;
+		size_t len;
+		const char *holds;
+	} sigs[] = {
+		{ 1080, "\x53\xef", 2, "an ext2 filesystem" },
+		{ 0, "XFSB", 4, "an XFS filesystem" },
+		{ 0x10040, "_BHRfS_M", 8, "a btrfs filesystem" },
+		{ 0, "LUKS\xba\xbe", 6, "a LUKS volume" },
+		{ 4086, "SWAPSPACE2", 10, "a swap area" },
+		{ 65526, "SWAPSPACE2", 10, "a swap area" },
+		{ 512, "EFI PART", 8, "a GPT partition table" },
+		{ 3, "NTFS    ", 8, "an NTFS filesystem" },
+		{ 82, "FAT32   ", 8, "a FAT filesystem" },
+		{ 512, "LABELONE", 8, "an LVM physical volume" },
+		{ 0x8001, "CD001", 5, "an ISO 9660 filesystem" },
+		{ 4096, "\xfc\x4e\x2b\xa9", 4, "an md RAID member" },
+	};
+
+	(void)state;
+	memset(h, 0, sizeof(h));
+	assert_null(lg_blockdev_holds(h, sizeof(h)));
+	assert_null(lg_blockdev_holds(h, 0));
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		memset(h, 0, sizeof(h));
+		memcpy(h + sigs[i].off, sigs[i].magic, sigs[i].len);
+		assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+				    sigs[i].holds);
+		/* a head read short of the signature: other bytes, no name */
+		if (sigs[i].off > 0)
+			assert_null(lg_blockdev_holds(h, sigs[i].off));
+	}
+	/* ext4 by its features: extents */
+	memset(h, 0, sizeof(h));
+	memcpy(h + 1080, "\x53\xef", 2);
+	h[1024 + 0x60] = 0x40;
+	assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+			    "an ext4 filesystem");
+	h[1024 + 0x60] = 0;
+	h[1024 + 0x5c] = 0x4; /* a journal: ext3 */
+	assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+			    "an ext3 filesystem");
+	/* an MBR needs a partition entry; 0x55AA alone is other bytes */
+	memset(h, 0, sizeof(h));
+	h[510] = 0x55;
+	h[511] = 0xaa;
+	assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+			    "data lgrun does not recognise");
+	h[446 + 4] = 0x83;
+	h[446 + 12] = 0x10;
+	assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+			    "an MBR partition table");
+	/* one byte anywhere in the head */
+	memset(h, 0, sizeof(h));
+	h[sizeof(h) - 1] = 1;
+	assert_string_equal(lg_blockdev_holds(h, sizeof(h)),
+			    "data lgrun does not recognise");
+}
+
+/*
+ * A write-open of a block device: destroyed data when it holds some,
+ * whenever its node was born (losetup makes one as it attaches); nothing
+ * when it is empty; ignore rules still apply.
+ */
+static void test_device_write(void **state)
+{
+	struct lg_facts f = { .exists = true,
+			      .has_btime = true,
+			      .btime_ns = START + 1, /* a node made now */
+			      .is_blockdev = true,
+			      .blockdev_probed = true,
+			      .blockdev_data = true,
+			      .blockdev_holds = "an ext4 filesystem" };
+	struct ruleset rs = { .n = 0 };
+
+	(void)state;
+	assert_int_equal(classify(LG_OP_DEVICE_WRITE, &f, "/dev/loop0", NULL),
+			 LG_CLASS_DESTROY);
+	rules_add(&rs, NULL, "/dev/loop*");
+	assert_int_equal(lg_classify(LG_OP_DEVICE_WRITE, &f, "/dev/loop0", NULL,
+				     rs.r, rs.n, START),
+			 LG_CLASS_IGNORED);
+	for (size_t i = 0; i < rs.n; i++)
+		lg_ignore_rule_free(&rs.r[i]);
+	f.blockdev_data = false;
+	f.blockdev_holds = NULL;
+	assert_int_equal(classify(LG_OP_DEVICE_WRITE, &f, "/dev/loop0", NULL),
+			 LG_CLASS_NO_DATA);
+	f.exists = false;
+	assert_int_equal(classify(LG_OP_DEVICE_WRITE, &f, "/dev/loop0", NULL),
+			 LG_CLASS_MISSING);
+	assert_string_equal(lg_op_name(LG_OP_DEVICE_WRITE), "device_write");
+	assert_int_equal(lg_op_parse("device_write"), LG_OP_DEVICE_WRITE);
+}
+
 static void test_class_names(void **state)
 {
 	(void)state;
@@ -1389,6 +1492,8 @@ int main(void)
 						defaults_teardown),
 		cmocka_unit_test(test_lost_by_git),
 		cmocka_unit_test(test_path_in_git_dir),
+		cmocka_unit_test(test_blockdev_holds),
+		cmocka_unit_test(test_device_write),
 		cmocka_unit_test(test_class_names),
 	};
 

@@ -306,6 +306,49 @@ static void test_summary_remote_deletes(void **state)
 	lg_volumetric_free(d);
 }
 
+/*
+ * Block devices written over (issue 39 item 8): the trip says what the
+ * refused one holds and that a device's content cannot be kept; the
+ * finding is flagged device (its note says nothing was kept).
+ */
+static void test_summary_device_writes(void **state)
+{
+	struct lg_detector_cfg cfg = { 3, 60000, LG_KILL, 0 }; /* notes on */
+	struct lg_volumetric *d = lg_volumetric_new(&cfg);
+	struct lg_guard_env env = { 0 };
+	struct lg_findings out = { 0 };
+	struct lg_event ev = destroy(LG_OP_DEVICE_WRITE, "/dev/loop0");
+
+	(void)state;
+	assert_non_null(d);
+	ev.system = "an ext4 filesystem";
+	ev.exe = "wipefs";
+	lg_volumetric_feed(d, &ev, &env, &out);
+	ev.target = "/dev/loop1";
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_true(out.n == 1 && out.f[0].note && out.f[0].device);
+	assert_false(out.f[0].remote);
+	out.n = 0;
+	ev.target = "/dev/loop2";
+	assert_int_equal(lg_volumetric_feed(d, &ev, &env, &out), LG_KILL);
+	assert_true(out.f[0].device);
+	assert_non_null(strstr(
+		out.f[0].summary,
+		"3 writes over block devices holding data in 0.0s (limit 3 per 60s); refused device_write /dev/loop2 (it holds an ext4 filesystem; lgrun cannot keep a block device's content)"));
+	/* mixed with files: the kinds spelled out */
+	out.n = 0;
+	lg_volumetric_feed(d, &ev, &env, &out);
+	ev = destroy(LG_OP_UNLINK, "/p/x");
+	lg_volumetric_feed(d, &ev, &env, &out);
+	out.n = 0;
+	lg_volumetric_feed(d, &ev, &env, &out);
+	assert_true(out.n == 1 && out.f[0].device);
+	assert_non_null(strstr(
+		out.f[0].summary,
+		"3 removals (2 of pre-existing files, 1 of block devices)"));
+	lg_volumetric_free(d);
+}
+
 static void test_window_edge_expired(void **state)
 {
 	struct fixture *fx = *state;
@@ -682,6 +725,7 @@ int main(void)
 		T(test_third_trips, setup_default),
 		T(test_summary_names_the_op, setup_default),
 		T(test_summary_tool_deletes, setup_default),
+		cmocka_unit_test(test_summary_device_writes),
 		cmocka_unit_test(test_summary_remote_deletes),
 		T(test_window_edge_expired, setup_default),
 		T(test_window_edge_inside, setup_default),
