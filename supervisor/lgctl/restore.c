@@ -38,7 +38,7 @@
 static void restore_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [PATH...]\n"
+		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [PATH...]\n"
 		"Puts back what the session changed of pre-existing data (its quarantine), in\n"
 		"place: only PATHs (and what is under them) when given, only what was kept in\n"
 		"the last DUR with --since, under DIR instead with --to.\n"
@@ -51,7 +51,9 @@ static void restore_usage(FILE *f)
 		"is put back; with --newest, the last one (as it was just before its last\n"
 		"change, or a version restore set aside). The others stay and are named.\n"
 		"A kept file that changed since it was kept is reported and restored only\n"
-		"with --force. As root, restore acts as the owner of the session's index.\n");
+		"with --force. As root, restore acts as the owner of the session's index.\n"
+		"A session id run more than once (--session NAME) has runs: restore undoes\n"
+		"the last run that kept anything; --run N another (1: the first).\n");
 }
 
 static void request_free(struct request *q)
@@ -91,13 +93,14 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 		{ "to", required_argument, NULL, 't' },
 		{ "newest", no_argument, NULL, 'N' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:Nfh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ns:t:Nfr:h", lo, NULL)) != -1) {
 		unsigned long ms;
 
 		switch (c) {
@@ -123,6 +126,19 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 		case 'f':
 			r->force = true;
 			break;
+		case 'r': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v == 0 || v > 1000000) {
+				fprintf(stderr,
+					"lgctl restore: --run '%s' is not a run number (1 is the session's first run)\n",
+					optarg);
+				return 2;
+			}
+			r->run = (unsigned)v;
+			break;
+		}
 		case 'h':
 			restore_usage(stdout);
 			return 0;
@@ -386,6 +402,72 @@ static int audit_restore(const char *dir, const char *id,
 }
 
 /*
+ * A session id run again (--session NAME) is another run: one run is
+ * restored, the last that kept anything, or --run N. Its times bound what
+ * is its own: its end line's time, else the next run's start.
+ */
+/* Each run's end, from SESSION.runs (lgrun's, beside the index). */
+static void run_ends(struct restore *r)
+{
+	char name[300], line[256];
+	LG_AUTOFCLOSE FILE *f = NULL;
+	struct stat st;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.runs", r->id);
+	fd = r->qfd >= 0 ? rst_open2(r->qfd, name, O_RDONLY | O_NOFOLLOW, 0) :
+			   -1;
+	if (fd < 0)
+		return;
+	/* the index's owner's (or root's), written by no one else */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != r->owner && st.st_uid != 0) || (st.st_mode & 022) ||
+	    !(f = fdopen(fd, "re"))) {
+		close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		long long s =
+			json_integer_value(json_object_get(o, "start_ns"));
+		long long e = json_integer_value(json_object_get(o, "end_ns"));
+
+		for (size_t i = 0; i < r->x.nruns; i++)
+			if (s && r->x.runs[i].start_ns == s && e > s)
+				r->x.runs[i].end_ns = e;
+		json_decref(o);
+	}
+}
+
+static int pick_run(struct restore *r)
+{
+	size_t last = 0, n = lgq_runs_with_entries(&r->x, &last), k;
+	char t[40];
+
+	if (r->run && r->run > r->x.nruns) {
+		fprintf(stderr,
+			"lgctl restore: session %s has %zu run(s) on record; --run %u is not one of them\n",
+			r->id, r->x.nruns, r->run);
+		return 1;
+	}
+	if (!r->x.nruns)
+		return GO_ON; /* an index of an older lgrun: no runs said */
+	run_ends(r);
+	k = r->run ? r->run - 1 : last;
+	r->run_start = r->x.runs[k].start_ns;
+	r->run_end = r->x.runs[k].end_ns;
+	r->next_start = k + 1 < r->x.nruns ? r->x.runs[k + 1].start_ns : 0;
+	lgq_keep_run(&r->x, r->run_start);
+	if (r->x.nruns > 1) {
+		lg_time_iso(r->run_start, t, sizeof(t));
+		printf("run       session %s has %zu runs that kept something: restoring run %zu of them, started %s%s\n",
+		       r->id, n, k + 1, t,
+		       r->run ? "" : " (another with --run N)");
+	}
+	return GO_ON;
+}
+
+/*
  * Each PATH that no entry is at or under, said (a mistyped path would
  * otherwise restore nothing and succeed): how many.
  */
@@ -443,6 +525,9 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	if (rc != GO_ON)
 		return rc;
 	rc = rst_load_as_owner(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	rc = pick_run(&r);
 	if (rc != GO_ON)
 		return rc;
 	unmatched = unmatched_paths(&r, &q);

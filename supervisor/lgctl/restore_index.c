@@ -312,6 +312,14 @@ static void session_times(struct restore *r, int sdir)
 	}
 	if (!r->end_ns)
 		r->end_ns = r->x.newest_ns;
+	/* one run of several: its own bounds (issue 39: a later run's end
+	 * would take the user's edits between the runs for the session's) */
+	if (r->run_start)
+		r->start_ns = r->run_start;
+	if (r->run_end)
+		r->end_ns = r->run_end;
+	else if (r->next_start && r->end_ns > r->next_start)
+		r->end_ns = r->next_start;
 }
 
 /*

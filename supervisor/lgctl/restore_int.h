@@ -33,6 +33,9 @@ struct restore {
 	struct lgq_index x;
 	const char *to, *id, *state_dir;
 	bool dry, newest, force;
+	unsigned run; /* --run N (0: the last that kept anything) */
+	/* the run restored: its start, its end line's time, the next's start */
+	long long run_start, run_end, next_start;
 	uid_t owner; /* the index's owner: whose credentials restore uses */
 	gid_t owner_gid;
 	int top; /* "/" or --to DIR (O_PATH) */

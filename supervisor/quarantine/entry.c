@@ -82,6 +82,41 @@ static int index_open(struct lg_quarantine *q)
 	return q->index_fd < 0 ? -errno : 0;
 }
 
+/*
+ * A session id run again appends to its index: this run's entries are
+ * numbered after the last one there (their kept files are named by their
+ * number), read once, at the run's first entry.
+ */
+void lg_quarantine_seq_start(struct lg_quarantine *q)
+{
+	LG_AUTOFCLOSE FILE *f = NULL;
+	char line[256];
+	int fd;
+
+	if (q->seq_known)
+		return;
+	q->seq_known = true;
+	fd = open(q->index, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(f = fdopen(fd, "re"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		bool whole = strchr(line, '\n') != NULL;
+
+		if (strncmp(line, "{\"n\":", 5) == 0) {
+			unsigned long long n = strtoull(line + 5, NULL, 10);
+
+			if (n > q->seq && n < UINT_MAX / 2)
+				q->seq = (unsigned)n;
+		}
+		/* the rest of a long line */
+		while (!whole && fgets(line, sizeof(line), f))
+			whole = strchr(line, '\n') != NULL;
+	}
+}
+
 static int64_t ns(struct statx_timestamp t)
 {
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
@@ -189,6 +224,11 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 
 	if (!e)
 		return -ENOMEM;
+	if (!q->seq_known) { /* a line that keeps nothing comes first */
+		q->seq--;
+		lg_quarantine_seq_start(q);
+		q->seq++;
+	}
 	if (index_open(q) < 0)
 		return -EIO;
 	lg_strtrunc(e->kind, sizeof(e->kind), kind);
@@ -250,9 +290,11 @@ int lg_quarantine_place(struct lg_quarantine *q, const char *path,
 int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
 			   struct lg_qspot *sp, bool afresh)
 {
-	unsigned n = q->seq + 1;
+	unsigned n;
 	size_t len;
 
+	lg_quarantine_seq_start(q);
+	n = q->seq + 1;
 	if (!r)
 		return -EXDEV;
 	if (r->err)

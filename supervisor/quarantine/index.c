@@ -83,6 +83,22 @@ static long long int_of(json_t *o, const char *key, unsigned *have,
 	return json_integer_value(v);
 }
 
+/* The run that started at start (made when new): NULL out of memory. */
+static struct lgq_run *run_of(struct lgq_index *r, long long start)
+{
+	struct lgq_run *v;
+
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->runs[i].start_ns == start)
+			return &r->runs[i];
+	v = realloc(r->runs, (r->nruns + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->runs = v;
+	v[r->nruns] = (struct lgq_run){ start, 0 };
+	return &v[r->nruns++];
+}
+
 /* One line into r (when wanted); 1 when it was not wanted or not valid. */
 static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 		    long long since_ns)
@@ -102,6 +118,12 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 		r->newest_ns = t;
 	if (start > 0 && !r->start_ns)
 		r->start_ns = start;
+	if (start > 0) {
+		struct lgq_run *run = run_of(r, start);
+
+		if (!run)
+			return -ENOMEM;
+	}
 	path = str_of(o, "path");
 	kept = str_of(o, "kept");
 	for (size_t i = 0; i < npaths && !want; i++)
@@ -124,6 +146,7 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	memset(e, 0, sizeof(*e));
 	e->n = n;
 	e->time_ns = t;
+	e->start_ns = start;
 	e->atime_ns = json_integer_value(json_object_get(o, "atime_ns"));
 	e->mtime_ns = json_integer_value(json_object_get(o, "mtime_ns"));
 	e->size = json_integer_value(json_object_get(o, "size"));
@@ -243,17 +266,50 @@ int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
 	return lgq_load_fd(r, fd, paths, npaths, since_ns);
 }
 
+static void entry_free(struct lgq_entry *e)
+{
+	free(e->path);
+	free(e->kept);
+	free(e->dest);
+	free(e->moved_to);
+	free(e->moved_from);
+	json_decref(e->xattrs);
+}
+
+size_t lgq_runs_with_entries(const struct lgq_index *x, size_t *last)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < x->nruns; k++)
+		for (size_t i = 0; i < x->n; i++)
+			if (x->e[i].start_ns == x->runs[k].start_ns) {
+				n++;
+				*last = k;
+				break;
+			}
+	return n;
+}
+
+void lgq_keep_run(struct lgq_index *x, long long start_ns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		if (x->e[i].start_ns && x->e[i].start_ns != start_ns) {
+			entry_free(&x->e[i]);
+			continue;
+		}
+		x->e[k++] = x->e[i];
+	}
+	x->n = k;
+}
+
 void lgq_free(struct lgq_index *x)
 {
-	for (size_t i = 0; i < x->n; i++) {
-		free(x->e[i].path);
-		free(x->e[i].kept);
-		free(x->e[i].dest);
-		free(x->e[i].moved_to);
-		free(x->e[i].moved_from);
-		json_decref(x->e[i].xattrs);
-	}
+	for (size_t i = 0; i < x->n; i++)
+		entry_free(&x->e[i]);
 	free(x->e);
+	free(x->runs);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -472,6 +528,8 @@ int lgq_drop(const char *dir, const char *id, uint64_t *freed)
 	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
 	held_path(dir, id, folder0, sizeof(folder0));
 	unlink(folder0); /* its totals: gone with it */
+	snprintf(folder0, sizeof(folder0), "%s/quarantine/%s.runs", dir, id);
+	unlink(folder0); /* and its runs' ends */
 	e = lgq_load(&r, index, NULL, 0, 0);
 	for (size_t i = 0; i < r.n; i++) {
 		char folder[PATH_MAX];

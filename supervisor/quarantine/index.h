@@ -21,6 +21,7 @@ enum {
 /* One line of a session's quarantine index. */
 struct lgq_entry {
 	long long n, time_ns, atime_ns, mtime_ns, ctime_ns, size;
+	long long start_ns; /* its run's start (0: not said) */
 	long long ino; /* the original's inode number (0: unknown) */
 	long long dev; /* its st_dev (makedev), when LGQ_HAVE_DEV */
 	/* the kept file right after it was made, when LGQ_HAVE_KEPT */
@@ -40,9 +41,16 @@ struct lgq_entry {
 	char *moved_to, *moved_from; /* from: its name at the rename */
 	bool moved, done, back; /* back: this restore moved it */
 };
+/* One run of a session id: its start_ns and (SESSION.runs) its end. */
+struct lgq_run {
+	long long start_ns, end_ns; /* end 0: no end line (lgrun died) */
+};
+
 struct lgq_index {
 	struct lgq_entry *e;
 	size_t n;
+	struct lgq_run *runs; /* in the order their first line came */
+	size_t nruns;
 	long long max_n; /* the highest n of every line, wanted or not */
 	long long start_ns; /* the session's start, when a line says (else 0) */
 	long long newest_ns; /* the newest time_ns of every line */
@@ -58,6 +66,15 @@ int lgq_load(struct lgq_index *x, const char *file, char **paths, size_t npaths,
 int lgq_load_fd(struct lgq_index *x, int fd, char **paths, size_t npaths,
 		long long since_ns);
 void lgq_free(struct lgq_index *x);
+
+/*
+ * A session id run again is another run (its lines carry its start_ns):
+ * how many runs have entries, the last of them at *last (an index of
+ * x->runs); lgq_keep_run leaves only the entries of the run that started
+ * at start_ns (and lines of no run: a restore's set-asides).
+ */
+size_t lgq_runs_with_entries(const struct lgq_index *x, size_t *last);
+void lgq_keep_run(struct lgq_index *x, long long start_ns);
 
 /* What one session's index says it holds. */
 struct lgq_held {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/clock.h"
 #include "index.h"
 #include "lib/json.h"
 #include "quarantine_int.h"
@@ -390,6 +391,31 @@ int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
 				    who, NULL);
 	if (e)
 		q->seq--;
+	return e;
+}
+
+int lg_quarantine_end_run(struct lg_quarantine *q)
+{
+	char p[PATH_MAX + 256], line[96];
+	int fd, n, e = 0;
+
+	if (!q || q->index_fd < 0)
+		return 0; /* nothing kept: no run to close */
+	/* SESSION.jsonl -> SESSION.runs, beside it */
+	n = snprintf(p, sizeof(p), "%.*s.runs",
+		     (int)(strlen(q->index) - strlen(".jsonl")), q->index);
+	if (n < 0 || (size_t)n >= sizeof(p))
+		return -ENAMETOOLONG;
+	fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(line, sizeof(line),
+		     "{\"start_ns\":%lld,\"end_ns\":%lld}\n",
+		     (long long)q->start_ns, (long long)lg_real_ns());
+	if (write(fd, line, (size_t)n) != n)
+		e = -EIO;
+	close(fd);
 	return e;
 }
 

@@ -139,6 +139,14 @@ int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
 			const struct statx *st,
 			const struct lg_quarantine_who *who);
 
+/*
+ * The run is over (the tree gone): its start and end, a line of
+ * STATE_DIR/quarantine/SESSION.runs, so that a restore of this run, when
+ * the session id runs again later, tells what changed after it. Written
+ * only when the index exists. 0 or -errno.
+ */
+int lg_quarantine_end_run(struct lg_quarantine *q);
+
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);

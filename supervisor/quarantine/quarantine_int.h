@@ -49,6 +49,7 @@ struct lg_quarantine {
 	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
 	uint64_t last_dir_dev, last_dir_ino; /* last_dir_fd's directory */
 	unsigned seq, files, dirs;
+	bool seq_known; /* seq read from the index of an earlier run */
 	uint64_t bytes, max_bytes;
 	int64_t start_ns;
 	long long oldest_ns, newest_ns; /* the entries' times */
@@ -96,6 +97,8 @@ struct lg_qspot {
  */
 int lg_quarantine_place(struct lg_quarantine *q, const char *path,
 			struct lg_qspot *sp, bool afresh);
+/* The numbering after an earlier run's entries (once per run). */
+void lg_quarantine_seq_start(struct lg_quarantine *q);
 int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
 			   struct lg_qspot *sp, bool afresh);
 /* st is the inode the tree was about to remove or change (who's). */

@@ -137,6 +137,7 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 
 	lg_record_flush(s->rec); /* the recording is whole before the end */
 	lg_quarantine_flush(s->quarantine); /* and the quarantine's index */
+	lg_quarantine_end_run(s->quarantine); /* its run's end, for restore */
 	if (model_unseen(s))
 		lg_warn("no model turn of %s went through lgrun in this session: if it talked to its model, that traffic went around lgrun (a base URL of its own, a CA store of its own, a connection that ignores the proxy variables%s); [llm] mode = both and -v tell more",
 			s->info.agent,
