@@ -45,6 +45,11 @@ static bool creatable(const char *path)
 	return S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0;
 }
 
+static const char *cfg_dir(const struct lg_config *cfg)
+{
+	return cfg ? cfg->state_dir : NULL;
+}
+
 int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 			 char *out, size_t size, struct lg_error *err)
 {
@@ -78,6 +83,30 @@ int lg_state_dir_resolve(const char *cli, const struct lg_config *cfg,
 		return lg_error_set(err, ENAMETOOLONG,
 				    "the state dir %.200s...: path too long",
 				    out);
+	/*
+	 * On the command line or in the environment, a relative folder is
+	 * where the user stands (as every tool's path argument), made
+	 * absolute once, here; in the configuration file it means nothing
+	 * sure (where lgrun starts): refused.
+	 */
+	if (from && *from != '/' && from != cfg_dir(cfg)) {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return lg_error_set(
+				err, errno,
+				"the state dir '%s' (%s) is relative, and the current directory cannot be read",
+				from,
+				from == cli ? "--state-dir" :
+					      "LGRUN_STATE_DIR");
+		n = snprintf(out, size, "%s/%s", strcmp(cwd, "/") ? cwd : "",
+			     from);
+		if (n < 0 || (size_t)n >= size)
+			return lg_error_set(
+				err, ENAMETOOLONG,
+				"the state dir %.200s...: path too long", out);
+		from = out;
+	}
 	if (from && *from != '/')
 		return lg_error_set(
 			err, EINVAL,
