@@ -91,6 +91,34 @@ static int walk_trusted(const struct restore *r, const char *abs,
 	return lg_steal_fd(&cur);
 }
 
+/*
+ * The session's folder on a mount whose top is another user's (lgrun kept
+ * there in M/.lgrun-quarantine: issue 39 item 13): walked without
+ * following a symlink, and trusted as the very folder lgrun made and
+ * recorded (its device and inode), root's or the index owner's, writable
+ * by no one else. What is below it is opened from that descriptor: a
+ * swap of a folder above it later changes nothing. Else err (-EPERM).
+ */
+static int made_by_lgrun(const struct restore *r, const struct lgq_entry *e,
+			 const char *sp, int err)
+{
+	struct stat st;
+	int fd;
+
+	if (!e->folder_ino)
+		return err; /* an index of an older lgrun: no record to match */
+	fd = rst_walk_abs(sp, false);
+	if (fd < 0)
+		return err;
+	if (!rst_trusted(r, fd, true, &st) ||
+	    (long long)st.st_dev != e->folder_dev ||
+	    (long long)st.st_ino != e->folder_ino) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 static bool digits(const char *s, size_t n)
 {
 	if (!n)
@@ -151,6 +179,8 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 		char *sp = strndup(k, (size_t)(b - k));
 
 		f->sfd = sp ? walk_trusted(r, sp, 2, &f->why) : -ENOMEM;
+		if (f->sfd == -EPERM && sp)
+			f->sfd = made_by_lgrun(r, e, sp, f->sfd);
 		free(sp);
 		if (f->sfd >= 0) {
 			f->fd = rst_open2(f->sfd, strrchr(f->path, '/') + 1,

@@ -40,6 +40,7 @@ struct qrec {
 	int64_t time_ns, start_ns;
 	struct statx st, ks; /* the original's, as it was; the kept file's */
 	bool has_ks, removed_as;
+	uint64_t folder_dev, folder_ino; /* the session's folder kept is in */
 	pid_t pid;
 	uint32_t session, path, tree, kept, xattrs, exe, audit_id;
 	char strings[];
@@ -187,6 +188,10 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 	}
 	if (e->start_ns)
 		lg_json_int(&j, "start_ns", e->start_ns);
+	if (e->folder_ino) { /* restore trusts it by these */
+		lg_json_int(&j, "folder_dev", (long long)e->folder_dev);
+		lg_json_int(&j, "folder_ino", (long long)e->folder_ino);
+	}
 	lg_json_int(&j, "pid", e->pid);
 	lg_json_str(&j, "exe", get_str(e, e->exe));
 	if ((v = get_str(e, e->audit_id)))
@@ -244,6 +249,10 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 	if (ks)
 		e->ks = *ks;
 	e->removed_as = tree && who->origin && strcmp(path, who->origin) == 0;
+	if (strcmp(kind, "file") == 0) {
+		e->folder_dev = q->commit_dev;
+		e->folder_ino = q->commit_ino;
+	}
 	e->pid = who->pid;
 	e->session = put_str(e, &at, q->session);
 	e->path = put_str(e, &at, path);
@@ -297,6 +306,8 @@ int lg_quarantine_place_in(struct lg_quarantine *q, struct lg_qroot *r,
 	n = q->seq + 1;
 	if (!r)
 		return -EXDEV;
+	sp->root_dev = r->dev;
+	sp->root_ino = r->ino;
 	if (r->err)
 		return r->err;
 	if (afresh)
@@ -392,8 +403,11 @@ int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
 		path = who->origin;
 	}
 	q->seq++;
+	q->commit_dev = sp->root_dev;
+	q->commit_ino = sp->root_ino;
 	e = lg_quarantine_index_add(q, "file", path, tree, sp->kept, st,
 				    ks ? ks : st, who, NULL);
+	q->commit_dev = q->commit_ino = 0;
 	if (e) {
 		unlinkat(sp->dirfd, sp->name, 0);
 		q->seq--;

@@ -233,6 +233,14 @@ struct lg_qroot *lg_quarantine_root_of_mount(struct lg_quarantine *q,
 		e = trusted(top, &r->fd, &why);
 	if (!e)
 		e = session_folder(q, r, &why);
+	if (!e) {
+		struct stat st;
+
+		if (fstat(r->fd, &st) == 0) {
+			r->dev = st.st_dev;
+			r->ino = st.st_ino;
+		}
+	}
 	r->err = e;
 	if (e && why.msg[0])
 		lg_warn("quarantine: %s: refused; what is removed or changed on the mount of %s is copied to the state dir's folder instead (up to max_copy)",

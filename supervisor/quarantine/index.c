@@ -147,6 +147,8 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	e->n = n;
 	e->time_ns = t;
 	e->start_ns = start;
+	e->folder_dev = json_integer_value(json_object_get(o, "folder_dev"));
+	e->folder_ino = json_integer_value(json_object_get(o, "folder_ino"));
 	e->atime_ns = json_integer_value(json_object_get(o, "atime_ns"));
 	e->mtime_ns = json_integer_value(json_object_get(o, "mtime_ns"));
 	e->size = json_integer_value(json_object_get(o, "size"));

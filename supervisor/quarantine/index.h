@@ -22,6 +22,8 @@ enum {
 struct lgq_entry {
 	long long n, time_ns, atime_ns, mtime_ns, ctime_ns, size;
 	long long start_ns; /* its run's start (0: not said) */
+	/* the session's folder its kept file is in, as lgrun made it (0: not said) */
+	long long folder_dev, folder_ino;
 	long long ino; /* the original's inode number (0: unknown) */
 	long long dev; /* its st_dev (makedev), when LGQ_HAVE_DEV */
 	/* the kept file right after it was made, when LGQ_HAVE_KEPT */

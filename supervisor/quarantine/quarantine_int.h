@@ -28,6 +28,8 @@ struct lg_qroot {
 	char path[PATH_MAX];
 	int err; /* it could not be made: -errno, said once */
 	int fd; /* the session's folder there, checked (trusted_at), or -1 */
+	uint64_t dev,
+		ino; /* that folder's, as lgrun made it (restore checks) */
 	int bucket_fd; /* the open entries' folder (O_PATH), or -1 */
 	unsigned bucket;
 	/* its filesystem's space: read at most every SPACE_MS */
@@ -49,6 +51,8 @@ struct lg_quarantine {
 	int last_dir_fd; /* last_dir, opened O_PATH when a link needs it */
 	uint64_t last_dir_dev, last_dir_ino; /* last_dir_fd's directory */
 	unsigned seq, files, dirs;
+	uint64_t commit_dev,
+		commit_ino; /* the entry being committed's folder */
 	bool seq_known; /* seq read from the index of an earlier run */
 	uint64_t bytes, max_bytes;
 	int64_t start_ns;
@@ -86,6 +90,7 @@ void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link);
 
 /* Where the next entry goes: its folder (open), its name there, its path. */
 struct lg_qspot {
+	uint64_t root_dev, root_ino; /* the session's folder it is in */
 	int dirfd;
 	char name[16];
 	char kept[PATH_MAX + 32];
