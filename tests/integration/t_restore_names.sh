@@ -47,6 +47,8 @@ case_ "ln f f.l; : > f.l; rm f.l" trip 'for f in data/*; do ln $f $f.l; : > $f.l
 # 3. symlinks: kept (a name with no data: not counted); one replaced by a file
 case_ "rm of 20 symlinks" notrip 'rm l*' 'for i in $(seq -w 1 20); do ln -s data/f$i l$i; done'
 case_ "a symlink replaced by a file" notrip 'rm l01 && echo new > l01; mv data/f02 l02' 'ln -s data/f01 l01; ln -s data/f02 l02'
+# an empty file's name is its data (a marker, a lock): kept, put back
+case_ "rm of empty markers" notrip 'rm data/.gitkeep data/lock' 'touch data/.gitkeep data/lock'
 # 9. back under the name from before the session
 case_ "mv f mf; : > mf (x4)" trip 'for i in 1 2 3 4; do mv data/f0$i data/mf$i; : > data/mf$i; done'
 case_ "mv f mf; : > mf; rm mf" notrip 'mv data/f01 data/mf; : > data/mf; rm data/mf'
