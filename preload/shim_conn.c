@@ -317,3 +317,28 @@ void leave(void)
 {
 	in_shim = 0;
 }
+
+/* The peer's address ("127.0.0.1", "::1", "unix") and port. */
+void peer_of(int fd, char *host, size_t size, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	*port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &a->sin_addr, host, (socklen_t)size);
+			*port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &a->sin6_addr, host,
+				  (socklen_t)size);
+			*port = ntohs(a->sin6_port);
+		} else if (ss.ss_family == AF_UNIX) {
+			snprintf(host, size, "unix");
+		}
+	}
+}

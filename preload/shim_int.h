@@ -137,4 +137,7 @@ void emit(struct lg_wire_buf *w);
 int gate(struct lg_wire_buf *w);
 int conn(void);
 
+/* The peer's address ("127.0.0.1", "::1", "unix") and port of fd (shim_conn.c). */
+void peer_of(int fd, char *host, size_t size, unsigned *port);
+
 #endif

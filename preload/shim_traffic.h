@@ -60,9 +60,6 @@ bool pg_outgoing(int fd, const char *p, size_t n, int *refuse);
 bool pg_incoming(int fd, const char *p, size_t n, int *refuse);
 void pg_forget(int fd);
 
-/* The peer's address ("127.0.0.1", "::1", "unix") and port of fd. */
-void peer_of(int fd, char *host, size_t size, unsigned *port);
-
 /* Sockets and pipes carry tool traffic; files and ttys never do. */
 bool channel(int fd);
 /* Who fd talks to (LG_T_ENDPOINT), cached per fd; 0: unknown. */
