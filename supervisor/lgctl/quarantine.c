@@ -54,13 +54,19 @@ static int list(const char *dir)
 	       "SIZE", "OLDEST", "NEWEST", "STATE");
 	for (size_t i = 0; i < n; i++) {
 		char size[32], a[16], b[16];
+		const char *state;
 
 		lg_human_bytes(h[i].bytes, size, sizeof(size));
 		age(h[i].oldest_ns, a, sizeof(a));
 		age(h[i].newest_ns, b, sizeof(b));
+		if (h[i].blocked)
+			state = "blocked";
+		else if (lg_state_running(dir, h[i].id))
+			state = "running";
+		else
+			state = "-";
 		printf("%-32s %6u %5u %10s %8s %8s %s\n", lgq_show(h[i].id),
-		       h[i].files, h[i].dirs, size, a, b,
-		       h[i].blocked ? "blocked" : "-");
+		       h[i].files, h[i].dirs, size, a, b, state);
 		total += h[i].bytes;
 	}
 	{
@@ -86,7 +92,7 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 	unsigned long ms;
 	bool force = false;
 	struct lgq_held *h;
-	size_t n, dropped = 0, kept_blocked = 0;
+	size_t n, dropped = 0, kept_blocked = 0, running = 0;
 	int c;
 
 	optind = 0;
@@ -121,6 +127,7 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 		total += h[i].bytes;
 	for (size_t i = 0; i < n; i++) { /* oldest first */
 		bool named = optind >= argc, old, over;
+		int e;
 
 		for (int k = optind; k < argc && !named; k++)
 			named = strcmp(argv[k], h[i].id) == 0;
@@ -129,13 +136,28 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 		over = max_bytes && total > max_bytes;
 		if (!named || (!old && !over && optind >= argc))
 			continue;
+		/*
+		 * Never a running session's, --force or not: its next keep
+		 * needs its folder and its index (lgq_drop refuses it too).
+		 */
+		if (lg_state_running(dir, h[i].id)) {
+			printf("skipped   %s: session %s is running: skipped (its entries go once it ends)\n",
+			       lgq_show(h[i].id), lgq_show(h[i].id));
+			running++;
+			continue;
+		}
 		if (h[i].blocked && !force) {
 			printf("kept      %s: the session is blocked (lgctl reset it first, or --force)\n",
 			       lgq_show(h[i].id));
 			kept_blocked++;
 			continue;
 		}
-		if (lgq_drop(dir, h[i].id, NULL) == 0) {
+		e = lgq_drop(dir, h[i].id, NULL);
+		if (e == -EBUSY) { /* it started since */
+			printf("skipped   %s: session %s is running: skipped (its entries go once it ends)\n",
+			       lgq_show(h[i].id), lgq_show(h[i].id));
+			running++;
+		} else if (e == 0) {
 			char size[32];
 
 			lg_human_bytes(h[i].bytes, size, sizeof(size));
@@ -145,8 +167,11 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 			dropped++;
 		}
 	}
-	printf("%zu session(s) removed from the quarantine, %zu blocked kept\n",
+	printf("%zu session(s) removed from the quarantine, %zu blocked kept",
 	       dropped, kept_blocked);
+	if (running)
+		printf(", %zu running skipped", running);
+	printf("\n");
 	free(h);
 	return 0;
 }
@@ -164,6 +189,6 @@ int lgctl_quarantine(const char *dir, const struct lg_config *cfg, int argc,
 		"gc removes the sessions whose newest entry is older than max-age\n"
 		"([quarantine] max_age, 7d), then the oldest while all together hold more\n"
 		"than max-bytes; named SESSIONs are removed whatever their age; a blocked\n"
-		"session only with --force.\n");
+		"session only with --force; a running session never.\n");
 	return 2;
 }

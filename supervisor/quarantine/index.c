@@ -459,6 +459,9 @@ int lgq_drop(const char *dir, const char *id, uint64_t *freed)
 	char index[PATH_MAX + 300], folder0[PATH_MAX + 300];
 	int e;
 
+	/* a running session keeps on: its folders and index stay */
+	if (lg_state_running(dir, id))
+		return -EBUSY;
 	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
 	held_path(dir, id, folder0, sizeof(folder0));
 	unlink(folder0); /* its totals: gone with it */
@@ -534,8 +537,9 @@ int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
 		if (!lg_session_id_valid(id) || strcmp(id, except) == 0 ||
 		    stat(path, &st) < 0 ||
 		    now - mtime_ns(&st) <= (long long)max_age_ms * 1000000LL ||
-		    lg_state_killed(dir, id, buf, sizeof(buf)) == 1)
-			continue;
+		    lg_state_killed(dir, id, buf, sizeof(buf)) == 1 ||
+		    lg_state_running(dir, id))
+			continue; /* lgq_drop would refuse a running one too */
 		if (lgq_drop(dir, id, bytes) == 0)
 			(*sessions)++;
 	}

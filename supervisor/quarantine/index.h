@@ -74,15 +74,17 @@ size_t lgq_sessions(const char *dir, struct lgq_held **out);
 
 /*
  * Removes what session id kept, its folders and its index; adds to *freed
- * (optional) the size of the files whose last link it was. 0 or -errno.
+ * (optional) the size of the files whose last link it was. 0 or -errno:
+ * -EBUSY, and nothing removed, while the session runs (its next keeps
+ * need its folders and its index: lg_state_running).
  */
 int lgq_drop(const char *dir, const char *id, uint64_t *freed);
 
 /*
  * lgrun's own gc, at most once an hour per state dir: the sessions whose
  * newest entry (their index's mtime) is older than max_age_ms go, never a
- * blocked one nor except (the session now ending). How many went and the
- * bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
+ * blocked one, a running one, nor except (the session now ending). How
+ * many went and the bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
  */
 int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
 	       unsigned *sessions, uint64_t *bytes);

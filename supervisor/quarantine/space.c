@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "index.h"
 #include "quarantine_int.h"
+#include "store/state.h"
 
 #define SPACE_MS 100 /* a filesystem's free space is read this often */
 #define EVICT_EVERY_MS 10000 /* older sessions are looked at this often */
@@ -58,8 +59,9 @@ static uint64_t others(struct lg_quarantine *q)
 /*
  * Older sessions' entries dropped to make room, oldest first: never a
  * blocked session's (its trip is what an operator restores), never one
- * that may still run (an entry in the last EVICT_MIN_AGE_NS), never this
- * one's. At most every EVICT_EVERY_MS. True when something went.
+ * that runs (its state says so, or an entry in the last EVICT_MIN_AGE_NS),
+ * never this one's. At most every EVICT_EVERY_MS. True when something
+ * went.
  */
 static bool evict(struct lg_quarantine *q, uint64_t now)
 {
@@ -76,7 +78,8 @@ static bool evict(struct lg_quarantine *q, uint64_t now)
 		uint64_t freed = 0;
 
 		if (h[i].blocked || h[i].newest_ns > cut ||
-		    strcmp(h[i].id, q->session) == 0)
+		    strcmp(h[i].id, q->session) == 0 ||
+		    lg_state_running(q->state_dir, h[i].id))
 			continue;
 		if (lgq_drop(q->state_dir, h[i].id, &freed) == 0) {
 			lg_warn("quarantine: dropped what session %s kept (%llu bytes) to stay above the free-space floor",
