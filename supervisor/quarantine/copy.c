@@ -2,12 +2,14 @@
 /*
  * A bounded copy of a file for the quarantine (lg_quarantine_copy): a
  * truncation's or a write's target, or a removal's that no link can
- * reach. A reflink where the filesystem makes one, else copied; the
+ * reach. A reflink where the filesystem makes one (it takes no new
+ * space), else copied (a copy takes its bytes: max_bytes, max_total); the
  * original's extended attributes, owner, mode and times on the copy.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +41,11 @@ static void copy_xattrs(int in, int out)
 	free(value);
 }
 
-/* in's content into out: a reflink, else copied (copy_file_range). */
-static int clone_or_copy(int in, int out, uint64_t size)
+/* in's content into out (empty), copied (copy_file_range). */
+static int copy_data(int in, int out, uint64_t size)
 {
 	uint64_t done = 0;
 
-	if (ioctl(out, FICLONE, in) == 0)
-		return 0;
 	while (done < size) {
 		ssize_t n = copy_file_range(in, NULL, out, NULL,
 					    (size_t)(size - done), 0);
@@ -70,6 +70,8 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	LG_AUTOCLOSE int out = -1;
 	struct lg_qspot sp;
 	struct statx st, ks;
+	uint64_t cost, copied;
+	bool reflink;
 	int e;
 
 	if (path[0] != '/' && who->at_dirfd < 0)
@@ -97,10 +99,9 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -errno;
 	if (!lg_quarantine_same_inode(&st, who) || !S_ISREG(st.stx_mode))
 		return -ESTALE;
-	if (st.stx_size > max_copy)
+	cost = st.stx_size; /* what a copy takes */
+	if (cost > max_copy)
 		return -EFBIG;
-	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
-		return -ENOSPC;
 	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
 		e = path[0] == '/' ? lg_quarantine_place(q, path, &sp, afresh) :
 				     -EXDEV;
@@ -114,8 +115,6 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 			snprintf(alt, sizeof(alt), "%s/-", q->state_dir);
 			e = lg_quarantine_place(q, alt, &sp, afresh);
 		}
-		if (!e && !afresh)
-			e = lg_quarantine_room(q, q->last_root, st.stx_size);
 		if (e)
 			return e;
 		out = openat(sp.dirfd, sp.name,
@@ -123,7 +122,18 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	}
 	if (out < 0)
 		return -errno;
-	e = clone_or_copy(in, out, st.stx_size);
+	/*
+	 * A reflink takes no new space (it holds the blocks the file had,
+	 * as a removal's link does): only the free-space floor bounds it.
+	 * A copy takes its data's bytes: max_bytes and max_total too.
+	 */
+	reflink = ioctl(out, FICLONE, in) == 0;
+	if (!reflink && q->max_bytes && q->copied + cost > q->max_bytes)
+		e = -ENOSPC;
+	else
+		e = lg_quarantine_room(q, q->last_root, cost, !reflink);
+	if (!e && !reflink)
+		e = copy_data(in, out, st.stx_size);
 	if (!e) {
 		struct timespec t[2] = {
 			{ st.stx_atime.tv_sec, st.stx_atime.tv_nsec },
@@ -149,8 +159,10 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
-	e = lg_quarantine_commit(q, path, &sp, &st, &ks, who, PATH_CHECK);
+	copied = reflink ? 0 : (uint64_t)ks.stx_blocks * 512;
+	e = lg_quarantine_commit(q, path, &sp, &st, &ks, who, PATH_CHECK,
+				 copied);
 	if (!e)
-		lg_quarantine_account(q, st.stx_size, false);
+		lg_quarantine_account(q, cost, reflink);
 	return e;
 }

@@ -16,6 +16,7 @@ enum {
 	LGQ_HAVE_CTIME = 1 << 0,
 	LGQ_HAVE_DEV = 1 << 1,
 	LGQ_HAVE_KEPT = 1 << 2, /* kept_ino, kept_size and kept_ctime_ns */
+	LGQ_HAVE_COPIED = 1 << 3, /* copied: a copy's (or a reflink's) */
 };
 
 /* One line of a session's quarantine index. */
@@ -25,6 +26,7 @@ struct lgq_entry {
 	long long dev; /* its st_dev (makedev), when LGQ_HAVE_DEV */
 	/* the kept file right after it was made, when LGQ_HAVE_KEPT */
 	long long kept_ino, kept_size, kept_ctime_ns;
+	long long copied; /* what its copy took anew, when LGQ_HAVE_COPIED */
 	unsigned have;
 	bool dir;
 	unsigned mode, uid, gid;
@@ -53,11 +55,16 @@ int lgq_load_fd(struct lgq_index *x, int fd, char **paths, size_t npaths,
 		long long since_ns);
 void lgq_free(struct lgq_index *x);
 
-/* What one session's index says it holds. */
+/*
+ * What one session's index says it holds: bytes, the kept files' sizes
+ * (what a restore puts back); disk, their allocated blocks; copied, of
+ * those, what copies took anew (max_total's measure: a link or a reflink
+ * holds the blocks its file had).
+ */
 struct lgq_held {
 	char id[200];
 	unsigned files, dirs;
-	uint64_t bytes;
+	uint64_t bytes, disk, copied;
 	long long newest_ns, oldest_ns;
 	bool blocked;
 };
@@ -84,7 +91,8 @@ int lgq_drop(const char *dir, const char *id, uint64_t *freed);
  * lgrun's own gc, at most once an hour per state dir: the sessions whose
  * newest entry (their index's mtime) is older than max_age_ms go, never a
  * blocked one, a running one, nor except (the session now ending). How
- * many went and the bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
+ * many went and the
+ * bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
  */
 int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
 	       unsigned *sessions, uint64_t *bytes);

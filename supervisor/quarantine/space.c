@@ -38,7 +38,10 @@ static int read_space(struct lg_quarantine *q, struct lg_qroot *r, uint64_t now)
 	return 0;
 }
 
-/* What the other sessions of the state dir hold, read once. */
+/*
+ * What the other sessions of the state dir took by copies (max_total's
+ * measure: their links hold blocks that were used already), read once.
+ */
 static uint64_t others(struct lg_quarantine *q)
 {
 	struct lgq_held *h = NULL;
@@ -50,7 +53,7 @@ static uint64_t others(struct lg_quarantine *q)
 	n = lgq_sessions(q->state_dir, &h);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(h[i].id, q->session) != 0)
-			sum += h[i].bytes;
+			sum += h[i].copied;
 	free(h);
 	q->others = (int64_t)sum;
 	return sum;
@@ -94,12 +97,13 @@ static bool evict(struct lg_quarantine *q, uint64_t now)
 }
 
 /*
- * Is there room on r's filesystem for size more bytes (a link: space the
- * removal would have freed)? 0, or -EDQUOT below the floor, -EOVERFLOW
- * past max_total, once older sessions' entries are dropped.
+ * Is there room on r's filesystem for size more bytes (a link or a
+ * reflink: space the removal or the truncation would have freed; a copy:
+ * new space, which max_total counts too)? 0, or -EDQUOT below the floor,
+ * -EOVERFLOW past max_total, once older sessions' entries are dropped.
  */
 int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
-		       uint64_t size)
+		       uint64_t size, bool copy)
 {
 	uint64_t now = lg_mono_ms();
 
@@ -113,7 +117,8 @@ int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
 			   r->avail - r->since >= r->floor &&
 			   r->avail - r->since - r->floor >= r->linked + size;
 		total_ok = !q->lim.max_total ||
-			   others(q) + q->bytes + size <= q->lim.max_total;
+			   others(q) + q->copied + (copy ? size : 0) <=
+				   q->lim.max_total;
 		if (floor_ok && total_ok)
 			return 0;
 		if (pass || !evict(q, now))
@@ -122,7 +127,10 @@ int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
 	return -EDQUOT;
 }
 
-/* What an entry of size bytes takes of its root's filesystem. */
+/*
+ * What an entry of size bytes takes of its root's filesystem: a link (or
+ * a reflink) holds blocks, a copy took them since the free space was read.
+ */
 void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link)
 {
 	struct lg_qroot *r = q->last_root;
