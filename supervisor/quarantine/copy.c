@@ -2,8 +2,8 @@
 /*
  * A bounded copy of a file for the quarantine (lg_quarantine_copy): a
  * truncation's or a write's target, or a removal's that no link can
- * reach. A reflink where the filesystem makes one (it takes no new
- * space), else copied (a copy takes its bytes: max_bytes, max_total); the
+ * reach. A reflink where the filesystem makes one, else its data copied
+ * with its holes left holes (max_copy judges the data, not the size); the
  * original's extended attributes, owner, mode and times on the copy.
  */
 #include <errno.h>
@@ -41,26 +41,87 @@ static void copy_xattrs(int in, int out)
 	free(value);
 }
 
-/* in's content into out (empty), copied (copy_file_range). */
-static int copy_data(int in, int out, uint64_t size)
+/*
+ * The bytes of [off, end) of in at the same offsets of out: in the kernel
+ * (copy_file_range), else across filesystems (the state dir's folder) by
+ * sendfile at out's position. 0 or -errno; a file shorter than it was
+ * ends the range (what there is).
+ */
+static int copy_range(int in, int out, uint64_t off, uint64_t end)
 {
-	uint64_t done = 0;
+	while (off < end) {
+		loff_t a = (loff_t)off, b = (loff_t)off;
+		ssize_t n = copy_file_range(in, &a, out, &b,
+					    (size_t)(end - off), 0);
 
-	while (done < size) {
-		ssize_t n = copy_file_range(in, NULL, out, NULL,
-					    (size_t)(size - done), 0);
-
-		/* across filesystems (the state dir's folder): sendfile */
 		if (n < 0 && (errno == EXDEV || errno == EOPNOTSUPP ||
-			      errno == EINVAL || errno == ENOSYS))
-			n = sendfile(out, in, NULL, (size_t)(size - done));
+			      errno == EINVAL || errno == ENOSYS)) {
+			off_t o = (off_t)off;
+
+			n = lseek(out, o, SEEK_SET) < 0 ?
+				    -1 :
+				    sendfile(out, in, &o, (size_t)(end - off));
+		}
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			break; /* shorter than it was: what there is */
-		done += (uint64_t)n;
+			break;
+		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+/*
+ * in's content into out (empty). A sparse file (fewer blocks than its
+ * size) has its data copied extent by extent (SEEK_DATA, SEEK_HOLE) and
+ * its holes left holes, so a 1 GiB file holding 4 KiB takes 4 KiB, and
+ * out ends at in's size; a filesystem that cannot say where data is calls
+ * the whole file data. Any other file is copied whole, as one extent (no
+ * syscall more for the common case).
+ */
+static int copy_data(int in, int out, uint64_t size, bool sparse)
+{
+	uint64_t at = 0;
+
+	if (!sparse)
+		return copy_range(in, out, 0, size);
+	while (at < size) {
+		off_t d = lseek(in, (off_t)at, SEEK_DATA), h;
+		int e;
+
+		if (d < 0 && errno == ENXIO)
+			break; /* a hole up to the end */
+		if (d < 0) {
+			d = (off_t)at; /* not known: data */
+			h = (off_t)size;
+		} else {
+			h = lseek(in, d, SEEK_HOLE);
+			if (h < 0 || (uint64_t)h > size)
+				h = (off_t)size;
+		}
+		if ((uint64_t)d >= size)
+			break;
+		e = copy_range(in, out, (uint64_t)d, (uint64_t)h);
+		if (e)
+			return e;
+		at = (uint64_t)h;
+	}
+	/* the apparent size, a trailing hole included */
+	return ftruncate(out, (off_t)size) < 0 ? -errno : 0;
+}
+
+/*
+ * What a copy of st takes of a disk: its allocated blocks (a sparse
+ * file's holes take none), never more than its size (blocks allocated
+ * past its end, fallocate's KEEP_SIZE, are not copied).
+ */
+uint64_t lg_quarantine_alloc(const struct statx *st)
+{
+	uint64_t a = (uint64_t)st->stx_blocks * 512;
+
+	if (!(st->stx_mask & STATX_BLOCKS))
+		return st->stx_size; /* not said: all data */
+	return a < st->stx_size ? a : st->stx_size;
 }
 
 int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
@@ -99,7 +160,8 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		return -errno;
 	if (!lg_quarantine_same_inode(&st, who) || !S_ISREG(st.stx_mode))
 		return -ESTALE;
-	cost = st.stx_size; /* what a copy takes */
+	/* judged by what a copy takes: a sparse file's data, not its size */
+	cost = lg_quarantine_alloc(&st);
 	if (cost > max_copy)
 		return -EFBIG;
 	for (int afresh = 0; out < 0 && afresh < 2; afresh++) {
@@ -133,7 +195,7 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 	else
 		e = lg_quarantine_room(q, q->last_root, cost, !reflink);
 	if (!e && !reflink)
-		e = copy_data(in, out, st.stx_size);
+		e = copy_data(in, out, st.stx_size, cost < st.stx_size);
 	if (!e) {
 		struct timespec t[2] = {
 			{ st.stx_atime.tv_sec, st.stx_atime.tv_nsec },

@@ -126,10 +126,11 @@ int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 
 /*
  * Keeps the content of the file at path before it is truncated: a reflink
- * where the filesystem has them (it takes no new space), else a copy of at
- * most max_copy bytes (larger: -EFBIG; 0: no copies). 0 or -errno: as
- * lg_quarantine_link, and ENOSPC when a copy would pass max_bytes,
- * EOVERFLOW max_total.
+ * where the filesystem has them, else a copy of its data, its holes left
+ * holes. max_copy bounds the data (allocated bytes, at most the size: a
+ * 1 GiB file holding 4 KiB costs 4 KiB; larger: -EFBIG; 0: no copies).
+ * 0 or -errno: as lg_quarantine_link, and ENOSPC when a copy would pass
+ * max_bytes, EOVERFLOW max_total.
  */
 int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who, uint64_t max_copy);

@@ -134,5 +134,7 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 			    const struct statx *ks,
 			    const struct lg_quarantine_who *who,
 			    const char *xattrs, long long copied);
+/* What a copy of st takes: its allocated bytes, at most its size. */
+uint64_t lg_quarantine_alloc(const struct statx *st);
 
 #endif
