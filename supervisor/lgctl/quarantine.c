@@ -42,7 +42,7 @@ static int list(const char *dir)
 {
 	struct lgq_held *h;
 	size_t n = lgq_sessions(dir, &h);
-	uint64_t total = 0;
+	uint64_t total = 0, disk = 0, copied = 0;
 
 	if (!n) {
 		printf("the quarantine is empty (%s/quarantine)\n",
@@ -50,24 +50,43 @@ static int list(const char *dir)
 		free(h);
 		return 0;
 	}
-	printf("%-32s %6s %5s %10s %8s %8s %s\n", "SESSION", "FILES", "DIRS",
-	       "SIZE", "OLDEST", "NEWEST", "STATE");
+	/*
+	 * SIZE: the kept files' sizes (what a restore puts back); DISK: the
+	 * blocks they hold; COPIED: of those, what keeping took anew (the
+	 * rest are links and reflinks to blocks the files had already)
+	 */
+	printf("%-32s %6s %5s %10s %10s %10s %8s %8s %s\n", "SESSION", "FILES",
+	       "DIRS", "SIZE", "DISK", "COPIED", "OLDEST", "NEWEST", "STATE");
 	for (size_t i = 0; i < n; i++) {
-		char size[32], a[16], b[16];
+		char size[32], dsk[32], cp[32], a[16], b[16];
+		const char *state;
 
 		lg_human_bytes(h[i].bytes, size, sizeof(size));
+		lg_human_bytes(h[i].disk, dsk, sizeof(dsk));
+		lg_human_bytes(h[i].copied, cp, sizeof(cp));
 		age(h[i].oldest_ns, a, sizeof(a));
 		age(h[i].newest_ns, b, sizeof(b));
-		printf("%-32s %6u %5u %10s %8s %8s %s\n", lgq_show(h[i].id),
-		       h[i].files, h[i].dirs, size, a, b,
-		       h[i].blocked ? "blocked" : "-");
+		if (h[i].blocked)
+			state = "blocked";
+		else if (lg_state_running(dir, h[i].id))
+			state = "running";
+		else
+			state = "-";
+		printf("%-32s %6u %5u %10s %10s %10s %8s %8s %s\n",
+		       lgq_show(h[i].id), h[i].files, h[i].dirs, size, dsk, cp,
+		       a, b, state);
 		total += h[i].bytes;
+		disk += h[i].disk;
+		copied += h[i].copied;
 	}
 	{
-		char size[32];
+		char size[32], dsk[32], cp[32];
 
 		lg_human_bytes(total, size, sizeof(size));
-		printf("%zu session(s), %s held\n", n, size);
+		lg_human_bytes(disk, dsk, sizeof(dsk));
+		lg_human_bytes(copied, cp, sizeof(cp));
+		printf("%zu session(s), %s held: %s on disk, of which %s copied (the rest: blocks the kept files had already, held by links)\n",
+		       n, size, dsk, cp);
 	}
 	free(h);
 	return 0;
@@ -86,7 +105,7 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 	unsigned long ms;
 	bool force = false;
 	struct lgq_held *h;
-	size_t n, dropped = 0, kept_blocked = 0;
+	size_t n, dropped = 0, kept_blocked = 0, running = 0;
 	int c;
 
 	optind = 0;
@@ -118,9 +137,10 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 	}
 	n = lgq_sessions(dir, &h);
 	for (size_t i = 0; i < n; i++)
-		total += h[i].bytes;
+		total += h[i].disk;
 	for (size_t i = 0; i < n; i++) { /* oldest first */
 		bool named = optind >= argc, old, over;
+		int e;
 
 		for (int k = optind; k < argc && !named; k++)
 			named = strcmp(argv[k], h[i].id) == 0;
@@ -129,24 +149,42 @@ static int gc(const char *dir, const struct lg_config *cfg, int argc,
 		over = max_bytes && total > max_bytes;
 		if (!named || (!old && !over && optind >= argc))
 			continue;
+		/*
+		 * Never a running session's, --force or not: its next keep
+		 * needs its folder and its index (lgq_drop refuses it too).
+		 */
+		if (lg_state_running(dir, h[i].id)) {
+			printf("skipped   %s: session %s is running: skipped (its entries go once it ends)\n",
+			       lgq_show(h[i].id), lgq_show(h[i].id));
+			running++;
+			continue;
+		}
 		if (h[i].blocked && !force) {
 			printf("kept      %s: the session is blocked (lgctl reset it first, or --force)\n",
 			       lgq_show(h[i].id));
 			kept_blocked++;
 			continue;
 		}
-		if (lgq_drop(dir, h[i].id, NULL) == 0) {
+		e = lgq_drop(dir, h[i].id, NULL);
+		if (e == -EBUSY) { /* it started since */
+			printf("skipped   %s: session %s is running: skipped (its entries go once it ends)\n",
+			       lgq_show(h[i].id), lgq_show(h[i].id));
+			running++;
+		} else if (e == 0) {
 			char size[32];
 
 			lg_human_bytes(h[i].bytes, size, sizeof(size));
 			printf("removed   %s: %u file(s), %s\n",
 			       lgq_show(h[i].id), h[i].files, size);
-			total -= h[i].bytes;
+			total -= h[i].disk;
 			dropped++;
 		}
 	}
-	printf("%zu session(s) removed from the quarantine, %zu blocked kept\n",
+	printf("%zu session(s) removed from the quarantine, %zu blocked kept",
 	       dropped, kept_blocked);
+	if (running)
+		printf(", %zu running skipped", running);
+	printf("\n");
 	free(h);
 	return 0;
 }
@@ -163,7 +201,7 @@ int lgctl_quarantine(const char *dir, const struct lg_config *cfg, int argc,
 		"       lgctl quarantine gc [--max-age DUR] [--max-bytes SIZE] [--force] [SESSION...]\n"
 		"gc removes the sessions whose newest entry is older than max-age\n"
 		"([quarantine] max_age, 7d), then the oldest while all together hold more\n"
-		"than max-bytes; named SESSIONs are removed whatever their age; a blocked\n"
-		"session only with --force.\n");
+		"than max-bytes on disk; named SESSIONs are removed whatever their age; a\n"
+		"blocked session only with --force; a running session never.\n");
 	return 2;
 }

@@ -92,22 +92,68 @@ static bool session_version(const struct restore *r, const struct lgq_entry *e,
 	       (ns_of(cur->stx_ctime) <= r->end_ns || rst_moved_back(r, cur));
 }
 
-/* The kept file's content into a new file at pfd/name (--to elsewhere). */
+/*
+ * in's bytes from off to end into out at the same offsets. 0 or -errno;
+ * a file shorter than it was ends it.
+ */
+static int copy_extent(int in, int out, off_t off, off_t end, char *buf,
+		       size_t size)
+{
+	while (off < end) {
+		size_t want = (size_t)(end - off) < size ? (size_t)(end - off) :
+							   size;
+		ssize_t n = pread(in, buf, want, off);
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		if (pwrite(out, buf, (size_t)n, off) != n)
+			return -EIO;
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * The kept file's content into a new file at pfd/name (--to elsewhere, or
+ * across filesystems): its data extent by extent (SEEK_DATA, SEEK_HOLE),
+ * its holes left holes and its size set, so a sparse file comes back
+ * sparse.
+ */
 static int copy_into(int in, int pfd, const char *name)
 {
 	LG_AUTOCLOSE int out = rst_open2(
 		pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 	char buf[65536];
-	ssize_t n;
+	struct stat st;
+	off_t at = 0;
 
 	if (out < 0)
 		return out;
-	if (lseek(in, 0, SEEK_SET) < 0)
+	if (fstat(in, &st) < 0)
 		return -errno;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			return -EIO;
-	if (n < 0)
+	while (at < st.st_size) {
+		off_t d = lseek(in, at, SEEK_DATA), h;
+		int e;
+
+		if (d < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		if (d < 0) { /* not known: all data */
+			d = at;
+			h = st.st_size;
+		} else if ((h = lseek(in, d, SEEK_HOLE)) < 0 ||
+			   h > st.st_size) {
+			h = st.st_size;
+		}
+		if (d >= st.st_size)
+			break;
+		e = copy_extent(in, out, d, h, buf, sizeof(buf));
+		if (e)
+			return e;
+		at = h;
+	}
+	if (ftruncate(out, st.st_size) < 0)
 		return -errno;
 	{ /* the extended attributes go with the content */
 		char names[65536];

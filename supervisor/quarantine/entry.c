@@ -41,6 +41,7 @@ struct qrec {
 	struct statx st, ks; /* the original's, as it was; the kept file's */
 	bool has_ks, removed_as;
 	uint64_t folder_dev, folder_ino; /* the session's folder kept is in */
+	long long copied; /* a copy's new bytes; -1: not a copy */
 	pid_t pid;
 	uint32_t session, path, tree, kept, xattrs, exe, audit_id;
 	char strings[];
@@ -186,6 +187,8 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 		lg_json_int(&j, "kept_size", (long long)e->ks.stx_size);
 		lg_json_int(&j, "kept_ctime_ns", ns(e->ks.stx_ctime));
 	}
+	if (e->copied >= 0) /* a reflink's 0: it holds, took nothing */
+		lg_json_int(&j, "copied", e->copied);
 	if (e->start_ns)
 		lg_json_int(&j, "start_ns", e->start_ns);
 	if (e->folder_ino) { /* restore trusts it by these */
@@ -215,7 +218,7 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 			    const char *kept, const struct statx *st,
 			    const struct statx *ks,
 			    const struct lg_quarantine_who *who,
-			    const char *xattrs)
+			    const char *xattrs, long long copied)
 {
 	size_t n = sizeof(struct qrec) + strlen(path) + 1 + strlen(q->session) +
 		   1 + (tree ? strlen(tree) + 1 : 0) +
@@ -248,6 +251,7 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 	e->has_ks = ks != NULL;
 	if (ks)
 		e->ks = *ks;
+	e->copied = copied;
 	e->removed_as = tree && who->origin && strcmp(path, who->origin) == 0;
 	if (strcmp(kind, "file") == 0) {
 		e->folder_dev = q->commit_dev;
@@ -385,12 +389,15 @@ const char *lg_quarantine_recorded(const char *path,
 
 /*
  * An entry made at kept: into the index, and counted (else removed). st:
- * the original's facts; ks: the kept file's (NULL: the same inode, st).
+ * the original's facts; ks: the kept file's (NULL: the same inode, st);
+ * copied: the bytes a copy took anew (0: a link or a reflink, which hold
+ * the blocks the file had).
  */
 int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
 			 const struct lg_qspot *sp, const struct statx *st,
 			 const struct statx *ks,
-			 const struct lg_quarantine_who *who, int how)
+			 const struct lg_quarantine_who *who, int how,
+			 uint64_t copied)
 {
 	char view[2 * PATH_MAX];
 	const char *tree;
@@ -406,7 +413,8 @@ int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
 	q->commit_dev = sp->root_dev;
 	q->commit_ino = sp->root_ino;
 	e = lg_quarantine_index_add(q, "file", path, tree, sp->kept, st,
-				    ks ? ks : st, who, NULL);
+				    ks ? ks : st, who, NULL,
+				    ks ? (long long)copied : -1);
 	q->commit_dev = q->commit_ino = 0;
 	if (e) {
 		unlinkat(sp->dirfd, sp->name, 0);
@@ -415,5 +423,7 @@ int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
 	}
 	q->files++;
 	q->bytes += st->stx_size;
+	q->held += (uint64_t)(ks ? ks : st)->stx_blocks * 512;
+	q->copied += copied;
 	return 0;
 }

@@ -164,6 +164,7 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 		if (k == 7)
 			e->have |= LGQ_HAVE_KEPT;
 	}
+	e->copied = int_of(o, "copied", &e->have, LGQ_HAVE_COPIED);
 	e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
 	e->uid = (unsigned)json_integer_value(json_object_get(o, "uid"));
 	e->gid = (unsigned)json_integer_value(json_object_get(o, "gid"));
@@ -345,6 +346,8 @@ int lgq_held_write(const char *dir, const struct lgq_held *h, int index_fd)
 	lg_json_int(&j, "files", h->files);
 	lg_json_int(&j, "dirs", h->dirs);
 	lg_json_int(&j, "bytes", (long long)h->bytes);
+	lg_json_int(&j, "disk", (long long)h->disk);
+	lg_json_int(&j, "copied", (long long)h->copied);
 	lg_json_int(&j, "oldest_ns", h->oldest_ns);
 	lg_json_int(&j, "newest_ns", h->newest_ns);
 	line = lg_json_end(&j);
@@ -405,6 +408,9 @@ static bool held_read(const char *dir, const char *index, struct lgq_held *h)
 	h->files = (unsigned)field_ll(line, "files", &ok);
 	h->dirs = (unsigned)field_ll(line, "dirs", &ok);
 	h->bytes = (uint64_t)field_ll(line, "bytes", &ok);
+	/* an older lgrun's totals lack these: the index says them */
+	h->disk = (uint64_t)field_ll(line, "disk", &ok);
+	h->copied = (uint64_t)field_ll(line, "copied", &ok);
 	h->oldest_ns = field_ll(line, "oldest_ns", &ok);
 	h->newest_ns = field_ll(line, "newest_ns", &ok);
 	return ok;
@@ -423,24 +429,35 @@ static int held_of(const char *dir, const char *id, struct lgq_held *h)
 	if (held_read(dir, index, h))
 		return 0;
 	h->files = h->dirs = 0;
-	h->bytes = 0;
+	h->bytes = h->disk = h->copied = 0;
 	h->oldest_ns = h->newest_ns = 0;
 	e = lgq_load(&r, index, NULL, 0, 0);
 	for (size_t i = 0; i < r.n; i++) {
+		const struct lgq_entry *x = &r.e[i];
 		struct stat st;
 
-		if (r.e[i].moved) {
+		if (x->moved) {
 			/* a name, no data */
-		} else if (r.e[i].dir) {
+		} else if (x->dir) {
 			h->dirs++;
-		} else if (lstat(r.e[i].kept, &st) == 0) {
+		} else if (lstat(x->kept, &st) == 0) {
 			h->files++;
 			h->bytes += (uint64_t)st.st_size;
+			h->disk += (uint64_t)st.st_blocks * 512;
+			/*
+			 * a copy's new bytes, as its line says; an older
+			 * line's copy (another inode) took its blocks
+			 */
+			if (x->have & LGQ_HAVE_COPIED)
+				h->copied += (uint64_t)x->copied;
+			else if ((x->have & LGQ_HAVE_KEPT) &&
+				 x->kept_ino != x->ino)
+				h->copied += (uint64_t)st.st_blocks * 512;
 		}
-		if (!h->oldest_ns || r.e[i].time_ns < h->oldest_ns)
-			h->oldest_ns = r.e[i].time_ns;
-		if (r.e[i].time_ns > h->newest_ns)
-			h->newest_ns = r.e[i].time_ns;
+		if (!h->oldest_ns || x->time_ns < h->oldest_ns)
+			h->oldest_ns = x->time_ns;
+		if (x->time_ns > h->newest_ns)
+			h->newest_ns = x->time_ns;
 	}
 	lgq_free(&r);
 	return e;
@@ -527,6 +544,9 @@ int lgq_drop(const char *dir, const char *id, uint64_t *freed)
 	char index[PATH_MAX + 300], folder0[PATH_MAX + 300];
 	int e;
 
+	/* a running session keeps on: its folders and index stay */
+	if (lg_state_running(dir, id))
+		return -EBUSY;
 	snprintf(index, sizeof(index), "%s/quarantine/%s.jsonl", dir, id);
 	held_path(dir, id, folder0, sizeof(folder0));
 	unlink(folder0); /* its totals: gone with it */
@@ -604,8 +624,9 @@ int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,
 		if (!lg_session_id_valid(id) || strcmp(id, except) == 0 ||
 		    stat(path, &st) < 0 ||
 		    now - mtime_ns(&st) <= (long long)max_age_ms * 1000000LL ||
-		    lg_state_killed(dir, id, buf, sizeof(buf)) == 1)
-			continue;
+		    lg_state_killed(dir, id, buf, sizeof(buf)) == 1 ||
+		    lg_state_running(dir, id))
+			continue; /* lgq_drop would refuse a running one too */
 		if (lgq_drop(dir, id, bytes) == 0)
 			(*sessions)++;
 	}

@@ -16,6 +16,7 @@ enum {
 	LGQ_HAVE_CTIME = 1 << 0,
 	LGQ_HAVE_DEV = 1 << 1,
 	LGQ_HAVE_KEPT = 1 << 2, /* kept_ino, kept_size and kept_ctime_ns */
+	LGQ_HAVE_COPIED = 1 << 3, /* copied: a copy's (or a reflink's) */
 };
 
 /* One line of a session's quarantine index. */
@@ -28,6 +29,7 @@ struct lgq_entry {
 	long long dev; /* its st_dev (makedev), when LGQ_HAVE_DEV */
 	/* the kept file right after it was made, when LGQ_HAVE_KEPT */
 	long long kept_ino, kept_size, kept_ctime_ns;
+	long long copied; /* what its copy took anew, when LGQ_HAVE_COPIED */
 	unsigned have;
 	bool dir;
 	unsigned mode, uid, gid;
@@ -78,11 +80,16 @@ void lgq_free(struct lgq_index *x);
 size_t lgq_runs_with_entries(const struct lgq_index *x, size_t *last);
 void lgq_keep_run(struct lgq_index *x, long long start_ns);
 
-/* What one session's index says it holds. */
+/*
+ * What one session's index says it holds: bytes, the kept files' sizes
+ * (what a restore puts back); disk, their allocated blocks; copied, of
+ * those, what copies took anew (max_total's measure: a link or a reflink
+ * holds the blocks its file had).
+ */
 struct lgq_held {
 	char id[200];
 	unsigned files, dirs;
-	uint64_t bytes;
+	uint64_t bytes, disk, copied;
 	long long newest_ns, oldest_ns;
 	bool blocked;
 };
@@ -99,14 +106,17 @@ size_t lgq_sessions(const char *dir, struct lgq_held **out);
 
 /*
  * Removes what session id kept, its folders and its index; adds to *freed
- * (optional) the size of the files whose last link it was. 0 or -errno.
+ * (optional) the size of the files whose last link it was. 0 or -errno:
+ * -EBUSY, and nothing removed, while the session runs (its next keeps
+ * need its folders and its index: lg_state_running).
  */
 int lgq_drop(const char *dir, const char *id, uint64_t *freed);
 
 /*
  * lgrun's own gc, at most once an hour per state dir: the sessions whose
  * newest entry (their index's mtime) is older than max_age_ms go, never a
- * blocked one nor except (the session now ending). How many went and the
+ * blocked one, a running one, nor except (the session now ending). How
+ * many went and the
  * bytes freed, into *sessions and *bytes; 0, or 1 when it was not due.
  */
 int lgq_expire(const char *dir, uint64_t max_age_ms, const char *except,

@@ -94,6 +94,8 @@ void lg_quarantine_free(struct lg_quarantine *q)
 		struct lgq_held h = { .files = q->files,
 				      .dirs = q->dirs,
 				      .bytes = q->bytes,
+				      .disk = q->held,
+				      .copied = q->copied,
 				      .oldest_ns = q->oldest_ns,
 				      .newest_ns = q->newest_ns };
 
@@ -312,20 +314,24 @@ static int link_by_path(struct lg_quarantine *q, const char *path,
 	}
 	if (e)
 		return e;
-	if (q->max_bytes && q->bytes + st.stx_size > q->max_bytes)
-		e = -ENOSPC;
-	else if (st.stx_nlink <= 2) /* the removal would free it */
-		e = lg_quarantine_room(q, q->last_root, st.stx_size);
+	/*
+	 * A link takes no new space (not counted by max_bytes nor max_total:
+	 * the blocks were the file's already), but it holds what the removal
+	 * would have freed, which the free-space floor bounds.
+	 */
+	if (st.stx_nlink <= 2) /* the removal would free it */
+		e = lg_quarantine_room(q, q->last_root,
+				       (uint64_t)st.stx_blocks * 512, false);
 	if (!e)
 		e = lg_quarantine_commit(q, path, &sp, &st, NULL, who,
-					 at ? PATH_VIEW : PATH_RIGHT);
+					 at ? PATH_VIEW : PATH_RIGHT, 0);
 	if (e) {
 		if (e != -EIO) /* commit removed it */
 			unlinkat(sp.dirfd, sp.name, 0);
 		return e;
 	}
 	if (st.stx_nlink <= 2)
-		lg_quarantine_account(q, st.stx_size, true);
+		lg_quarantine_account(q, (uint64_t)st.stx_blocks * 512, true);
 	return 0;
 }
 
@@ -365,7 +371,7 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		xattrs_json(from, &x);
 		q->seq++;
 		e = lg_quarantine_index_add(q, "dir", path, tree, NULL, &st,
-					    NULL, who, x.buf ? x.buf : "");
+					    NULL, who, x.buf ? x.buf : "", -1);
 		lg_json_free(&x);
 	}
 	if (e) {
@@ -388,7 +394,7 @@ int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
 	q->seq++;
 	/* a rename keeps no file: its kept slot says where it was renamed from */
 	e = lg_quarantine_index_add(q, "moved", before, now, from, st, NULL,
-				    who, NULL);
+				    who, NULL, -1);
 	if (e)
 		q->seq--;
 	return e;
@@ -430,4 +436,11 @@ void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
 	*files = q ? q->files : 0;
 	*dirs = q ? q->dirs : 0;
 	*bytes = q ? q->bytes : 0;
+}
+
+void lg_quarantine_disk(const struct lg_quarantine *q, uint64_t *held,
+			uint64_t *copied)
+{
+	*held = q ? q->held : 0;
+	*copied = q ? q->copied : 0;
 }

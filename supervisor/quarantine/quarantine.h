@@ -27,6 +27,8 @@ struct lg_quarantine;
 
 /*
  * NULL when out of memory; the folders are made at the first entry.
+ * max_bytes (0: none): what the session's copies may take (their
+ * allocated bytes; a link takes nothing new).
  * folders ("DIR,DIR", or NULL): configured places, each used for the mount
  * it is on, before the state dir and the mount's top.
  */
@@ -42,7 +44,8 @@ void lg_quarantine_free(struct lg_quarantine *q);
  * min_free and min_free_fraction of the filesystem. Below it, older ended
  * sessions' entries (never a blocked one's) are dropped first; then the
  * entry is not kept (-EDQUOT). max_total bounds what all sessions of the
- * state dir hold together (0: no bound; past it: -EOVERFLOW).
+ * state dir took by copies together (0: no bound; past it: -EOVERFLOW);
+ * max_bytes (lg_quarantine_new) what this session's copies take.
  */
 struct lg_quarantine_limits {
 	uint64_t max_copy; /* a removal that cannot be linked: a copy */
@@ -112,18 +115,22 @@ struct lg_quarantine_who {
 
 /*
  * Keeps the file at path (absolute, in lgrun's view) before it is
- * removed: a hard link, checked to be who->ino. 0, or -errno: EXDEV when
+ * removed: a hard link, checked to be who->ino (it takes no new space:
+ * max_bytes and max_total do not count it). 0, or -errno: EXDEV when
  * no folder can be made on its mount, ESTALE when path is not that inode
- * in lgrun's view, ENOSPC past max_bytes, EDQUOT at the free-space floor,
- * EOVERFLOW past max_total (lg_quarantine_limits), or why the link failed.
+ * in lgrun's view, EDQUOT at the free-space floor, or why the link failed;
+ * a copy made instead fails as lg_quarantine_copy.
  */
 int lg_quarantine_link(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who);
 
 /*
  * Keeps the content of the file at path before it is truncated: a reflink
- * where the filesystem has them, else a copy of at most max_copy bytes
- * (larger: -EFBIG; 0: no copies). 0 or -errno as lg_quarantine_link.
+ * where the filesystem has them, else a copy of its data, its holes left
+ * holes. max_copy bounds the data (allocated bytes, at most the size: a
+ * 1 GiB file holding 4 KiB costs 4 KiB; larger: -EFBIG; 0: no copies).
+ * 0 or -errno: as lg_quarantine_link, and ENOSPC when a copy would pass
+ * max_bytes, EOVERFLOW max_total.
  */
 int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who, uint64_t max_copy);
@@ -157,6 +164,14 @@ const char *lg_quarantine_index(const struct lg_quarantine *q);
 /* What is held so far (files and directories, bytes of the files). */
 void lg_quarantine_totals(const struct lg_quarantine *q, unsigned *files,
 			  unsigned *dirs, uint64_t *bytes);
+/*
+ * The disk space the kept files hold (their allocated blocks: a sparse
+ * file's holes hold none) and, of it, what keeping took anew: the copies'
+ * (max_bytes's and max_total's measure). A link or a reflink holds the
+ * blocks the file had; the free-space floor bounds those.
+ */
+void lg_quarantine_disk(const struct lg_quarantine *q, uint64_t *held,
+			uint64_t *copied);
 
 /*
  * A path lgrun keeps a quarantine under (protected from the tree): any

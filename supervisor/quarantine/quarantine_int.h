@@ -54,7 +54,13 @@ struct lg_quarantine {
 	uint64_t commit_dev,
 		commit_ino; /* the entry being committed's folder */
 	bool seq_known; /* seq read from the index of an earlier run */
-	uint64_t bytes, max_bytes;
+	/*
+	 * bytes: the kept files' sizes (what a restore puts back); held:
+	 * their allocated blocks; copied: of those, what copies took anew
+	 * (what max_bytes bounds: a link or a reflink holds blocks the file
+	 * had already)
+	 */
+	uint64_t bytes, held, copied, max_bytes;
 	int64_t start_ns;
 	long long oldest_ns, newest_ns; /* the entries' times */
 	struct lg_quarantine_limits lim;
@@ -82,9 +88,12 @@ int lg_quarantine_mkdir_0700(const char *path);
  */
 int lg_quarantine_view_path(int at_dirfd, const char *name, char *out,
 			    size_t size);
-/* Room on r's filesystem for size more bytes: 0, -EDQUOT or -EOVERFLOW. */
+/*
+ * Room on r's filesystem for size more bytes, new space when copy (a
+ * copy), else held (a link, a reflink): 0, -EDQUOT or -EOVERFLOW.
+ */
 int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
-		       uint64_t size);
+		       uint64_t size, bool copy);
 /* What an entry of size bytes took of the last root's filesystem. */
 void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link);
 
@@ -114,17 +123,26 @@ enum { PATH_RIGHT, PATH_CHECK, PATH_VIEW };
 const char *lg_quarantine_recorded(const char *path,
 				   const struct lg_quarantine_who *who, int how,
 				   char *buf, size_t size, const char **tree);
-/* An entry made at sp->kept: into the index, and counted (else removed). */
+/*
+ * An entry made at sp->kept: into the index, and counted (else removed).
+ * copied: the bytes a copy took anew (0: a link, a reflink).
+ */
 int lg_quarantine_commit(struct lg_quarantine *q, const char *path,
 			 const struct lg_qspot *sp, const struct statx *st,
 			 const struct statx *ks,
-			 const struct lg_quarantine_who *who, int how);
-/* The entry's record, held for the index (else its line written). */
+			 const struct lg_quarantine_who *who, int how,
+			 uint64_t copied);
+/*
+ * The entry's record, held for the index (else its line written); copied:
+ * a copy's new bytes, or -1 (a link, a directory: none written).
+ */
 int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 			    const char *path, const char *tree,
 			    const char *kept, const struct statx *st,
 			    const struct statx *ks,
 			    const struct lg_quarantine_who *who,
-			    const char *xattrs);
+			    const char *xattrs, long long copied);
+/* What a copy of st takes: its allocated bytes, at most its size. */
+uint64_t lg_quarantine_alloc(const struct statx *st);
 
 #endif

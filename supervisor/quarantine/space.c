@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "index.h"
 #include "quarantine_int.h"
+#include "store/state.h"
 
 #define SPACE_MS 100 /* a filesystem's free space is read this often */
 #define EVICT_EVERY_MS 10000 /* older sessions are looked at this often */
@@ -37,7 +38,10 @@ static int read_space(struct lg_quarantine *q, struct lg_qroot *r, uint64_t now)
 	return 0;
 }
 
-/* What the other sessions of the state dir hold, read once. */
+/*
+ * What the other sessions of the state dir took by copies (max_total's
+ * measure: their links hold blocks that were used already), read once.
+ */
 static uint64_t others(struct lg_quarantine *q)
 {
 	struct lgq_held *h = NULL;
@@ -49,7 +53,7 @@ static uint64_t others(struct lg_quarantine *q)
 	n = lgq_sessions(q->state_dir, &h);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(h[i].id, q->session) != 0)
-			sum += h[i].bytes;
+			sum += h[i].copied;
 	free(h);
 	q->others = (int64_t)sum;
 	return sum;
@@ -58,8 +62,9 @@ static uint64_t others(struct lg_quarantine *q)
 /*
  * Older sessions' entries dropped to make room, oldest first: never a
  * blocked session's (its trip is what an operator restores), never one
- * that may still run (an entry in the last EVICT_MIN_AGE_NS), never this
- * one's. At most every EVICT_EVERY_MS. True when something went.
+ * that runs (its state says so, or an entry in the last EVICT_MIN_AGE_NS),
+ * never this one's. At most every EVICT_EVERY_MS. True when something
+ * went.
  */
 static bool evict(struct lg_quarantine *q, uint64_t now)
 {
@@ -76,7 +81,8 @@ static bool evict(struct lg_quarantine *q, uint64_t now)
 		uint64_t freed = 0;
 
 		if (h[i].blocked || h[i].newest_ns > cut ||
-		    strcmp(h[i].id, q->session) == 0)
+		    strcmp(h[i].id, q->session) == 0 ||
+		    lg_state_running(q->state_dir, h[i].id))
 			continue;
 		if (lgq_drop(q->state_dir, h[i].id, &freed) == 0) {
 			lg_warn("quarantine: dropped what session %s kept (%llu bytes) to stay above the free-space floor",
@@ -91,12 +97,13 @@ static bool evict(struct lg_quarantine *q, uint64_t now)
 }
 
 /*
- * Is there room on r's filesystem for size more bytes (a link: space the
- * removal would have freed)? 0, or -EDQUOT below the floor, -EOVERFLOW
- * past max_total, once older sessions' entries are dropped.
+ * Is there room on r's filesystem for size more bytes (a link or a
+ * reflink: space the removal or the truncation would have freed; a copy:
+ * new space, which max_total counts too)? 0, or -EDQUOT below the floor,
+ * -EOVERFLOW past max_total, once older sessions' entries are dropped.
  */
 int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
-		       uint64_t size)
+		       uint64_t size, bool copy)
 {
 	uint64_t now = lg_mono_ms();
 
@@ -110,7 +117,8 @@ int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
 			   r->avail - r->since >= r->floor &&
 			   r->avail - r->since - r->floor >= r->linked + size;
 		total_ok = !q->lim.max_total ||
-			   others(q) + q->bytes + size <= q->lim.max_total;
+			   others(q) + q->copied + (copy ? size : 0) <=
+				   q->lim.max_total;
 		if (floor_ok && total_ok)
 			return 0;
 		if (pass || !evict(q, now))
@@ -119,7 +127,10 @@ int lg_quarantine_room(struct lg_quarantine *q, struct lg_qroot *r,
 	return -EDQUOT;
 }
 
-/* What an entry of size bytes takes of its root's filesystem. */
+/*
+ * What an entry of size bytes takes of its root's filesystem: a link (or
+ * a reflink) holds blocks, a copy took them since the free space was read.
+ */
 void lg_quarantine_account(struct lg_quarantine *q, uint64_t size, bool link)
 {
 	struct lg_qroot *r = q->last_root;

@@ -104,7 +104,7 @@ static void remote_fields(const struct lg_session *s, struct lg_json *j,
 void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 {
 	unsigned files, dirs;
-	uint64_t bytes;
+	uint64_t bytes, held, copied;
 
 	/* deleted off this host: counted, never kept */
 	if (s->st.remote_deletes)
@@ -118,7 +118,15 @@ void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_quarantine_totals(s->quarantine, &files, &dirs, &bytes);
 	lg_json_int(j, "kept_files", files);
 	lg_json_int(j, "kept_dirs", dirs);
+	lg_quarantine_disk(s->quarantine, &held, &copied);
+	/*
+	 * kept_bytes: the kept files' sizes (what a restore puts back);
+	 * held_bytes: the disk blocks they hold; copied_bytes: of those,
+	 * what copies took anew (max_bytes's measure; the rest are links)
+	 */
 	lg_json_int(j, "kept_bytes", (long long)bytes);
+	lg_json_int(j, "held_bytes", (long long)held);
+	lg_json_int(j, "copied_bytes", (long long)copied);
 	lg_json_int(j, "not_kept", s->not_kept);
 	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
 }

@@ -119,7 +119,7 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 		 r == -EPERM ?
 			 "the quarantine folder on its mount is refused" :
 		 r == -EOVERFLOW ?
-			 "all sessions together hold quarantine.max_total" :
+			 "all sessions' copies reach quarantine.max_total" :
 			 strerror(-r),
 		 s->cfg->quarantine_deny ? ": refused (on_full = deny)" :
 					   ": let through (on_full = allow)");

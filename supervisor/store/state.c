@@ -290,6 +290,21 @@ bool lg_state_orphaned(const char *line)
 	       kill((pid_t)p, 0) < 0 && errno == ESRCH;
 }
 
+bool lg_state_running(const char *dir, const char *id)
+{
+	char line[8192], state[32], pid[16];
+	long p;
+
+	if (lg_state_last(dir, id, line, sizeof(line)) < 0)
+		return false;
+	lg_json_field(line, "state", state, sizeof(state));
+	lg_json_field(line, "lgrun_pid", pid, sizeof(pid));
+	p = atol(pid);
+	/* another user's lgrun (EPERM) runs too */
+	return strcmp(state, "running") == 0 && p > 1 &&
+	       (kill((pid_t)p, 0) == 0 || errno != ESRCH);
+}
+
 int lg_state_claim_lost(const char *dir, const char *id, const char *by)
 {
 	char p[PATH_MAX];

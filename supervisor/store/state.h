@@ -77,6 +77,12 @@ int lg_state_last(const char *dir, const char *id, char *buf, size_t size);
 /* A state line that says running while its lgrun pid is gone. */
 bool lg_state_orphaned(const char *line);
 /*
+ * The session runs: its current state says running and its lgrun is
+ * alive (what lgctl status shows as running). A session whose lgrun is
+ * gone (lg_state_orphaned) does not: it keeps nothing more.
+ */
+bool lg_state_running(const char *dir, const char *id);
+/*
  * Claims the writing of a lost session's end (<id>.lost, made exclusively):
  * 1 for the first caller, 0 when someone already did, or -errno.
  */
