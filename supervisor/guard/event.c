@@ -32,6 +32,8 @@ const char *lg_op_name(enum lg_op op)
 		return "remote_delete";
 	case LG_OP_LINK:
 		return "link";
+	case LG_OP_MAKE:
+		return "make";
 	case LG_OP_DEVICE_WRITE:
 		return "device_write";
 	case LG_OP_COUNT:

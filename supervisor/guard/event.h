@@ -68,6 +68,8 @@ enum lg_op {
 	LG_OP_REMOTE_DELETE,
 	/* a hard link: another name for an inode (seccomp; results only) */
 	LG_OP_LINK,
+	/* a name made: a file created, mkdir, symlink (the undo's record) */
+	LG_OP_MAKE,
 	/*
 	 * an open for writing of a block device that holds data (a
 	 * filesystem, a partition table, any signature; or mounted, or held):
@@ -158,6 +160,11 @@ struct lg_event {
 	 * a bind mount, a path past PATH_MAX).
 	 */
 	bool at;
+	/*
+	 * LG_EV_DESTRUCTIVE of an open: it has O_CREAT, so a missing target
+	 * is made by it (what a restore sets aside)
+	 */
+	bool creates;
 	int at_dirfd;
 	const char *at_name;
 	/*

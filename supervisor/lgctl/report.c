@@ -366,6 +366,15 @@ static void recent(FILE *f, const struct rep *r)
 	fputs("</tbody></table>\n", f);
 }
 
+/* Did the session keep anything (not only names it made or renamed)? */
+static bool kept_any(const struct lgq_index *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (!x->e[i].moved && !x->e[i].made_new)
+			return true;
+	return false;
+}
+
 static void quarantine(FILE *f, const char *dir, const char *id,
 		       unsigned long remote, unsigned long devices)
 {
@@ -383,7 +392,7 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 		fprintf(f,
 			"<p id=\"quarantine-devices\">%lu block device(s) holding data (a filesystem, a partition table) were written over and could not be kept: lgrun cannot keep a block device's content.</p>\n",
 			devices);
-	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !x.n) {
+	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !kept_any(&x)) {
 		fputs(remote ?
 			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
 			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
@@ -398,6 +407,13 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 		bool held = e->dir || (e->kept && access(e->kept, F_OK) == 0);
 		char size[32];
 
+		if (e->made_new) { /* a name the session made: no data */
+			fprintf(f, "<tr><td>%lld</td><td>made</td><td>", e->n);
+			h(f, e->path);
+			fputs("</td><td></td><td class=\"made\">made by the session (a restore sets it aside)</td></tr>\n",
+			      f);
+			continue;
+		}
 		if (e->moved) { /* a rename: no data held */
 			fprintf(f, "<tr><td>%lld</td><td>moved</td><td>", e->n);
 			h(f, e->path);

@@ -38,7 +38,7 @@
 static void restore_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [PATH...]\n"
+		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [--keep-new] [PATH...]\n"
 		"Puts back what the session changed of pre-existing data (its quarantine), in\n"
 		"place: only PATHs (and what is under them) when given, only what was kept in\n"
 		"the last DUR with --since, under DIR instead with --to.\n"
@@ -52,6 +52,8 @@ static void restore_usage(FILE *f)
 		"change, or a version restore set aside). The others stay and are named.\n"
 		"A kept file that changed since it was kept is reported and restored only\n"
 		"with --force. As root, restore acts as the owner of the session's index.\n"
+		"What the session made (files, folders, symlinks, new names) is set aside\n"
+		"into the quarantine (an empty folder removed); --keep-new leaves it.\n"
 		"A session id run more than once (--session NAME) has runs: restore undoes\n"
 		"the last run that kept anything; --run N another (1: the first).\n");
 }
@@ -94,13 +96,14 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 		{ "newest", no_argument, NULL, 'N' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "keep-new", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:Nfr:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ns:t:Nfr:kh", lo, NULL)) != -1) {
 		unsigned long ms;
 
 		switch (c) {
@@ -125,6 +128,9 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 			break;
 		case 'f':
 			r->force = true;
+			break;
+		case 'k':
+			r->keep_new = true;
 			break;
 		case 'r': {
 			char *end;
@@ -268,6 +274,11 @@ static int order(const void *a, const void *b)
 		return x->moved ? -1 : 1;
 	if (x->moved)
 		return x->n > y->n ? -1 : x->n < y->n;
+	/* what the session made: last, newest first (contents before) */
+	if (x->made_new != y->made_new)
+		return x->made_new ? 1 : -1;
+	if (x->made_new)
+		return x->n > y->n ? -1 : x->n < y->n;
 	if (x->dir != y->dir)
 		return x->dir ? -1 : 1;
 	if (x->dir)
@@ -301,7 +312,7 @@ static bool superseded(const struct restore *r, size_t i)
 {
 	for (size_t k = 0; k < r->x.n; k++)
 		if (k != i && r->x.e[k].dir == r->x.e[i].dir &&
-		    !r->x.e[k].moved &&
+		    !r->x.e[k].moved && !r->x.e[k].made_new &&
 		    (r->newest ? r->x.e[k].n > r->x.e[i].n :
 				 r->x.e[k].n < r->x.e[i].n) &&
 		    strcmp(r->x.e[k].path, r->x.e[i].path) == 0)
@@ -317,6 +328,11 @@ static void put_all(struct restore *r)
 		if (e->moved) {
 			if (r->top >= 0)
 				rst_put_moved(r, e);
+			continue;
+		}
+		if (e->made_new) {
+			if (r->top >= 0)
+				rst_put_made(r, e);
 			continue;
 		}
 		if (superseded(r, i)) {
@@ -352,6 +368,9 @@ static void print_summary(const struct restore *r)
 	if (r->moved)
 		printf("; %u %smoved back", r->moved,
 		       r->dry ? "would be " : "");
+	if (r->made_gone)
+		printf("; %u made by the session %sset aside or removed",
+		       r->made_gone, r->dry ? "would be " : "");
 	if (r->earlier)
 		printf("; %u restored earlier", r->earlier);
 	if (r->set_aside)
@@ -387,6 +406,8 @@ static int audit_restore(const char *dir, const char *id,
 		lg_json_int(&j, "set_aside", r->set_aside);
 	if (r->moved)
 		lg_json_int(&j, "moved_back", r->moved);
+	if (r->made_gone)
+		lg_json_int(&j, "made_set_aside", r->made_gone);
 	if (r->refused)
 		lg_json_int(&j, "refused", r->refused);
 	if (r->changed)

@@ -33,6 +33,7 @@ struct restore {
 	struct lgq_index x;
 	const char *to, *id, *state_dir;
 	bool dry, newest, force;
+	bool keep_new; /* --keep-new: what the session made stays */
 	unsigned run; /* --run N (0: the last that kept anything) */
 	/* the run restored: its start, its end line's time, the next's start */
 	long long run_start, run_end, next_start;
@@ -45,7 +46,7 @@ struct restore {
 	struct folder *f;
 	size_t nf;
 	unsigned restored, conflicts, missing, failed, earlier, refused,
-		changed, set_aside, moved;
+		changed, set_aside, moved, made_gone;
 };
 
 /*
@@ -114,6 +115,7 @@ int rst_index_set_aside(struct restore *r, long long n, const char *path,
 void rst_put_file(struct restore *r, struct lgq_entry *e);
 void rst_put_dir(struct restore *r, struct lgq_entry *e);
 void rst_put_moved(struct restore *r, struct lgq_entry *e);
+void rst_put_made(struct restore *r, struct lgq_entry *e);
 /* st is what this restore moved back to its name (its change time ours) */
 bool rst_moved_back(const struct restore *r, const struct statx *st);
 /* A directory rst_put_dir made: its recorded metadata (after its files). */

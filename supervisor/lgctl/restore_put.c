@@ -520,6 +520,7 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	}
 	if (!put_back(r, &p))
 		return;
+	e->back = true; /* its change time is this restore's from now */
 	if (S_ISLNK(e->mode)) {
 		char target[PATH_MAX + 1];
 		ssize_t n = readlinkat(p.kfd, "", target, sizeof(target) - 1);
@@ -827,4 +828,128 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	e->back = true;
 	if (S_ISDIR(e->mode))
 		moved_below(r, e);
+}
+
+/*
+ * A folder for what is set aside when the session kept nothing: its own
+ * in the state dir's quarantine, made now (0700, as the index's owner).
+ */
+static struct folder *own_folder(struct restore *r)
+{
+	struct folder *f = any_folder(r), *v;
+	char *path;
+	int sfd;
+
+	if (f || r->qfd < 0)
+		return f;
+	if (mkdirat(r->qfd, r->id, 0700) < 0 && errno != EEXIST)
+		return NULL;
+	sfd = rst_open2(r->qfd, r->id, O_PATH | O_DIRECTORY, 0);
+	if (sfd < 0)
+		return NULL;
+	if (asprintf(&path, "%s/quarantine/%s/0", r->state_dir, r->id) < 0) {
+		close(sfd);
+		return NULL;
+	}
+	v = realloc(r->f, (r->nf + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		close(sfd);
+		return NULL;
+	}
+	r->f = v;
+	f = &r->f[r->nf++];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->fd = -ENOENT; /* no kept file is read from it */
+	f->sfd = sfd;
+	return f;
+}
+
+/*
+ * A name the session made (a file, a symlink, a folder, a hard link),
+ * when it is still what the session left (its inode when recorded, else
+ * born in the session's run; unchanged since its end): a file set aside
+ * into the quarantine, never destroyed; an empty folder removed. Newest
+ * first: a folder's contents go before it. --keep-new leaves them.
+ */
+void rst_put_made(struct restore *r, struct lgq_entry *e)
+{
+	LG_AUTOCLOSE int pfd = -1;
+	struct folder *f;
+	struct statx cur;
+	const char *name;
+	bool born;
+
+	e->done = true;
+	if (r->keep_new || r->to || !rst_normal(e->path))
+		return;
+	pfd = walk_parent(r, e->path, false, &name);
+	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
+			     STATX_BASIC_STATS | STATX_BTIME, &cur) < 0)
+		return; /* gone: removed by the session, or since */
+	if (e->ino) /* a hard link or a renamed file: that inode */
+		born = same_file(e, &cur);
+	else
+		born = (cur.stx_mask & STATX_BTIME) && r->start_ns &&
+		       ns_of(cur.stx_btime) >= r->start_ns &&
+		       (!r->end_ns || ns_of(cur.stx_btime) <= r->end_ns);
+	if (!born)
+		return; /* not the session's: another file took the name */
+	/* a folder's change time is its entries' (set aside just now) */
+	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&
+	    ns_of(cur.stx_ctime) > r->end_ns && !rst_moved_back(r, &cur)) {
+		printf("conflict  %s: made by the session, changed since: left as it is\n",
+		       lgq_show(e->path));
+		r->conflicts++;
+		return;
+	}
+	if (S_ISDIR(cur.stx_mode)) {
+		if (r->dry) {
+			printf("would remove %s (a folder the session made, when empty)\n",
+			       lgq_show(e->path));
+			return;
+		}
+		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
+			printf("removed   %s (a folder the session made, empty)\n",
+			       lgq_show(e->path));
+			r->made_gone++;
+		} else {
+			printf("left      %s: a folder the session made, not empty (%s)\n",
+			       lgq_show(e->path), strerror(errno));
+		}
+		return;
+	}
+	if (e->ino && !S_ISDIR(cur.stx_mode) && cur.stx_nlink > 1) {
+		/* a name more of a file that keeps its own: no data goes */
+		if (r->dry) {
+			printf("would remove %s (a hard link the session made)\n",
+			       lgq_show(e->path));
+		} else if (unlinkat(pfd, name, 0) == 0) {
+			printf("removed   %s (a hard link the session made; the file stays under its other name)\n",
+			       lgq_show(e->path));
+		} else {
+			printf("failed    %s: %s\n", lgq_show(e->path),
+			       strerror(errno));
+			r->failed++;
+			return;
+		}
+		r->made_gone++;
+		return;
+	}
+	if (r->dry) {
+		printf("would set aside %s (made by the session)\n",
+		       lgq_show(e->path));
+		r->made_gone++;
+		return;
+	}
+	f = own_folder(r);
+	if (!f) {
+		printf("failed    %s: made by the session, and no quarantine folder to set it aside in: left as it is\n",
+		       lgq_show(e->path));
+		r->failed++;
+		return;
+	}
+	if (set_aside(r, e, f, pfd, name, &cur) == 0)
+		r->made_gone++;
 }

@@ -129,8 +129,9 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	for (size_t i = 0; i < npaths && !want; i++)
 		want = under(path ? path : "", paths[i]);
 	if (!kind || !path || path[0] != '/' ||
-	    (strcmp(kind, "dir") && strcmp(kind, "moved") && !kept) || !want ||
-	    t < since_ns) {
+	    (strcmp(kind, "dir") && strcmp(kind, "moved") &&
+	     strcmp(kind, "made") && !kept) ||
+	    !want || t < since_ns) {
 		free(path);
 		free(kept);
 		return 1;
@@ -170,6 +171,7 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	e->gid = (unsigned)json_integer_value(json_object_get(o, "gid"));
 	snprintf(e->op, sizeof(e->op), "%s", op ? op : "");
 	e->moved = strcmp(kind, "moved") == 0;
+	e->made_new = strcmp(kind, "made") == 0;
 	e->dir = strcmp(kind, "dir") == 0;
 	if (e->moved) {
 		e->moved_to = str_of(o, "moved_to");
@@ -436,7 +438,7 @@ static int held_of(const char *dir, const char *id, struct lgq_held *h)
 		const struct lgq_entry *x = &r.e[i];
 		struct stat st;
 
-		if (x->moved) {
+		if (x->moved || x->made_new) {
 			/* a name, no data */
 		} else if (x->dir) {
 			h->dirs++;

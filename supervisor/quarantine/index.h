@@ -44,6 +44,8 @@ struct lgq_entry {
 	 */
 	char *moved_to, *moved_from; /* from: its name at the rename */
 	bool moved, done, back; /* back: this restore moved it */
+	/* kind "made": a name the session made (ino: its inode, 0: unknown) */
+	bool made_new;
 };
 /* One run of a session id: its start_ns and (SESSION.runs) its end. */
 struct lgq_run {

@@ -425,6 +425,22 @@ int lg_quarantine_end_run(struct lg_quarantine *q)
 	return e;
 }
 
+int lg_quarantine_made(struct lg_quarantine *q, const char *path,
+		       const struct statx *st,
+		       const struct lg_quarantine_who *who)
+{
+	int e;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	q->seq++;
+	e = lg_quarantine_index_add(q, "made", path, NULL, NULL, st, NULL, who,
+				    NULL, -1);
+	if (e)
+		q->seq--;
+	return e;
+}
+
 const char *lg_quarantine_index(const struct lg_quarantine *q)
 {
 	return q->index;

@@ -154,6 +154,14 @@ int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
  */
 int lg_quarantine_end_run(struct lg_quarantine *q);
 
+/*
+ * A name the session made (st: its inode when known, else zeroed): no data
+ * kept, a line of the index, so that a restore sets it aside. 0 or -errno.
+ */
+int lg_quarantine_made(struct lg_quarantine *q, const char *path,
+		       const struct statx *st,
+		       const struct lg_quarantine_who *who);
+
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);

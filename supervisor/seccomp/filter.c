@@ -81,9 +81,9 @@ static int add(scmp_filter_ctx ctx, uint32_t action, const char *name,
 /*
  * Plain opens never leave the kernel: the flags are a value, matched in
  * the filter. O_TRUNC always; with keep_writes also an open for writing
- * that is not an append (which cannot lose a byte), an O_EXCL create
- * (nothing is there to lose) or an O_PATH (no I/O). O_EXCL without
- * O_CREAT opens an existing file all the same: it leaves the kernel.
+ * that is not an append (which cannot lose a byte) or an O_PATH (no I/O).
+ * O_EXCL without O_CREAT opens an existing file all the same; an O_EXCL
+ * create makes a name the undo records (issue 39): both leave the kernel.
  */
 static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
 		    bool writes)
@@ -99,6 +99,12 @@ static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
 		r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
 		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ,
 					     mask | O_CREAT, acc[i] | O_EXCL };
+		if (r >= 0)
+			r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+		/* an O_EXCL create makes a name: the undo records it */
+		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ,
+					     mask | O_CREAT,
+					     acc[i] | O_EXCL | O_CREAT };
 		if (r >= 0)
 			r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
 	}

@@ -37,6 +37,7 @@ enum lg_sys_kind {
 	LG_KIND_OPEN_HOW,
 	LG_KIND_RENAME,
 	LG_KIND_LINK, /* laid out as a rename; flags are linkat's AT_* */
+	LG_KIND_MAKE, /* a name made: mkdir, symlink (the undo's record) */
 	LG_KIND_EXEC,
 };
 

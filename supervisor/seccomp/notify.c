@@ -88,15 +88,16 @@ static void open_flags(struct attempt *a, uint64_t flags)
 {
 	a->follow = !(flags & O_NOFOLLOW);
 	a->writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
+	a->creates = flags & O_CREAT;
 	if (flags & O_TRUNC) {
 		a->op = LG_OP_OPEN_TRUNC;
 		a->relevant = true;
 		return;
 	}
 	a->op = LG_OP_OPEN_WRITE;
+	/* an O_EXCL create only makes a name: the undo records it */
 	a->relevant = (flags & O_ACCMODE) != O_RDONLY &&
-		      !(flags & (O_APPEND | O_PATH)) &&
-		      (flags & (O_EXCL | O_CREAT)) != (O_EXCL | O_CREAT);
+		      !(flags & (O_APPEND | O_PATH));
 }
 
 static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
@@ -143,7 +144,11 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 		a->op = LG_OP_OPEN_TRUNC;
 		a->follow = true;
 		a->writes = true; /* creat's; openat2's are read with it */
+		a->creates = true;
 		a->how = sc->kind == LG_KIND_OPEN_HOW;
+		break;
+	case LG_KIND_MAKE:
+		a->op = LG_OP_MAKE;
 		break;
 	case LG_KIND_RENAME:
 	case LG_KIND_LINK:
@@ -276,6 +281,8 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		return notify_answer_rename(n, s, &a);
 	if (a.op == LG_OP_LINK)
 		return notify_answer_link(n, s, &a);
+	if (a.op == LG_OP_MAKE)
+		return notify_answer_make(n, s, &a);
 
 	/*
 	 * Reading the target happens outside the session's lock: it may
@@ -316,6 +323,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 				       .target = path,
 				       .facts = &f,
 				       .at = w.dirfd >= 0,
+				       .creates = a.creates,
 				       .at_dirfd = w.dirfd,
 				       .at_name = w.last,
 				       .at_st = st.stx_mask ? &st : NULL,

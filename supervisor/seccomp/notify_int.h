@@ -57,6 +57,7 @@ struct attempt {
 	bool follow; /* the final component is followed (truncate, open) */
 	bool relevant; /* false: an open without O_TRUNC slipped through */
 	bool writes; /* an open for writing (O_WRONLY, O_RDWR; creat) */
+	bool creates; /* O_CREAT: a missing target is made */
 	bool how; /* openat2: its flags are in the open_how it points at */
 };
 
@@ -86,6 +87,8 @@ void notify_probe_device(pid_t pid, const struct lg_where *w,
 
 /* rename.c, exec.c */
 int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
+		       struct attempt *a);
+int notify_answer_make(struct lg_notifier *n, struct lg_session *s,
 		       struct attempt *a);
 int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 			 struct attempt *a);

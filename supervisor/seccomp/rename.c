@@ -140,3 +140,41 @@ int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
 	}
 	return notify_respond(n, n->req->id, err);
 }
+
+/*
+ * A name made (mkdir, mkdirat, symlink, symlinkat): it runs; the session
+ * records it for the undo (a restore sets aside what the session made).
+ * A path that cannot be read teaches nothing: it runs.
+ */
+int notify_answer_make(struct lg_notifier *n, struct lg_session *s,
+		       struct attempt *a)
+{
+	pid_t pid = (pid_t)n->req->pid;
+	struct lg_where w = { .dirfd = -1 };
+	struct lg_facts f;
+	struct statx st;
+	bool valid;
+	int r, err;
+
+	notify_busy(n, a);
+	r = notify_arg_where(pid, a->dirfd, a->path, false, &w);
+	atomic_store(&n->busy_since, 0);
+	valid = notify_still_valid(n, n->req->id);
+	if (r < 0 || !valid) {
+		lg_where_done(&w);
+		return valid ? notify_respond(n, n->req->id, 0) : 0;
+	}
+	notify_stat_where(&w, false, &f, &st);
+	lg_where_done(&w);
+	{
+		struct lg_event ev = { .kind = LG_EV_RENAME,
+				       .source = LG_SRC_SECCOMP,
+				       .op = LG_OP_MAKE,
+				       .pid = pid,
+				       .target = w.path,
+				       .facts = &f };
+
+		err = lg_session_feed(s, &ev, NULL);
+	}
+	return notify_respond(n, n->req->id, err);
+}

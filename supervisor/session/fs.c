@@ -45,6 +45,57 @@ static void keep_name(struct lg_session *s, pid_t pid, const struct lg_facts *f,
 }
 
 /*
+ * A name the session made (a file created, mkdir, symlink, a hard link or
+ * a rename to a new name; f: the inode when known): a line of the index,
+ * so that a restore sets it aside (issue 39).
+ */
+void sess_made(struct lg_session *s, pid_t pid, const char *path,
+	       const struct lg_facts *f)
+{
+	struct lg_quarantine_who who = { .op = LG_OP_MAKE,
+					 .pid = pid,
+					 .at_dirfd = -1 };
+	struct statx st = { 0 };
+	char exe[64] = "";
+
+	if (!s->quarantine || path[0] != '/' || sess_protected_path(s, path))
+		return;
+	if (f && f->exists && f->ino) {
+		st.stx_mask = STATX_TYPE | STATX_INO;
+		st.stx_mode = f->is_dir	    ? S_IFDIR :
+			      f->is_symlink ? S_IFLNK :
+					      S_IFREG;
+		st.stx_ino = f->ino;
+		st.stx_dev_major = major(f->dev);
+		st.stx_dev_minor = minor(f->dev);
+		who.dev = f->dev;
+		who.ino = f->ino;
+	}
+	sess_exe_of(s, pid, EXE_CACHED, exe, sizeof(exe));
+	who.exe = exe;
+	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
+	if (lg_quarantine_made(s->quarantine, path, &st, &who) < 0)
+		s->not_kept_quiet++;
+}
+
+/* mkdir, symlink (LG_OP_MAKE): the name recorded, never refused but
+ * in lgrun's state or a blocked session. */
+static int on_make(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	if (s->blocked)
+		return s->cfg->deny_errno;
+	if (sess_protected_path(s, ev->target) && !sess_our_binary(ev->pid)) {
+		s->st.denied++;
+		v->verdict = LG_DENY;
+		return s->cfg->deny_errno;
+	}
+	if (!ev->facts->exists)
+		sess_made(s, ev->pid, ev->target, NULL);
+	return 0;
+}
+
+/*
  * One side of a RENAME_EXCHANGE: what was at from is at to now. A
  * pre-existing file keeps its name from before; a directory, what lies
  * below it.
@@ -114,6 +165,9 @@ static int on_link(struct lg_session *s, struct lg_event *ev,
 	}
 	if (!f.exists || f.is_dir || !f.ino)
 		return 0;
+	if (!ev->dst_facts->exists)
+		sess_made(s, ev->pid, ev->dst,
+			  &f); /* a name more: the session's */
 	sess_lineage_facts(s, &f);
 	if (!lg_facts_preexisting(&f, s->info.start_real_ns))
 		return 0;
@@ -127,8 +181,8 @@ static int on_link(struct lg_session *s, struct lg_event *ev,
 	return 0;
 }
 
-int sess_on_rename(struct lg_session *s, struct lg_event *ev,
-		   struct lg_session_verdict *v)
+static int on_rename(struct lg_session *s, struct lg_event *ev,
+		     struct lg_session_verdict *v)
 {
 	const char *src = ev->target, *dst = ev->dst;
 	const struct lg_facts *fs = ev->facts;
@@ -137,8 +191,6 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 	pid_t pid = ev->pid;
 	char exe[64] = "";
 
-	if (ev->op == LG_OP_LINK)
-		return on_link(s, ev, v);
 	if (s->blocked)
 		return s->cfg->deny_errno;
 	s->st.renames++;
@@ -246,6 +298,9 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 					      d.name_before ? d.name_before :
 							      dst);
 	}
+	/* the session's own file under a new name: that name is made */
+	if (!src_pre && !d.exists)
+		sess_made(s, pid, dst, &f);
 	/* Pre-existing content leaves its path: remember where it was. */
 	if (src_pre)
 		keep_name(s, pid, &f, f.name_before ? f.name_before : src, src,
@@ -257,6 +312,17 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		lg_lineage_vacate(s->content, src);
 	}
 	return 0;
+}
+
+/* LG_EV_RENAME: a rename, a hard link, a name made. */
+int sess_on_rename(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	if (ev->op == LG_OP_LINK)
+		return on_link(s, ev, v);
+	if (ev->op == LG_OP_MAKE)
+		return on_make(s, ev, v);
+	return on_rename(s, ev, v);
 }
 /* Was this block device judged already (a slot), or not (NULL)? */
 static bool device_seen(struct lg_session *s, const struct lg_facts *f)
@@ -329,6 +395,10 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 		return s->cfg->deny_errno;
 	if (f.is_blockdev && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		return on_device_write(s, ev, &f, v);
+	/* an open that makes its target: the undo records the name */
+	if (!f.exists && ev->creates &&
+	    (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
+		sess_made(s, pid, path, NULL);
 	if (op == LG_OP_OPEN_WRITE ||
 	    (op == LG_OP_OPEN_TRUNC && !(s->cfg->syscalls & LG_SC_OPEN_TRUNC)))
 		return sess_on_write_open(s, ev, &f);

@@ -438,6 +438,8 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
  */
 void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
 		      const struct lg_facts *f);
+void sess_made(struct lg_session *s, pid_t pid, const char *path,
+	       const struct lg_facts *f);
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);

@@ -77,7 +77,11 @@ IDX=$STATE/quarantine/kw.jsonl
 python3 - "$IDX" "$T/orig" "$D" "$classes" <<'PY' || fail "the kept copies"
 import json, os, sys
 idx, orig, data, classes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
-entries = [json.loads(l) for l in open(idx)]
+lines = [json.loads(l) for l in open(idx)]
+# what the session made is a name in the index (kind made), nothing kept
+made = {os.path.basename(e["path"]) for e in lines if e["kind"] == "made"}
+assert "made-now" in made, made
+entries = [e for e in lines if e["kind"] == "file"]
 by = {}
 for e in entries:
     by.setdefault(os.path.basename(e["path"]), []).append(e)

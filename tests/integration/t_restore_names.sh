@@ -64,4 +64,17 @@ open(\"data/new\", \"w\").close()
 assert libc.renameat2(-100, b\"data/f01\", -100, b\"data/new\", 2) == 0, ctypes.get_errno()
 open(\"data/new\", \"w\").write(\"x\")
 "'
-pass "$n cases: each restored to the manifest from before the session"
+# what the session made is set aside (files, symlinks, O_EXCL creates,
+# new names of pre-existing files), its empty folders removed
+case_ "new files, folders, symlinks and names" notrip 'echo new >data/n1; mkdir -p newdir/sub; echo x >newdir/sub/y; ln -s data/f01 sl; ln data/f02 data/hl; python3 -c "import os; os.close(os.open(\"data/ex\", os.O_CREAT | os.O_EXCL | os.O_WRONLY))"; mv data/n1 data/n2'
+# a mixed session: every form at once (trips at its third removal)
+case_ "a mixed session" trip 'echo over >data/f01; mv data/f02 data/m02; mv data/f03 data/f04; ln -s f05 data/l5; rm -f sl; echo file >sl; ln data/f06 data/h6; ln data/f07 data/h7; rm data/f07; mkdir newd; echo n >newd/n; mv keep moved; rm data/f08; rm data/f09; rm data/f10; rm data/f11' 'ln -s data/f12 sl; mkdir keep; echo k >keep/k'
+# --keep-new leaves what the session made, puts back what it removed
+P=$T/kn
+mkdir -p "$P"
+echo old >"$P/old"
+sleep 0.05
+run_lg --session keepnew -- sh -c 'rm "$0/old"; echo new >"$0/new"' "$P"
+"$LGCTL" --state-dir "$STATE" restore --keep-new keepnew >"$T/kn.out" 2>&1 || fail "--keep-new: $(cat "$T/kn.out")"
+[ "$(cat "$P/old")" = old ] && [ "$(cat "$P/new")" = new ] || fail "--keep-new: $(cat "$T/kn.out")"
+pass "$n cases: each restored to the manifest from before the session; --keep-new"

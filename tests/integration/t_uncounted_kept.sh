@@ -65,7 +65,7 @@ PY
 
 # 2. Kept: the five originals and the two deleted files; the venv's files
 # too (issue 39: every pre-existing name is kept, whatever counts).
-n=$(grep -vc '"path":"[^"]*/venv' "$STATE/quarantine/unc1.jsonl")
+n=$(grep '"kind":"file"' "$STATE/quarantine/unc1.jsonl" | grep -vc '"path":"[^"]*/venv')
 [ "$n" = 7 ] || fail "the quarantine holds $n entries outside the venv, expected 7: $(cut -c1-200 "$STATE/quarantine/unc1.jsonl")"
 grep -q '"path":"[^"]*/venv/pyvenv.cfg"' "$STATE/quarantine/unc1.jsonl" ||
 	fail "the venv's pyvenv.cfg was not kept"
