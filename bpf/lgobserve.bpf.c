@@ -192,6 +192,7 @@ static __always_inline void get_args(struct pt_regs *regs, bool compat,
 #define LGB_KIND_EXEC 0
 #define LGB_KIND_LINK 0 /* a name more: not the observer's */
 #define LGB_KIND_MAKE 0
+#define LGB_KIND_CHMOD 0
 
 /* The op of a syscall of this kind, from its flags argument (-1: none). */
 static __always_inline __u32 refine(__u32 op, const struct args *x, int flags)

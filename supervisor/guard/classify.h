@@ -89,6 +89,7 @@ struct lg_facts {
 	 * renamed into build/ or to f.o is still data (NULL: path is it).
 	 */
 	const char *name_before;
+	unsigned mode; /* its type and permissions (st_mode) */
 	bool is_dir;
 	bool is_symlink;
 	bool is_reg;

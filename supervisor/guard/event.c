@@ -34,6 +34,8 @@ const char *lg_op_name(enum lg_op op)
 		return "link";
 	case LG_OP_MAKE:
 		return "make";
+	case LG_OP_CHMOD:
+		return "chmod";
 	case LG_OP_DEVICE_WRITE:
 		return "device_write";
 	case LG_OP_COUNT:

@@ -70,6 +70,8 @@ enum lg_op {
 	LG_OP_LINK,
 	/* a name made: a file created, mkdir, symlink (the undo's record) */
 	LG_OP_MAKE,
+	/* a mode changed: chmod, fchmod, fchmodat (the undo's record) */
+	LG_OP_CHMOD,
 	/*
 	 * an open for writing of a block device that holds data (a
 	 * filesystem, a partition table, any signature; or mounted, or held):
@@ -165,6 +167,8 @@ struct lg_event {
 	 * is made by it (what a restore sets aside)
 	 */
 	bool creates;
+	/* ... an O_APPEND open: the undo records the size it had */
+	bool appends;
 	int at_dirfd;
 	const char *at_name;
 	/*

@@ -370,7 +370,8 @@ static void recent(FILE *f, const struct rep *r)
 static bool kept_any(const struct lgq_index *x)
 {
 	for (size_t i = 0; i < x->n; i++)
-		if (!x->e[i].moved && !x->e[i].made_new)
+		if (!x->e[i].moved && !x->e[i].made_new && !x->e[i].appended &&
+		    !x->e[i].mode_only)
 			return true;
 	return false;
 }
@@ -407,6 +408,14 @@ static void quarantine(FILE *f, const char *dir, const char *id,
 		bool held = e->dir || (e->kept && access(e->kept, F_OK) == 0);
 		char size[32];
 
+		if (e->appended || e->mode_only) { /* no data: a size, a mode */
+			fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,
+				e->appended ? "appended" : "mode");
+			h(f, e->path);
+			fputs("</td><td></td><td class=\"noted\">a restore sets it back</td></tr>\n",
+			      f);
+			continue;
+		}
 		if (e->made_new) { /* a name the session made: no data */
 			fprintf(f, "<tr><td>%lld</td><td>made</td><td>", e->n);
 			h(f, e->path);

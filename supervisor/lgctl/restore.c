@@ -279,6 +279,11 @@ static int order(const void *a, const void *b)
 		return x->made_new ? 1 : -1;
 	if (x->made_new)
 		return x->n > y->n ? -1 : x->n < y->n;
+	/* appends cut back and modes set back: once the files are back */
+	if ((x->appended || x->mode_only) != (y->appended || y->mode_only))
+		return x->appended || x->mode_only ? 1 : -1;
+	if (x->appended || x->mode_only)
+		return x->n < y->n ? -1 : x->n > y->n;
 	if (x->dir != y->dir)
 		return x->dir ? -1 : 1;
 	if (x->dir)
@@ -313,6 +318,7 @@ static bool superseded(const struct restore *r, size_t i)
 	for (size_t k = 0; k < r->x.n; k++)
 		if (k != i && r->x.e[k].dir == r->x.e[i].dir &&
 		    !r->x.e[k].moved && !r->x.e[k].made_new &&
+		    !r->x.e[k].appended && !r->x.e[k].mode_only &&
 		    (r->newest ? r->x.e[k].n > r->x.e[i].n :
 				 r->x.e[k].n < r->x.e[i].n) &&
 		    strcmp(r->x.e[k].path, r->x.e[i].path) == 0)
@@ -333,6 +339,11 @@ static void put_all(struct restore *r)
 		if (e->made_new) {
 			if (r->top >= 0)
 				rst_put_made(r, e);
+			continue;
+		}
+		if (e->appended || e->mode_only) {
+			if (r->top >= 0)
+				rst_put_note(r, e);
 			continue;
 		}
 		if (superseded(r, i)) {
@@ -371,6 +382,9 @@ static void print_summary(const struct restore *r)
 	if (r->made_gone)
 		printf("; %u made by the session %sset aside or removed",
 		       r->made_gone, r->dry ? "would be " : "");
+	if (r->noted)
+		printf("; %u append(s) cut back or mode(s) set back%s",
+		       r->noted, r->dry ? " (would be)" : "");
 	if (r->earlier)
 		printf("; %u restored earlier", r->earlier);
 	if (r->set_aside)
@@ -408,6 +422,8 @@ static int audit_restore(const char *dir, const char *id,
 		lg_json_int(&j, "moved_back", r->moved);
 	if (r->made_gone)
 		lg_json_int(&j, "made_set_aside", r->made_gone);
+	if (r->noted)
+		lg_json_int(&j, "appends_and_modes", r->noted);
 	if (r->refused)
 		lg_json_int(&j, "refused", r->refused);
 	if (r->changed)

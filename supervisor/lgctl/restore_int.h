@@ -46,7 +46,7 @@ struct restore {
 	struct folder *f;
 	size_t nf;
 	unsigned restored, conflicts, missing, failed, earlier, refused,
-		changed, set_aside, moved, made_gone;
+		changed, set_aside, moved, made_gone, noted;
 };
 
 /*
@@ -116,6 +116,7 @@ void rst_put_file(struct restore *r, struct lgq_entry *e);
 void rst_put_dir(struct restore *r, struct lgq_entry *e);
 void rst_put_moved(struct restore *r, struct lgq_entry *e);
 void rst_put_made(struct restore *r, struct lgq_entry *e);
+void rst_put_note(struct restore *r, struct lgq_entry *e);
 /* st is what this restore moved back to its name (its change time ours) */
 bool rst_moved_back(const struct restore *r, const struct statx *st);
 /* A directory rst_put_dir made: its recorded metadata (after its files). */

@@ -953,3 +953,79 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 	if (set_aside(r, e, f, pfd, name, &cur) == 0)
 		r->made_gone++;
 }
+
+/*
+ * A pre-existing file the session appended to, cut back to the size it
+ * had (kind "appended"), or whose mode it changed, given its mode back
+ * ("mode"): when it is the same inode and unchanged since the session's
+ * end (or this restore's own work on it). Else a conflict, left as is.
+ */
+void rst_put_note(struct restore *r, struct lgq_entry *e)
+{
+	LG_AUTOCLOSE int pfd = -1, fd = -1;
+	struct statx cur;
+	const char *name;
+
+	e->done = true;
+	if (r->to || !rst_normal(e->path))
+		return;
+	pfd = walk_parent(r, e->path, false, &name);
+	if (pfd < 0 ||
+	    statx(pfd, name, AT_SYMLINK_NOFOLLOW,
+		  STATX_BASIC_STATS | STATX_BTIME, &cur) < 0 ||
+	    !same_file(e, &cur))
+		return; /* gone, or another file: its kept entry, if any */
+	/* a folder's change time is its entries' too (this restore's) */
+	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&
+	    ns_of(cur.stx_ctime) > r->end_ns && !rst_moved_back(r, &cur)) {
+		printf("conflict  %s: %s by the session, changed since: left as it is\n",
+		       lgq_show(e->path),
+		       e->appended ? "appended to" : "its mode changed");
+		r->conflicts++;
+		return;
+	}
+	if (e->mode_only) {
+		if ((cur.stx_mode & 07777) == (e->mode & 07777))
+			return;
+		if (r->dry) {
+			printf("would set back %s's mode to %04o\n",
+			       lgq_show(e->path), e->mode & 07777);
+		} else if (fchmodat(pfd, name, e->mode & 07777, 0) < 0) {
+			printf("failed    %s: its mode: %s\n",
+			       lgq_show(e->path), strerror(errno));
+			r->failed++;
+			return;
+		} else {
+			printf("mode      %s set back to %04o (was %04o)\n",
+			       lgq_show(e->path), e->mode & 07777,
+			       cur.stx_mode & 07777);
+		}
+		r->noted++;
+		return;
+	}
+	if ((long long)cur.stx_size == e->size)
+		return;
+	if ((long long)cur.stx_size < e->size || !S_ISREG(cur.stx_mode)) {
+		printf("conflict  %s: appended to by the session, now shorter than before it (%lld bytes, was %lld): left as it is\n",
+		       lgq_show(e->path), (long long)cur.stx_size, e->size);
+		r->conflicts++;
+		return;
+	}
+	if (r->dry) {
+		printf("would cut back %s to %lld bytes (the session appended %lld)\n",
+		       lgq_show(e->path), e->size,
+		       (long long)cur.stx_size - e->size);
+		r->noted++;
+		return;
+	}
+	fd = rst_open2(pfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+	if (fd < 0 || ftruncate(fd, e->size) < 0) {
+		printf("failed    %s: cutting it back: %s\n", lgq_show(e->path),
+		       strerror(fd < 0 ? -fd : errno));
+		r->failed++;
+		return;
+	}
+	printf("cut back  %s to %lld bytes (the session appended %lld)\n",
+	       lgq_show(e->path), e->size, (long long)cur.stx_size - e->size);
+	r->noted++;
+}

@@ -34,7 +34,7 @@
  * offset (0: none), for the watchdog makes it too when lgrun is gone.
  */
 struct qrec {
-	char kind[8]; /* "file", "dir" */
+	char kind[12]; /* "file", "dir", "moved", "made", "appended", "mode" */
 	int op; /* enum lg_op */
 	unsigned n;
 	int64_t time_ns, start_ns;

@@ -130,7 +130,8 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 		want = under(path ? path : "", paths[i]);
 	if (!kind || !path || path[0] != '/' ||
 	    (strcmp(kind, "dir") && strcmp(kind, "moved") &&
-	     strcmp(kind, "made") && !kept) ||
+	     strcmp(kind, "made") && strcmp(kind, "appended") &&
+	     strcmp(kind, "mode") && !kept) ||
 	    !want || t < since_ns) {
 		free(path);
 		free(kept);
@@ -172,6 +173,8 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	snprintf(e->op, sizeof(e->op), "%s", op ? op : "");
 	e->moved = strcmp(kind, "moved") == 0;
 	e->made_new = strcmp(kind, "made") == 0;
+	e->appended = strcmp(kind, "appended") == 0;
+	e->mode_only = strcmp(kind, "mode") == 0;
 	e->dir = strcmp(kind, "dir") == 0;
 	if (e->moved) {
 		e->moved_to = str_of(o, "moved_to");
@@ -438,7 +441,7 @@ static int held_of(const char *dir, const char *id, struct lgq_held *h)
 		const struct lgq_entry *x = &r.e[i];
 		struct stat st;
 
-		if (x->moved || x->made_new) {
+		if (x->moved || x->made_new || x->appended || x->mode_only) {
 			/* a name, no data */
 		} else if (x->dir) {
 			h->dirs++;

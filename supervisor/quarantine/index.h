@@ -46,6 +46,8 @@ struct lgq_entry {
 	bool moved, done, back; /* back: this restore moved it */
 	/* kind "made": a name the session made (ino: its inode, 0: unknown) */
 	bool made_new;
+	/* kind "appended" (size: before the first append), "mode" (mode) */
+	bool appended, mode_only;
 };
 /* One run of a session id: its start_ns and (SESSION.runs) its end. */
 struct lgq_run {

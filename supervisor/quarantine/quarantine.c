@@ -441,6 +441,22 @@ int lg_quarantine_made(struct lg_quarantine *q, const char *path,
 	return e;
 }
 
+int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
+		       const char *path, const struct statx *st,
+		       const struct lg_quarantine_who *who)
+{
+	int e;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	q->seq++;
+	e = lg_quarantine_index_add(q, kind, path, NULL, NULL, st, NULL, who,
+				    NULL, -1);
+	if (e)
+		q->seq--;
+	return e;
+}
+
 const char *lg_quarantine_index(const struct lg_quarantine *q)
 {
 	return q->index;

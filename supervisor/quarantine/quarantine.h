@@ -162,6 +162,16 @@ int lg_quarantine_made(struct lg_quarantine *q, const char *path,
 		       const struct statx *st,
 		       const struct lg_quarantine_who *who);
 
+/*
+ * A pre-existing file's size before the session's first append (kind
+ * "appended") or its mode before its first chmod ("mode"), from st: a
+ * line of the index, no data kept, so that a restore cuts it back or sets
+ * the mode back. 0 or -errno.
+ */
+int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
+		       const char *path, const struct statx *st,
+		       const struct lg_quarantine_who *who);
+
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);

@@ -32,6 +32,7 @@ static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 	f->dev = makedev(st->stx_dev_major, st->stx_dev_minor);
 	f->ino = (st->stx_mask & STATX_INO) ? st->stx_ino : 0;
 	f->mnt_id = (st->stx_mask & STATX_MNT_ID) ? st->stx_mnt_id : 0;
+	f->mode = st->stx_mode;
 	f->is_dir = S_ISDIR(st->stx_mode);
 	f->is_symlink = S_ISLNK(st->stx_mode);
 	f->is_reg = S_ISREG(st->stx_mode);

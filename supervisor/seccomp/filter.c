@@ -101,6 +101,11 @@ static int add_open(scmp_filter_ctx ctx, const char *name, unsigned arg,
 					     mask | O_CREAT, acc[i] | O_EXCL };
 		if (r >= 0)
 			r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
+		/* an append grows a file: the undo records the size it had */
+		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask,
+					     acc[i] | O_APPEND };
+		if (r >= 0)
+			r = add(ctx, SCMP_ACT_NOTIFY, name, 1, &cmp);
 		/* an O_EXCL create makes a name: the undo records it */
 		cmp = (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ,
 					     mask | O_CREAT,

@@ -38,6 +38,7 @@ enum lg_sys_kind {
 	LG_KIND_RENAME,
 	LG_KIND_LINK, /* laid out as a rename; flags are linkat's AT_* */
 	LG_KIND_MAKE, /* a name made: mkdir, symlink (the undo's record) */
+	LG_KIND_CHMOD, /* a mode changed (the undo's record) */
 	LG_KIND_EXEC,
 };
 

@@ -89,15 +89,15 @@ static void open_flags(struct attempt *a, uint64_t flags)
 	a->follow = !(flags & O_NOFOLLOW);
 	a->writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	a->creates = flags & O_CREAT;
+	a->appends = (flags & O_APPEND) && a->writes;
 	if (flags & O_TRUNC) {
 		a->op = LG_OP_OPEN_TRUNC;
 		a->relevant = true;
 		return;
 	}
 	a->op = LG_OP_OPEN_WRITE;
-	/* an O_EXCL create only makes a name: the undo records it */
-	a->relevant = (flags & O_ACCMODE) != O_RDONLY &&
-		      !(flags & (O_APPEND | O_PATH));
+	/* an O_EXCL create makes a name, an append grows a file: recorded */
+	a->relevant = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 }
 
 static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
@@ -149,6 +149,11 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 		break;
 	case LG_KIND_MAKE:
 		a->op = LG_OP_MAKE;
+		break;
+	case LG_KIND_CHMOD:
+		a->op = LG_OP_CHMOD;
+		a->follow = sys != LG_SYS_FCHMODAT2 ||
+			    !(flags & AT_SYMLINK_NOFOLLOW);
 		break;
 	case LG_KIND_RENAME:
 	case LG_KIND_LINK:
@@ -324,6 +329,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 				       .facts = &f,
 				       .at = w.dirfd >= 0,
 				       .creates = a.creates,
+				       .appends = a.appends,
 				       .at_dirfd = w.dirfd,
 				       .at_name = w.last,
 				       .at_st = st.stx_mask ? &st : NULL,

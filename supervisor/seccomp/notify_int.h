@@ -58,6 +58,7 @@ struct attempt {
 	bool relevant; /* false: an open without O_TRUNC slipped through */
 	bool writes; /* an open for writing (O_WRONLY, O_RDWR; creat) */
 	bool creates; /* O_CREAT: a missing target is made */
+	bool appends; /* O_APPEND: the size it had is recorded */
 	bool how; /* openat2: its flags are in the open_how it points at */
 };
 

@@ -380,6 +380,62 @@ static int on_device_write(struct lg_session *s, struct lg_event *ev,
 	return 0;
 }
 
+/*
+ * A pre-existing file's first append (its size then) or first chmod (its
+ * mode then) in the session: a line of the index, so that a restore cuts
+ * it back or sets its mode back (issue 39). Once per inode; nothing when
+ * its content is kept already (an append) or it is lgrun's state.
+ */
+static int undo_record(struct lg_session *s, struct lg_event *ev,
+		       struct lg_facts *f, unsigned mark)
+{
+	struct lg_quarantine_who who = { .op = ev->op,
+					 .pid = ev->pid,
+					 .dev = f->dev,
+					 .ino = f->ino,
+					 .at_dirfd = -1 };
+	struct lg_inode_key k;
+	char before[PATH_MAX], exe[64] = "";
+	struct statx st = { 0 };
+	unsigned fl;
+
+	if (sess_protected_path(s, ev->target) && !sess_our_binary(ev->pid)) {
+		s->st.denied++;
+		return s->cfg->deny_errno;
+	}
+	if (!s->quarantine || !f->exists || !f->ino || f->fd_deleted ||
+	    (mark == LG_INODE_APPENDED && !f->is_reg) ||
+	    (!f->is_reg && !f->is_dir) || sess_kernel_file(ev))
+		return 0;
+	sess_lineage_facts(s, f);
+	if (!lg_facts_preexisting(f, s->info.start_real_ns))
+		return 0;
+	k = sess_inode_key(f);
+	fl = lg_lineage_get(s->content, &k);
+	if ((fl & mark) || (mark == LG_INODE_APPENDED &&
+			    (fl & (LG_INODE_KEPT | LG_INODE_REWRITTEN))))
+		return 0;
+	if (lg_lineage_mark(s->content, &k, mark, 0) < 0)
+		return 0;
+	f->name_before =
+		sess_name_before(s, f, ev->target, before, sizeof(before));
+	st.stx_mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE;
+	st.stx_mode = (uint16_t)f->mode;
+	st.stx_ino = f->ino;
+	st.stx_size = (uint64_t)f->size;
+	st.stx_dev_major = major(f->dev);
+	st.stx_dev_minor = minor(f->dev);
+	sess_exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
+	who.exe = exe;
+	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
+	if (lg_quarantine_note(s->quarantine,
+			       mark == LG_INODE_APPENDED ? "appended" : "mode",
+			       f->name_before ? f->name_before : ev->target,
+			       &st, &who) < 0)
+		s->not_kept_quiet++;
+	return 0;
+}
+
 /* A file's: the facts the edge read, classified here. */
 static int on_file(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v)
@@ -399,6 +455,11 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 	if (!f.exists && ev->creates &&
 	    (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		sess_made(s, pid, path, NULL);
+	/* an append, a chmod: what they change is recorded, never counted */
+	if (ev->appends && op == LG_OP_OPEN_WRITE)
+		return undo_record(s, ev, &f, LG_INODE_APPENDED);
+	if (op == LG_OP_CHMOD)
+		return undo_record(s, ev, &f, LG_INODE_MODE_KEPT);
 	if (op == LG_OP_OPEN_WRITE ||
 	    (op == LG_OP_OPEN_TRUNC && !(s->cfg->syscalls & LG_SC_OPEN_TRUNC)))
 		return sess_on_write_open(s, ev, &f);

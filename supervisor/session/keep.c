@@ -156,7 +156,7 @@ void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
  * A file of the kernel's own filesystems (/proc, /sys, cgroups, tracing):
  * writing one is a request to the kernel, not data lgrun could keep.
  */
-static bool kernel_file(const struct lg_event *ev)
+bool sess_kernel_file(const struct lg_event *ev)
 {
 	struct statfs sf;
 	int r = ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0 ?
@@ -236,7 +236,7 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		if (lg_ignored(s->cfg->ignore, s->cfg->n_ignore, name, exe))
 			return 0;
 	}
-	if (kernel_file(ev))
+	if (sess_kernel_file(ev))
 		return 0;
 	{
 		unsigned not_kept = s->not_kept;

@@ -39,6 +39,10 @@ enum {
 	LG_INODE_ALIASED = 1u << 5,
 	/* counted once as left empty at the tree's end */
 	LG_INODE_COUNTED_EMPTY = 1u << 6,
+	/* its size before the session's first append is in the index */
+	LG_INODE_APPENDED = 1u << 7,
+	/* its mode before the session's first chmod is in the index */
+	LG_INODE_MODE_KEPT = 1u << 8,
 };
 
 /* An inode, told apart from a later one with the same number by its birth. */

@@ -440,6 +440,8 @@ void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
 		      const struct lg_facts *f);
 void sess_made(struct lg_session *s, pid_t pid, const char *path,
 	       const struct lg_facts *f);
+/* a file of the kernel's own filesystems (/proc, /sys, cgroups...) */
+bool sess_kernel_file(const struct lg_event *ev);
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Identity is the inode and the name it had before the session (issue 39,
-# items 1, 2, 3 and 9). Each case runs a session over a fresh tree of 20
+# items 1, 2, 3 and 9, and its "done when": a mixed session restored to the
+# manifest from before it: content, modes, symlink targets, hard-link
+# pairs, names; appends cut back, what the session made set aside). Each case runs a session over a fresh tree of 20
 # pre-existing files, checks what it counted, restores it with one
 # lgctl restore and compares the tree's manifest (content, modes, symlink
 # targets, hard-link pairs, names) with the one taken before.
@@ -68,7 +70,8 @@ open(\"data/new\", \"w\").write(\"x\")
 # new names of pre-existing files), its empty folders removed
 case_ "new files, folders, symlinks and names" notrip 'echo new >data/n1; mkdir -p newdir/sub; echo x >newdir/sub/y; ln -s data/f01 sl; ln data/f02 data/hl; python3 -c "import os; os.close(os.open(\"data/ex\", os.O_CREAT | os.O_EXCL | os.O_WRONLY))"; mv data/n1 data/n2'
 # a mixed session: every form at once (trips at its third removal)
-case_ "a mixed session" trip 'echo over >data/f01; mv data/f02 data/m02; mv data/f03 data/f04; ln -s f05 data/l5; rm -f sl; echo file >sl; ln data/f06 data/h6; ln data/f07 data/h7; rm data/f07; mkdir newd; echo n >newd/n; mv keep moved; rm data/f08; rm data/f09; rm data/f10; rm data/f11' 'ln -s data/f12 sl; mkdir keep; echo k >keep/k'
+case_ "appends and modes" notrip 'echo more >>data/f01; echo more >>data/f01; chmod 600 data/f02; chmod 700 data; echo n >>data/newlog; chmod 640 data/f03; rm data/f03; python3 -c "import os; os.chmod(\"data/f04\", 0o444)"'
+case_ "a mixed session" trip 'echo more >>data/f13; chmod 600 data/f14; echo over >data/f01; mv data/f02 data/m02; mv data/f03 data/f04; ln -s f05 data/l5; rm -f sl; echo file >sl; ln data/f06 data/h6; ln data/f07 data/h7; rm data/f07; mkdir newd; echo n >newd/n; mv keep moved; rm data/f08; rm data/f09; rm data/f10; rm data/f11' 'ln -s data/f12 sl; mkdir keep; echo k >keep/k'
 # --keep-new leaves what the session made, puts back what it removed
 P=$T/kn
 mkdir -p "$P"
