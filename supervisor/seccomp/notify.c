@@ -90,6 +90,9 @@ static void open_flags(struct attempt *a, uint64_t flags)
 	a->writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	a->creates = flags & O_CREAT;
 	a->appends = (flags & O_APPEND) && a->writes;
+	a->undo_only = !(flags & O_TRUNC) &&
+		       (a->appends ||
+			(flags & (O_EXCL | O_CREAT)) == (O_EXCL | O_CREAT));
 	if (flags & O_TRUNC) {
 		a->op = LG_OP_OPEN_TRUNC;
 		a->relevant = true;
@@ -152,6 +155,7 @@ static bool decode(const struct seccomp_notif *req, enum lg_sys sys,
 		break;
 	case LG_KIND_CHMOD:
 		a->op = LG_OP_CHMOD;
+		a->undo_only = true;
 		a->follow = sys != LG_SYS_FCHMODAT2 ||
 			    !(flags & AT_SYMLINK_NOFOLLOW);
 		break;
@@ -307,6 +311,13 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		if (a.path)
 			lg_where_vouch(); /* the pidfd gather opened, if any */
 	}
+	/*
+	 * What destroys nothing (an append, an O_EXCL create, a chmod) left
+	 * the kernel only for the undo's record: unread, it runs unrecorded;
+	 * an O_EXCL create of a name that exists fails in the kernel.
+	 */
+	if (a.undo_only && (r < 0 || (a.creates && f.exists)))
+		return notify_respond(n, n->req->id, 0);
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */
 		err = notify_unreadable(s, (pid_t)n->req->pid, a.op, -r);
