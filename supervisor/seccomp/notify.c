@@ -90,9 +90,8 @@ static void open_flags(struct attempt *a, uint64_t flags)
 	a->writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	a->creates = flags & O_CREAT;
 	a->appends = (flags & O_APPEND) && a->writes;
-	a->undo_only = !(flags & O_TRUNC) &&
-		       (a->appends ||
-			(flags & (O_EXCL | O_CREAT)) == (O_EXCL | O_CREAT));
+	a->excl = (flags & (O_EXCL | O_CREAT)) == (O_EXCL | O_CREAT);
+	a->undo_only = !(flags & O_TRUNC) && (a->appends || a->excl);
 	if (flags & O_TRUNC) {
 		a->op = LG_OP_OPEN_TRUNC;
 		a->relevant = true;
@@ -316,7 +315,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 	 * the kernel only for the undo's record: unread, it runs unrecorded;
 	 * an O_EXCL create of a name that exists fails in the kernel.
 	 */
-	if (a.undo_only && (r < 0 || (a.creates && f.exists)))
+	if (a.undo_only && (r < 0 || (a.excl && f.exists)))
 		return notify_respond(n, n->req->id, 0);
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */

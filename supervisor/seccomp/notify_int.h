@@ -59,6 +59,7 @@ struct attempt {
 	bool writes; /* an open for writing (O_WRONLY, O_RDWR; creat) */
 	bool creates; /* O_CREAT: a missing target is made */
 	bool appends; /* O_APPEND: the size it had is recorded */
+	bool excl; /* O_CREAT | O_EXCL: fails when the name exists */
 	/* it destroys nothing: left the kernel only for the undo's record */
 	bool undo_only;
 	bool how; /* openat2: its flags are in the open_how it points at */
