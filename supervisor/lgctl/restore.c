@@ -82,6 +82,7 @@ static void restore_free(struct restore *r)
 	lg_closep(&r->qfd);
 	lg_closep(&r->ifd);
 	lgq_free(&r->x);
+	lgq_sealed_free(&r->sealed);
 }
 
 #define LG_RESTORE_AUTO __attribute__((cleanup(restore_free)))
@@ -439,6 +440,50 @@ static int audit_restore(const char *dir, const char *id,
 }
 
 /*
+ * Only what lgrun sealed is believed (quarantine/seal.c): a line of the
+ * index whose digest SESSION.runs does not hold was added after the fact
+ * (a root tree that undid the bind over lgrun's state): refused, named,
+ * and left out. A running session's index is not sealed yet: refused. An
+ * index of an older lgrun (no line signed, nothing sealed) is read as
+ * before, and said.
+ */
+static int believed(struct restore *r)
+{
+	size_t k = 0;
+
+	if (lg_state_running(r->state_dir, r->id)) {
+		fprintf(stderr,
+			"lgctl restore: session %s is running: its index is sealed at its end; restore it then (or stop it: lgctl stop %s)\n",
+			r->id, r->id);
+		return 1;
+	}
+	if (!r->sealed.any && !r->x.macs) {
+		if (r->x.n)
+			printf("note      session %s's index was written by an older lgrun: its lines are not sealed, and are believed as they are\n",
+			       r->id);
+		return GO_ON;
+	}
+	for (size_t i = 0; i < r->x.n; i++) {
+		struct lgq_entry *e = &r->x.e[i];
+
+		if (r->sealed.any && !e->forged) {
+			r->x.e[k++] = *e;
+			continue;
+		}
+		printf("refused   %s: its line in the index is not one lgrun sealed (added after the fact, or the session ended without lgrun's end): not believed\n",
+		       lgq_show(e->path));
+		r->refused++;
+		free(e->path);
+		free(e->kept);
+		free(e->moved_to);
+		free(e->moved_from);
+		json_decref(e->xattrs);
+	}
+	r->x.n = k;
+	return GO_ON;
+}
+
+/*
  * A session id run again (--session NAME) is another run: one run is
  * restored, the last that kept anything, or --run N. Its times bound what
  * is its own: its end line's time, else the next run's start.
@@ -562,6 +607,9 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	if (rc != GO_ON)
 		return rc;
 	rc = rst_load_as_owner(&r, &q);
+	if (rc != GO_ON)
+		return rc;
+	rc = believed(&r);
 	if (rc != GO_ON)
 		return rc;
 	rc = pick_run(&r);

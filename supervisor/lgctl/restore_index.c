@@ -25,6 +25,7 @@
 #include "lib/clock.h"
 #include "lib/json.h"
 #include "record/audit.h"
+#include "quarantine/seal.h"
 #include "restore_int.h"
 
 /*
@@ -225,6 +226,25 @@ static int index_fd(struct restore *r)
 }
 
 /* A set-aside's line: restorable as any other entry (op set_aside). */
+/* A line restore wrote into the index: its digest sealed in SESSION.runs. */
+static int seal_line(const struct restore *r, const char *line, size_t n)
+{
+	char name[300], d[33], out[96];
+	int fd, k, e = 0;
+
+	snprintf(name, sizeof(name), "%s.runs", r->id);
+	fd = rst_open2(r->qfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW, 0);
+	if (fd < 0)
+		return fd;
+	lg_seal_digest(line, n, d);
+	k = snprintf(out, sizeof(out),
+		     "{\"set_aside\":true,\"lines\":[\"%s\"]}\n", d);
+	if (write(fd, out, (size_t)k) != k)
+		e = -EIO;
+	close(fd);
+	return e;
+}
+
 int rst_index_set_aside(struct restore *r, long long n, const char *path,
 			const char *kept, const struct statx *before,
 			const struct statx *after)
@@ -270,6 +290,8 @@ int rst_index_set_aside(struct restore *r, long long n, const char *path,
 		lg_json_append(&j, "\n", 1);
 	if (!line || !j.buf || write(fd, j.buf, j.len) != (ssize_t)j.len)
 		e = -EIO;
+	if (!e && r->sealed.any) /* sealed too, or a later restore refuses it */
+		e = seal_line(r, j.buf, j.len - 1);
 	lg_json_free(&j);
 	return e;
 }
@@ -482,6 +504,21 @@ int rst_load_as_owner(struct restore *r, const struct request *q)
 			"lgctl restore: cannot act as the index's owner (uid %u): %s\n",
 			(unsigned)r->owner, strerror(-e));
 		return 2;
+	}
+	{
+		/* what lgrun sealed at the run's end (quarantine/seal.c) */
+		char name[300];
+		int fd;
+
+		snprintf(name, sizeof(name), "%s.runs", r->id);
+		fd = r->qfd >= 0 ?
+			     rst_open2(r->qfd, name, O_RDONLY | O_NOFOLLOW, 0) :
+			     -1;
+		if (fd >= 0) {
+			lgq_sealed_read(&r->sealed, fd);
+			close(fd);
+		}
+		r->x.sealed = &r->sealed;
 	}
 	e = lgq_load_fd(&r->x, q->ifd, q->paths, q->npaths, q->since_ns);
 	if (e < 0) {

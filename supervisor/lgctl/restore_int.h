@@ -35,6 +35,7 @@ struct restore {
 	bool dry, newest, force;
 	bool keep_new; /* --keep-new: what the session made stays */
 	unsigned run; /* --run N (0: the last that kept anything) */
+	struct lgq_sealed sealed; /* SESSION.runs's digests: what is believed */
 	/* the run restored: its start, its end line's time, the next's start */
 	long long run_start, run_end, next_start;
 	uid_t owner; /* the index's owner: whose credentials restore uses */

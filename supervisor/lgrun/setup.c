@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "run.h"
 
+#include "quarantine/seal.h"
+
+/* In the watchdog, lgrun dead and its tree killed: the index sealed. */
+static void seal_after_crash(void)
+{
+	lg_seal_write(lg_real_ns());
+}
+
 /*
  * The state dir as ssh's StrictModes checks a home (store/strict.c): made
  * if missing, else refused, saying what to fix, when it, a folder above
  * it or what lgrun opens in it is another user's, open to others, or a
  * symlink; so are a configured audit_log and metrics_file.
  */
+
 static int check_state(struct run *run)
 {
 	struct lg_error err;
@@ -335,9 +344,15 @@ int setup_watchdog(struct run *run)
 		int r;
 
 		/* the quarantine's index lines, the watchdog's if lgrun dies */
-		if (run->cfg.quarantine)
+		if (run->cfg.quarantine) {
 			run->spill =
 				lg_spill_new(SPILL_BYTES, lg_quarantine_line);
+			/* its key, in memory only, the watchdog's too */
+			if (lg_seal_init(run->state_dir, run->id) == 0)
+				lg_watchdog_after(seal_after_crash);
+			else
+				lg_warn("the quarantine index cannot be sealed (no random key): a restore will refuse its lines");
+		}
 		run->info.spill = run->spill;
 		/* and the recording's lines and held events */
 		if (run->cfg.record_events)

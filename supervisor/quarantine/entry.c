@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "record/audit.h"
+#include "seal.h"
 #include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "lib/json.h"
@@ -202,6 +203,16 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 	if ((v = get_str(e, e->xattrs)))
 		lg_json_raw(&j, "xattrs", v);
 	lg_json_end(&j);
+	if (lg_seal_on() && j.buf && j.len && j.buf[j.len - 1] == '}') {
+		/* signed: its bytes before ,"mac" with the run's key (seal.c) */
+		char mac[65];
+
+		j.len--;
+		lg_seal_mac(j.buf, j.len, mac);
+		lg_json_append(&j, ",\"mac\":\"", 8);
+		lg_json_append(&j, mac, 64);
+		lg_json_append(&j, "\"}", 2);
+	}
 	lg_json_append(&j, "\n", 1);
 	*n = j.len;
 	return j.buf; /* NULL when out of memory: the line is lost */

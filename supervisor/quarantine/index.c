@@ -14,6 +14,7 @@
 #include "lib/json.h"
 #include "lib/text.h"
 #include "index.h"
+#include "seal.h"
 #include "store/state.h"
 
 static bool under(const char *path, const char *top)
@@ -245,16 +246,31 @@ int lgq_load_fd(struct lgq_index *r, int fd, char **paths, size_t npaths,
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line), before = r->n;
+		bool sealed = true;
 		json_t *o;
 		int e;
 
-		if (seen_before(&seen, lg_digest(line, strlen(line))))
+		if (seen_before(&seen, lg_digest(line, len)))
 			continue;
 		o = json_loads(line, 0, NULL);
 		if (!o)
 			continue; /* a line cut by a crash: skipped */
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		r->macs += lg_seal_signed_part(line, len) != 0;
+		if (r->sealed && r->sealed->any) {
+			char d[33];
+
+			lg_seal_digest(line, len, d);
+			sealed = lgq_sealed_has(r->sealed, d);
+		}
 		e = add_line(r, o, paths, npaths, since_ns);
 		json_decref(o);
+		if (!sealed && r->n > before) {
+			r->e[r->n - 1].forged = true;
+			r->forged++;
+		}
 		if (e < 0) {
 			err = e;
 			break;
@@ -310,6 +326,63 @@ void lgq_keep_run(struct lgq_index *x, long long start_ns)
 		x->e[k++] = x->e[i];
 	}
 	x->n = k;
+}
+
+static int cmp_digest(const void *a, const void *b)
+{
+	return memcmp(a, b, 32);
+}
+
+int lgq_sealed_read(struct lgq_sealed *s, int fd)
+{
+	LG_AUTOFCLOSE FILE *f = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	memset(s, 0, sizeof(*s));
+	if (dfd < 0 || !(f = fdopen(dfd, "re"))) {
+		if (dfd >= 0)
+			close(dfd);
+		return -errno;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		json_t *v = json_object_get(o, "lines"), *d;
+		size_t i;
+
+		if (json_is_array(v))
+			s->any = true;
+		json_array_foreach(v, i, d)
+		{
+			const char *h = json_string_value(d);
+			char(*nd)[33];
+
+			if (!h || strlen(h) != 32)
+				continue;
+			nd = realloc(s->d, (s->n + 1) * sizeof(*nd));
+			if (!nd)
+				break;
+			s->d = nd;
+			memcpy(s->d[s->n++], h, 33);
+		}
+		json_decref(o);
+	}
+	free(line);
+	if (s->n)
+		qsort(s->d, s->n, sizeof(*s->d), cmp_digest);
+	return 0;
+}
+
+bool lgq_sealed_has(const struct lgq_sealed *s, const char *digest)
+{
+	return s->n && bsearch(digest, s->d, s->n, sizeof(*s->d), cmp_digest);
+}
+
+void lgq_sealed_free(struct lgq_sealed *s)
+{
+	free(s->d);
+	memset(s, 0, sizeof(*s));
 }
 
 void lgq_free(struct lgq_index *x)

@@ -38,6 +38,7 @@ struct lgq_entry {
 	char *path, *kept, *dest;
 	json_t *xattrs; /* a directory's {"name":"hex value"}, or NULL */
 	bool made; /* a directory this restore created */
+	bool forged; /* its line is not sealed (lgq_index.sealed): refused */
 	/*
 	 * kind "moved" (dir false, mode its type): where the session renamed
 	 * it (path: its name before); done once a restore looked at it
@@ -54,9 +55,22 @@ struct lgq_run {
 	long long start_ns, end_ns; /* end 0: no end line (lgrun died) */
 };
 
+/* The digests SESSION.runs seals (quarantine/seal.c), sorted: 32 hex. */
+struct lgq_sealed {
+	char (*d)[33];
+	size_t n;
+	bool any; /* the session's index is a sealed one: only these go */
+};
+
 struct lgq_index {
 	struct lgq_entry *e;
 	size_t n;
+	/*
+	 * Given (lgq_load_fd's caller): lines whose digest it does not seal
+	 * are read with forged set, when it says the index is sealed
+	 */
+	const struct lgq_sealed *sealed;
+	size_t forged, macs; /* lines refused; lines that carry a mac */
 	struct lgq_run *runs; /* in the order their first line came */
 	size_t nruns;
 	long long max_n; /* the highest n of every line, wanted or not */
@@ -82,6 +96,13 @@ void lgq_free(struct lgq_index *x);
  * at start_ns (and lines of no run: a restore's set-asides).
  */
 size_t lgq_runs_with_entries(const struct lgq_index *x, size_t *last);
+/*
+ * The digests sealed in a SESSION.runs open as fd (its lines' "lines"),
+ * into s (sorted); s->any when a line had them. 0 or -errno.
+ */
+int lgq_sealed_read(struct lgq_sealed *s, int fd);
+bool lgq_sealed_has(const struct lgq_sealed *s, const char *digest);
+void lgq_sealed_free(struct lgq_sealed *s);
 void lgq_keep_run(struct lgq_index *x, long long start_ns);
 
 /*

@@ -22,6 +22,7 @@
 #include "index.h"
 #include "lib/json.h"
 #include "quarantine_int.h"
+#include "seal.h"
 
 /* "DIR, DIR": each trimmed, without a trailing '/'. */
 static int set_folders(struct lg_quarantine *q, const char *list)
@@ -79,6 +80,7 @@ void lg_quarantine_set_limits(struct lg_quarantine *q,
 void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns)
 {
 	q->start_ns = start_ns;
+	lg_seal_start(start_ns);
 }
 
 void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp)
@@ -407,6 +409,8 @@ int lg_quarantine_end_run(struct lg_quarantine *q)
 
 	if (!q || q->index_fd < 0)
 		return 0; /* nothing kept: no run to close */
+	if (lg_seal_on()) /* the lines sealed with the run's times */
+		return lg_seal_write(lg_real_ns());
 	/* SESSION.jsonl -> SESSION.runs, beside it */
 	n = snprintf(p, sizeof(p), "%.*s.runs",
 		     (int)(strlen(q->index) - strlen(".jsonl")), q->index);

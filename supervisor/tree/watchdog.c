@@ -144,6 +144,13 @@ int lg_session_lost(const char *state_dir, const char *id, const char *cgroup,
 }
 
 /* The watchdog's life: reads until lgrun says done or is gone. */
+static void (*after)(void);
+
+void lg_watchdog_after(void (*fn)(void))
+{
+	after = fn;
+}
+
 static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 			    const char *state_dir, const char *id,
 			    struct lg_spill *index, struct lg_spill *record)
@@ -206,6 +213,8 @@ static _Noreturn void watch(int fd, const struct lg_cgroup *cg,
 	if (lg_session_lost(state_dir, id, cg->ok ? cg->path : NULL, pgid,
 			    "lgrun's watchdog", summary, sizeof(summary)) > 0)
 		fprintf(stderr, "lgrun: session %s: %s\n", id, summary);
+	if (after) /* the tree is gone: what lgrun would do at its end */
+		after();
 	_exit(0);
 }
 

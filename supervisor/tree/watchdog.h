@@ -34,6 +34,12 @@ struct lg_spill;
 int lg_watchdog_start(struct lg_watchdog *w, const struct lg_cgroup *cg,
 		      const char *state_dir, const char *id,
 		      struct lg_spill *index, struct lg_spill *record);
+/*
+ * What the watchdog does once it has killed the tree of a dead lgrun and
+ * written what lgrun held (lgrun's: the quarantine index sealed). Set
+ * before lg_watchdog_start.
+ */
+void lg_watchdog_after(void (*fn)(void));
 /* The tree's process group (its first process), for a session with no cgroup. */
 void lg_watchdog_tree(struct lg_watchdog *w, pid_t pgid);
 /* lgrun ends the session itself: the watchdog leaves, and is reaped. */
