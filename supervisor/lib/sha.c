@@ -376,7 +376,6 @@ void lg_hex(const uint8_t *id, size_t len, char *hex)
 	hex[2 * len] = '\0';
 }
 
-
 void lg_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n,
 		    uint8_t out[32])
 {
