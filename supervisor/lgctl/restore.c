@@ -38,7 +38,7 @@
 static void restore_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [--keep-new] [PATH...]\n"
+		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [--keep-new] [--trust-unsigned] [PATH...]\n"
 		"Puts back what the session changed of pre-existing data (its quarantine), in\n"
 		"place: only PATHs (and what is under them) when given, only what was kept in\n"
 		"the last DUR with --since, under DIR instead with --to.\n"
@@ -54,6 +54,8 @@ static void restore_usage(FILE *f)
 		"with --force. As root, restore acts as the owner of the session's index.\n"
 		"What the session made (files, folders, symlinks, new names) is set aside\n"
 		"into the quarantine (an empty folder removed); --keep-new leaves it.\n"
+		"Only the index lines lgrun sealed at the run's end are believed; an index\n"
+		"with nothing sealed (an older lgrun's) only with --trust-unsigned.\n"
 		"A session id run more than once (--session NAME) has runs: restore undoes\n"
 		"the last run that kept anything; --run N another (1: the first).\n");
 }
@@ -98,13 +100,14 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 		{ "force", no_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "keep-new", no_argument, NULL, 'k' },
+		{ "trust-unsigned", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:Nfr:kh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ns:t:Nfr:kUh", lo, NULL)) != -1) {
 		unsigned long ms;
 
 		switch (c) {
@@ -132,6 +135,9 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 			break;
 		case 'k':
 			r->keep_new = true;
+			break;
+		case 'U':
+			r->trust_unsigned = true;
 			break;
 		case 'r': {
 			char *end;
@@ -457,10 +463,19 @@ static int believed(struct restore *r)
 			r->id, r->id);
 		return 1;
 	}
-	if (!r->sealed.any && !r->x.macs) {
-		if (r->x.n)
-			printf("note      session %s's index was written by an older lgrun: its lines are not sealed, and are believed as they are\n",
-			       r->id);
+	if (!r->sealed.any && !r->x.macs && r->x.n) {
+		/*
+		 * Nothing sealed, nothing signed: an older lgrun's index, or
+		 * one a tree wrote for a session that kept nothing
+		 */
+		if (!r->trust_unsigned) {
+			fprintf(stderr,
+				"lgctl restore: session %s's index is not sealed by lgrun (an older lgrun's, or written by someone else): nothing restored; if you trust it, restore it with --trust-unsigned\n",
+				r->id);
+			return 1;
+		}
+		printf("note      session %s's index is not sealed: believed as it is (--trust-unsigned)\n",
+		       r->id);
 		return GO_ON;
 	}
 	for (size_t i = 0; i < r->x.n; i++) {

@@ -34,6 +34,7 @@ struct restore {
 	const char *to, *id, *state_dir;
 	bool dry, newest, force;
 	bool keep_new; /* --keep-new: what the session made stays */
+	bool trust_unsigned; /* --trust-unsigned: an unsealed index believed */
 	unsigned run; /* --run N (0: the last that kept anything) */
 	struct lgq_sealed sealed; /* SESSION.runs's digests: what is believed */
 	/* the run restored: its start, its end line's time, the next's start */

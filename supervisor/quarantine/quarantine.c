@@ -407,10 +407,11 @@ int lg_quarantine_end_run(struct lg_quarantine *q)
 	char p[PATH_MAX + 256], line[96];
 	int fd, n, e = 0;
 
+	/* sealed, or put back as it was: what the tree wrote there is gone */
+	if (lg_seal_on())
+		return lg_seal_write(lg_real_ns());
 	if (!q || q->index_fd < 0)
 		return 0; /* nothing kept: no run to close */
-	if (lg_seal_on()) /* the lines sealed with the run's times */
-		return lg_seal_write(lg_real_ns());
 	/* SESSION.jsonl -> SESSION.runs, beside it */
 	n = snprintf(p, sizeof(p), "%.*s.runs",
 		     (int)(strlen(q->index) - strlen(".jsonl")), q->index);

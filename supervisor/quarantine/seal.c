@@ -142,8 +142,8 @@ int lg_seal_write(int64_t end_ns)
 	if (!seal.on || seal.sealed)
 		return 0;
 	in = fopen(seal.index, "re");
-	if (!in)
-		return errno == ENOENT ? 0 : -errno; /* nothing kept this run */
+	if (!in && errno != ENOENT)
+		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", seal.runs);
 	unlink(tmp); /* a dead lgrun's, or planted */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -160,7 +160,7 @@ int lg_seal_write(int64_t end_ns)
 		fwrite(seal.prior, 1, seal.nprior, out);
 	fprintf(out, "{\"start_ns\":%lld,\"end_ns\":%lld,\"lines\":[",
 		(long long)seal.start_ns, (long long)end_ns);
-	while ((n = getline(&line, &cap, in)) > 0) {
+	while (in && (n = getline(&line, &cap, in)) > 0) {
 		char d[33];
 
 		if (line[n - 1] == '\n')
@@ -172,11 +172,20 @@ int lg_seal_write(int64_t end_ns)
 	}
 	free(line);
 	fputs("]}\n", out);
-	if (fflush(out) != 0 || fsync(fileno(out)) < 0)
+	if (!kept && fflush(out) == 0) /* this run's line: none */
+		e = ftruncate(fileno(out), (off_t)seal.nprior) < 0 ? -errno : 0;
+	if (!e && (fflush(out) != 0 || fsync(fileno(out)) < 0))
 		e = -errno;
-	if (!e && kept && rename(tmp, seal.runs) < 0)
+	/*
+	 * Always: what the tree wrote into SESSION.runs meanwhile is gone
+	 * (a run that kept nothing leaves it as it was at its start, or none)
+	 */
+	if (!e && (kept || seal.nprior) && rename(tmp, seal.runs) < 0)
 		e = -errno;
-	if (e || !kept)
+	if (!e && !kept && !seal.nprior && unlink(seal.runs) < 0 &&
+	    errno != ENOENT)
+		e = -errno;
+	if (e || (!kept && !seal.nprior))
 		unlink(tmp);
 	seal.sealed = !e;
 	return e;

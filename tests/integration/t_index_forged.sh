@@ -62,6 +62,29 @@ wait $LG
 for i in 1 2; do [ "$(cat "$P/f$i")" = "data $i" ] || fail "f$i not restored: $(cat "$T/out")"; done
 grep -q '"start_ns":1,' "$STATE/quarantine/forge1.runs" && fail "what the tree wrote into SESSION.runs survived the run's end"
 
+# a session that keeps nothing, for which "the tree" writes an index and
+# seals its digests itself: lgrun's end puts SESSION.runs back as it was
+# (none), and restore believes nothing of it
+"$LGRUN" --state-dir "$STATE" --session forge3 -- sleep 1.5 &
+LG=$!
+sleep 0.5
+python3 - "$STATE/quarantine" "$T" "$IDX" <<'PY'
+import json, os, sys, hashlib
+q, t, real = sys.argv[1:4]
+e = json.loads(open(real).read().splitlines()[0])
+e.update(session="forge3", path=t + "/secret/own")
+e.pop("mac", None)
+line = json.dumps(e, separators=(",", ":"))
+open(q + "/forge3.jsonl", "w").write(line + "\n")
+d = hashlib.sha256(line.encode()).hexdigest()[:32]
+open(q + "/forge3.runs", "w").write(json.dumps({"start_ns": 1, "end_ns": 2, "lines": [d]}) + "\n")
+PY
+wait $LG
+[ ! -e "$STATE/quarantine/forge3.runs" ] || fail "the tree's SESSION.runs survived a run that kept nothing: $(cat "$STATE/quarantine/forge3.runs")"
+"$LGCTL" --state-dir "$STATE" restore forge3 >"$T/out3" 2>&1 && fail "a planted index was restored: $(cat "$T/out3")"
+grep -q "not sealed by lgrun" "$T/out3" || fail "not said: $(cat "$T/out3")"
+[ ! -e "$T/secret/own" ] || fail "a planted index wrote into root's folder"
+
 # a line lgrun's watchdog writes after lgrun died is sealed too
 mkdir -p "$T/q"
 for i in 1 2; do echo "lost $i" >"$T/q/g$i"; done

@@ -76,8 +76,14 @@ line() { # kept path mode op: a line matching the kept file's facts
 	line "$NST/quarantine/forge/0/3" "$T/nd/../rootdir/dots" 33188 unlink
 	line "$NST/quarantine/forge/0/../../../../rootonly/s" "$T/nd/loot2" 33152 unlink
 } | runuser -u nobody -- sh -c 'cat >"$0"' "$NST/quarantine/forge.jsonl"
-"$LGCTL" --state-dir "$NST" restore forge >"$T/out"
+# nothing of it is sealed: refused as a whole (issue 39 item 12) ...
+"$LGCTL" --state-dir "$NST" restore forge >"$T/out" 2>&1
 assert_rc 1 "$?" "a forged index"
+grep -q "index is not sealed by lgrun" "$T/out" || fail "an unsealed index was believed: $(cat "$T/out")"
+[ ! -e "$T/nd/suid" ] || fail "an unsealed index was restored"
+# ... and even when trusted by hand, nothing it names goes where it may not
+"$LGCTL" --state-dir "$NST" restore --trust-unsigned forge >"$T/out"
+assert_rc 1 "$?" "a forged index, --trust-unsigned"
 [ "$(cat "$T/rootonly/s")" = "root secret" ] && [ "$(stat -c '%a %u' "$T/rootonly/s")" = "600 0" ] ||
 	fail "the root-only file was touched"
 [ ! -e "$T/nd/loot" ] && [ ! -e "$T/nd/loot2" ] || fail "a root-only file was moved: $(cat "$T/out")"
