@@ -213,7 +213,23 @@ static int choice(const struct lg_config_key *k, const char *s,
 	}
 LG_CHOICE(store_backend, "memory", "redis", "a backend (memory or redis)")
 LG_CHOICE(store_error, "local", "fail", "fail or local")
-LG_CHOICE(on_full, "allow", "deny", "allow or deny")
+#undef LG_CHOICE
+
+/* allow, or deny (its other name: refuse, issue 39's word) */
+static int parse_on_full(const struct lg_config_key *k, const char *s,
+			 union lg_value *v, struct lg_error *err)
+{
+	if (strcmp(s, "refuse") == 0)
+		s = "deny";
+	return choice(k, s, v, err, "allow", "deny", "allow, deny or refuse");
+}
+
+#define LG_CHOICE(NAME, NO, YES, WHAT)                                        \
+	static int parse_##NAME(const struct lg_config_key *k, const char *s, \
+				union lg_value *v, struct lg_error *err)      \
+	{                                                                     \
+		return choice(k, s, v, err, NO, YES, WHAT);                   \
+	}
 LG_CHOICE(egress, "open", "proxy-only", "open or proxy-only")
 #undef LG_CHOICE
 

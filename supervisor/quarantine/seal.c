@@ -4,12 +4,13 @@
  * bind over lgrun's state and append a line to its quarantine index, which
  * a later restore as root would believe. So:
  *
- * - each line lgrun writes carries "mac": HMAC-SHA256 of the line's bytes
- *   before it, with a key of this run that lives only in lgrun's memory
- *   (and its watchdog's, forked after it was made), never written;
- * - at the run's end, the tree gone (lgrun's end, or its watchdog's after
- *   a crash), lgrun reads the index back, keeps the lines whose mac
- *   verifies, and writes their digests as this run's line of
+ * - each line lgrun writes carries "mac": the HMAC-SHA256, with a key of
+ *   this run that lives only in lgrun's memory (and its watchdog's, forked
+ *   after it was made; never written), of the SHA-256 of the line's bytes
+ *   before it (its digest: one hash of the line, which lgrun remembers);
+ * - at the run's end, the tree gone, lgrun writes the digests of the
+ *   lines it made (its watchdog, after a crash, reads the index back and
+ *   keeps the lines whose mac verifies) as this run's line of
  *   STATE_DIR/quarantine/SESSION.runs, by write-then-rename: the earlier
  *   runs' lines as read at this run's start (before the tree ran), then
  *   this run's, so what the tree wrote into that file meanwhile is gone;
@@ -19,6 +20,7 @@
  * let it sign a line of an earlier run.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -41,8 +43,13 @@ static struct {
 	char *prior; /* SESSION.runs as it was at this run's start */
 	size_t nprior;
 	int64_t start_ns;
-	bool sealed;
-} seal;
+	bool sealed, lost;
+	/* the digests of the lines this process made (lgrun's; not the
+	 * watchdog's, which reads the index back) */
+	pthread_mutex_t lock;
+	uint8_t (*mine)[16];
+	size_t nmine, capmine;
+} seal = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 int lg_seal_init(const char *state_dir, const char *session)
 {
@@ -75,11 +82,21 @@ void lg_seal_start(int64_t start_ns)
 	seal.start_ns = start_ns;
 }
 
-static void mac_of(const char *line, size_t n, char hex[65])
+static void sha_of(const char *line, size_t n, uint8_t d[32])
+{
+	struct lg_sha x;
+
+	lg_sha_init(&x, true);
+	lg_sha_update(&x, line, n);
+	lg_sha_final(&x, d);
+}
+
+/* The mac of a line whose digest is d: HMAC of 16 bytes, cheap. */
+static void mac_of_digest(const uint8_t d[32], char hex[65])
 {
 	uint8_t m[32];
 
-	lg_hmac_sha256(seal.key, sizeof(seal.key), line, n, m);
+	lg_hmac_sha256(seal.key, sizeof(seal.key), d, 16, m);
 	lg_hex(m, sizeof(m), hex);
 }
 
@@ -90,17 +107,33 @@ bool lg_seal_on(void)
 
 void lg_seal_mac(const char *line, size_t n, char hex[65])
 {
-	mac_of(line, n, hex);
+	uint8_t d[32];
+
+	sha_of(line, n, d);
+	mac_of_digest(d, hex);
+	pthread_mutex_lock(&seal.lock);
+	if (seal.nmine == seal.capmine) {
+		size_t cap = seal.capmine ? 2 * seal.capmine : 1024;
+		uint8_t(*m)[16] = realloc(seal.mine, cap * sizeof(*m));
+
+		if (m) {
+			seal.mine = m;
+			seal.capmine = cap;
+		}
+	}
+	if (seal.nmine < seal.capmine)
+		memcpy(seal.mine[seal.nmine++], d, 16);
+	else
+		seal.lost = true; /* out of memory: the end reads back */
+	pthread_mutex_unlock(&seal.lock);
 }
 
 void lg_seal_digest(const char *line, size_t n, char hex[33])
 {
-	struct lg_sha x;
+	size_t at = lg_seal_signed_part(line, n);
 	uint8_t d[32];
 
-	lg_sha_init(&x, true);
-	lg_sha_update(&x, line, n);
-	lg_sha_final(&x, d);
+	sha_of(line, at ? at : n, d); /* a signed line: its signed part */
 	lg_hex(d, 16, hex);
 }
 
@@ -119,15 +152,16 @@ size_t lg_seal_signed_part(const char *line, size_t n)
 	return n - 2 - 64 - t;
 }
 
-/* Was line (no newline) signed with this run's key? */
-static bool ours(const char *line, size_t n)
+/* Was line (no newline) signed with this run's key? Its digest into d. */
+static bool ours(const char *line, size_t n, uint8_t d[32])
 {
 	size_t at = lg_seal_signed_part(line, n);
 	char hex[65];
 
 	if (!at)
 		return false;
-	mac_of(line, at, hex);
+	sha_of(line, at, d);
+	mac_of_digest(d, hex);
 	return memcmp(hex, line + at + 8, 64) == 0;
 }
 
@@ -160,14 +194,27 @@ int lg_seal_write(int64_t end_ns)
 		fwrite(seal.prior, 1, seal.nprior, out);
 	fprintf(out, "{\"start_ns\":%lld,\"end_ns\":%lld,\"lines\":[",
 		(long long)seal.start_ns, (long long)end_ns);
+	if (seal.nmine && !seal.lost) {
+		/* lgrun: the lines it made itself, no reading back */
+		for (size_t i = 0; i < seal.nmine; i++) {
+			char d[33];
+
+			lg_hex(seal.mine[i], 16, d);
+			fprintf(out, "%s\"%s\"", kept++ ? "," : "", d);
+		}
+		if (in)
+			fclose(in);
+		in = NULL;
+	}
 	while (in && (n = getline(&line, &cap, in)) > 0) {
+		uint8_t dd[32];
 		char d[33];
 
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
-		if (!ours(line, (size_t)n))
+		if (!ours(line, (size_t)n, dd))
 			continue; /* another run's, or the tree's */
-		lg_seal_digest(line, (size_t)n, d);
+		lg_hex(dd, 16, d);
 		fprintf(out, "%s\"%s\"", kept++ ? "," : "", d);
 	}
 	free(line);

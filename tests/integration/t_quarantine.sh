@@ -166,6 +166,29 @@ run_lg --session undo6 --config "$T/deny.ini" -- rm "$T/mnt2/q" 2>"$T/err"
 [ "$RC" != 0 ] || fail "on_full = deny let the removal through"
 [ -e "$T/mnt2/q" ] || fail "on_full = deny: the file was removed"
 grep -q "refused (on_full = deny)" "$T/err" || fail "no reason given: $(cat "$T/err")"
+# a write-open of a pre-existing file beyond max_copy (issue 39 item 5):
+# allowed and said by default; refused with on_full = refuse, untouched
+head -c 2097152 /dev/urandom >"$T/big"
+cp "$T/big" "$T/big.orig"
+sleep 0.05
+printf '[quarantine]
+max_copy = 1M
+' >"$T/small.ini"
+run_lg --session undo6b --config "$T/small.ini" -- sh -c 'echo x >"$0"' "$T/big" 2>"$T/err"
+assert_rc 0 "$RC" "a write-open beyond max_copy, on_full = allow"
+grep -q "could not be kept in the quarantine (File too large): let through (on_full = allow)" "$T/err" ||
+	fail "not said: $(cat "$T/err")"
+cp "$T/big.orig" "$T/big"
+sleep 0.05
+printf '[quarantine]
+max_copy = 1M
+on_full = refuse
+' >"$T/refuse.ini"
+run_lg --session undo6c --config "$T/refuse.ini" -- sh -c 'echo x >"$0"' "$T/big" 2>"$T/err"
+[ "$RC" != 0 ] || fail "on_full = refuse let the write-open through"
+cmp -s "$T/big" "$T/big.orig" || fail "on_full = refuse: the file was written"
+grep -q "could not be kept in the quarantine (File too large): refused (on_full = deny)" "$T/err" ||
+	fail "no reason given: $(cat "$T/err")"
 
 # 7a. A folder of one's own for that mount ([quarantine] folders): kept
 # there, protected there, restored from there.
