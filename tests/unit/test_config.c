@@ -462,7 +462,7 @@ static void test_errors(void **state)
 		{ "[quarantine]\nmax_bytes = 99999999999T\n",
 		  "test.ini:2: quarantine.max_bytes: '99999999999T' is not a size" },
 		{ "[quarantine]\non_full = maybe\n",
-		  "test.ini:2: quarantine.on_full: 'maybe' is not allow or deny" },
+		  "test.ini:2: quarantine.on_full: 'maybe' is not allow, deny or refuse" },
 		{ "[quarantine]\nfolders = /a, b\n",
 		  "test.ini:2: quarantine.folders: 'b' is not an absolute directory (DIR,DIR..., e.g. /data/.lgrun-quarantine)" },
 		{ "[quarantine]\nfolders = /a,\n",
