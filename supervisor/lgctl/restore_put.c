@@ -284,13 +284,14 @@ static void set_meta_fd(int fd, const struct lgq_entry *e,
 	futimens(fd, ts);
 }
 
-/* The dest's folder: from --to DIR or /, made when make. */
-static int parent_of(const struct restore *r, const struct lgq_entry *e,
-		     bool make)
+/* The folder of path (normal) walked from r->top, its last name at *name. */
+static int walk_parent(const struct restore *r, const char *path, bool make,
+		       const char **name)
 {
-	LG_AUTOFREE char *rel = strdup(e->path + 1);
+	LG_AUTOFREE char *rel = strdup(path + 1);
 	char *slash;
 
+	*name = strrchr(path, '/') + 1;
 	if (!rel)
 		return -ENOMEM;
 	slash = strrchr(rel, '/');
@@ -298,6 +299,15 @@ static int parent_of(const struct restore *r, const struct lgq_entry *e,
 		return fcntl(r->top, F_DUPFD_CLOEXEC, 3);
 	*slash = '\0';
 	return rst_walk(r->top, rel, make);
+}
+
+/* The dest's folder: from --to DIR or /, made when make. */
+static int parent_of(const struct restore *r, const struct lgq_entry *e,
+		     bool make)
+{
+	const char *name;
+
+	return walk_parent(r, e->path, make, &name);
 }
 
 static void refuse(struct restore *r, const struct lgq_entry *e,
@@ -613,23 +623,6 @@ void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e)
 		free(b);
 	}
 	futimens(fd, ts);
-}
-
-/* The folder of path (normal) walked from r->top, its last name at *name. */
-static int walk_parent(const struct restore *r, const char *path, bool make,
-		       const char **name)
-{
-	LG_AUTOFREE char *rel = strdup(path + 1);
-	char *slash;
-
-	*name = strrchr(path, '/') + 1;
-	if (!rel)
-		return -ENOMEM;
-	slash = strrchr(rel, '/');
-	if (!slash)
-		return fcntl(r->top, F_DUPFD_CLOEXEC, 3);
-	*slash = '\0';
-	return rst_walk(r->top, rel, make);
 }
 
 static bool same_file(const struct lgq_entry *e, const struct statx *st)

@@ -27,6 +27,30 @@ static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
 }
 
 /*
+ * Both paths of a rename or a link, read outside the session's lock
+ * (busy_since). Released when either could not be read or the
+ * notification is no longer valid (*valid): r < 0, or 0.
+ */
+static int read_both(struct lg_notifier *n, struct attempt *a, bool follow_src,
+		     struct lg_where *ws, struct lg_where *wd, bool *valid)
+{
+	pid_t pid = (pid_t)n->req->pid;
+	int r;
+
+	notify_busy(n, a);
+	r = notify_arg_where(pid, a->dirfd, a->path, follow_src, ws);
+	if (r >= 0)
+		r = notify_arg_where(pid, a->dirfd2, a->path2, false, wd);
+	atomic_store(&n->busy_since, 0);
+	*valid = notify_still_valid(n, n->req->id);
+	if (r < 0 || !*valid) {
+		lg_where_done(ws);
+		lg_where_done(wd);
+	}
+	return r;
+}
+
+/*
  * A rename is never counted: it runs, unless it would move or replace
  * lgrun's own state. What the session learns from it is where
  * pre-existing content goes (lineage.h).
@@ -48,16 +72,7 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 	 * thread in between is at most DIRCACHE_MS old (where.c).
 	 */
 	lg_where_moved();
-	notify_busy(n, a);
-	r = notify_arg_where(pid, a->dirfd, a->path, false, &ws);
-	if (r >= 0)
-		r = notify_arg_where(pid, a->dirfd2, a->path2, false, &wd);
-	atomic_store(&n->busy_since, 0);
-	valid = notify_still_valid(n, n->req->id);
-	if (r < 0 || !valid) {
-		lg_where_done(&ws);
-		lg_where_done(&wd);
-	}
+	r = read_both(n, a, false, &ws, &wd, &valid);
 	if (!valid)
 		return 0;
 	if (r < 0) {
@@ -111,17 +126,9 @@ int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
 
 	if (a->rflags & AT_EMPTY_PATH)
 		return notify_respond(n, n->req->id, 0);
-	notify_busy(n, a);
-	r = notify_arg_where(pid, a->dirfd, a->path, follow, &ws);
-	if (r >= 0)
-		r = notify_arg_where(pid, a->dirfd2, a->path2, false, &wd);
-	atomic_store(&n->busy_since, 0);
-	valid = notify_still_valid(n, n->req->id);
-	if (r < 0 || !valid) {
-		lg_where_done(&ws);
-		lg_where_done(&wd);
+	r = read_both(n, a, follow, &ws, &wd, &valid);
+	if (r < 0 || !valid)
 		return valid ? notify_respond(n, n->req->id, 0) : 0;
-	}
 	notify_stat_where(&ws, follow, &fs, &st);
 	notify_stat_where(&wd, false, &fd, &st);
 	lg_where_done(&ws);
