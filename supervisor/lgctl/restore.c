@@ -488,11 +488,7 @@ static int believed(struct restore *r)
 		printf("refused   %s: its line in the index is not one lgrun sealed (added after the fact, or the session ended without lgrun's end): not believed\n",
 		       lgq_show(e->path));
 		r->refused++;
-		free(e->path);
-		free(e->kept);
-		free(e->moved_to);
-		free(e->moved_from);
-		json_decref(e->xattrs);
+		lgq_entry_free(e);
 	}
 	r->x.n = k;
 	return GO_ON;

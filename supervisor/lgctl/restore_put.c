@@ -750,6 +750,7 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	LG_AUTOCLOSE int fpfd = -1, tpfd = -1;
 	const char *from, *to;
 	struct statx cur, there;
+	bool occupied;
 
 	e->done = true;
 	if (r->to || moved_since(r, e))
@@ -780,15 +781,12 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 		r->failed++;
 		return;
 	}
-	if (tpfd >= 0 &&
-	    statx(tpfd, to, AT_SYMLINK_NOFOLLOW,
-		  STATX_BASIC_STATS | STATX_BTIME, &there) == 0 &&
-	    same_file(e, &there))
+	occupied = tpfd >= 0 &&
+		   statx(tpfd, to, AT_SYMLINK_NOFOLLOW,
+			 STATX_BASIC_STATS | STATX_BTIME, &there) == 0;
+	if (occupied && same_file(e, &there))
 		return; /* a hard link of it holds its name already */
-	if (tpfd >= 0 &&
-	    statx(tpfd, to, AT_SYMLINK_NOFOLLOW,
-		  STATX_BASIC_STATS | STATX_BTIME, &there) == 0 &&
-	    (r->dry || !out_of_the_way(r, tpfd, to, &there, e))) {
+	if (occupied && (r->dry || !out_of_the_way(r, tpfd, to, &there, e))) {
 		struct folder *f = NULL;
 
 		/* the session's own file at that name: set aside first */

@@ -243,11 +243,6 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 
 	if (!e)
 		return -ENOMEM;
-	if (!q->seq_known) { /* a line that keeps nothing comes first */
-		q->seq--;
-		lg_quarantine_seq_start(q);
-		q->seq++;
-	}
 	if (index_open(q) < 0)
 		return -EIO;
 	lg_strtrunc(e->kind, sizeof(e->kind), kind);

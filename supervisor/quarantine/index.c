@@ -290,7 +290,7 @@ int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
 	return lgq_load_fd(r, fd, paths, npaths, since_ns);
 }
 
-static void entry_free(struct lgq_entry *e)
+void lgq_entry_free(struct lgq_entry *e)
 {
 	free(e->path);
 	free(e->kept);
@@ -320,7 +320,7 @@ void lgq_keep_run(struct lgq_index *x, long long start_ns)
 
 	for (size_t i = 0; i < x->n; i++) {
 		if (x->e[i].start_ns && x->e[i].start_ns != start_ns) {
-			entry_free(&x->e[i]);
+			lgq_entry_free(&x->e[i]);
 			continue;
 		}
 		x->e[k++] = x->e[i];
@@ -388,7 +388,7 @@ void lgq_sealed_free(struct lgq_sealed *s)
 void lgq_free(struct lgq_index *x)
 {
 	for (size_t i = 0; i < x->n; i++)
-		entry_free(&x->e[i]);
+		lgq_entry_free(&x->e[i]);
 	free(x->e);
 	free(x->runs);
 	memset(x, 0, sizeof(*x));

@@ -88,6 +88,8 @@ int lgq_load(struct lgq_index *x, const char *file, char **paths, size_t npaths,
 int lgq_load_fd(struct lgq_index *x, int fd, char **paths, size_t npaths,
 		long long since_ns);
 void lgq_free(struct lgq_index *x);
+/* One entry's strings and xattrs released (an entry taken out of x). */
+void lgq_entry_free(struct lgq_entry *e);
 
 /*
  * A session id run again is another run (its lines carry its start_ns):

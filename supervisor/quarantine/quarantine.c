@@ -371,6 +371,7 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		struct lg_json x = { 0 };
 
 		xattrs_json(from, &x);
+		lg_quarantine_seq_start(q);
 		q->seq++;
 		e = lg_quarantine_index_add(q, "dir", path, tree, NULL, &st,
 					    NULL, who, x.buf ? x.buf : "", -1);
@@ -384,19 +385,20 @@ int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 	return 0;
 }
 
-int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
-			const char *from, const char *now,
-			const struct statx *st,
-			const struct lg_quarantine_who *who)
+int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
+		       const char *path, const char *now, const char *from,
+		       const struct statx *st,
+		       const struct lg_quarantine_who *who)
 {
 	int e;
 
-	if (before[0] != '/' || now[0] != '/')
+	if (path[0] != '/' || (now && now[0] != '/'))
 		return -EINVAL;
+	lg_quarantine_seq_start(q); /* numbered after an earlier run's */
 	q->seq++;
-	/* a rename keeps no file: its kept slot says where it was renamed from */
-	e = lg_quarantine_index_add(q, "moved", before, now, from, st, NULL,
-				    who, NULL, -1);
+	/* no file kept: a rename's kept slot says where it was renamed from */
+	e = lg_quarantine_index_add(q, kind, path, now, from, st, NULL, who,
+				    NULL, -1);
 	if (e)
 		q->seq--;
 	return e;
@@ -427,38 +429,6 @@ int lg_quarantine_end_run(struct lg_quarantine *q)
 	if (write(fd, line, (size_t)n) != n)
 		e = -EIO;
 	close(fd);
-	return e;
-}
-
-int lg_quarantine_made(struct lg_quarantine *q, const char *path,
-		       const struct statx *st,
-		       const struct lg_quarantine_who *who)
-{
-	int e;
-
-	if (path[0] != '/')
-		return -EINVAL;
-	q->seq++;
-	e = lg_quarantine_index_add(q, "made", path, NULL, NULL, st, NULL, who,
-				    NULL, -1);
-	if (e)
-		q->seq--;
-	return e;
-}
-
-int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
-		       const char *path, const struct statx *st,
-		       const struct lg_quarantine_who *who)
-{
-	int e;
-
-	if (path[0] != '/')
-		return -EINVAL;
-	q->seq++;
-	e = lg_quarantine_index_add(q, kind, path, NULL, NULL, st, NULL, who,
-				    NULL, -1);
-	if (e)
-		q->seq--;
 	return e;
 }
 

@@ -136,17 +136,6 @@ int lg_quarantine_copy(struct lg_quarantine *q, const char *path,
 		       const struct lg_quarantine_who *who, uint64_t max_copy);
 
 /*
- * A pre-existing file or directory (st: its type, inode and times) about
- * to be renamed from from to now, before the session named before: no
- * data kept, a line of the index that lets a restore move it back. 0 or
- * -errno.
- */
-int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
-			const char *from, const char *now,
-			const struct statx *st,
-			const struct lg_quarantine_who *who);
-
-/*
  * The run is over (the tree gone): its start and end, a line of
  * STATE_DIR/quarantine/SESSION.runs, so that a restore of this run, when
  * the session id runs again later, tells what changed after it. Written
@@ -155,21 +144,16 @@ int lg_quarantine_moved(struct lg_quarantine *q, const char *before,
 int lg_quarantine_end_run(struct lg_quarantine *q);
 
 /*
- * A name the session made (st: its inode when known, else zeroed): no data
- * kept, a line of the index, so that a restore sets it aside. 0 or -errno.
- */
-int lg_quarantine_made(struct lg_quarantine *q, const char *path,
-		       const struct statx *st,
-		       const struct lg_quarantine_who *who);
-
-/*
- * A pre-existing file's size before the session's first append (kind
- * "appended") or its mode before its first chmod ("mode"), from st: a
- * line of the index, no data kept, so that a restore cuts it back or sets
- * the mode back. 0 or -errno.
+ * A line of the index that keeps no data, for a restore to act on (st:
+ * the inode's facts lgrun has, zeroed when none): kind "moved" (a
+ * pre-existing file or folder renamed from from to now, path its name
+ * before the session), "made" (a name the session made), "appended" (st's
+ * size before the first append), "mode" (st's mode before the first
+ * chmod). 0 or -errno.
  */
 int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
-		       const char *path, const struct statx *st,
+		       const char *path, const char *now, const char *from,
+		       const struct statx *st,
 		       const struct lg_quarantine_who *who);
 
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */

@@ -21,7 +21,10 @@ int lg_seal_init(const char *state_dir, const char *session);
 void lg_seal_start(int64_t start_ns);
 /* A key was made: lines are signed. */
 bool lg_seal_on(void);
-/* The hex HMAC of line's first n bytes with the run's key. */
+/*
+ * A line's mac: the hex HMAC, with the run's key, of the SHA-256 of its
+ * first n bytes (its digest, which this process remembers for the seal).
+ */
 void lg_seal_mac(const char *line, size_t n, char hex[65]);
 /* A line's digest as SESSION.runs holds it: 32 hex digits. */
 void lg_seal_digest(const char *line, size_t n, char hex[33]);

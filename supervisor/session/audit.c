@@ -128,6 +128,9 @@ void sess_kept_fields(const struct lg_session *s, struct lg_json *j)
 	lg_json_int(j, "held_bytes", (long long)held);
 	lg_json_int(j, "copied_bytes", (long long)copied);
 	lg_json_int(j, "not_kept", s->not_kept);
+	/* what no rule counts, or the undo's records, that could not be kept */
+	if (s->not_kept_quiet)
+		lg_json_int(j, "not_kept_uncounted", s->not_kept_quiet);
 	lg_json_int(j, "kept_writes", (long long)s->st.kept_writes);
 }
 static const char *priority_of(enum lg_verdict v, bool observe)

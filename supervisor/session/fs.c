@@ -10,72 +10,67 @@
 #include "session_int.h"
 
 /*
- * A pre-existing file or directory renamed from its name before the
- * session to now: a line of the quarantine's index (no data), so that a
- * restore moves it back.
+ * A line of the quarantine's index that keeps no data (kind: "moved",
+ * "made", "appended", "mode"), for a restore to act on: the inode's facts
+ * f when known (its type, mode, size, times), path its name before the
+ * session; a rename's from and now.
  */
-static void keep_name(struct lg_session *s, pid_t pid, const struct lg_facts *f,
-		      const char *before, const char *from, const char *now)
+static void note(struct lg_session *s, const char *kind, enum lg_op op,
+		 pid_t pid, const struct lg_facts *f, const char *path,
+		 const char *from, const char *now)
 {
-	struct lg_quarantine_who who = { .op = LG_OP_RENAME,
+	struct lg_quarantine_who who = { .op = op,
 					 .pid = pid,
-					 .dev = f->dev,
-					 .ino = f->ino,
 					 .at_dirfd = -1,
-					 .origin = before };
+					 .origin = now ? path : NULL };
 	struct statx st = { 0 };
 	char exe[64] = "";
 
-	if (!s->quarantine || !f->ino || strcmp(before, now) == 0)
-		return; /* back at its name: nothing to move back */
-	st.stx_mask = STATX_TYPE | STATX_INO | STATX_SIZE | STATX_MTIME;
-	st.stx_mode = f->is_dir ? S_IFDIR : f->is_symlink ? S_IFLNK : S_IFREG;
-	st.stx_ino = f->ino;
-	st.stx_dev_major = major(f->dev);
-	st.stx_dev_minor = minor(f->dev);
-	st.stx_size = (uint64_t)f->size;
-	st.stx_mtime.tv_sec = f->mtime_ns / 1000000000;
-	st.stx_mtime.tv_nsec = (uint32_t)(f->mtime_ns % 1000000000);
-	sess_exe_of(s, pid, EXE_CACHED, exe, sizeof(exe));
-	who.exe = exe;
-	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
-	if (lg_quarantine_moved(s->quarantine, before, from, now, &st, &who) <
-	    0)
-		s->not_kept_quiet++;
-}
-
-/*
- * A name the session made (a file created, mkdir, symlink, a hard link or
- * a rename to a new name; f: the inode when known): a line of the index,
- * so that a restore sets it aside (issue 39).
- */
-void sess_made(struct lg_session *s, pid_t pid, const char *path,
-	       const struct lg_facts *f)
-{
-	struct lg_quarantine_who who = { .op = LG_OP_MAKE,
-					 .pid = pid,
-					 .at_dirfd = -1 };
-	struct statx st = { 0 };
-	char exe[64] = "";
-
-	if (!s->quarantine || path[0] != '/' || sess_protected_path(s, path))
-		return;
 	if (f && f->exists && f->ino) {
-		st.stx_mask = STATX_TYPE | STATX_INO;
-		st.stx_mode = f->is_dir	    ? S_IFDIR :
-			      f->is_symlink ? S_IFLNK :
-					      S_IFREG;
+		st.stx_mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE |
+			      STATX_MTIME;
+		st.stx_mode = (uint16_t)(f->mode       ? f->mode :
+					 f->is_dir     ? S_IFDIR :
+					 f->is_symlink ? S_IFLNK :
+							 S_IFREG);
 		st.stx_ino = f->ino;
 		st.stx_dev_major = major(f->dev);
 		st.stx_dev_minor = minor(f->dev);
+		st.stx_size = (uint64_t)f->size;
+		st.stx_mtime.tv_sec = f->mtime_ns / 1000000000;
+		st.stx_mtime.tv_nsec = (uint32_t)(f->mtime_ns % 1000000000);
 		who.dev = f->dev;
 		who.ino = f->ino;
 	}
 	sess_exe_of(s, pid, EXE_CACHED, exe, sizeof(exe));
 	who.exe = exe;
 	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
-	if (lg_quarantine_made(s->quarantine, path, &st, &who) < 0)
+	if (lg_quarantine_note(s->quarantine, kind, path, now, from, &st,
+			       &who) < 0)
 		s->not_kept_quiet++;
+}
+
+/*
+ * A pre-existing file or directory renamed from its name before the
+ * session to now: so that a restore moves it back.
+ */
+static void keep_name(struct lg_session *s, pid_t pid, const struct lg_facts *f,
+		      const char *before, const char *from, const char *now)
+{
+	if (s->quarantine && f->ino && strcmp(before, now) != 0)
+		note(s, "moved", LG_OP_RENAME, pid, f, before, from, now);
+}
+
+/*
+ * A name the session made (a file created, mkdir, symlink, a hard link or
+ * a rename to a new name; f: the inode when known): so that a restore
+ * sets it aside (issue 39).
+ */
+void sess_made(struct lg_session *s, pid_t pid, const char *path,
+	       const struct lg_facts *f)
+{
+	if (s->quarantine && path[0] == '/' && !sess_protected_path(s, path))
+		note(s, "made", LG_OP_MAKE, pid, f, path, NULL, NULL);
 }
 
 /* mkdir, symlink (LG_OP_MAKE): the name recorded, never refused but
@@ -389,14 +384,8 @@ static int on_device_write(struct lg_session *s, struct lg_event *ev,
 static int undo_record(struct lg_session *s, struct lg_event *ev,
 		       struct lg_facts *f, unsigned mark)
 {
-	struct lg_quarantine_who who = { .op = ev->op,
-					 .pid = ev->pid,
-					 .dev = f->dev,
-					 .ino = f->ino,
-					 .at_dirfd = -1 };
 	struct lg_inode_key k;
-	char before[PATH_MAX], exe[64] = "";
-	struct statx st = { 0 };
+	char before[PATH_MAX];
 	unsigned fl;
 
 	if (sess_protected_path(s, ev->target) && !sess_our_binary(ev->pid)) {
@@ -419,20 +408,9 @@ static int undo_record(struct lg_session *s, struct lg_event *ev,
 		return 0;
 	f->name_before =
 		sess_name_before(s, f, ev->target, before, sizeof(before));
-	st.stx_mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_SIZE;
-	st.stx_mode = (uint16_t)f->mode;
-	st.stx_ino = f->ino;
-	st.stx_size = (uint64_t)f->size;
-	st.stx_dev_major = major(f->dev);
-	st.stx_dev_minor = minor(f->dev);
-	sess_exe_of(s, ev->pid, EXE_CACHED, exe, sizeof(exe));
-	who.exe = exe;
-	who.audit_id = s->kept_audit_id[0] ? s->kept_audit_id : NULL;
-	if (lg_quarantine_note(s->quarantine,
-			       mark == LG_INODE_APPENDED ? "appended" : "mode",
-			       f->name_before ? f->name_before : ev->target,
-			       &st, &who) < 0)
-		s->not_kept_quiet++;
+	note(s, mark == LG_INODE_APPENDED ? "appended" : "mode", ev->op,
+	     ev->pid, f, f->name_before ? f->name_before : ev->target, NULL,
+	     NULL);
 	return 0;
 }
 

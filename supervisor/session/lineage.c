@@ -173,6 +173,19 @@ void lg_lineage_move(struct lg_lineage *l, const char *src, const char *dst,
 	l->nmoves++;
 }
 
+/* path, when it is from or below it, as below to, into out: 1, 0, < 0. */
+static int rebase(const char *path, const char *from, const char *to, char *out,
+		  size_t size)
+{
+	size_t n = strlen(from);
+
+	if (strncmp(path, from, n) != 0 || (path[n] && path[n] != '/'))
+		return 0;
+	if ((size_t)snprintf(out, size, "%s%s", to, path + n) >= size)
+		return -ENAMETOOLONG;
+	return 1;
+}
+
 int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 			uint64_t max_age_ms, char *out, size_t size)
 {
@@ -182,7 +195,7 @@ int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 	for (size_t k = 0; k < MOVES; k++) {
 		struct move *m =
 			&l->moves[(l->next_move + MOVES - 1 - k) % MOVES];
-		size_t n;
+		int r;
 
 		if (!m->src)
 			continue;
@@ -192,14 +205,9 @@ int lg_lineage_moved_to(struct lg_lineage *l, const char *path, uint64_t now_ms,
 			*m = (struct move){ 0 };
 			continue;
 		}
-		n = strlen(m->src);
-		if (strncmp(path, m->src, n) != 0 ||
-		    (path[n] && path[n] != '/'))
-			continue;
-		if ((size_t)snprintf(out, size, "%s%s", m->dst, path + n) >=
-		    size)
-			return -ENAMETOOLONG;
-		return 1;
+		r = rebase(path, m->src, m->dst, out, size);
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -233,16 +241,11 @@ static int under_moved(const struct lg_lineage *l, const char *path, char *out,
 {
 	/* Newest first: a directory moved twice was where it came from last. */
 	for (size_t k = l->ndirmoves; k-- > 0;) {
-		const struct dirmove *m = &l->dirmoves[k];
-		size_t n = strlen(m->dst);
+		int r = rebase(path, l->dirmoves[k].dst, l->dirmoves[k].src,
+			       out, size);
 
-		if (strncmp(path, m->dst, n) != 0 ||
-		    (path[n] && path[n] != '/'))
-			continue;
-		if ((size_t)snprintf(out, size, "%s%s", m->src, path + n) >=
-		    size)
-			return -ENAMETOOLONG;
-		return 1;
+		if (r)
+			return r;
 	}
 	return 0;
 }
