@@ -77,7 +77,8 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/lib/sha.c \
-	supervisor/session/lineage.c \
+	supervisor/session/lineage.c supervisor/session/turns.c \
+	supervisor/quarantine/rewind.c \
 	supervisor/session/peer.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
@@ -215,7 +216,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store, and runs
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
-LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/seal lib/spill \
+LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/rewind quarantine/seal lib/spill \
 	lib/procmem lib/libdir lib/caps \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error lib/sha store/state store/strict store/store proxy/routes

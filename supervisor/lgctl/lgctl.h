@@ -30,6 +30,8 @@ int lgctl_suggest(const char *dir, int argc, char **argv);
 
 /* lgctl restore SESSION [OPTIONS] [PATH...]; argv[0] is "restore". */
 int lgctl_restore(const char *dir, int argc, char **argv);
+/* lgctl rewind SESSION --turn K [OPTIONS] [PATH...] (issue 40). */
+int lgctl_rewind(const char *dir, int argc, char **argv);
 
 /* lgctl doctor [--no-canary] [--quiet]; argv[0] is "doctor". */
 int lgctl_doctor(const char *dir, int argc, char **argv);

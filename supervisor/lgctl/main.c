@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"                thresholds that let these sessions through (INI)\n"
 		"  restore ID [--dry-run] [--since DUR] [--to DIR] [--newest] [PATH...]\n"
 		"                put back what the session removed (its quarantine)\n"
+		"  rewind ID --turn K [--dry-run] [--keep-new] [PATH...]\n"
+		"                the tree as it was when the agent's turn K began\n"
 		"  quarantine list               what each session's quarantine holds\n"
 		"  quarantine gc [--max-age DUR] [--max-bytes SIZE] [--force] [ID...]\n"
 		"                remove what is older than max_age (or over SIZE in all)\n"
@@ -348,6 +350,8 @@ int main(int argc, char **argv)
 		rc = lgctl_replay(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "restore") == 0)
 		rc = lgctl_restore(dir, argc - optind, argv + optind);
+	else if (strcmp(argv[optind], "rewind") == 0)
+		rc = lgctl_rewind(dir, argc - optind, argv + optind);
 	else if (strcmp(argv[optind], "doctor") == 0)
 doctor:
 		rc = lgctl_doctor(dir, argc - optind, argv + optind);

@@ -33,6 +33,7 @@
 #include "lib/json.h"
 #include "record/audit.h"
 #include "store/state.h"
+#include "quarantine/rewind.h"
 #include "restore_int.h"
 
 static void restore_usage(FILE *f)
@@ -58,6 +59,22 @@ static void restore_usage(FILE *f)
 		"with nothing sealed (an older lgrun's) only with --trust-unsigned.\n"
 		"A session id run more than once (--session NAME) has runs: restore undoes\n"
 		"the last run that kept anything; --run N another (1: the first).\n");
+}
+
+static void rewind_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: lgctl rewind SESSION --turn K [--dry-run] [--keep-new] [--force] [--run N] [--trust-unsigned] [PATH...]\n"
+		"Puts the tree back as it was when the agent's turn K began: everything turns\n"
+		"K and later did is undone, shell commands included. Removed and overwritten\n"
+		"files come back, renamed ones go back to their names, appends are cut back,\n"
+		"modes set back; what was made since is set aside into the quarantine, never\n"
+		"destroyed (restorable with lgctl restore --newest or --to). A turn is one\n"
+		"response of the model that carried tool calls (lgctl report numbers them);\n"
+		"--turn 1 is the whole session (lgctl restore). Anything changed after the\n"
+		"session is a conflict and is never overwritten. A stopped, blocked session\n"
+		"is rewound as it is (no reset needed). A session with no model seen has no\n"
+		"turns: lgctl restore --since DUR undoes by time there.\n");
 }
 
 static void request_free(struct request *q)
@@ -101,16 +118,41 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 		{ "run", required_argument, NULL, 'r' },
 		{ "keep-new", no_argument, NULL, 'k' },
 		{ "trust-unsigned", no_argument, NULL, 'U' },
+		{ "turn", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	void (*usage)(FILE *) = r->rewind ? rewind_usage : restore_usage;
 	int c;
 
 	optind = 0; /* getopt starts again (lgctl's own options were read) */
 	while ((c = getopt_long(argc, argv, "ns:t:Nfr:kUh", lo, NULL)) != -1) {
 		unsigned long ms;
 
+		if (r->rewind && (c == 's' || c == 't' || c == 'N')) {
+			fprintf(stderr,
+				"lgctl rewind: --since, --to and --newest are lgctl restore's: rewind puts the tree back in place as it was when turn K began\n");
+			return 2;
+		}
+		if (!r->rewind && c == 'T') {
+			fprintf(stderr,
+				"lgctl restore: --turn is lgctl rewind's (lgctl rewind SESSION --turn K)\n");
+			return 2;
+		}
 		switch (c) {
+		case 'T': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (!*optarg || *end || v == 0 || v > 100000000ULL) {
+				fprintf(stderr,
+					"lgctl rewind: --turn '%s' is not a turn number (1 is the agent's first; lgctl report numbers them)\n",
+					optarg);
+				return 2;
+			}
+			r->turn = (long long)v;
+			break;
+		}
 		case 'n':
 			r->dry = true;
 			break;
@@ -153,12 +195,17 @@ static int parse_options(struct restore *r, struct request *q, int argc,
 			break;
 		}
 		case 'h':
-			restore_usage(stdout);
+			usage(stdout);
 			return 0;
 		default:
-			restore_usage(stderr);
+			usage(stderr);
 			return 2;
 		}
+	}
+	if (r->rewind && !r->turn) {
+		fprintf(stderr,
+			"lgctl rewind: which turn? --turn K puts the tree back as it was when turn K began (lgctl report SESSION numbers the turns)\n");
+		return 2;
 	}
 	return GO_ON;
 }
@@ -215,7 +262,7 @@ static int parse_args(struct restore *r, struct request *q, int argc,
 	if (rc != GO_ON)
 		return rc;
 	if (optind >= argc) {
-		restore_usage(stderr);
+		(r->rewind ? rewind_usage : restore_usage)(stderr);
 		return 2;
 	}
 	r->id = argv[optind++];
@@ -415,7 +462,9 @@ static int audit_restore(const char *dir, const char *id,
 		"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
 		r->restored, r->conflicts, r->missing, r->failed);
 	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
-	lg_json_str(&j, "event", "restore");
+	lg_json_str(&j, "event", r->verb);
+	if (r->rewind)
+		lg_json_int(&j, "turn", r->turn);
 	lg_json_str(&j, "by", lgctl_operator());
 	if (r->to)
 		lg_json_str(&j, "to", r->to);
@@ -459,8 +508,8 @@ static int believed(struct restore *r)
 
 	if (lg_state_running(r->state_dir, r->id)) {
 		fprintf(stderr,
-			"lgctl restore: session %s is running: its index is sealed at its end; restore it then (or stop it: lgctl stop %s)\n",
-			r->id, r->id);
+			"lgctl %s: session %s is running: its index is sealed at its end; restore it then (or stop it: lgctl stop %s)\n",
+			r->verb, r->id, r->id);
 		return 1;
 	}
 	if (!r->sealed.any && !r->x.macs && r->x.n) {
@@ -470,8 +519,8 @@ static int believed(struct restore *r)
 		 */
 		if (!r->trust_unsigned) {
 			fprintf(stderr,
-				"lgctl restore: session %s's index is not sealed by lgrun (an older lgrun's, or written by someone else): nothing restored; if you trust it, restore it with --trust-unsigned\n",
-				r->id);
+				"lgctl %s: session %s's index is not sealed by lgrun (an older lgrun's, or written by someone else): nothing restored; if you trust it, restore it with --trust-unsigned\n",
+				r->verb, r->id);
 			return 1;
 		}
 		printf("note      session %s's index is not sealed: believed as it is (--trust-unsigned)\n",
@@ -539,8 +588,8 @@ static int pick_run(struct restore *r)
 
 	if (r->run && r->run > r->x.nruns) {
 		fprintf(stderr,
-			"lgctl restore: session %s has %zu run(s) on record; --run %u is not one of them\n",
-			r->id, r->x.nruns, r->run);
+			"lgctl %s: session %s has %zu run(s) on record; --run %u is not one of them\n",
+			r->verb, r->id, r->x.nruns, r->run);
 		return 1;
 	}
 	if (!r->x.nruns)
@@ -557,6 +606,165 @@ static int pick_run(struct restore *r)
 		       r->id, n, k + 1, t,
 		       r->run ? "" : " (another with --run N)");
 	}
+	return GO_ON;
+}
+
+/*
+ * A rewind with no PATH: the session's project, the folder it started in
+ * (its recording's head says), so that the agent's own state elsewhere
+ * (its home's settings and transcripts) stays as it is. GO_ON, with
+ * q->paths that one; or no recording: every path, said.
+ */
+static int project_of(struct restore *r, struct request *q)
+{
+	char p[PATH_MAX + 300], line[65536];
+	LG_AUTOFCLOSE FILE *f = NULL;
+	const char *cwd;
+	json_t *o = NULL;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/sessions/%s.events.jsonl", r->state_dir,
+		 r->id);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && !(f = fdopen(fd, "re")))
+		close(fd);
+	if (f && fgets(line, sizeof(line), f))
+		o = json_loads(line, 0, NULL);
+	cwd = json_string_value(json_object_get(o, "cwd"));
+	if (!cwd || cwd[0] != '/' || !rst_normal(cwd)) {
+		printf("note      session %s's recording does not say where it started: every path it changed is rewound\n",
+		       r->id);
+		json_decref(o);
+		return GO_ON;
+	}
+	free(q->paths);
+	q->paths = calloc(2, sizeof(*q->paths));
+	if (!q->paths || !(q->paths[0] = strdup(cwd))) {
+		json_decref(o);
+		return 2;
+	}
+	q->npaths = 1;
+	printf("under     %s (the folder the session started in; name PATHs, or /, to rewind elsewhere)\n",
+	       lgq_show(cwd));
+	json_decref(o);
+	return GO_ON;
+}
+
+/* The paths a rewind covered, as its line in SESSION.rewound says them. */
+static char *scope_of(const struct request *q)
+{
+	json_t *a = json_array();
+	char *s;
+
+	for (size_t i = 0; a && i < q->npaths; i++)
+		json_array_append_new(a, json_string(q->paths[i]));
+	s = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return s;
+}
+
+/*
+ * An earlier rewind of the same paths (SESSION.rewound, the index's
+ * owner's, beside it): the turn it went back to and when. Its work is
+ * not a change after the session: a later rewind undoes only the turns
+ * before it, and what changed after it is a conflict.
+ */
+static void rewound_before(struct restore *r, const struct request *q)
+{
+	char name[300], line[PATH_MAX * 2];
+	LG_AUTOFREE char *scope = scope_of(q);
+	LG_AUTOFCLOSE FILE *f = NULL;
+	struct stat st;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.rewound", r->id);
+	fd = r->qfd >= 0 ? rst_open2(r->qfd, name, O_RDONLY | O_NOFOLLOW, 0) :
+			   -1;
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != r->owner && st.st_uid != 0) || (st.st_mode & 022) ||
+	    !(f = fdopen(fd, "re"))) {
+		close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		char *under = json_dumps(json_object_get(o, "under"),
+					 JSON_COMPACT | JSON_ENCODE_ANY);
+		long long k = json_integer_value(json_object_get(o, "turn"));
+		long long t = json_integer_value(json_object_get(o, "time_ns"));
+
+		/* a run's rewinds: of this run, after its end */
+		if (k > 0 && t > r->run_start && under && scope &&
+		    strcmp(under, scope) == 0) {
+			r->rewound = k;
+			r->rewound_ns = t;
+		}
+		free(under);
+		json_decref(o);
+	}
+}
+
+/* This rewind, for the next (rewound_before). */
+static void note_rewound(struct restore *r, const struct request *q)
+{
+	char name[300];
+	LG_AUTOFREE char *scope = scope_of(q);
+	LG_AUTOCLOSE int fd = -1;
+	char *line = NULL;
+	int n;
+
+	snprintf(name, sizeof(name), "%s.rewound", r->id);
+	fd = rst_open2(r->qfd, name,
+		       O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		       0600);
+	n = scope ? asprintf(&line,
+			     "{\"turn\":%lld,\"time_ns\":%lld,\"under\":%s}\n",
+			     r->turn, (long long)lg_real_ns(), scope) :
+		    -1;
+	if (fd < 0 || n < 0 || write(fd, line, (size_t)n) != n)
+		printf("note      could not record this rewind in %s.rewound: a later rewind of this session reports what it put back as changed since\n",
+		       r->id);
+	free(line);
+}
+
+/*
+ * The turns undone (issue 40): a rewind to turn K keeps the entries of
+ * turns K and later, each at its name when turn K began; a restore, the
+ * whole session (not the session's own versions, which only a rewind to
+ * a later turn puts back).
+ */
+static int pick_turns(struct restore *r)
+{
+	long long last = r->x.max_turn;
+
+	if (r->rewind && r->turn > 1 && !last) {
+		fprintf(stderr,
+			"lgctl rewind: session %s has no turns on record (no model seen through lgrun's proxy, or an older lgrun's): undo by time with lgctl restore %s --since DUR\n",
+			r->id, r->id);
+		return 1;
+	}
+	if (r->rewound && r->rewind && r->turn >= r->rewound) {
+		printf("rewound   session %s was rewound to the start of turn %lld already: nothing of turns %lld and later is left to undo (a rewind goes back, never forward; lgctl restore %s --newest puts back what it set aside)\n",
+		       r->id, r->rewound, r->turn, r->id);
+		for (size_t i = 0; i < r->x.n; i++)
+			lgq_entry_free(&r->x.e[i]);
+		r->x.n = 0;
+		return GO_ON;
+	}
+	if (lgq_select_turns(&r->x, r->rewind ? r->turn : 0, r->rewound) < 0) {
+		fprintf(stderr, "lgctl %s: out of memory\n", r->verb);
+		return 2;
+	}
+	if (r->rewind)
+		printf("rewind    session %s to the start of turn %lld%s: %zu change(s) of turns %lld to %lld to undo\n",
+		       r->id, r->turn,
+		       r->turn == 1 ? " (the whole session)" : "", r->x.n,
+		       r->turn,
+		       r->rewound     ? r->rewound - 1 :
+		       last > r->turn ? last :
+					r->turn);
 	return GO_ON;
 }
 
@@ -583,9 +791,11 @@ static unsigned unmatched_paths(const struct restore *r,
 		if (hit)
 			continue;
 		fprintf(stderr,
-			"lgctl restore: %s: session %s kept nothing at or under it%s\n",
-			lgq_show(top), r->id,
-			q->since_ns ? " in the --since window" : "");
+			"lgctl %s: %s: session %s kept nothing at or under it%s\n",
+			r->verb, lgq_show(top), r->id,
+			q->since_ns ? " in the --since window" :
+			r->rewind   ? " from that turn on" :
+				      "");
 		n++;
 	}
 	return n;
@@ -596,16 +806,23 @@ static unsigned unmatched_paths(const struct restore *r,
  * quarantine checked with that owner, the owner's credentials taken,
  * and only then the index read and any path touched.
  */
-int lgctl_restore(const char *dir, int argc, char **argv)
+static int restore_or_rewind(const char *dir, int argc, char **argv,
+			     bool rewind)
 {
-	LG_RESTORE_AUTO struct restore r = {
-		.state_dir = dir, .top = -1, .qfd = -1, .ifd = -1
-	};
+	LG_RESTORE_AUTO struct restore r = { .state_dir = dir,
+					     .top = -1,
+					     .qfd = -1,
+					     .ifd = -1,
+					     .rewind = rewind,
+					     .verb = rewind ? "rewind" :
+							      "restore" };
 	LG_REQUEST_AUTO struct request q = { .ifd = -1 };
 	unsigned unmatched;
 	int rc;
 
 	rc = parse_args(&r, &q, argc, argv);
+	if (rc == GO_ON && r.rewind && !q.npaths)
+		rc = project_of(&r, &q);
 	if (rc != GO_ON)
 		return rc;
 	rc = rst_name_index(&r, &q);
@@ -626,8 +843,16 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 	rc = pick_run(&r);
 	if (rc != GO_ON)
 		return rc;
+	if (r.rewind || q.npaths)
+		rewound_before(&r, &q);
+	rc = pick_turns(&r);
+	if (rc != GO_ON)
+		return rc;
 	unmatched = unmatched_paths(&r, &q);
 	rst_times_from_state_dir(&r, q.qdir);
+	if (r.rewound_ns >
+	    r.end_ns) /* an earlier rewind's work: not a change */
+		r.end_ns = r.rewound_ns;
 	rc = open_top(&r);
 	if (rc != GO_ON)
 		return rc;
@@ -646,6 +871,8 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 		unlinkat(r.qfd, held, 0);
 	}
 	put_all(&r);
+	if (r.rewind && !r.dry && r.x.n)
+		note_rewound(&r, &q);
 	print_summary(&r);
 	if (!r.dry && r.x.n)
 		audit_restore(dir, r.id, &r);
@@ -653,4 +880,14 @@ int lgctl_restore(const char *dir, int argc, char **argv)
 			       unmatched ?
 		       1 :
 		       0;
+}
+
+int lgctl_restore(const char *dir, int argc, char **argv)
+{
+	return restore_or_rewind(dir, argc, argv, false);
+}
+
+int lgctl_rewind(const char *dir, int argc, char **argv)
+{
+	return restore_or_rewind(dir, argc, argv, true);
 }

@@ -36,6 +36,13 @@ struct restore {
 	bool keep_new; /* --keep-new: what the session made stays */
 	bool trust_unsigned; /* --trust-unsigned: an unsealed index believed */
 	unsigned run; /* --run N (0: the last that kept anything) */
+	/* lgctl rewind --turn K (issue 40): turns K and later undone */
+	bool rewind;
+	long long turn;
+	const char *verb; /* "restore" or "rewind", for messages */
+	/* an earlier rewind of the same paths: to turn rewound, at rewound_ns */
+	long long rewound, rewound_ns;
+	const struct request *q;
 	struct lgq_sealed sealed; /* SESSION.runs's digests: what is believed */
 	/* the run restored: its start, its end line's time, the next's start */
 	long long run_start, run_end, next_start;

@@ -753,7 +753,8 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	bool occupied;
 
 	e->done = true;
-	if (r->to || moved_since(r, e))
+	/* a rewind undoes each rename, one step back (quarantine/rewind.h) */
+	if (r->to || (!r->rewind && moved_since(r, e)))
 		return; /* only in place; an older rename of a moved inode */
 	if (!e->moved_to || !rst_normal(e->moved_to) || !rst_normal(e->path)) {
 		refuse(r, e, "its paths are not absolute and normal");

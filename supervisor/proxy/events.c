@@ -84,6 +84,9 @@ void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	snprintf(c->id, sizeof(c->id), "%s", lc->id ? lc->id : "");
 	snprintf(c->name, sizeof(c->name), "%s", lc->name ? lc->name : "");
 	c->input = strdup(lc->input ? lc->input : "{}");
+	if (ops.call) /* the agent's turn, before the call goes out */
+		ops.call(p->s, r->conv, !r->called, c->name, c->input);
+	r->called = true;
 	/*
 	 * The model's own decision to delete (seed 000: a tool named as
 	 * [shim] gate_tools says, whatever runs it): the session decides
@@ -148,6 +151,7 @@ void on_turn(void *ctx, const struct lg_llm_turn *t)
 				       .turn_tool_calls = t->tool_calls,
 				       .stop_reason = t->stop_reason,
 				       .turn_text = r->text });
+	r->called = false; /* a websocket's next response is another turn */
 	stopped = ops.model_blocked(r->p->s);
 	/*
 	 * A budget ran out with this turn: the agent hears it on its next

@@ -156,6 +156,13 @@ struct lg_proxy_ops {
 	 * response): fed like feed; true when the response is to end here.
 	 */
 	bool (*text)(struct lg_session *s, const struct lg_event *ev);
+	/*
+	 * A tool call of a model response, as the model made it (issue 40):
+	 * conv its conversation (r->conv), first the response's first call
+	 * (a turn of the agent begins when it is the main conversation's).
+	 */
+	void (*call)(struct lg_session *s, uint64_t conv, bool first,
+		     const char *tool, const char *args);
 };
 
 struct lg_proxy_stats {

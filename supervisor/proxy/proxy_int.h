@@ -107,6 +107,7 @@ struct req {
 	struct lg_llm_stream *stream;
 	bool wake_when_sent; /* a trip was answered: act once it is out */
 	char text[2048]; /* the start of the turn's text, for the greeting check */
+	bool called; /* this response made a tool call (ops.call's first) */
 	size_t text_len;
 	/*
 	 * The block handed to MHD last, parsed at the start of the next call:

@@ -39,6 +39,8 @@ struct qrec {
 	int op; /* enum lg_op */
 	unsigned n;
 	int64_t time_ns, start_ns;
+	unsigned turn; /* the agent's turn it was kept in (0: none) */
+	bool own; /* the session's own version (lg_quarantine_set_own) */
 	struct statx st, ks; /* the original's, as it was; the kept file's */
 	bool has_ks, removed_as;
 	uint64_t folder_dev, folder_ino; /* the session's folder kept is in */
@@ -166,6 +168,9 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 	lg_json_str(&j, "path", get_str(e, e->path));
 	if (tree && strcmp(e->kind, "moved") == 0) /* where it went */
 		lg_json_str(&j, "moved_to", tree);
+	else if (tree && (strcmp(e->kind, "appended") == 0 ||
+			  strcmp(e->kind, "mode") == 0))
+		lg_json_str(&j, "at_path", tree); /* its name then */
 	else if (tree) /* removed as; else the tree's own view named it so */
 		lg_json_str(&j, e->removed_as ? "removed_as" : "tree_path",
 			    tree);
@@ -192,6 +197,10 @@ char *lg_quarantine_line(const void *rec, size_t len, size_t *n)
 		lg_json_int(&j, "copied", e->copied);
 	if (e->start_ns)
 		lg_json_int(&j, "start_ns", e->start_ns);
+	if (e->turn)
+		lg_json_int(&j, "turn", e->turn);
+	if (e->own)
+		lg_json_bool(&j, "own", true);
 	if (e->folder_ino) { /* restore trusts it by these */
 		lg_json_int(&j, "folder_dev", (long long)e->folder_dev);
 		lg_json_int(&j, "folder_ino", (long long)e->folder_ino);
@@ -253,6 +262,8 @@ int lg_quarantine_index_add(struct lg_quarantine *q, const char *kind,
 		q->oldest_ns = e->time_ns;
 	q->newest_ns = e->time_ns;
 	e->start_ns = q->start_ns;
+	e->turn = q->turn;
+	e->own = q->own;
 	e->st = *st;
 	e->has_ks = ks != NULL;
 	if (ks)

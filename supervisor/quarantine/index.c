@@ -150,6 +150,10 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	e->n = n;
 	e->time_ns = t;
 	e->start_ns = start;
+	e->turn = json_integer_value(json_object_get(o, "turn"));
+	e->own = json_is_true(json_object_get(o, "own"));
+	if (e->turn > r->max_turn)
+		r->max_turn = e->turn;
 	e->folder_dev = json_integer_value(json_object_get(o, "folder_dev"));
 	e->folder_ino = json_integer_value(json_object_get(o, "folder_ino"));
 	e->atime_ns = json_integer_value(json_object_get(o, "atime_ns"));
@@ -177,6 +181,10 @@ static int add_line(struct lgq_index *r, json_t *o, char **paths, size_t npaths,
 	e->appended = strcmp(kind, "appended") == 0;
 	e->mode_only = strcmp(kind, "mode") == 0;
 	e->dir = strcmp(kind, "dir") == 0;
+	/* its name when it changed, where that was not its path (issue 40) */
+	e->at_path = str_of(o, "removed_as");
+	if (!e->at_path)
+		e->at_path = str_of(o, "at_path");
 	if (e->moved) {
 		e->moved_to = str_of(o, "moved_to");
 		e->moved_from = str_of(o, "moved_from");
@@ -297,6 +305,7 @@ void lgq_entry_free(struct lgq_entry *e)
 	free(e->dest);
 	free(e->moved_to);
 	free(e->moved_from);
+	free(e->at_path);
 	json_decref(e->xattrs);
 }
 

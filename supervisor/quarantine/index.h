@@ -23,6 +23,9 @@ enum {
 struct lgq_entry {
 	long long n, time_ns, atime_ns, mtime_ns, ctime_ns, size;
 	long long start_ns; /* its run's start (0: not said) */
+	long long turn; /* the agent's turn it was kept in (0: none said) */
+	/* the session's own version from an earlier turn (a rewind's only) */
+	bool own;
 	/* the session's folder its kept file is in, as lgrun made it (0: not said) */
 	long long folder_dev, folder_ino;
 	long long ino; /* the original's inode number (0: unknown) */
@@ -44,6 +47,8 @@ struct lgq_entry {
 	 * it (path: its name before); done once a restore looked at it
 	 */
 	char *moved_to, *moved_from; /* from: its name at the rename */
+	/* its name when the change ran, when not path (else NULL) */
+	char *at_path;
 	bool moved, done, back; /* back: this restore moved it */
 	/* kind "made": a name the session made (ino: its inode, 0: unknown) */
 	bool made_new;
@@ -74,6 +79,7 @@ struct lgq_index {
 	struct lgq_run *runs; /* in the order their first line came */
 	size_t nruns;
 	long long max_n; /* the highest n of every line, wanted or not */
+	long long max_turn; /* the highest turn of the entries read */
 	long long start_ns; /* the session's start, when a line says (else 0) */
 	long long newest_ns; /* the newest time_ns of every line */
 };

@@ -83,6 +83,23 @@ void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns)
 	lg_seal_start(start_ns);
 }
 
+unsigned lg_quarantine_lines(const struct lg_quarantine *q)
+{
+	return q ? q->seq : 0;
+}
+
+void lg_quarantine_set_turn(struct lg_quarantine *q, unsigned turn)
+{
+	if (q)
+		q->turn = turn;
+}
+
+void lg_quarantine_set_own(struct lg_quarantine *q, bool own)
+{
+	if (q)
+		q->own = own;
+}
+
 void lg_quarantine_set_spill(struct lg_quarantine *q, struct lg_spill *sp)
 {
 	q->spill = sp;

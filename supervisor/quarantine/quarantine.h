@@ -60,6 +60,18 @@ void lg_quarantine_set_limits(struct lg_quarantine *q,
 void lg_quarantine_set_start(struct lg_quarantine *q, int64_t start_ns);
 
 /*
+ * The agent's turn from now on (issue 40): each line says the turn its
+ * change ran in, so that a rewind undoes turns K and later.
+ */
+void lg_quarantine_set_turn(struct lg_quarantine *q, unsigned turn);
+/*
+ * While own is set, the lines added are the session's own versions (what
+ * an earlier turn made or wrote, changed again): a rewind to a turn puts
+ * them back, a restore of the whole session leaves them ("own": true).
+ */
+void lg_quarantine_set_own(struct lg_quarantine *q, bool own);
+
+/*
  * The index's lines go through sp (spill.h): written in batches, and by
  * the watchdog if lgrun dies first. Without one, each line is written as
  * its entry is kept.
@@ -159,6 +171,9 @@ int lg_quarantine_note(struct lg_quarantine *q, const char *kind,
 /* Keeps a directory's metadata (mode, owner, times) before rmdir. */
 int lg_quarantine_dir(struct lg_quarantine *q, const char *path,
 		      const struct lg_quarantine_who *who);
+
+/* How many lines the index has been given so far (a change kept or not). */
+unsigned lg_quarantine_lines(const struct lg_quarantine *q);
 
 /* The index's path (<state_dir>/quarantine/<session>.jsonl). */
 const char *lg_quarantine_index(const struct lg_quarantine *q);

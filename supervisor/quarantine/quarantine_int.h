@@ -62,6 +62,8 @@ struct lg_quarantine {
 	 */
 	uint64_t bytes, held, copied, max_bytes;
 	int64_t start_ns;
+	unsigned turn; /* the agent's turn now (lg_quarantine_set_turn) */
+	bool own; /* lines of the session's own versions (lg_quarantine_set_own) */
 	long long oldest_ns, newest_ns; /* the entries' times */
 	struct lg_quarantine_limits lim;
 	/* what the other sessions of the state dir hold (-1: not read yet) */

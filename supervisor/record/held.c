@@ -111,6 +111,16 @@ static void fields(struct lg_json *j, const struct held *h)
 static void format(struct lg_json *j, const struct held *h)
 {
 	lg_json_int(j, "t", h->t);
+	if (h->turn)
+		lg_json_int(j, "turn", h->turn);
+	if (h->call) { /* the model's call, as it made it (issue 40) */
+		lg_json_str(j, "k", "model_call");
+		str(j, "tool", held_str(h, S_TOOL));
+		str(j, "args", held_str(h, S_ARGS));
+		if (h->stream)
+			lg_json_int(j, "stream", (long long)h->stream);
+		return;
+	}
 	if (h->restored) {
 		lg_json_str(j, "k", "restored");
 		lg_json_str(j, "op", lg_op_name(h->op));

@@ -39,12 +39,15 @@ enum {
 	S_NOTE,
 	S_NOTE_REASON,
 	S_SYSTEM, /* a remote delete's system (issue 38), a device's content */
+	S_ARGS, /* a turn's tool call: its arguments (cut) */
 	NSTR
 };
 
 struct held {
 	bool restored, answer, left_empty, text_cut, verdict_why;
 	bool ran; /* a remote delete judged at its answer: it ran */
+	bool call; /* a turn's tool call as the model made it (issue 40) */
+	unsigned turn; /* the agent's turn (0: none yet) */
 	int guard, kind, source, op, cls, verdict;
 	int pid, result, turn_tool_calls, processes;
 	long long t; /* ms since the start */

@@ -12,6 +12,7 @@
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "lib/spill.h"
+#include "lib/text.h"
 #include "held.h"
 #include "record.h"
 
@@ -45,6 +46,7 @@ struct lg_record {
 	struct lg_record_head head; /* its strings copied below */
 	char session[200], agent[200], config[PATH_MAX], profile[200];
 	char options[2048];
+	char cwd[PATH_MAX];
 	char *buf; /* BUF_MAX, not cleared: a short session touches a page */
 	size_t len;
 	/*
@@ -142,6 +144,8 @@ static void write_head(struct lg_record *r)
 	lg_json_bool(&j, "output", h->output);
 	if (r->options[0])
 		lg_json_raw(&j, "options", r->options);
+	if (r->cwd[0])
+		lg_json_str(&j, "cwd", r->cwd);
 	line(r, &j);
 }
 
@@ -194,6 +198,8 @@ struct lg_record *lg_record_open(const char *path, uint64_t max_bytes,
 		 h->profile ? h->profile : "");
 	snprintf(r->options, sizeof(r->options), "%s",
 		 h->options ? h->options : "");
+	snprintf(r->cwd, sizeof(r->cwd), "%s", h->cwd ? h->cwd : "");
+	r->head.cwd = r->cwd[0] ? r->cwd : NULL;
 	r->head.session = r->session;
 	r->head.agent = r->agent;
 	r->head.config = h->config ? r->config : NULL;
@@ -512,6 +518,7 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 			     .cost = ev->cost,
 			     .text_len = ev->text_len,
 			     .processes = ev->processes,
+			     .turn = ev->turn,
 			     .stream = ev->stream };
 	struct strs x;
 	char digest[33];
@@ -529,6 +536,26 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 	 */
 	if ((v > LG_WARN && !r->head.observe) || due)
 		lg_record_flush(r);
+}
+
+void lg_record_call(struct lg_record *r, uint64_t now_ms, unsigned turn,
+		    uint64_t stream, const char *tool, const char *args)
+{
+	struct held base = { .call = true,
+			     .turn = turn,
+			     .stream = stream,
+			     .t = (long long)(now_ms - (r ? r->start_ms : 0)),
+			     .start_ms = r ? r->start_ms : 0 };
+	char cut[LG_RECORD_ARGS_MAX];
+	struct strs x;
+
+	if (!r || atomic_load_explicit(&r->stopped, memory_order_relaxed))
+		return;
+	memset(&x, 0, sizeof(x));
+	lg_preview(args ? args : "", cut, sizeof(cut), 0);
+	put_c(&x, S_TOOL, tool ? tool : "");
+	put_c(&x, S_ARGS, cut);
+	hold(r, &base, &x, now_ms);
 }
 
 void lg_record_restored(struct lg_record *r, uint64_t now_ms,

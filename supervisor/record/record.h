@@ -37,6 +37,7 @@ struct lg_record_head {
 	uint64_t start_mono_ms;
 	bool text, output; /* model text; programs' output (--watch-output) */
 	const char *options; /* JSON: the run's options that set keys */
+	const char *cwd; /* where the agent started: its project (a rewind's) */
 };
 
 struct lg_record;
@@ -63,6 +64,15 @@ void lg_record_close(struct lg_record *r);
 void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 		     const struct lg_event *ev, enum lg_verdict v,
 		     const struct lg_findings *out);
+
+/*
+ * A tool call of the model's response that made turn (issue 40): its tool
+ * and its arguments (JSON, cut at LG_RECORD_ARGS_MAX bytes), a "call" line
+ * for the report and the replay; stream: its conversation.
+ */
+#define LG_RECORD_ARGS_MAX 4096
+void lg_record_call(struct lg_record *r, uint64_t now_ms, unsigned turn,
+		    uint64_t stream, const char *tool, const char *args);
 
 /* The guard asked whether target (removed earlier) is back: the answer. */
 void lg_record_restored(struct lg_record *r, uint64_t now_ms,

@@ -71,6 +71,8 @@ static void json_head_id(struct lg_session *s, struct lg_json *j,
 	lg_audit_begin(j, lg_real_ns(), s->info.id, n, id, size);
 	lg_json_str(j, "agent", s->info.agent);
 	lg_json_str(j, "event", event);
+	if (s->turns.turn) /* the agent's turn it happened in (issue 40) */
+		lg_json_int(j, "turn", s->turns.turn);
 }
 void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event)
 {

@@ -21,8 +21,9 @@ void sess_record_open(struct lg_session *s, const struct lg_config *cfg,
 				    .text = cfg->record_text,
 				    .output = cfg->record_output,
 				    .options = info->options };
-	char p[PATH_MAX];
+	char p[PATH_MAX], cwd[PATH_MAX];
 
+	h.cwd = getcwd(cwd, sizeof(cwd)); /* the tree starts here */
 	snprintf(p, sizeof(p), "%s/sessions", info->state_dir);
 	if (mkdir(p, 0700) < 0 && errno != EEXIST)
 		return;

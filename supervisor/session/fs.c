@@ -19,10 +19,12 @@ static void note(struct lg_session *s, const char *kind, enum lg_op op,
 		 pid_t pid, const struct lg_facts *f, const char *path,
 		 const char *from, const char *now)
 {
-	struct lg_quarantine_who who = { .op = op,
-					 .pid = pid,
-					 .at_dirfd = -1,
-					 .origin = now ? path : NULL };
+	struct lg_quarantine_who who = {
+		.op = op,
+		.pid = pid,
+		.at_dirfd = -1,
+		.origin = now && strcmp(kind, "moved") == 0 ? path : NULL
+	};
 	struct statx st = { 0 };
 	char exe[64] = "";
 
@@ -48,6 +50,56 @@ static void note(struct lg_session *s, const char *kind, enum lg_op op,
 	if (lg_quarantine_note(s->quarantine, kind, path, now, from, &st,
 			       &who) < 0)
 		s->not_kept_quiet++;
+}
+
+/*
+ * Issue 40: what existed when the agent's turn began, unchanged since
+ * (its inode's change time is older than the turn's start): a file the
+ * session made in an earlier turn, or pre-existing data it changed then.
+ */
+bool sess_turn_old(const struct lg_session *s, const struct lg_facts *f)
+{
+	return s->turns.turn && s->quarantine && f->exists && f->ino &&
+	       !f->fd_deleted && f->ctime_ns > 0 &&
+	       f->ctime_ns < s->turns.start_ns;
+}
+
+/*
+ * Such a file or folder changed again where the session's own rules put
+ * nothing in the index (its lines still lines0): its version at the
+ * turn's start kept (a removal's link, an overwrite's copy; an ignored
+ * name's data is not copied) or its size, mode or name noted, quietly,
+ * as the session's own ("own": a rewind to this turn puts it back, a
+ * restore of the whole session leaves it). Never counted.
+ */
+static void turn_record(struct lg_session *s, struct lg_event *ev,
+			const struct lg_facts *f, const char *path,
+			const char *dst, unsigned lines0)
+{
+	enum lg_op op = ev->op;
+
+	if (lg_quarantine_lines(s->quarantine) != lines0 ||
+	    !sess_turn_old(s, f) || sess_protected_path(s, path) ||
+	    (dst && sess_protected_path(s, dst)))
+		return;
+	lg_quarantine_set_own(s->quarantine, true);
+	if (dst) {
+		note(s, "moved", LG_OP_RENAME, ev->pid, f, path, path, dst);
+	} else if (op == LG_OP_CHMOD) {
+		note(s, "mode", op, ev->pid, f, path, NULL, NULL);
+	} else if (ev->appends && op == LG_OP_OPEN_WRITE) {
+		if (f->is_reg)
+			note(s, "appended", op, ev->pid, f, path, NULL, NULL);
+	} else if (op == LG_OP_UNLINK || op == LG_OP_RMDIR ||
+		   op == LG_OP_RENAME) {
+		sess_keep_anyway(s, ev, f);
+	} else if ((op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC ||
+		    op == LG_OP_TRUNCATE || op == LG_OP_SHRINK) &&
+		   f->is_reg && !sess_kernel_file(ev) &&
+		   !lg_ignored(s->cfg->ignore, s->cfg->n_ignore, path, NULL)) {
+		sess_keep_anyway(s, ev, f);
+	}
+	lg_quarantine_set_own(s->quarantine, false);
 }
 
 /*
@@ -205,6 +257,8 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 	}
 	if (!fs->exists)
 		return 0; /* it fails */
+	unsigned lines0 = lg_quarantine_lines(s->quarantine);
+
 	if (ev->cross_fs) {
 		/* EXDEV: mv and the like copy, then remove the source. */
 		lg_lineage_move(s->content, src, dst, lg_mono_ms());
@@ -240,6 +294,7 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 				s->content, f.name_before ? f.name_before : src,
 				dst);
 		}
+		turn_record(s, ev, fs, src, dst, lines0);
 		return 0;
 	}
 	/*
@@ -273,6 +328,8 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 		} else if (keep_anyway(s, cls, &d, dst)) {
 			sess_keep_anyway(s, &over, &d);
 		}
+		turn_record(s, &over, ev->dst_facts, dst, NULL, lines0);
+		lines0 = lg_quarantine_lines(s->quarantine);
 	}
 	if (succeeds && !src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
@@ -294,8 +351,11 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 							      dst);
 	}
 	/* the session's own file under a new name: that name is made */
-	if (!src_pre && !d.exists)
-		sess_made(s, pid, dst, &f);
+	if (!src_pre) {
+		turn_record(s, ev, fs, src, dst, lines0);
+		if (!d.exists)
+			sess_made(s, pid, dst, &f);
+	}
 	/* Pre-existing content leaves its path: remember where it was. */
 	if (src_pre)
 		keep_name(s, pid, &f, f.name_before ? f.name_before : src, src,
@@ -410,13 +470,13 @@ static int undo_record(struct lg_session *s, struct lg_event *ev,
 		sess_name_before(s, f, ev->target, before, sizeof(before));
 	note(s, mark == LG_INODE_APPENDED ? "appended" : "mode", ev->op,
 	     ev->pid, f, f->name_before ? f->name_before : ev->target, NULL,
-	     NULL);
+	     f->name_before ? ev->target : NULL);
 	return 0;
 }
 
 /* A file's: the facts the edge read, classified here. */
-static int on_file(struct lg_session *s, struct lg_event *ev,
-		   struct lg_session_verdict *v)
+static int on_file_judged(struct lg_session *s, struct lg_event *ev,
+			  struct lg_session_verdict *v)
 {
 	const char *path = ev->target;
 	struct lg_facts f = *ev->facts;
@@ -510,6 +570,18 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 		lg_lineage_mark(s->content, &k, LG_INODE_REWRITTEN,
 				LG_INODE_INHERITED);
 	}
+	return err;
+}
+
+/* A file's, and what its turn found of it (issue 40). */
+static int on_file(struct lg_session *s, struct lg_event *ev,
+		   struct lg_session_verdict *v)
+{
+	unsigned lines0 = lg_quarantine_lines(s->quarantine);
+	int err = on_file_judged(s, ev, v);
+
+	if (!err && s->turns.turn && ev->facts->exists)
+		turn_record(s, ev, ev->facts, ev->target, NULL, lines0);
 	return err;
 }
 int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,

@@ -507,6 +507,7 @@ static int feed_held(struct lg_session *s, const struct lg_event *ev,
 	if (!v)
 		v = &mine;
 	memset(v, 0, sizeof(*v));
+	e.turn = s->turns.turn;
 	return v->err = on_event[e.kind](s, &e, v);
 }
 
@@ -540,7 +541,36 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 		s->st.ev_proxy++;
 	else if (e.source == LG_SRC_BPF)
 		s->st.ev_bpf++;
+	e.turn = s->turns.turn;
 	return v->err = on_event[e.kind](s, &e, v);
+}
+
+/*
+ * lg_proxy_ops.call: a tool call of a model response in conversation
+ * conv (first: the response's first), recorded. The first call of a
+ * response in the main conversation (the first conversation seen making
+ * calls; a subagent's turns belong to the turn that started it) begins a
+ * turn (issue 40), stamped so that every file the tree changes from then
+ * on is newer than its start.
+ */
+static void proxy_call(struct lg_session *s, uint64_t conv, bool first,
+		       const char *tool, const char *args)
+{
+	char run_dir[PATH_MAX];
+	int64_t now = 0;
+
+	if (first) { /* outside the lock: it may wait a tick */
+		snprintf(run_dir, sizeof(run_dir), "%s/run",
+			 s->info.state_dir ? s->info.state_dir : "/");
+		now = lg_real_ns();
+		lg_real_start_after(s->info.state_dir ? run_dir : NULL, now);
+	}
+	HOLD(s);
+	if (lg_turns_call(&s->turns, conv, first, now)) {
+		lg_quarantine_set_turn(s->quarantine, s->turns.turn);
+		lg_dbg("turn %u: %s", s->turns.turn, tool ? tool : "?");
+	}
+	lg_record_call(s->rec, lg_mono_ms(), s->turns.turn, conv, tool, args);
 }
 
 /* lg_proxy_ops.stop_message */
@@ -583,6 +613,7 @@ const struct lg_proxy_ops *lg_session_proxy_ops(void)
 		proxy_refused,
 		cuts_text,
 		proxy_text,
+		proxy_call,
 	};
 
 	return &ops;

@@ -34,6 +34,7 @@
 #include "lib/json.h"
 #include "tree/cgroup.h"
 #include "lineage.h"
+#include "turns.h"
 #include "lib/log.h"
 #include "store/metrics.h"
 #include "seccomp/pathres.h"
@@ -122,6 +123,14 @@ struct lg_session {
 	/* a deny on the model's path: model calls are refused from now on */
 	bool model_blocked;
 	bool unpriced_warned;
+	/*
+	 * The agent's turns (issue 40): turn counts the model's responses
+	 * that carried tool calls in the main conversation (main_conv: the
+	 * first seen making calls); turn_ns, when the current one began (a
+	 * file the tree stamps from then on is newer: lg_real_start_after).
+	 * Every record, index line and recorded event says its turn.
+	 */
+	struct lg_turns turns;
 	bool cut_text; /* on_text: output_repeat's warning says "cut" */
 	char deny_summary[LG_SUMMARY_MAX + 32];
 	char bpf_state[300];
@@ -438,6 +447,8 @@ int sess_keep(struct lg_session *s, const struct lg_event *ev,
  */
 void sess_keep_anyway(struct lg_session *s, const struct lg_event *ev,
 		      const struct lg_facts *f);
+/* Existed when the agent's turn began, unchanged since (issue 40). */
+bool sess_turn_old(const struct lg_session *s, const struct lg_facts *f);
 void sess_made(struct lg_session *s, pid_t pid, const char *path,
 	       const struct lg_facts *f);
 /* a file of the kernel's own filesystems (/proc, /sys, cgroups...) */
