@@ -78,7 +78,6 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/lib/sha.c \
 	supervisor/session/lineage.c supervisor/session/turns.c \
-	supervisor/quarantine/rewind.c \
 	supervisor/session/peer.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
@@ -168,7 +167,8 @@ SHIM_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -fPIC \
 UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
-	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli sha
+	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli sha \
+	turns
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -268,6 +268,8 @@ $(B)/tests/test_clock: $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_spill: $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
+# the rewind's choice of entries
+$(B)/tests/test_turns: $(B)/obj/supervisor/quarantine/rewind.o
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_filter: TEST_LIBS := -lseccomp
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread

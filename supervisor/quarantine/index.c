@@ -298,17 +298,6 @@ int lgq_load(struct lgq_index *r, const char *file, char **paths, size_t npaths,
 	return lgq_load_fd(r, fd, paths, npaths, since_ns);
 }
 
-void lgq_entry_free(struct lgq_entry *e)
-{
-	free(e->path);
-	free(e->kept);
-	free(e->dest);
-	free(e->moved_to);
-	free(e->moved_from);
-	free(e->at_path);
-	json_decref(e->xattrs);
-}
-
 size_t lgq_runs_with_entries(const struct lgq_index *x, size_t *last)
 {
 	size_t n = 0;

@@ -152,6 +152,38 @@ void lg_where_forget(void)
 	dircache = NULL;
 }
 
+/*
+ * A directory of another mount namespace (a sandbox the agent starts,
+ * Codex's bwrap) reads back as that namespace's path, "/newroot/tmp/p"
+ * for what lgrun reaches as "/tmp/p" (a bind mount of the same folder):
+ * the shortest tail of it that is that very directory in lgrun's view
+ * replaces it, so that records and the undo name what lgrun can reach.
+ * Unchanged when no tail is (the sandbox's own folders). Its new length.
+ */
+static size_t in_our_view(char *path, size_t len, const struct statx *st)
+{
+	struct statx o;
+
+	if (!cacheable(st))
+		return len;
+	for (char *p = path; p && *p == '/'; p = strchr(p + 1, '/')) {
+		if (statx(AT_FDCWD, p, AT_STATX_DONT_SYNC, STATX_INO, &o) ==
+			    0 &&
+		    o.stx_ino == st->stx_ino &&
+		    o.stx_dev_major == st->stx_dev_major &&
+		    o.stx_dev_minor == st->stx_dev_minor) {
+			if (p == path)
+				return len;
+			len -= (size_t)(p - path);
+			memmove(path, p, len + 1);
+			return len;
+		}
+		if (p[1] == '\0')
+			break;
+	}
+	return len;
+}
+
 /* The directory's path, from the cache or its fd; its length, or -1. */
 ssize_t where_dir_path(struct lg_where *w, struct statx *st)
 {
@@ -172,6 +204,7 @@ ssize_t where_dir_path(struct lg_where *w, struct statx *st)
 	if (r <= 0 || (size_t)r >= sizeof(w->path) - 1 || w->path[0] != '/')
 		return -1;
 	w->path[r] = '\0';
+	r = (ssize_t)in_our_view(w->path, (size_t)r, st);
 	dir_remember(st, w->path, (size_t)r, gen, now);
 	return r;
 }
