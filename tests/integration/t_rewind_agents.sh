@@ -23,13 +23,15 @@
 # seventh, and lgrun numbered the turns (the trip's audit record, the
 # recording, the index lines). The CLIs keep their state in HOME,
 # CODEX_HOME and TMPDIR, outside the project, so the whole project tree is
-# compared, with one exception (mf): the empty folders .agents, .aws,
-# .codex and .git at its top that Codex's sandbox (bwrap) makes as mount
-# targets for each command and removes after it, left behind when lgrun
-# stops Codex in the middle of turn 7's command. They are not the
-# project's.
+# compared, with one exception in that check before any rewind (mf): the
+# empty folders .agents, .aws, .codex and .git at its top that Codex's
+# sandbox (bwrap) makes as mount targets for each command and removes after
+# it, left behind when lgrun stops Codex in the middle of turn 7's command.
+# They are not the project's; but the session made them, and a rewind
+# removes them: after a rewind they are compared as any other name.
 # A CLI that is not installed is left out; with none, or any left out, the
-# test skips (after running the others) saying which.
+# test skips (after running the others) saying which. RW_AGENTS="codex"
+# runs only the CLIs named (while working on one).
 source "$(dirname "$0")/lib.sh"
 MANIFEST=$TOOLS/manifest.py
 
@@ -80,7 +82,8 @@ for k in 1 2 3 4 5 6 7; do
 done
 cmp -s "$T/start.m" "$T/ref1.m" || fail "reference: turn 1 is not the starting tree"
 
-# mf NAME DIR: DIR's manifest, less Codex's empty mount targets (above)
+# mf NAME DIR: DIR's manifest, less Codex's empty mount targets (above):
+# only for the tree the session left
 mf() {
 	if [ "$1" = codex ]; then
 		python3 "$MANIFEST" "$2" | grep -vE '^\.(agents|aws|codex|git) D 0o[0-7]+$'
@@ -134,7 +137,7 @@ $(proxy_view "$out")"
 		return 1
 	fi
 	# the model's calls: the seven commands in order, one a response
-	python3 - "$MOCK_LOG" "$T/cmds.$name" <<-'PY' || { bad "$name ($id): the model's calls"; return 1; }
+	if ! python3 - "$MOCK_LOG" "$T/cmds.$name" >"$T/py.out" 2>&1 <<-'PY'; then
 		import json, sys
 		want = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
 		got = []
@@ -145,6 +148,9 @@ $(proxy_view "$out")"
 		if got != want:
 		    sys.exit(f"calls made: {got}")
 	PY
+		bad "$name ($id): the model's calls: $(tail -1 "$T/py.out")"
+		return 1
+	fi
 	# turns 1..6 done, turn 7 stopped part of the way
 	mf "$name" "$P" >"$T/$id.m"
 	if ! diff <(not_sub "$T/ref7.m") <(not_sub "$T/$id.m") >"$T/$id.diff"; then
@@ -165,7 +171,8 @@ $(proxy_view "$out")"
 	grep '"event":"trip"' "$STATE/audit.jsonl" | grep "\"session\":\"$id\"" |
 		grep '"rule":"volumetric"' | grep -q '"turn":7,' ||
 		bad "$name ($id): no volumetric trip record with \"turn\":7: $(grep '"event":"trip"' "$STATE/audit.jsonl" | grep "\"session\":\"$id\"" | cut -c1-300)"
-	python3 - "$STATE/sessions/$id.events.jsonl" "$STATE/quarantine/$id.jsonl" "$P" <<-'PY' ||
+	if ! python3 - "$STATE/sessions/$id.events.jsonl" "$STATE/quarantine/$id.jsonl" "$P" \
+		>"$T/py.out" 2>&1 <<-'PY'; then
 		import json, sys
 		rec = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 		turns = [(e.get("turn"), e.get("tool_calls")) for e in rec
@@ -190,7 +197,8 @@ $(proxy_view "$out")"
 		        if f.startswith("sub/") and t != {7}]
 		sys.exit("; ".join(bad) if bad else 0)
 	PY
-		bad "$name ($id): the turns"
+		bad "$name ($id): the turns: $(tail -1 "$T/py.out")"
+	fi
 	return 0
 }
 
@@ -210,7 +218,7 @@ rewind() {
 rewound() {
 	local name=$1 id=$2 k=$3
 	rewind "$@"
-	mf "$name" "$P" >"$T/$id.$k.m"
+	python3 "$MANIFEST" "$P" >"$T/$id.$k.m"
 	if [ "$RWRC" != 0 ] || ! diff "$T/ref$k.m" "$T/$id.$k.m" >"$T/$id.$k.diff"; then
 		bad "$name ($id): rewind --turn $k: exit status $RWRC; the tree differs from commands 1..$((k - 1))'s (< expected, > found):
 $(sed 's/^/    /' "$T/$id.$k.diff" | head -20)
@@ -225,9 +233,9 @@ $(sed 's/^/    /' "$RWOUT" | tail -25)"
 # quarantine's index and its files.
 dry() {
 	local name=$1 id=$2 k=$3 before after
-	before=$(mf "$name" "$P"; md5sum "$STATE/quarantine/$id".*)
+	before=$(python3 "$MANIFEST" "$P"; md5sum "$STATE/quarantine/$id".*)
 	rewind "$name" "$id" "$k" --dry-run
-	after=$(mf "$name" "$P"; md5sum "$STATE/quarantine/$id".*)
+	after=$(python3 "$MANIFEST" "$P"; md5sum "$STATE/quarantine/$id".*)
 	[ "$RWRC" = 0 ] || bad "$name ($id): rewind --turn $k --dry-run: exit status $RWRC: $(tail -5 "$RWOUT")"
 	[ "$before" = "$after" ] ||
 		bad "$name ($id): rewind --turn $k --dry-run changed something: $(diff <(echo "$before") <(echo "$after") | head -10)"
@@ -242,7 +250,7 @@ set_aside() {
 	if [ -e "$P/made.txt" ] || [ -e "$P/newdir" ]; then
 		bad "$name ($id): what turn 4 made is still in the tree"
 	fi
-	python3 - "$STATE/quarantine/$id.jsonl" "$P" <<-'PY' ||
+	if ! python3 - "$STATE/quarantine/$id.jsonl" "$P" >"$T/py.out" 2>&1 <<-'PY'; then
 		import json, os, sys
 		idx = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 		for f, body in (("made.txt", "top\n"), ("newdir/new.txt", "new\n")):
@@ -252,7 +260,8 @@ set_aside() {
 		    k = e[0].get("kept", "")
 		    assert os.path.isfile(k) and open(k).read() == body, f"{f}: not kept as {k}"
 	PY
-		bad "$name ($id): what turn 4 made is not in the quarantine"
+		bad "$name ($id): what turn 4 made is not in the quarantine: $(tail -1 "$T/py.out")"
+	fi
 }
 
 # every rewind of one CLI
@@ -287,7 +296,7 @@ rewinds() {
 	if session "$name" "$id"; then
 		printf 'mode=mine\n' >"$P/config.txt"
 		rewind "$name" "$id" 2
-		mf "$name" "$P" >"$T/$id.m"
+		python3 "$MANIFEST" "$P" >"$T/$id.m"
 		[ "$RWRC" != 0 ] ||
 			bad "$name ($id): a rewind over a file edited since: exit status 0; $(tail -5 "$RWOUT")"
 		grep -q "conflict.*$P/config.txt" "$RWOUT" ||
