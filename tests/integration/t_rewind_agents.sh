@@ -322,4 +322,4 @@ done
 $(printf '%s\n' "${FAILS[@]}")"
 [ ${#missing[@]} = 0 ] ||
 	skip "ran ${ran[*]}: passed; needs the ${missing[*]} CLI(s) (pinned, from npm): run make agents"
-pass "claude, codex, gemini: rewinds to turns 7..1 one after another, a first rewind to turn 4, set-asides, a conflict"
+pass "${ran[*]}: rewinds to turns 7..1 one after another, a first rewind to turn 4, set-asides, a conflict"
