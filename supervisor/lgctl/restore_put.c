@@ -525,12 +525,14 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	if (r->dry && S_ISLNK(e->mode)) {
 		printf("would restore %s (a symlink)\n", lgq_show(e->dest));
 		r->restored++;
+		e->would = true;
 		return;
 	}
 	if (r->dry) {
 		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
 		       (long long)p.ks.st_size);
 		r->restored++;
+		e->would = true;
 		return;
 	}
 	if (!put_back(r, &p))
@@ -991,6 +993,16 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 		r->made_gone++;
 }
 
+/* A dry run would put a version back at path first. */
+static bool would_put(const struct restore *r, const char *path)
+{
+	for (size_t i = 0; i < r->x.n; i++)
+		if (r->x.e[i].would && r->x.e[i].dest &&
+		    strcmp(r->x.e[i].dest, path) == 0)
+			return true;
+	return false;
+}
+
 /*
  * A pre-existing file the session appended to, cut back to the size it
  * had (kind "appended"), or whose mode it changed, given its mode back
@@ -1006,6 +1018,17 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	e->done = true;
 	if (r->to || !rst_normal(e->path))
 		return;
+	if (r->dry && r->rewind && would_put(r, e->path)) {
+		/* the version a dry run did not put back decides nothing */
+		if (e->mode_only)
+			printf("would set back %s's mode to %04o\n",
+			       lgq_show(e->path), e->mode & 07777);
+		else
+			printf("would cut back %s to %lld bytes\n",
+			       lgq_show(e->path), e->size);
+		r->noted++;
+		return;
+	}
 	pfd = walk_parent(r, e->path, false, &name);
 	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
 			     STATX_BASIC_STATS | STATX_BTIME, &cur) < 0)
