@@ -492,10 +492,17 @@ static int audit_restore(const char *dir, const char *id,
 	char audit[PATH_MAX + 16], sum[256];
 	int e;
 
-	snprintf(
-		sum, sizeof(sum),
-		"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
-		r->restored, r->conflicts, r->missing, r->failed);
+	if (r->rewind)
+		snprintf(
+			sum, sizeof(sum),
+			"rewind to turn %lld by operator: %u restored, %u conflicts, %u missing, %u failed",
+			r->turn, r->restored, r->conflicts, r->missing,
+			r->failed);
+	else
+		snprintf(
+			sum, sizeof(sum),
+			"restore by operator: %u restored, %u conflicts, %u missing, %u failed",
+			r->restored, r->conflicts, r->missing, r->failed);
 	lg_audit_begin(&j, lg_real_ns(), id, NULL, NULL, 0);
 	lg_json_str(&j, "event", r->verb);
 	if (r->rewind)
@@ -520,7 +527,7 @@ static int audit_restore(const char *dir, const char *id,
 	if (r->changed)
 		lg_json_int(&j, "changed", r->changed);
 	lg_json_str(&j, "summary", sum);
-	lg_audit_falco(&j, id, NULL, "restore",
+	lg_audit_falco(&j, id, NULL, r->verb,
 		       &(struct lg_falco){ .priority = "Notice",
 					   .output = sum });
 	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);

@@ -128,6 +128,12 @@ void rst_put_made(struct restore *r, struct lgq_entry *e);
 void rst_put_note(struct restore *r, struct lgq_entry *e);
 /* st is what this restore moved back to its name (its change time ours) */
 bool rst_moved_back(const struct restore *r, const struct statx *st);
+/*
+ * This restore put what st is at path: moved back, a kept file put back,
+ * a folder made again (its "made").
+ */
+bool rst_put_here(const struct restore *r, const char *path,
+		  const struct statx *st);
 /* A directory rst_put_dir made: its recorded metadata (after its files). */
 void rst_set_dir_meta(const struct restore *r, const struct lgq_entry *e);
 

@@ -441,8 +441,13 @@ static bool put_kept_ok(struct restore *r, struct put *p)
 static bool put_clear(struct restore *r, struct put *p)
 {
 	if (r->to || !session_version(r, p->e, &p->cur)) {
-		printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
-		       lgq_show(p->e->dest));
+		if (r->rewind) /* --to is restore's: say where the version is */
+			printf("conflict  %s exists: left as it is (changed since the session; what it held when turn %lld began is kept as %s)\n",
+			       lgq_show(p->e->dest), r->turn,
+			       lgq_show(p->e->kept ? p->e->kept : "?"));
+		else
+			printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
+			       lgq_show(p->e->dest));
 		r->conflicts++;
 		return false;
 	}
@@ -520,12 +525,14 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	if (r->dry && S_ISLNK(e->mode)) {
 		printf("would restore %s (a symlink)\n", lgq_show(e->dest));
 		r->restored++;
+		e->would = true;
 		return;
 	}
 	if (r->dry) {
 		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
 		       (long long)p.ks.st_size);
 		r->restored++;
+		e->would = true;
 		return;
 	}
 	if (!put_back(r, &p))
@@ -688,9 +695,15 @@ static void moved_below(struct restore *r, const struct lgq_entry *e)
 
 bool rst_moved_back(const struct restore *r, const struct statx *st)
 {
-	for (size_t i = 0; i < r->x.n; i++)
-		if (r->x.e[i].back && same_file(&r->x.e[i], st))
+	for (size_t i = 0; i < r->x.n; i++) {
+		const struct lgq_entry *e = &r->x.e[i];
+
+		/* moved back, or put back: the original, or its kept copy */
+		if (e->back && (same_file(e, st) ||
+				((e->have & LGQ_HAVE_KEPT) &&
+				 (long long)st->stx_ino == e->kept_ino)))
 			return true;
+	}
 	return false;
 }
 
@@ -739,6 +752,33 @@ static bool out_of_the_way(struct restore *r, int pfd, const char *name,
 }
 
 /*
+ * A rewind undoes the newest first: what is at a rename's new name now,
+ * of its type, put there by this rewind or an earlier one (a folder made
+ * again, a file's kept copy: other inodes) or left so by the session, is
+ * what was renamed there, as it was after that rename.
+ */
+static bool rewound_there(const struct restore *r, const struct lgq_entry *e,
+			  const struct statx *cur)
+{
+	if (!r->rewind || (cur->stx_mode & S_IFMT) != (e->mode & S_IFMT))
+		return false;
+	return rst_put_here(r, e->moved_to, cur) ||
+	       (r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns);
+}
+
+bool rst_put_here(const struct restore *r, const char *path,
+		  const struct statx *cur)
+{
+	if (rst_moved_back(r, cur))
+		return true;
+	for (size_t i = 0; i < r->x.n; i++) /* a folder this restore made */
+		if (r->x.e[i].made && r->x.e[i].dir && r->x.e[i].dest &&
+		    S_ISDIR(cur->stx_mode) && strcmp(r->x.e[i].dest, path) == 0)
+			return true;
+	return false;
+}
+
+/*
  * A pre-existing file or directory the session renamed, moved back to its
  * name from before the session (renameat2(RENAME_NOREPLACE): never over
  * anything), if it is still where the session left it and unchanged since
@@ -766,7 +806,7 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	if (fpfd < 0 ||
 	    statx(fpfd, from, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &cur) <
 		    0 ||
-	    !same_file(e, &cur))
+	    (!same_file(e, &cur) && !rewound_there(r, e, &cur)))
 		return; /* not there: removed since (its kept entry), or gone */
 	if (r->end_ns && ns_of(cur.stx_ctime) > r->end_ns &&
 	    !rst_moved_back(r, &cur)) {
@@ -818,6 +858,10 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	       lgq_show(e->moved_to));
 	r->moved++;
 	e->back = true;
+	/* what moved (a rewind's: maybe another inode), this restore's now */
+	e->ino = (long long)cur.stx_ino;
+	e->dev = (long long)makedev(cur.stx_dev_major, cur.stx_dev_minor);
+	e->have |= LGQ_HAVE_DEV;
 	if (S_ISDIR(e->mode))
 		moved_below(r, e);
 }
@@ -886,6 +930,9 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 		born = (cur.stx_mask & STATX_BTIME) && r->start_ns &&
 		       ns_of(cur.stx_btime) >= r->start_ns &&
 		       (!r->end_ns || ns_of(cur.stx_btime) <= r->end_ns);
+	/* a rewind put back what a later turn removed: the same, made again */
+	if (!born && r->rewind)
+		born = rst_put_here(r, e->path, &cur);
 	if (!born)
 		return; /* not the session's: another file took the name */
 	/* a folder's change time is its entries' (set aside just now) */
@@ -946,6 +993,16 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 		r->made_gone++;
 }
 
+/* A dry run would put a version back at path first. */
+static bool would_put(const struct restore *r, const char *path)
+{
+	for (size_t i = 0; i < r->x.n; i++)
+		if (r->x.e[i].would && r->x.e[i].dest &&
+		    strcmp(r->x.e[i].dest, path) == 0)
+			return true;
+	return false;
+}
+
 /*
  * A pre-existing file the session appended to, cut back to the size it
  * had (kind "appended"), or whose mode it changed, given its mode back
@@ -961,12 +1018,34 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	e->done = true;
 	if (r->to || !rst_normal(e->path))
 		return;
+	if (r->dry && r->rewind && would_put(r, e->path)) {
+		/* the version a dry run did not put back decides nothing */
+		if (e->mode_only)
+			printf("would set back %s's mode to %04o\n",
+			       lgq_show(e->path), e->mode & 07777);
+		else
+			printf("would cut back %s to %lld bytes\n",
+			       lgq_show(e->path), e->size);
+		r->noted++;
+		return;
+	}
 	pfd = walk_parent(r, e->path, false, &name);
-	if (pfd < 0 ||
-	    statx(pfd, name, AT_SYMLINK_NOFOLLOW,
-		  STATX_BASIC_STATS | STATX_BTIME, &cur) < 0 ||
-	    !same_file(e, &cur))
-		return; /* gone, or another file: its kept entry, if any */
+	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
+			     STATX_BASIC_STATS | STATX_BTIME, &cur) < 0)
+		return; /* gone: its kept entry, if any */
+	/*
+	 * Another file: its kept entry, if any. A rewind undoes the newest
+	 * first: what is at that name now, put back by it (or an earlier
+	 * rewind) or left by the session, is that file as it was after the
+	 * change (a version restored is a copy, another inode).
+	 */
+	if (!same_file(e, &cur) &&
+	    !(r->rewind &&
+	      (S_ISREG(cur.stx_mode) ||
+	       (e->mode_only && S_ISDIR(cur.stx_mode))) &&
+	      (rst_put_here(r, e->path, &cur) ||
+	       (r->end_ns && ns_of(cur.stx_ctime) <= r->end_ns))))
+		return;
 	/* a folder's change time is its entries' too (this restore's) */
 	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&
 	    ns_of(cur.stx_ctime) > r->end_ns && !rst_moved_back(r, &cur)) {
@@ -977,6 +1056,15 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 		return;
 	}
 	if (e->mode_only) {
+		/* a folder made again gets its metadata last: this mode then */
+		for (size_t i = 0; r->rewind && i < r->x.n; i++) {
+			struct lgq_entry *d = &r->x.e[i];
+
+			if (d->made && d->dir && d->dest &&
+			    strcmp(d->dest, e->path) == 0)
+				d->mode = (d->mode & ~07777u) |
+					  (e->mode & 07777);
+		}
 		if ((cur.stx_mode & 07777) == (e->mode & 07777))
 			return;
 		if (r->dry) {

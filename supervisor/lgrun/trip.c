@@ -173,6 +173,9 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 			       v.kept_dirs ? " and the directories' metadata" :
 					     "",
 			       id);
+			if (v.quarantine && v.turn)
+				lg_err("the trip came in the agent's turn %u: put the project back as it was before it with: lgctl rewind %s --turn %u (lgctl report %s shows each turn)",
+				       v.turn, id, v.turn, id);
 		}
 		if (v.not_kept)
 			lg_err("%u removal(s) or change(s) of pre-existing data could NOT be kept (why: the warnings above, and the audit's not_kept records)",

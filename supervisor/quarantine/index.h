@@ -51,6 +51,7 @@ struct lgq_entry {
 	char *at_path;
 	bool moved, done, back; /* back: this restore moved it */
 	bool superseded; /* another version of its path is put back */
+	bool would; /* a dry run would put it back */
 	/* kind "made": a name the session made (ino: its inode, 0: unknown) */
 	bool made_new;
 	/* kind "appended" (size: before the first append), "mode" (mode) */

@@ -26,6 +26,35 @@ static size_t at_or_below(const char *p, const char *dir)
 	return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0') ? n : 0;
 }
 
+/*
+ * A rename of the session's file to a new name is two lines: the rename
+ * ("moved", own) and the new name ("made", its inode): undone one step
+ * back, it is not set aside at the new name too.
+ */
+static void drop_renamed_made(struct lgq_index *x)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->n; i++) {
+		struct lgq_entry *e = &x->e[i];
+		bool renamed = false;
+
+		for (size_t j = 0;
+		     e->made_new && e->ino && j < x->n && !renamed; j++) {
+			const struct lgq_entry *m = &x->e[j];
+
+			renamed = m->moved && m->ino == e->ino && m->n < e->n &&
+				  m->moved_to &&
+				  strcmp(m->moved_to, e->path) == 0;
+		}
+		if (renamed)
+			lgq_entry_free(e);
+		else
+			x->e[k++] = *e;
+	}
+	x->n = k;
+}
+
 static int by_n_newest(const void *a, const void *b)
 {
 	const struct lgq_entry *x = *(struct lgq_entry *const *)a;
@@ -86,6 +115,7 @@ int lgq_select_turns(struct lgq_index *x, long long turn, long long until)
 	x->n = k;
 	if (!turn)
 		return 0;
+	drop_renamed_made(x);
 	/* a rename goes back one step: to its name at that rename */
 	mv = calloc(x->n + 1, sizeof(*mv));
 	if (!mv)

@@ -59,9 +59,17 @@ static void note(struct lg_session *s, const char *kind, enum lg_op op,
  */
 bool sess_turn_old(const struct lg_session *s, const struct lg_facts *f)
 {
-	return s->turns.turn && s->quarantine && f->exists && f->ino &&
-	       !f->fd_deleted && f->ctime_ns > 0 &&
-	       f->ctime_ns < s->turns.start_ns;
+	if (!s->turns.turn || !s->quarantine || !f->exists || !f->ino ||
+	    f->fd_deleted)
+		return false;
+	/*
+	 * A folder's change time is its entries' (rm -r empties it first):
+	 * born before the turn, its metadata is what the turn found (a
+	 * chmod of it is a line of its own)
+	 */
+	if (f->is_dir && f->has_btime)
+		return f->btime_ns < s->turns.start_ns;
+	return f->ctime_ns > 0 && f->ctime_ns < s->turns.start_ns;
 }
 
 /*
@@ -77,12 +85,31 @@ static void turn_record(struct lg_session *s, struct lg_event *ev,
 			const char *dst, unsigned lines0)
 {
 	enum lg_op op = ev->op;
+	unsigned seen, what = 0;
 
+	if (!s->turns.turn || !f->exists || !f->ino)
+		return;
+	seen = lg_turns_seen(&s->turns, f->dev, f->ino);
+	/* once found, an inode is the turn's until its end (a rename bumps
+	 * its change time, then a chmod of it is still recorded) */
 	if (lg_quarantine_lines(s->quarantine) != lines0 ||
-	    !sess_turn_old(s, f) || sess_protected_path(s, path) ||
+	    (!(seen & LG_TURN_FOUND) && !sess_turn_old(s, f)) ||
+	    sess_protected_path(s, path) ||
 	    (dst && sess_protected_path(s, dst)))
 		return;
+	if (dst)
+		; /* every rename: a rewind takes each back one step */
+	else if (op == LG_OP_CHMOD)
+		what = LG_TURN_MODE;
+	else if (ev->appends && op == LG_OP_OPEN_WRITE)
+		what = LG_TURN_SIZE;
+	else
+		what = LG_TURN_CONTENT;
+	/* recorded this turn already, or its content is (which says all) */
+	if (what && (seen & (what | LG_TURN_CONTENT)))
+		return;
 	lg_quarantine_set_own(s->quarantine, true);
+	s->keeping_own = true; /* not pre-existing data: no record says so */
 	if (dst) {
 		note(s, "moved", LG_OP_RENAME, ev->pid, f, path, path, dst);
 	} else if (op == LG_OP_CHMOD) {
@@ -98,8 +125,12 @@ static void turn_record(struct lg_session *s, struct lg_event *ev,
 		   f->is_reg && !sess_kernel_file(ev) &&
 		   !lg_ignored(s->cfg->ignore, s->cfg->n_ignore, path, NULL)) {
 		sess_keep_anyway(s, ev, f);
+	} else {
+		what = 0; /* nothing kept: judged again at its next change */
 	}
 	lg_quarantine_set_own(s->quarantine, false);
+	s->keeping_own = false;
+	lg_turns_mark(&s->turns, f->dev, f->ino, LG_TURN_FOUND | what);
 }
 
 /*

@@ -99,7 +99,7 @@ static int keep(struct lg_session *s, const struct lg_event *ev,
 	else
 		r = lg_quarantine_link(s->quarantine, ev->target, &who);
 	if (!r) {
-		if (!s->kept_audited) {
+		if (!s->kept_audited && !s->keeping_own) {
 			s->kept_audited = true;
 			sess_audit_quarantine(s);
 		}

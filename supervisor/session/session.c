@@ -163,6 +163,7 @@ void lg_session_free(struct lg_session *s)
 		return;
 	lg_guard_free(s->guard);
 	lg_guard_free(s->out_guard);
+	lg_turns_free(&s->turns);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
 	/* a session that tripped never checked what its tree emptied */
@@ -259,6 +260,7 @@ void lg_session_view(const struct lg_session *s, struct lg_session_view *v)
 	lg_quarantine_totals(s->quarantine, &v->kept_files, &v->kept_dirs,
 			     &v->kept_bytes);
 	v->not_kept = s->not_kept;
+	v->turn = s->turns.turn;
 	v->stats = s->st;
 	v->ignore_keys = ignore_keys(s);
 }

@@ -273,6 +273,7 @@ struct lg_session_view {
 	bool trip_remote;
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	bool quarantine; /* on */
+	unsigned turn; /* the agent's turn now (issue 40), 0: none */
 	unsigned kept_files, kept_dirs, not_kept;
 	uint64_t kept_bytes;
 	struct lg_session_stats stats;

@@ -238,6 +238,8 @@ struct lg_session {
 	char kept_audit_id[256]; /* the record that says the quarantine holds */
 	unsigned kept_audit_n; /* its number, reserved at the first try */
 	bool kept_audited; /* written: something is kept */
+	/* keeping the session's own version (fs.c's turn_record): quiet */
+	bool keeping_own;
 	unsigned audit_seq; /* the session's audit records so far */
 	struct lg_record *rec; /* [record] events, or NULL */
 	uint64_t feed_now; /* the time of the feed under way (recorded) */

@@ -59,6 +59,36 @@ static void test_turns_none_before_calls(void **state)
 	assert_int_equal(t.main_conv, 0);
 }
 
+static void test_turns_seen_per_turn(void **state)
+{
+	struct lg_turns t = { 0 };
+
+	(void)state;
+	assert_true(lg_turns_call(&t, MAIN, true, 100));
+	assert_int_equal(lg_turns_seen(&t, 1, 42), 0);
+	lg_turns_mark(&t, 1, 42, LG_TURN_FOUND);
+	lg_turns_mark(&t, 1, 42, LG_TURN_MODE);
+	assert_int_equal(lg_turns_seen(&t, 1, 42),
+			 LG_TURN_FOUND | LG_TURN_MODE);
+	/* another device's inode 42 is another inode */
+	assert_int_equal(lg_turns_seen(&t, 2, 42), 0);
+	/* many inodes: each keeps its own flags */
+	for (uint64_t i = 100; i < 1100; i++)
+		lg_turns_mark(&t, 1, i, LG_TURN_FOUND | LG_TURN_CONTENT);
+	for (uint64_t i = 100; i < 1100; i++)
+		assert_int_equal(lg_turns_seen(&t, 1, i),
+				 LG_TURN_FOUND | LG_TURN_CONTENT);
+	assert_int_equal(lg_turns_seen(&t, 1, 42),
+			 LG_TURN_FOUND | LG_TURN_MODE);
+	/* the next turn found nothing yet: what this one saw is gone */
+	assert_true(lg_turns_call(&t, MAIN, true, 200));
+	assert_int_equal(lg_turns_seen(&t, 1, 42), 0);
+	assert_int_equal(lg_turns_seen(&t, 1, 500), 0);
+	lg_turns_mark(&t, 1, 500, LG_TURN_SIZE);
+	assert_int_equal(lg_turns_seen(&t, 1, 500), LG_TURN_SIZE);
+	lg_turns_free(&t);
+}
+
 /* An entry as lgctl's index reader makes it (quarantine/index.c). */
 static void add(struct lgq_index *x, long long n, long long turn, bool own,
 		const char *kind, const char *op, const char *path,
@@ -204,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_turns_main_conversation),
 		cmocka_unit_test(test_turns_none_before_calls),
+		cmocka_unit_test(test_turns_seen_per_turn),
 		cmocka_unit_test(test_restore_leaves_own),
 		cmocka_unit_test(test_rewind_turn_4),
 		cmocka_unit_test(test_rewind_turn_3_and_1),
