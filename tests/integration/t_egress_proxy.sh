@@ -186,7 +186,8 @@ assert_rc 0 "$RC" "a decrypted model host"
 grep -q '"type":"tool_use"' model.out || fail "the model's answer did not come through: $(head -c 300 model.out)"
 grep '"session":"decrypt".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"model_turns":1' ||
 	fail "lgrun did not count the decrypted model turn"
-grep -q '"session":"decrypt","agent":"sh","event":"egress","host":"api.anthropic.com","port":443,"via":"decrypt"' "$STATE/audit.jsonl" ||
+# (after the model's tool call, the record says its turn: issue 40)
+grep -qE '"session":"decrypt","agent":"sh",("turn":[0-9]+,)?"event":"egress","host":"api\.anthropic\.com","port":443,"via":"decrypt"' "$STATE/audit.jsonl" ||
 	fail "no decrypt egress record"
 grep '"session":"decrypt".*"event":"session_end"' "$STATE/audit.jsonl" | grep -q '"egress_failed":1' ||
 	fail "the client that does not trust the CA is not counted as a failed connection"
