@@ -70,9 +70,11 @@ static void json_head_id(struct lg_session *s, struct lg_json *j,
 		 __atomic_add_fetch(&s->audit_seq, 1, __ATOMIC_RELAXED));
 	lg_audit_begin(j, lg_real_ns(), s->info.id, n, id, size);
 	lg_json_str(j, "agent", s->info.agent);
-	lg_json_str(j, "event", event);
-	if (s->turns.turn) /* the agent's turn it happened in (issue 40) */
+	/* the agent's turn it happened in (issue 40): before the event, so
+	 * that what follows "event" reads as it did */
+	if (s->turns.turn)
 		lg_json_int(j, "turn", s->turns.turn);
+	lg_json_str(j, "event", event);
 }
 void sess_json_head(struct lg_session *s, struct lg_json *j, const char *event)
 {

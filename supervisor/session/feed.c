@@ -108,8 +108,15 @@ enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 			  const struct lg_guard_env *env,
 			  struct lg_findings *out)
 {
+	struct lg_event turned;
 	enum lg_verdict v;
 
+	/* the session's own events (sess_decide's) say their turn too */
+	if (s->rec && ev->turn != s->turns.turn) {
+		turned = *ev;
+		turned.turn = s->turns.turn;
+		ev = &turned;
+	}
 	if (!s->rec) {
 		v = lg_guard_feed(g, ev, env, out);
 	} else {
