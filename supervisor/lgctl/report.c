@@ -128,8 +128,9 @@ static void take(struct rep *r, json_t *o, unsigned *cur, size_t seq)
 	e->t = r->last_t;
 	e->seq = seq;
 	/*
-	 * Its turn: what the line says, else the one under way (the notify
-	 * step's events say none; no line after a turn began is before it).
+	 * Its turn: what the line says, else the one under way (lgrun's own
+	 * events said none before a0a3802; no line after a turn began is
+	 * before it).
 	 */
 	e->turn = tn ? (unsigned)json_integer_value(tn) : *cur;
 	if (e->turn > *cur)

@@ -124,8 +124,8 @@ static void timeline(FILE *f, const struct rep *r)
 			continue;
 		fprintf(f,
 			"<circle class=\"ev %s\" cx=\"%.1f\" cy=\"%d\" r=\"3\"><title>%.3fs ",
-			vclass(e->verdict), x_of(r, e->t),
-			24 * e->src + 16, (double)e->t / 1000.0);
+			vclass(e->verdict), x_of(r, e->t), 24 * e->src + 16,
+			(double)e->t / 1000.0);
 		h(f, e->kind);
 		fputc(' ', f);
 		h(f, e->what);
@@ -157,8 +157,7 @@ static void window_chart(FILE *f, const struct rep *r)
 	unsigned max = r->have_cfg ? r->cfg.guard.volumetric.max : 0;
 	uint64_t win = r->have_cfg ? r->cfg.guard.volumetric.window_ms : 60000;
 	uint64_t *d = calloc(r->destroys ? r->destroys : 1, sizeof(*d));
-	unsigned *count = calloc(r->destroys ? r->destroys : 1,
-				 sizeof(*count));
+	unsigned *count = calloc(r->destroys ? r->destroys : 1, sizeof(*count));
 	unsigned peak = 0, top, in = 0;
 	size_t nd = 0, lo = 0;
 	const int hgt = 180;
@@ -257,8 +256,8 @@ static void calls(FILE *f, const struct rep *r, const struct rpt_turn *u)
 	fputs("</ol>\n", f);
 }
 
-static void change_rows(FILE *f, const struct rep *r,
-			const struct rpt_turn *u, bool inside)
+static void change_rows(FILE *f, const struct rep *r, const struct rpt_turn *u,
+			bool inside)
 {
 	fputs("<table class=\"changes\"><tr><th>what</th><th>path</th></tr>\n",
 	      f);
@@ -302,8 +301,7 @@ static void changes(FILE *f, const struct rep *r, const struct rpt_turn *u)
 		      f);
 	if (!u->outside)
 		return;
-	fprintf(f,
-		"<details class=\"outside\"><summary>%zu change(s) outside ",
+	fprintf(f, "<details class=\"outside\"><summary>%zu change(s) outside ",
 		u->outside);
 	h(f, r->cwd);
 	fputs(" (the agent's own files: a rewind leaves them)</summary>\n", f);
@@ -334,7 +332,7 @@ static void notes(FILE *f, const struct rep *r, const struct rpt_turn *u)
 	if (r->tripped && r->trip_turn == u->n) {
 		fprintf(f, "<p class=\"trip\">%s%s, at %.3fs, by ",
 			r->observe ? "Would have tripped" : "Tripped",
-			u->n	      ? " in this turn" :
+			u->n	    ? " in this turn" :
 			r->any_turn ? " before turn 1" :
 				      "",
 			(double)r->trip_t / 1000.0);
@@ -486,7 +484,7 @@ static bool kept_any(const struct lgq_index *x)
 static void noted_row(FILE *f, const struct lgq_entry *e)
 {
 	fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,
-		e->appended ? "appended" :
+		e->appended  ? "appended" :
 		e->mode_only ? "mode" :
 		e->made_new  ? "made" :
 			       "moved");
@@ -496,8 +494,9 @@ static void noted_row(FILE *f, const struct lgq_entry *e)
 		fputs("renamed to ", f);
 		h(f, e->moved_to ? e->moved_to : "?");
 	} else {
-		fputs(e->made_new ? "made by the session (a restore sets it aside)" :
-				    "a restore sets it back",
+		fputs(e->made_new ?
+			      "made by the session (a restore sets it aside)" :
+			      "a restore sets it back",
 		      f);
 	}
 	fputs("</td></tr>\n", f);

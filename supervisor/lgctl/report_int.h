@@ -98,8 +98,7 @@ const char *rpt_entry_path(const struct lgq_entry *e);
 /* What an index entry says happened: "removed", "created", ... */
 const char *rpt_change_word(const struct lgq_entry *e);
 /* A turn's time: "11:49:53.585 UTC" (out: 32 bytes), or "" unknown. */
-const char *rpt_clock(const struct rep *r, uint64_t t, char *out,
-		      size_t size);
+const char *rpt_clock(const struct rep *r, uint64_t t, char *out, size_t size);
 /* The session's start: "2026-11-28 11:49:52 UTC", or "". */
 const char *rpt_started(const struct rep *r, char *out, size_t size);
 /* The folded events' kinds, most first: "op_result 11, session_owned 9". */

@@ -86,8 +86,7 @@ static void calls(FILE *f, const struct rep *r, const struct rpt_turn *u)
 	}
 }
 
-static void change_line(FILE *f, const struct rep *r,
-			const struct lgq_entry *e)
+static void change_line(FILE *f, const struct rep *r, const struct lgq_entry *e)
 {
 	fprintf(f, "    %-15s ", rpt_change_word(e));
 	t(f, rpt_rel(r, rpt_entry_path(e)));
@@ -149,7 +148,7 @@ static void notes(FILE *f, const struct rep *r, const struct rpt_turn *u)
 	if (r->tripped && r->trip_turn == u->n) {
 		fprintf(f, "  %s%s, at %.3fs, by ",
 			r->observe ? "WOULD HAVE TRIPPED" : "TRIPPED",
-			u->n	      ? " in this turn" :
+			u->n	    ? " in this turn" :
 			r->any_turn ? " before turn 1" :
 				      "",
 			(double)r->trip_t / 1000.0);
@@ -200,7 +199,8 @@ static void events(FILE *f, const struct rep *r, const struct rpt_turn *u)
 		fputc('\n', f);
 	}
 	if (shown > TEXT_EVENTS)
-		fprintf(f, "    ... and %zu more (the HTML report lists them)\n",
+		fprintf(f,
+			"    ... and %zu more (the HTML report lists them)\n",
 			shown - TEXT_EVENTS);
 }
 

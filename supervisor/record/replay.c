@@ -328,7 +328,7 @@ static void feed_line(struct replay_state *st, const char *line)
 		take_call(st, o, t);
 		return;
 	}
-	/* its turn: said, else the one under way (an older line says none) */
+	/* its turn: said, else the one under way (an older lgrun's said none) */
 	turn = json_object_get(o, "turn") ? (unsigned)i_of(o, "turn") :
 					    st->turn;
 	if (turn > st->turn)

@@ -128,7 +128,11 @@ assert ("created", "made.txt") in changes[3], changes[3]
 assert ("renamed", "old.txt \u2192 renamed.txt") in changes[3], changes[3]
 shown = 'a<script>&"b\\x1b[31m\\xff.txt'
 assert ("removed", shown) in changes[3], changes[3]
-assert changes[4] == [("created", "four.txt")], changes[4]  # sub/a refused
+# in the project (relative; the agent's own files elsewhere are absolute)
+inside = {k: [c for c in v if not c[1].startswith("/")] for k, v in changes.items()}
+assert inside[4] == [("created", "four.txt")], changes[4]  # sub/a refused
+assert inside[1] == [("appended to", "notes.txt")], changes[1]
+assert inside[2] == [("removed", "gone.txt")], changes[2]
 # folded: the agent's own routine events (its session_owned files, results)
 assert sum(u["folded"] or 0 for u in t.values()) > 0, "nothing folded"
 # what matters: each delete of pre-existing data (the note's, the kill)

@@ -165,8 +165,8 @@ static void test_not_a_recording(void **state)
 /*
  * The model's calls (issue 40) begin the turns: each turn once, at its
  * first call, with its calls (a shell tool's command, another tool's
- * arguments); an event that says no turn is in the one under way (the
- * notify step's say none), and the trip names its turn. A model_call
+ * arguments); an event that says no turn is in the one under way (an
+ * older lgrun's removals said none), and the trip names its turn. A model_call
  * line is no event: nothing is fed, nothing is malformed, and the
  * verdicts are the ones without them.
  */
