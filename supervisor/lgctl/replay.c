@@ -56,11 +56,50 @@ static int apply_options(struct lg_config *cfg, const char *json,
 	return e;
 }
 
-static void print_trip(const char *what, const struct lg_replay_trip *t)
+/* " in turn K" when the recording has turns, else "" (a buffer of 32). */
+static const char *in_turn(const struct lg_replay *r, unsigned turn, char *buf)
 {
-	printf("  %s at event %zu (%.3fs): %s by %s (%s): %s\n", what, t->event,
-	       (double)t->t_ms / 1000.0, lg_verdict_name(t->verdict), t->rule,
-	       t->reason, lgq_show(t->summary));
+	buf[0] = '\0';
+	if (r->nturns)
+		snprintf(buf, 32, turn ? " in turn %u" : " before turn 1",
+			 turn);
+	return buf;
+}
+
+static void print_trip(const struct lg_replay *r, const char *what,
+		       const struct lg_replay_trip *t)
+{
+	char tn[32];
+
+	printf("  %s at event %zu (%.3fs%s): %s by %s (%s): %s\n", what,
+	       t->event, (double)t->t_ms / 1000.0, in_turn(r, t->turn, tn),
+	       lg_verdict_name(t->verdict), t->rule, t->reason,
+	       lgq_show(t->summary));
+}
+
+/*
+ * Where each of the agent's turns began (issue 40), one line each: what
+ * lgctl rewind SESSION --turn K undoes from, and the trip's turn marked.
+ */
+static void print_turns(const struct lg_replay *r)
+{
+	if (!r->nturns) {
+		printf("turns: none on record (no model seen through lgrun's proxy)\n");
+		return;
+	}
+	printf("turns: %zu (a model response with tool calls; lgctl rewind %s --turn K undoes K and later)\n",
+	       r->nturns, lgq_show(r->session));
+	for (size_t i = 0; i < r->nturns; i++) {
+		const struct lg_replay_turn *u = &r->turns[i];
+		bool trip = r->trip.found && r->trip.turn == u->turn;
+		bool rec = r->recorded.found && r->recorded.turn == u->turn;
+
+		printf("  turn %u at %.3fs, %zu call(s): %s%s\n", u->turn,
+		       (double)u->t_ms / 1000.0, u->calls, lgq_show(u->what),
+		       trip ? "  <- trips in it" :
+		       rec  ? "  <- tripped in it (recorded)" :
+			      "");
+	}
 }
 
 static void report(const struct lg_replay *r, const char *config,
@@ -81,7 +120,7 @@ static void report(const struct lg_replay *r, const char *config,
 	       same ? "" : " (not the session's config)",
 	       r->observe ? " [the session ran in observe mode]" : "");
 	if (r->trip.found)
-		print_trip("trips", &r->trip);
+		print_trip(r, "trips", &r->trip);
 	else
 		printf("  no trip: every event passes\n");
 	if (r->warnings)
@@ -90,14 +129,18 @@ static void report(const struct lg_replay *r, const char *config,
 	if (r->notes) {
 		printf("  %zu note(s) for the model ([steer])%s; the first:\n",
 		       r->notes, r->trip.found ? " before it" : "");
-		printf("  decided at event %zu (%.3fs): %s (%s): %s\n",
+		char tn[32];
+
+		printf("  decided at event %zu (%.3fs%s): %s (%s): %s\n",
 		       r->note.event, (double)r->note.t_ms / 1000.0,
-		       r->note.rule, r->note.reason, lgq_show(r->note.summary));
+		       in_turn(r, r->note.turn, tn), r->note.rule,
+		       r->note.reason, lgq_show(r->note.summary));
 	}
 	if (r->recorded.found &&
 	    (!r->trip.found || r->recorded.event != r->trip.event ||
 	     strcmp(r->recorded.rule, r->trip.rule) != 0))
-		print_trip(r->observe ? "recorded: would have tripped" :
+		print_trip(r,
+			   r->observe ? "recorded: would have tripped" :
 					"recorded: tripped",
 			   &r->recorded);
 	else if (r->recorded.found)
@@ -118,6 +161,7 @@ static void report(const struct lg_replay *r, const char *config,
 	if (r->malformed)
 		printf("  note: %zu line(s) of the recording were not understood and skipped\n",
 		       r->malformed);
+	print_turns(r);
 }
 
 int lgctl_replay(const char *dir, int argc, char **argv)
@@ -208,6 +252,7 @@ int lgctl_replay(const char *dir, int argc, char **argv)
 	}
 	lg_config_free(&cfg);
 	if (e < 0) {
+		lg_replay_free(&r);
 		fprintf(stderr, "lgctl: cannot replay %s: %s\n", lgq_show(cur),
 			e == -EPROTO ? "it was written by a newer lgrun" :
 			e == -EINVAL ? "not a session recording" :
@@ -215,5 +260,6 @@ int lgctl_replay(const char *dir, int argc, char **argv)
 		return 2;
 	}
 	report(&r, config, profile, agent, same);
+	lg_replay_free(&r);
 	return r.trip.found ? 1 : 0;
 }

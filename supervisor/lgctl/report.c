@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl report SESSION [-o FILE]: one self-contained HTML page (styles and
- * script inline, nothing fetched) of a session from its recording
- * (record.h), its config's limits and its quarantine index: a timeline of
- * events by source, the deletes in the volumetric window against max_ops
- * with the trip marked, budget use, the recent events, what was kept.
+ * lgctl report SESSION [-o FILE] [--text]: a session read back and told by
+ * the agent's turns (issue 40): each turn's time, its tool calls, what it
+ * changed (the quarantine index's lines of that turn), the notes lgrun sent
+ * to the model (the audit's steer records), a trip in it, its events (what
+ * matters shown, the routine folded) and the command that rewinds it.
+ * From the recording (record.h), the audit log, the config's limits and
+ * the quarantine index; written as one self-contained HTML page
+ * (report_html.c) or as text (report_text.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,39 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "lib/canon.h"
 #include "lib/cleanup.h"
 #include "config/config.h"
 #include "guard/event.h"
 #include "lgctl.h"
+#include "report_int.h"
 #include "store/state.h"
-#include "lib/text.h"
-
-#define W 1000 /* the charts' width in px */
-#define RECENT_ROWS 200
-
-struct ev {
-	uint64_t t;
-	int src;
-	char kind[16], what[48], target[256], cls[16], verdict[8];
-	bool destroy;
-};
-
-struct rep {
-	struct ev *e;
-	size_t n, cap;
-	char session[200], agent[200], config[PATH_MAX], profile[200];
-	bool observe, tripped;
-	uint64_t trip_t, last_t;
-	char trip_rule[32], trip_summary[LG_SUMMARY_MAX];
-	unsigned long tools, turns, destroys, warns, notes;
-	unsigned long remote; /* deletes of data off this host: never kept */
-	unsigned long devices; /* block devices written over: never kept */
-	unsigned long long tokens;
-	struct lg_config cfg;
-	bool have_cfg;
-};
 
 static const char *js(json_t *o, const char *k)
 {
@@ -55,57 +35,88 @@ static const char *js(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* Text made safe in HTML (elements and attributes). */
-static void h(FILE *f, const char *s)
+static char *dup_js(json_t *o, const char *k)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
+	return strdup(js(o, k));
 }
 
-static void take(struct rep *r, json_t *o)
+bool rpt_matters(const struct rpt_ev *e)
 {
-	struct ev *e;
+	static const char *const kinds[] = { "warn", "refused", "stop" };
+	static const char *const verdicts[] = { "warn", "deny", "kill" };
+
+	if (e->destroy || e->note[0])
+		return true;
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(e->kind, kinds[i]) ||
+		    !strcmp(e->verdict, verdicts[i]))
+			return true;
+	return false;
+}
+
+/* The recording's head: the session, its config, its folder, its start. */
+static void take_head(struct rep *r, json_t *o)
+{
+	if (r->session[0])
+		return; /* the oldest part's head */
+	snprintf(r->session, sizeof(r->session), "%s", js(o, "session"));
+	snprintf(r->agent, sizeof(r->agent), "%s", js(o, "agent"));
+	snprintf(r->config, sizeof(r->config), "%s", js(o, "config"));
+	snprintf(r->profile, sizeof(r->profile), "%s", js(o, "profile"));
+	snprintf(r->cwd, sizeof(r->cwd), "%s", js(o, "cwd"));
+	r->start_ns = json_integer_value(json_object_get(o, "start_real_ns"));
+	r->observe = json_is_true(json_object_get(o, "observe"));
+}
+
+/* A model_call line: one tool call; the first of a turn's number begins it. */
+static void take_call(struct rep *r, json_t *o, unsigned *cur, size_t seq)
+{
+	struct rpt_call *p = realloc(r->c, (r->nc + 1) * sizeof(*p)), *c;
+	unsigned turn =
+		(unsigned)json_integer_value(json_object_get(o, "turn"));
+
+	if (!p)
+		return;
+	r->c = p;
+	c = &p[r->nc];
+	c->t = (uint64_t)json_integer_value(json_object_get(o, "t"));
+	c->seq = seq;
+	c->turn = turn;
+	c->stream = (uint64_t)json_integer_value(json_object_get(o, "stream"));
+	c->tool = dup_js(o, "tool");
+	c->args = dup_js(o, "args");
+	if (!c->tool || !c->args) {
+		free(c->tool);
+		free(c->args);
+		return;
+	}
+	r->nc++;
+	if (turn > *cur)
+		*cur = turn;
+}
+
+static void take(struct rep *r, json_t *o, unsigned *cur, size_t seq)
+{
+	struct rpt_ev *e;
 	const char *k = js(o, "k"), *v = js(o, "v");
+	json_t *tn = json_object_get(o, "turn");
 
 	if (json_object_get(o, "record")) {
-		if (!r->session[0]) {
-			snprintf(r->session, sizeof(r->session), "%s",
-				 js(o, "session"));
-			snprintf(r->agent, sizeof(r->agent), "%s",
-				 js(o, "agent"));
-			snprintf(r->config, sizeof(r->config), "%s",
-				 js(o, "config"));
-			snprintf(r->profile, sizeof(r->profile), "%s",
-				 js(o, "profile"));
-			r->observe =
-				json_is_true(json_object_get(o, "observe"));
-		}
+		take_head(r, o);
+		return;
+	}
+	if (!strcmp(k, "model_call")) {
+		take_call(r, o, cur, seq);
 		return;
 	}
 	if (!*k || !strcmp(k, "restored"))
 		return;
+	r->last_t = (uint64_t)json_integer_value(json_object_get(o, "t"));
+	if (!strcmp(k, "processes") || !strcmp(k, "tick"))
+		return; /* the clock's and the tree's counts: no event to show */
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 256;
-		struct ev *p = realloc(r->e, cap * sizeof(*p));
+		struct rpt_ev *p = realloc(r->e, cap * sizeof(*p));
 
 		if (!p)
 			return;
@@ -114,7 +125,16 @@ static void take(struct rep *r, json_t *o)
 	}
 	e = &r->e[r->n++];
 	memset(e, 0, sizeof(*e));
-	e->t = (uint64_t)json_integer_value(json_object_get(o, "t"));
+	e->t = r->last_t;
+	e->seq = seq;
+	/*
+	 * Its turn: what the line says, else the one under way (lgrun's own
+	 * events said none before a0a3802; no line after a turn began is
+	 * before it).
+	 */
+	e->turn = tn ? (unsigned)json_integer_value(tn) : *cur;
+	if (e->turn > *cur)
+		*cur = e->turn;
 	e->src = lg_source_parse(js(o, "src"));
 	snprintf(e->kind, sizeof(e->kind), "%s", k);
 	snprintf(e->what, sizeof(e->what), "%s",
@@ -128,8 +148,9 @@ static void take(struct rep *r, json_t *o)
 		snprintf(e->target, sizeof(e->target), "to %s", js(o, "to"));
 	snprintf(e->cls, sizeof(e->cls), "%s", js(o, "cls"));
 	snprintf(e->verdict, sizeof(e->verdict), "%s", v);
+	snprintf(e->note, sizeof(e->note), "%s", js(o, "note"));
 	e->destroy = !strcmp(k, "destructive") && !strcmp(e->cls, "destroy");
-	r->last_t = e->t;
+	e->matters = rpt_matters(e);
 	if (e->destroy)
 		r->destroys++;
 	if (e->destroy && !strcmp(e->what, "remote_delete"))
@@ -139,7 +160,7 @@ static void take(struct rep *r, json_t *o)
 	if (!strcmp(k, "tool_done"))
 		r->tools++;
 	if (!strcmp(k, "turn")) {
-		r->turns++;
+		r->model_turns++;
 		r->tokens += (unsigned long long)json_integer_value(
 				     json_object_get(o, "tokens_in")) +
 			     (unsigned long long)json_integer_value(
@@ -147,11 +168,12 @@ static void take(struct rep *r, json_t *o)
 	}
 	if (!strcmp(v, "warn"))
 		r->warns++;
-	if (*js(o, "note"))
+	if (e->note[0])
 		r->notes++;
 	if (!r->tripped && (!strcmp(v, "kill") || !strcmp(v, "deny"))) {
 		r->tripped = true;
 		r->trip_t = e->t;
+		r->trip_turn = e->turn;
 		snprintf(r->trip_rule, sizeof(r->trip_rule), "%s",
 			 js(o, "rule"));
 		snprintf(r->trip_summary, sizeof(r->trip_summary), "%s",
@@ -163,7 +185,10 @@ static int load(struct rep *r, const char *dir, const char *id)
 {
 	static const char *const parts[] = { "events.old.jsonl",
 					     "events.jsonl" };
-	char p[PATH_MAX + 256], line[1 << 16];
+	char p[PATH_MAX + 256];
+	LG_AUTOFREE char *line = NULL;
+	size_t cap = 0, seq = 0;
+	unsigned cur = 0;
 	bool any = false;
 
 	for (size_t i = 0; i < 2; i++) {
@@ -174,384 +199,472 @@ static int load(struct rep *r, const char *dir, const char *id)
 		if (!f)
 			continue;
 		any = true;
-		while (fgets(line, sizeof(line), f)) {
+		while (getline(&line, &cap, f) > 0) {
 			json_t *o = json_loads(line, 0, NULL);
 
-			if (o)
-				take(r, o);
+			if (o && json_is_object(o))
+				take(r, o, &cur, seq++);
 			json_decref(o);
 		}
 	}
 	return any ? 0 : -ENOENT;
 }
 
-static double x_of(const struct rep *r, uint64_t t)
+/* An audit record's "time" ("2026-11-28T11:49:52.936Z") in ms, or -1. */
+static long long audit_ms(const char *s)
 {
-	uint64_t span = r->last_t ? r->last_t : 1;
+	struct tm tm = { 0 };
+	int ms = 0, n = 0;
 
-	return 40.0 + (double)t * (W - 60) / (double)span;
+	if (sscanf(s, "%d-%d-%dT%d:%d:%d.%3d%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
+		   &n) < 7 ||
+	    !n)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (long long)timegm(&tm) * 1000 + ms;
 }
 
-static void trip_line(FILE *f, const struct rep *r, const char *id, int y0,
-		      int y1)
-{
-	if (!r->tripped)
-		return;
-	fprintf(f,
-		"<line id=\"%s\" class=\"trip\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>",
-		id, x_of(r, r->trip_t), x_of(r, r->trip_t), y0, y1);
-	h(f, r->trip_summary);
-	fputs("</title></line>\n", f);
-}
-
-static void timeline(FILE *f, const struct rep *r)
-{
-	static const char *const names[] = { "seccomp", "shim",	  "proxy",
-					     "bpf",	"output", "timer" };
-	const int rows = 6, hgt = 24 * rows + 30;
-
-	fprintf(f,
-		"<h2>Timeline</h2>\n<svg id=\"timeline\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-		W, hgt);
-	for (int i = 0; i < rows; i++)
-		fprintf(f,
-			"<text x=\"0\" y=\"%d\" class=\"axis\">%s</text><line class=\"row\" x1=\"40\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n",
-			24 * i + 20, names[i], W - 20, 24 * i + 16,
-			24 * i + 16);
-	for (size_t i = 0; i < r->n; i++) {
-		const struct ev *e = &r->e[i];
-
-		if (e->src < 0 || e->src >= rows ||
-		    !strcmp(e->kind, "processes") || !strcmp(e->kind, "tick"))
-			continue;
-		fprintf(f,
-			"<circle class=\"ev %s\" cx=\"%.1f\" cy=\"%d\" r=\"3\"><title>%.3fs ",
-			e->verdict, x_of(r, e->t), 24 * e->src + 16,
-			(double)e->t / 1000.0);
-		h(f, e->kind);
-		fputc(' ', f);
-		h(f, e->what);
-		fputc(' ', f);
-		h(f, e->target);
-		fputs("</title></circle>\n", f);
-	}
-	trip_line(f, r, "trip-marker-timeline", 0, hgt - 20);
-	fprintf(f, "<text x=\"40\" y=\"%d\" class=\"axis\">0s</text>", hgt - 4);
-	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" class=\"axis\">%.3fs</text>\n</svg>\n",
-		W - 80, hgt - 4, (double)r->last_t / 1000.0);
-}
-
-/* Deletes of pre-existing data in the sliding window, against max_ops. */
 /*
- * At each delete of pre-existing data, how many fall in the window ending
- * there: one pass, the window's start moving on as its end does.
+ * The notes lgrun sent to the model: the audit's steer records of this
+ * session, from this run on (a session id may run again; the audit's times
+ * are cut to the ms, the run's start is not).
  */
-static unsigned *window_counts(const struct rep *r, uint64_t win,
-			       unsigned *peak)
+static void load_notes(struct rep *r, const char *dir)
 {
-	unsigned *c = calloc(r->n ? r->n : 1, sizeof(*c)), in = 0;
-	size_t lo = 0;
+	char p[PATH_MAX + 32], key[256];
+	const char *path = p;
+	LG_AUTOFCLOSE FILE *f = NULL;
+	LG_AUTOFREE char *line = NULL;
+	size_t cap = 0, seq = 0;
+	long long from = r->start_ns / 1000000;
 
-	*peak = 0;
-	for (size_t i = 0; c && i < r->n; i++) {
-		if (!r->e[i].destroy)
-			continue;
-		in++;
-		for (; lo <= i && r->e[i].t - r->e[lo].t >= win; lo++)
-			in -= r->e[lo].destroy;
-		c[i] = in;
-		*peak = in > *peak ? in : *peak;
-	}
-	return c;
-}
-
-static void window_chart(FILE *f, const struct rep *r)
-{
-	unsigned max = r->have_cfg ? r->cfg.guard.volumetric.max : 0;
-	uint64_t win = r->have_cfg ? r->cfg.guard.volumetric.window_ms : 60000;
-	unsigned peak, top, *count = window_counts(r, win, &peak);
-	const int hgt = 180;
-	double y_prev = hgt - 20, y_max;
-
-	top = (max > peak ? max : peak) + 1;
-	y_max = (double)(hgt - 20) - (double)max * (hgt - 40) / top;
-	fprintf(f,
-		"<h2>Deletes in the window (volumetric)</h2>\n<p>Pre-existing data destroyed within %.0fs, against <code>max_ops</code> = %u%s.</p>\n<svg id=\"window-chart\" width=\"%d\" height=\"%d\" role=\"img\">\n<polyline class=\"count\" points=\"40,%d",
-		(double)win / 1000.0, max, max ? "" : " (off)", W, hgt,
-		hgt - 20);
-	for (size_t i = 0; count && i < r->n; i++) { /* a step at each one */
-		double y;
-
-		if (!r->e[i].destroy)
-			continue;
-		y = (double)(hgt - 20) - (double)count[i] * (hgt - 40) / top;
-		fprintf(f, " %.1f,%.1f %.1f,%.1f", x_of(r, r->e[i].t), y_prev,
-			x_of(r, r->e[i].t), y);
-		y_prev = y;
-	}
-	free(count);
-	fprintf(f, " %.1f,%.1f\"/>\n", x_of(r, r->last_t), y_prev);
-	fprintf(f, "<text x=\"0\" y=\"%d\" class=\"axis\">0</text>\n",
-		hgt - 16);
-	if (max)
-		fprintf(f,
-			"<line id=\"threshold-volumetric\" class=\"threshold-line\" data-max=\"%u\" x1=\"40\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"><title>max_ops %u</title></line>\n<text x=\"0\" y=\"%.1f\" class=\"axis\">%u</text>\n",
-			max, W - 20, y_max, y_max, max, y_max + 4, max);
-	trip_line(f, r, "trip-marker", 0, hgt - 20);
-	fputs("</svg>\n", f);
-}
-
-static void bar(FILE *f, const char *name, unsigned long long n,
-		unsigned long long max)
-{
-	double pct = max ? 100.0 * (double)n / (double)max : 0;
-
-	fprintf(f, "<tr class=\"budget\"><td>%s</td><td>%llu</td><td>", name,
-		n);
-	if (max)
-		fprintf(f,
-			"%llu</td><td><div class=\"bar\"><div style=\"width:%.0f%%\"></div></div>",
-			max, pct > 100 ? 100 : pct);
+	if (r->have_cfg && r->cfg.audit_log && *r->cfg.audit_log)
+		path = r->cfg.audit_log;
 	else
-		fputs("off</td><td>", f);
-	fputs("</td></tr>\n", f);
-}
+		snprintf(p, sizeof(p), "%s/audit.jsonl", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	snprintf(key, sizeof(key), "\"session\":\"%s\"", r->id);
+	while (getline(&line, &cap, f) > 0) {
+		json_t *o;
+		struct rpt_note *n;
 
-static void budgets(FILE *f, const struct rep *r)
-{
-	const struct lg_budget_cfg *b = r->have_cfg ? &r->cfg.guard.budget :
-						      NULL;
-
-	fputs("<h2>Budgets</h2>\n<table id=\"budgets\"><tr><th>budget</th><th>used</th><th>limit</th><th></th></tr>\n",
-	      f);
-	bar(f, "destructive ops", r->destroys, b ? b->max_destructive_ops : 0);
-	bar(f, "tool calls", r->tools, b ? b->max_tool_calls : 0);
-	bar(f, "model turns", r->turns, b ? b->max_turns : 0);
-	bar(f, "tokens", r->tokens, b ? b->max_tokens : 0);
-	bar(f, "seconds", r->last_t / 1000, b ? b->timeout_ms / 1000 : 0);
-	fputs("</table>\n", f);
-}
-
-static void recent(FILE *f, const struct rep *r)
-{
-	size_t shown = 0, from;
-
-	for (from = r->n; from > 0 && shown < RECENT_ROWS; from--)
-		if (strcmp(r->e[from - 1].kind, "processes") &&
-		    strcmp(r->e[from - 1].kind, "tick"))
-			shown++;
-	fputs("<h2>Recent events</h2>\n<table id=\"events\" class=\"sortable\"><thead><tr><th>t (s)</th><th>source</th><th>kind</th><th>op / tool</th><th>target</th><th>class</th><th>verdict</th></tr></thead><tbody>\n",
-	      f);
-	for (size_t i = from; i < r->n; i++) {
-		const struct ev *e = &r->e[i];
-
-		if (!strcmp(e->kind, "processes") || !strcmp(e->kind, "tick"))
+		seq++;
+		if (!strstr(line, key) || !strstr(line, "\"event\":\"steer\""))
+			continue; /* most lines: no parse */
+		o = json_loads(line, 0, NULL);
+		if (!o || strcmp(js(o, "session"), r->id) ||
+		    strcmp(js(o, "event"), "steer") ||
+		    audit_ms(js(o, "time")) < from) {
+			json_decref(o);
 			continue;
-		fprintf(f, "<tr class=\"%s\"><td>%.3f</td><td>%s</td><td>",
-			e->verdict, (double)e->t / 1000.0,
-			lg_source_name(
-				(enum lg_source)(e->src < 0 ? 0 : e->src)));
-		h(f, e->kind);
-		fputs("</td><td>", f);
-		h(f, e->what);
-		fputs("</td><td>", f);
-		h(f, e->target);
-		fputs("</td><td>", f);
-		h(f, e->cls);
-		fputs("</td><td>", f);
-		h(f, e->verdict);
-		fputs("</td></tr>\n", f);
+		}
+		n = realloc(r->notes_sent, (r->nn + 1) * sizeof(*n));
+		if (n) {
+			r->notes_sent = n;
+			n = &n[r->nn];
+			n->turn = (unsigned)json_integer_value(
+				json_object_get(o, "turn"));
+			n->seq = seq;
+			n->observe =
+				json_is_true(json_object_get(o, "observe"));
+			n->times = 1;
+			n->rule = dup_js(o, "rule");
+			n->reason = dup_js(o, "reason");
+			n->text = dup_js(o, "text");
+			if (n->rule && n->reason && n->text)
+				r->nn++;
+			else {
+				free(n->rule);
+				free(n->reason);
+				free(n->text);
+			}
+		}
+		json_decref(o);
 	}
-	fputs("</tbody></table>\n", f);
 }
 
-/* Did the session keep anything (not only names it made or renamed)? */
-static bool kept_any(const struct lgq_index *x)
+/* The quarantine index: this run's lines (a restore's set-asides left out). */
+static void load_index(struct rep *r, const char *dir)
 {
-	for (size_t i = 0; i < x->n; i++)
-		if (!x->e[i].moved && !x->e[i].made_new && !x->e[i].appended &&
-		    !x->e[i].mode_only)
-			return true;
+	char p[PATH_MAX + 256];
+
+	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", dir, r->id);
+	if (lgq_load(&r->x, p, NULL, 0, 0) < 0)
+		return;
+	r->have_x = true;
+	for (size_t i = 0; r->start_ns && i < r->x.nruns; i++)
+		if (r->x.runs[i].start_ns == r->start_ns) {
+			lgq_keep_run(&r->x, r->start_ns);
+			break;
+		}
+	r->ch = calloc(r->x.n ? r->x.n : 1, sizeof(*r->ch));
+	for (size_t i = 0; r->ch && i < r->x.n; i++)
+		if (strcmp(r->x.e[i].op, "set_aside"))
+			r->ch[r->nch++] = &r->x.e[i];
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct rpt_ev *x = a, *y = b;
+
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct rpt_call *x = a, *y = b;
+
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct rpt_note *x = a, *y = b;
+
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct lgq_entry *x = *(const struct lgq_entry *const *)a;
+	const struct lgq_entry *y = *(const struct lgq_entry *const *)b;
+
+	if (x->turn != y->turn)
+		return x->turn < y->turn ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The same note placed in several requests of a turn, said once. */
+static void notes_once(struct rep *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nn; i++) {
+		struct rpt_note *n = &r->notes_sent[i];
+		size_t j;
+
+		for (j = k; j > 0; j--) {
+			struct rpt_note *m = &r->notes_sent[j - 1];
+
+			if (m->turn != n->turn)
+				break;
+			if (!strcmp(m->text, n->text) &&
+			    m->observe == n->observe)
+				break;
+		}
+		if (j > 0 && r->notes_sent[j - 1].turn == n->turn) {
+			r->notes_sent[j - 1].times++;
+			free(n->rule);
+			free(n->reason);
+			free(n->text);
+			continue;
+		}
+		r->notes_sent[k++] = *n;
+	}
+	r->nn = k;
+}
+
+/*
+ * Every list sorted by turn (in its own order within one), the turns that
+ * any of them names (turn 0 always), and each turn's share of each list.
+ */
+static int by_turns(struct rep *r)
+{
+	size_t all = 1 + r->n + r->nc + r->nch + r->nn, m = 0, ie = 0, ic = 0,
+	       ih = 0, in = 0;
+	LG_AUTOFREE unsigned *num = malloc(all * sizeof(*num));
+
+	if (!num)
+		return -ENOMEM;
+	qsort(r->e, r->n, sizeof(*r->e), cmp_ev);
+	qsort(r->c, r->nc, sizeof(*r->c), cmp_call);
+	qsort(r->ch, r->nch, sizeof(*r->ch), cmp_change);
+	qsort(r->notes_sent, r->nn, sizeof(*r->notes_sent), cmp_note);
+	notes_once(r);
+	num[m++] = 0;
+	for (size_t i = 0; i < r->n; i++)
+		num[m++] = r->e[i].turn;
+	for (size_t i = 0; i < r->nc; i++)
+		num[m++] = r->c[i].turn;
+	for (size_t i = 0; i < r->nch; i++)
+		num[m++] = (unsigned)r->ch[i]->turn;
+	for (size_t i = 0; i < r->nn; i++)
+		num[m++] = r->notes_sent[i].turn;
+	qsort(num, m, sizeof(*num), cmp_uint);
+	r->turns = calloc(m, sizeof(*r->turns));
+	if (!r->turns)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++) {
+		struct rpt_turn *u;
+
+		if (r->nturns && r->turns[r->nturns - 1].n == num[i])
+			continue;
+		u = &r->turns[r->nturns++];
+		u->n = num[i];
+		r->any_turn |= u->n > 0;
+		for (u->ev0 = ie; ie < r->n && r->e[ie].turn == u->n; ie++) {
+			if (r->e[ie].matters)
+				u->matters++;
+			else
+				u->folded++;
+		}
+		u->nev = ie - u->ev0;
+		for (u->call0 = ic; ic < r->nc && r->c[ic].turn == u->n; ic++)
+			;
+		u->ncall = ic - u->call0;
+		for (u->ch0 = ih; ih < r->nch && r->ch[ih]->turn == u->n; ih++)
+			if (!rpt_in_project(r, r->ch[ih]))
+				u->outside++;
+		u->nch = ih - u->ch0;
+		for (u->note0 = in;
+		     in < r->nn && r->notes_sent[in].turn == u->n; in++)
+			;
+		u->nnote = in - u->note0;
+		if (u->ncall) {
+			u->t = r->c[u->call0].t;
+			u->stream = r->c[u->call0].stream;
+			u->have_t = true;
+		} else if (u->nev) {
+			u->t = r->e[u->ev0].t;
+			u->have_t = true;
+		}
+	}
+	return 0;
+}
+
+const char *rpt_rel(const struct rep *r, const char *path)
+{
+	size_t n = strlen(r->cwd);
+
+	if (n > 1 && !strncmp(path, r->cwd, n)) {
+		if (!path[n])
+			return ".";
+		if (path[n] == '/' && path[n + 1])
+			return path + n + 1;
+	}
+	return path;
+}
+
+static bool under_cwd(const struct rep *r, const char *path)
+{
+	return path && rpt_rel(r, path) != path;
+}
+
+bool rpt_in_project(const struct rep *r, const struct lgq_entry *e)
+{
+	if (strlen(r->cwd) < 2)
+		return true; /* no folder known: every change is the session's */
+	return under_cwd(r, rpt_entry_path(e)) || under_cwd(r, e->path) ||
+	       under_cwd(r, e->moved_to);
+}
+
+const char *rpt_entry_path(const struct lgq_entry *e)
+{
+	return e->at_path && *e->at_path ? e->at_path : e->path;
+}
+
+const char *rpt_change_word(const struct lgq_entry *e)
+{
+	if (e->moved)
+		return "renamed";
+	if (e->made_new)
+		return "created";
+	if (e->appended)
+		return "appended to";
+	if (e->mode_only)
+		return "mode changed";
+	if (e->dir)
+		return !strcmp(e->op, "rmdir") ? "removed folder" :
+						 "folder changed";
+	if (!strcmp(e->op, "unlink"))
+		return "removed";
+	if (!strcmp(e->op, "rename") || !strcmp(e->op, "link"))
+		return "replaced";
+	if (!strcmp(e->op, "open_trunc") || !strcmp(e->op, "truncate"))
+		return "overwritten";
+	return "changed";
+}
+
+const char *rpt_clock(const struct rep *r, uint64_t t, char *out, size_t size)
+{
+	long long ns = r->start_ns + (long long)t * 1000000LL;
+	time_t s = (time_t)(ns / 1000000000LL);
+	struct tm tm;
+	char hms[16];
+
+	out[0] = '\0';
+	if (r->start_ns <= 0 || !gmtime_r(&s, &tm))
+		return out;
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	snprintf(out, size, "%s.%03lld UTC", hms, (ns / 1000000LL) % 1000LL);
+	return out;
+}
+
+const char *rpt_started(const struct rep *r, char *out, size_t size)
+{
+	time_t s = (time_t)(r->start_ns / 1000000000LL);
+	struct tm tm;
+
+	out[0] = '\0';
+	if (r->start_ns > 0 && gmtime_r(&s, &tm))
+		strftime(out, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	return out;
+}
+
+struct word_count {
+	const char *w;
+	size_t n;
+};
+
+void rpt_fold_words(const struct rep *r, const struct rpt_turn *u, char *out,
+		    size_t size)
+{
+	struct word_count c[16];
+	size_t nc = 0, o = 0, other = 0;
+
+	out[0] = '\0';
+	for (size_t i = u->ev0; i < u->ev0 + u->nev; i++) {
+		const struct rpt_ev *e = &r->e[i];
+		const char *w = !strcmp(e->kind, "destructive") && e->cls[0] ?
+					e->cls :
+					e->kind;
+		size_t k;
+
+		if (e->matters)
+			continue;
+		for (k = 0; k < nc && strcmp(c[k].w, w); k++)
+			;
+		if (k == nc && nc == sizeof(c) / sizeof(c[0])) {
+			other++;
+			continue;
+		}
+		if (k == nc)
+			c[nc++].n = 0;
+		c[k].w = w;
+		c[k].n++;
+	}
+	for (size_t shown = 0; shown < 4 && shown < nc; shown++) {
+		size_t best = shown;
+
+		for (size_t k = shown + 1; k < nc; k++)
+			if (c[k].n > c[best].n)
+				best = k;
+		if (best != shown) {
+			struct word_count x = c[best];
+
+			c[best] = c[shown];
+			c[shown] = x;
+		}
+		o += (size_t)snprintf(out + o, o < size ? size - o : 0,
+				      "%s%s %zu", shown ? ", " : "", c[shown].w,
+				      c[shown].n);
+	}
+	for (size_t k = 4; k < nc; k++)
+		other += c[k].n;
+	if (other && o < size)
+		snprintf(out + o, size - o, ", other %zu", other);
+}
+
+bool rpt_call_text(const struct rpt_call *c, char *out, size_t size)
+{
+	if (lg_canon_command(c->args, strlen(c->args), out, size) > 0)
+		return true;
+	snprintf(out, size, "%s", c->args);
 	return false;
 }
 
-static void quarantine(FILE *f, const char *dir, const char *id,
-		       unsigned long remote, unsigned long devices)
+static void rep_free(struct rep *r)
 {
-	struct lgq_index x = { 0 };
-	char p[PATH_MAX + 256];
-	bool held_any = false;
-
-	snprintf(p, sizeof(p), "%s/quarantine/%s.jsonl", dir, id);
-	fputs("<h2>Quarantine</h2>\n", f);
-	if (remote) /* issue 38: said before what was kept, whatever it is */
-		fprintf(f,
-			"<p id=\"quarantine-remote\">%lu delete(s) of data off this host (a service, a database, a cluster) could not be kept: lgrun keeps only this machine's files, and nothing puts those back.</p>\n",
-			remote);
-	if (devices) /* issue 39: the same of block devices */
-		fprintf(f,
-			"<p id=\"quarantine-devices\">%lu block device(s) holding data (a filesystem, a partition table) were written over and could not be kept: lgrun cannot keep a block device's content.</p>\n",
-			devices);
-	if (lgq_load(&x, p, NULL, 0, 0) < 0 || !kept_any(&x)) {
-		fputs(remote ?
-			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing file of this host (or the quarantine was off).</p>\n" :
-			      "<p id=\"quarantine-empty\">Nothing was kept: the session removed no pre-existing data (or the quarantine was off).</p>\n",
-		      f);
-		lgq_free(&x);
-		return;
+	for (size_t i = 0; i < r->nc; i++) {
+		free(r->c[i].tool);
+		free(r->c[i].args);
 	}
-	fputs("<table id=\"quarantine\"><tr><th>#</th><th>kind</th><th>path</th><th>size</th><th>now</th></tr>\n",
-	      f);
-	for (size_t i = 0; i < x.n; i++) {
-		const struct lgq_entry *e = &x.e[i];
-		bool held = e->dir || (e->kept && access(e->kept, F_OK) == 0);
-		char size[32];
-
-		if (e->appended || e->mode_only) { /* no data: a size, a mode */
-			fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,
-				e->appended ? "appended" : "mode");
-			h(f, e->path);
-			fputs("</td><td></td><td class=\"noted\">a restore sets it back</td></tr>\n",
-			      f);
-			continue;
-		}
-		if (e->made_new) { /* a name the session made: no data */
-			fprintf(f, "<tr><td>%lld</td><td>made</td><td>", e->n);
-			h(f, e->path);
-			fputs("</td><td></td><td class=\"made\">made by the session (a restore sets it aside)</td></tr>\n",
-			      f);
-			continue;
-		}
-		if (e->moved) { /* a rename: no data held */
-			fprintf(f, "<tr><td>%lld</td><td>moved</td><td>", e->n);
-			h(f, e->path);
-			fputs("</td><td></td><td class=\"moved\">renamed to ",
-			      f);
-			h(f, e->moved_to ? e->moved_to : "?");
-			fputs("</td></tr>\n", f);
-			continue;
-		}
-		held_any |= held && !e->dir;
-		lg_human_bytes((uint64_t)e->size, size, sizeof(size));
-		fprintf(f, "<tr><td>%lld</td><td>%s</td><td>", e->n,
-			e->dir ? "dir" : "file");
-		h(f, e->path);
-		fprintf(f, "</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",
-			e->dir ? "" : size, held ? "held" : "gone",
-			e->dir ? "metadata" :
-			held   ? "held" :
-				 "gone: restored or collected");
+	for (size_t i = 0; i < r->nn; i++) {
+		free(r->notes_sent[i].rule);
+		free(r->notes_sent[i].reason);
+		free(r->notes_sent[i].text);
 	}
-	fputs("</table>\n", f);
-	if (held_any) {
-		fputs("<p>Put it back: <code>lgctl restore ", f);
-		h(f, id);
-		fputs("</code></p>\n", f);
-	}
-	lgq_free(&x);
+	free(r->c);
+	free(r->notes_sent);
+	free(r->e);
+	free(r->ch);
+	free(r->turns);
+	lgq_free(&r->x);
+	lg_config_free(&r->cfg);
 }
 
-static const char STYLE[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
-	"h1{font-size:20px}h2{font-size:16px;margin-top:28px}"
-	"svg{background:#fafafa;border:1px solid #ddd}"
-	".axis{font-size:11px;fill:#666}.row{stroke:#e4e4e4}"
-	".ev{fill:#4a7}.ev.warn{fill:#e90}.ev.deny,.ev.kill{fill:#d22}"
-	".trip{stroke:#d22;stroke-width:2;stroke-dasharray:4 3}"
-	".count{fill:none;stroke:#36c;stroke-width:2}"
-	".threshold-line{stroke:#d22;stroke-width:1.5}"
-	"table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}"
-	"th{background:#f0f0f0;cursor:pointer}tr.kill td,tr.deny td{background:#fdd}"
-	".bar{width:200px;height:10px;background:#eee}.bar div{height:10px;background:#36c}"
-	".outcome.tripped{color:#d22;font-weight:bold}";
-
-/* Sorting the events table by a column; then the page says it is ready. */
-static const char SCRIPT[] =
-	"(function(){var t=document.getElementById('events');"
-	"if(t){var hs=t.tHead.rows[0].cells;for(var i=0;i<hs.length;i++){"
-	"(function(c){hs[c].addEventListener('click',function(){"
-	"var b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);"
-	"var num=c===0,dir=hs[c].dataset.dir==='1'?-1:1;hs[c].dataset.dir=dir===1?'1':'0';"
-	"rs.sort(function(x,y){var a=x.cells[c].textContent,z=y.cells[c].textContent;"
-	"return (num?(parseFloat(a)-parseFloat(z)):a.localeCompare(z))*dir;});"
-	"rs.forEach(function(r){b.appendChild(r);});});})(i);}}"
-	"document.body.dataset.ready='1';})();";
-
-static void page(FILE *f, const struct rep *r, const char *dir, const char *id)
+static void report_usage(FILE *f)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>lgrun session ",
+	fputs("Usage: lgctl report SESSION [-o FILE] [--text]\n"
+	      "The session by the agent's turns (a turn: one model response with tool\n"
+	      "calls): each turn's time, its tool calls, what it changed, the notes lgrun\n"
+	      "sent to the model, a trip, its events (routine ones folded) and the command\n"
+	      "that rewinds it; before them, the timeline, the deletes window against\n"
+	      "max_ops, budgets; after them, the quarantine.\n"
+	      "Default: one self-contained HTML page, SESSION.html here. --text, or a FILE\n"
+	      "ending in .txt: text, to stdout without -o. -o -: stdout.\n",
 	      f);
-	h(f, r->session);
-	fprintf(f, "</title><style>%s</style></head><body>\n<h1>lgrun session ",
-		STYLE);
-	h(f, r->session);
-	fputs("</h1>\n<p>agent <b>", f);
-	h(f, r->agent);
-	fprintf(f, "</b>, %zu events over %.3fs, config ", r->n,
-		(double)r->last_t / 1000.0);
-	h(f, r->config[0] ? r->config : "(defaults)");
-	if (r->profile[0]) {
-		fputs(", profile ", f);
-		h(f, r->profile);
-	}
-	fputs(r->observe ? " (observe mode)" : "", f);
-	fputs("</p>\n", f);
-	if (r->tripped) {
-		fprintf(f,
-			"<p id=\"outcome\" class=\"outcome tripped\">%s at %.3fs by %s: ",
-			r->observe ? "Would have tripped" : "Tripped",
-			(double)r->trip_t / 1000.0, r->trip_rule);
-		h(f, r->trip_summary);
-		fputs("</p>\n", f);
-	} else {
-		fprintf(f,
-			"<p id=\"outcome\" class=\"outcome\">No trip (%lu warning(s)).</p>\n",
-			r->warns);
-	}
-	if (r->notes)
-		fprintf(f,
-			"<p id=\"steer\">lgrun decided %lu note(s) for the model before acting ([steer]: what it saw, what happens next, what to do instead). A note reaches the model with the agent's next request through lgrun's proxy; the audit's steer records are the ones sent.</p>\n",
-			r->notes);
-	timeline(f, r);
-	window_chart(f, r);
-	budgets(f, r);
-	recent(f, r);
-	quarantine(f, dir, id, r->remote, r->devices);
-	fprintf(f, "<script>%s</script>\n</body></html>\n", SCRIPT);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
 }
 
 int lgctl_report(const char *dir, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "text", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *outp = NULL;
 	struct rep r = { 0 };
 	struct lg_error err;
+	char def[PATH_MAX];
+	bool text = false, out_std;
 	FILE *f;
 	int c, rc = 0;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:th", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outp = optarg;
 			break;
+		case 't':
+			text = true;
+			break;
 		case 'h':
-			puts("Usage: lgctl report SESSION [-o FILE]\n"
-			     "One self-contained HTML page of the session (from its recording):\n"
-			     "timeline, the deletes window against max_ops with the trip, budgets,\n"
-			     "recent events, the quarantine. Default: SESSION.html here.");
+			report_usage(stdout);
 			return 0;
 		default:
+			report_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs("Usage: lgctl report SESSION [-o FILE]\n", stderr);
+		report_usage(stderr);
 		return 2;
 	}
 	if (!lg_session_id_valid(argv[optind])) {
@@ -559,37 +672,46 @@ int lgctl_report(const char *dir, int argc, char **argv)
 			lgq_show(argv[optind]));
 		return 2;
 	}
-	if (load(&r, dir, argv[optind]) < 0) {
+	snprintf(r.id, sizeof(r.id), "%s", argv[optind]);
+	lg_config_init(&r.cfg);
+	if (load(&r, dir, r.id) < 0) {
 		fprintf(stderr,
 			"lgctl: no recording of session '%s' in %s/sessions ([record] events)\n",
-			lgq_show(argv[optind]), lgq_show(dir));
+			lgq_show(r.id), lgq_show(dir));
+		rep_free(&r);
 		return 2;
 	}
-	lg_config_init(&r.cfg);
 	r.have_cfg = lg_config_load(&r.cfg, r.config[0] ? r.config : NULL,
 				    r.profile[0] ? r.profile : NULL, r.agent,
 				    &err) == 0;
-	{
-		char def[PATH_MAX];
-
-		if (!outp) {
-			snprintf(def, sizeof(def), "%s.html", argv[optind]);
-			outp = def;
-		}
-		f = fopen(outp, "we");
-		if (!f) {
-			fprintf(stderr, "lgctl: cannot write %s: %s\n",
-				lgq_show(outp), strerror(errno));
-			rc = 2;
-		} else {
-			page(f, &r, dir, argv[optind]);
-			if (fclose(f) != 0)
-				rc = 2;
-			else
-				printf("report: %s\n", lgq_show(outp));
-		}
+	load_notes(&r, dir);
+	load_index(&r, dir);
+	if (by_turns(&r) < 0) {
+		fprintf(stderr, "lgctl: report: %s\n", strerror(ENOMEM));
+		rep_free(&r);
+		return 2;
 	}
-	lg_config_free(&r.cfg);
-	free(r.e);
+	text |= outp && ends_with(outp, ".txt");
+	if (!outp && !text) {
+		snprintf(def, sizeof(def), "%s.html", r.id);
+		outp = def;
+	}
+	out_std = !outp || !strcmp(outp, "-");
+	f = out_std ? stdout : fopen(outp, "we");
+	if (!f) {
+		fprintf(stderr, "lgctl: cannot write %s: %s\n", lgq_show(outp),
+			strerror(errno));
+		rc = 2;
+	} else {
+		if (text)
+			rpt_text(f, &r);
+		else
+			rpt_html_page(f, &r, dir);
+		if (out_std ? fflush(f) != 0 : fclose(f) != 0)
+			rc = 2;
+		else if (!out_std)
+			printf("report: %s\n", lgq_show(outp));
+	}
+	rep_free(&r);
 	return rc;
 }

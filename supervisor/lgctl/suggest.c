@@ -104,10 +104,14 @@ struct rec {
 static int replay_one(struct rec *r, const struct lg_config *cfg,
 		      struct lg_replay *out)
 {
+	int e;
+
 	for (int i = 0; i < 2; i++)
 		if (r->f[i])
 			rewind(r->f[i]);
-	return lg_replay_run(r->f, 2, &cfg->guard, out);
+	e = lg_replay_run(r->f, 2, &cfg->guard, out);
+	lg_replay_free(out); /* its trip is all suggest reads */
+	return e;
 }
 
 /* Does r trip on t's threshold under cfg with it at v? */

@@ -268,6 +268,78 @@ int lg_canon_target(const char *json, size_t len, const char *keys, char *out,
 	return r;
 }
 
+/* n bytes of s appended at *o, cut at a whole character when out is full. */
+static void put_cut(char *out, size_t size, size_t *o, const char *s, size_t n)
+{
+	if (*o + 1 >= size)
+		return;
+	if (n > size - 1 - *o) {
+		n = size - 1 - *o;
+		/* not into a character: back to its first byte */
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(out + *o, s, n);
+	*o += n;
+	out[*o] = '\0';
+}
+
+/* A -c flag of a shell (-c, -lc, -ec, -xc): its next word is the script. */
+static bool shell_c_flag(const char *w)
+{
+	size_t n = w ? strlen(w) : 0;
+
+	return n >= 2 && n <= 4 && w[0] == '-' && w[1] != '-' &&
+	       w[n - 1] == 'c';
+}
+
+int lg_canon_command(const char *json, size_t len, char *out, size_t size)
+{
+	static const char *const keys[] = { "command", "cmd", "script" };
+	LG_AUTOJSON json_t *root = NULL;
+	json_t *v = NULL, *w;
+	size_t o = 0, i;
+
+	if (!size)
+		return 0;
+	out[0] = '\0';
+	if (!json || !(root = json_loadb(json, len, 0, NULL)) ||
+	    !json_is_object(root))
+		return 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !v; i++)
+		v = json_object_get(root, keys[i]);
+	if (json_is_string(v)) {
+		put_cut(out, size, &o, json_string_value(v),
+			json_string_length(v));
+		return (int)o;
+	}
+	if (!json_is_array(v) || !json_array_size(v))
+		return 0;
+	json_array_foreach(v, i, w)
+	{
+		if (!json_is_string(w))
+			return 0;
+		if (i + 1 < json_array_size(v) &&
+		    shell_c_flag(json_string_value(w)) &&
+		    json_is_string(json_array_get(v, i + 1))) {
+			w = json_array_get(v, i + 1);
+			o = 0;
+			out[0] = '\0';
+			put_cut(out, size, &o, json_string_value(w),
+				json_string_length(w));
+			return (int)o;
+		}
+	}
+	json_array_foreach(v, i, w)
+	{
+		if (i)
+			put_cut(out, size, &o, " ", 1);
+		put_cut(out, size, &o, json_string_value(w),
+			json_string_length(w));
+	}
+	return (int)o;
+}
+
 /* Does one template (t, tn bytes) match path (pn bytes)? */
 static int url_match(const char *t, size_t tn, const char *path, size_t pn,
 		     char *out, size_t size)

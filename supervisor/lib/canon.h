@@ -60,6 +60,18 @@ int lg_canon_target(const char *json, size_t len, const char *keys, char *out,
 		    size_t size);
 
 /*
+ * What a tool call runs, for a person to read (lgctl report and replay):
+ * the shell command in its arguments json[0..len), the string under the
+ * key "command", "cmd" or "script" of an object; of an argv array there,
+ * the script of "sh -c SCRIPT" (any -c flag: -lc, -ec), else its words
+ * joined by spaces. Written to out, NUL terminated, cut at a whole UTF-8
+ * character when it does not fit. Returns its length, or 0 when the
+ * arguments hold no command (another tool's, or not JSON: a recording cuts
+ * them at 4 KB): show them as they are.
+ */
+int lg_canon_command(const char *json, size_t len, char *out, size_t size);
+
+/*
  * Matches a URL path against templates ("/assets/{asset_id}, /t/{table}"):
  * the first whose literal segments match and whose {name} segments capture
  * one segment each gives "name=value" (the last capture). The query string

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "guard/event.h"
+#include "lib/canon.h"
 #include "lib/cleanup.h"
 #include "record.h"
 #include "replay.h"
@@ -137,10 +138,12 @@ static void remember(struct run *r, json_t *o)
 }
 
 static void trip_from(struct lg_replay_trip *tp, size_t event, uint64_t t,
-		      enum lg_verdict v, const char *rule, const char *reason,
-		      const char *summary, const char *target)
+		      unsigned turn, enum lg_verdict v, const char *rule,
+		      const char *reason, const char *summary,
+		      const char *target)
 {
 	tp->found = true;
+	tp->turn = turn;
 	tp->event = event;
 	tp->t_ms = t;
 	tp->verdict = v;
@@ -237,7 +240,50 @@ struct replay_state {
 	struct run run;
 	struct lg_replay *out;
 	bool done, first_head;
+	unsigned turn; /* the agent's turn under way (the highest said) */
 };
+
+/*
+ * A tool call the model made (a model_call line, issue 40): the first
+ * with a turn's number begins that turn; no event, nothing fed.
+ */
+static void take_call(struct replay_state *st, json_t *o, uint64_t t)
+{
+	struct lg_replay *out = st->out;
+	unsigned turn = (unsigned)i_of(o, "turn");
+	const char *tool = s_of(o, "tool"), *args = s_of(o, "args");
+	struct lg_replay_turn *u = out->nturns ? &out->turns[out->nturns - 1] :
+						 NULL;
+	char cmd[sizeof(u->what)];
+	size_t n;
+
+	if (!turn)
+		return;
+	if (turn > st->turn)
+		st->turn = turn;
+	if (!u || u->turn != turn) {
+		struct lg_replay_turn *p;
+
+		if (u && turn < u->turn)
+			return; /* not in order: counted with none */
+		p = realloc(out->turns, (out->nturns + 1) * sizeof(*p));
+		if (!p)
+			return;
+		out->turns = p;
+		u = &p[out->nturns++];
+		memset(u, 0, sizeof(*u));
+		u->turn = turn;
+		u->t_ms = t;
+	}
+	if (!args ||
+	    lg_canon_command(args, strlen(args), cmd, sizeof(cmd)) <= 0)
+		snprintf(cmd, sizeof(cmd), "%s", args ? args : "");
+	n = strlen(u->what);
+	if (n < sizeof(u->what) - 1)
+		snprintf(u->what + n, sizeof(u->what) - n, "%s%s: %s",
+			 u->calls ? "; " : "", tool ? tool : "?", cmd);
+	u->calls++;
+}
 
 /* The copies an event's strings were made in (event_of's owns). */
 static void owns_free(char *(*owns)[3])
@@ -256,6 +302,7 @@ static void feed_line(struct replay_state *st, const char *line)
 	__attribute__((cleanup(owns_free))) char *owns[3] = { NULL };
 	enum lg_verdict rec = LG_ALLOW;
 	const char *k, *v;
+	unsigned turn;
 	uint64_t t;
 	int g;
 
@@ -277,6 +324,15 @@ static void feed_line(struct replay_state *st, const char *line)
 		remember(&st->run, o);
 		return;
 	}
+	if (k && strcmp(k, "model_call") == 0) {
+		take_call(st, o, t);
+		return;
+	}
+	/* its turn: said, else the one under way (an older lgrun's said none) */
+	turn = json_object_get(o, "turn") ? (unsigned)i_of(o, "turn") :
+					    st->turn;
+	if (turn > st->turn)
+		st->turn = turn;
 	if (event_of(o, &ev, owns) < 0) {
 		out->malformed++;
 		return;
@@ -294,8 +350,9 @@ static void feed_line(struct replay_state *st, const char *line)
 	v = s_of(o, "v");
 	if (v && lg_verdict_parse(v, &rec) == 0 && !out->recorded.found &&
 	    rec > LG_WARN && !st->done)
-		trip_from(&out->recorded, out->events, t, rec, s_of(o, "rule"),
-			  s_of(o, "reason"), s_of(o, "summary"), ev.target);
+		trip_from(&out->recorded, out->events, t, turn, rec,
+			  s_of(o, "rule"), s_of(o, "reason"),
+			  s_of(o, "summary"), ev.target);
 	{
 		struct lg_guard_env env = { BASE_MS + t, answered, &st->run,
 					    NULL, NULL };
@@ -309,13 +366,13 @@ static void feed_line(struct replay_state *st, const char *line)
 			if (!lg_finding_steers(&f.f[i]))
 				continue;
 			if (!out->notes++)
-				trip_from(&out->note, out->events, t,
+				trip_from(&out->note, out->events, t, turn,
 					  f.f[i].action, f.f[i].rule,
 					  f.f[i].reason, f.f[i].summary,
 					  ev.target);
 		}
 		if (got > LG_WARN) {
-			trip_from(&out->trip, out->events, t, got,
+			trip_from(&out->trip, out->events, t, turn, got,
 				  f.n ? f.f[0].rule : "",
 				  f.n ? f.f[0].reason : "",
 				  f.n ? f.f[0].summary : "", ev.target);
@@ -368,6 +425,13 @@ int lg_replay_run(FILE *const *files, size_t nfiles,
 	if (out->newer)
 		return -EPROTO; /* a newer lgrun's: its lines may mean more */
 	return 0;
+}
+
+void lg_replay_free(struct lg_replay *out)
+{
+	free(out->turns);
+	out->turns = NULL;
+	out->nturns = 0;
 }
 
 int lg_replay_head(FILE *f, struct lg_replay *out)

@@ -25,6 +25,18 @@ struct lg_replay_trip {
 	enum lg_verdict verdict;
 	char rule[32], reason[48], target[256];
 	char summary[LG_SUMMARY_MAX];
+	unsigned turn; /* the agent's turn it came in (0: before the first) */
+};
+
+/*
+ * Where one of the agent's turns began (issue 40: a model response with
+ * tool calls, in the main conversation): its model_call lines.
+ */
+struct lg_replay_turn {
+	unsigned turn;
+	uint64_t t_ms; /* its first call's */
+	size_t calls; /* its tool calls, a subagent's included */
+	char what[240]; /* its calls for a person: "Bash: rm -rf sub; ..." */
 };
 
 struct lg_replay {
@@ -46,16 +58,24 @@ struct lg_replay {
 	size_t notes; /* findings that tell the model ([steer]) before it */
 	struct lg_replay_trip note; /* the first of them */
 	size_t differ; /* events whose verdict is not the recorded one */
+	/* the turns, in the order they began (lg_replay_free) */
+	struct lg_replay_turn *turns;
+	size_t nturns;
 };
 
 /*
  * Feeds the recording in the files (in order: the old part first, NULL
  * entries skipped) to a guard made from cfg, until the first verdict
- * above warn (the rest is counted). 0, or -errno (ENOENT: no recording; EINVAL: not one;
- * EPROTO: a newer lgrun's).
+ * above warn (the rest is counted; the turns are all read). 0, or -errno
+ * (ENOENT: no recording; EINVAL: not one; EPROTO: a newer lgrun's). out's
+ * turns are allocated, whatever it returns: lg_replay_free before out is
+ * run again or dropped.
  */
 int lg_replay_run(FILE *const *files, size_t nfiles,
 		  const struct lg_guard_cfg *cfg, struct lg_replay *out);
+
+/* What lg_replay_run allocated in out (its turns). */
+void lg_replay_free(struct lg_replay *out);
 
 /* The recording's head alone (for its config, before the replay). */
 int lg_replay_head(FILE *f, struct lg_replay *out);

@@ -29,24 +29,39 @@ from html.parser import HTMLParser
 class P(HTMLParser):
     def __init__(s):
         super().__init__(); s.ids = {}; s.cls = {}; s.rows = {}; s.table = None; s.body = {}
+        s.details = None
     def handle_starttag(s, tag, a):
         a = dict(a)
         if tag == "body": s.body = a
         if "id" in a: s.ids[a["id"]] = (tag, a)
         for c in a.get("class", "").split(): s.cls.setdefault(c, []).append((tag, a))
-        if tag == "table": s.table = a.get("id")
+        if tag == "details": s.details = a.get("class", a.get("id"))
+        if tag == "table":
+            s.table = a.get("id") or ("folded-events" if s.details == "folded" else a.get("class", "").split()[0])
         if tag == "tr" and s.table: s.rows[s.table] = s.rows.get(s.table, 0) + 1
+    def handle_endtag(s, tag):
+        if tag == "details": s.details = None
 p = P(); p.feed(open(sys.argv[1]).read())
 assert p.body.get("data-ready") == "1", "the page's script did not run to its end"
 assert p.ids["trip-marker"][0] == "line", "no trip marker on the window chart"
 th = p.cls["threshold-line"]
 assert len(th) == 1 and th[0][1]["data-max"] == "3", th
 assert p.ids["trip-marker"][1]["x1"] == p.ids["trip-marker-timeline"][1]["x1"]
-assert p.rows["events"] == 1 + 4, p.rows            # header, call, 3 unlinks
+# no model seen: one section with no turn numbering, its events that
+# matter shown (the 3 unlinks), the routine one folded (the flow's call)
+assert p.ids["turn-0"][0] == "section" and "turn-1" not in p.ids, p.ids.keys()
+assert p.rows["events"] == 1 + 3, p.rows            # header, 3 unlinks
+assert p.rows["folded-events"] == 1 + 1, p.rows     # header, the call
+assert p.cls["folded"][0][1]["data-folded"] == "1", p.cls["folded"]
 assert p.rows["quarantine"] == 1 + 2, p.rows        # header, the two kept
 page = open(sys.argv[1]).read()
-assert "Tripped at" in page
+assert "Tripped at" in page and "No turns: no model was seen" in page
+assert "<summary>1 routine event(s) folded (call 1)</summary>" in page
 assert re.search(r"<td>call</td><td></td><td>to rep1</td>", page), "the flow call does not say to whom: %s" % re.findall(r"<tr class=[^>]*><td>0[^\n]*?</tr>", page)[:1]
+assert re.search(r"<details[^>]*>.*<td>call</td>.*</details>", page, re.S), "the call is not folded"
+assert "<code>lgctl restore rep1 --since DUR</code>" in page and "lgctl rewind" not in page
+assert "<p class=\"trip\">Tripped in this turn" not in page  # no turns
+
 PY
 chrome --window-size=1100,1400 --screenshot="$T/rep1.png" "file://$T/rep1.html" >/dev/null 2>&1
 [ "$(head -c 8 "$T/rep1.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "no PNG screenshot"

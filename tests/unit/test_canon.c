@@ -428,6 +428,44 @@ static void test_call_ignore_rules(void **state)
 			 -EINVAL);
 }
 
+/* What a call runs, for a person: the shell command, else nothing. */
+static void test_command_of_call(void **state)
+{
+	static const struct {
+		const char *args, *want;
+	} cases[] = {
+		{ "{\"command\":\"rm -rf sub\",\"description\":\"d\"}",
+		  "rm -rf sub" }, /* Claude Code's Bash, gemini-cli's */
+		{ "{\"cmd\":\"ls -la\",\"workdir\":\"/p\"}", "ls -la" },
+		{ "{\"command\":[\"bash\",\"-lc\",\"mv a b\"]}", "mv a b" },
+		{ "{\"command\":[\"git\",\"status\"]}", "git status" },
+		{ "{\"file_path\":\"/p/a\",\"content\":\"x\"}", "" },
+		{ "{\"command\":\"echo cut", "" }, /* cut at 4 KB: not JSON */
+		{ "[\"rm\"]", "" },
+		{ "{\"command\":[\"rm\",1]}", "" },
+	};
+	char out[64], small[8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = lg_canon_command(cases[i].args, strlen(cases[i].args),
+					 out, sizeof(out));
+
+		assert_int_equal(r, (int)strlen(cases[i].want));
+		if (r)
+			assert_string_equal(out, cases[i].want);
+	}
+	/* cut at a whole character: 7 bytes of room, "abcde" then U+20AC (3) */
+	{
+		const char *a = "{\"command\":\"abcde\u20ac\u20ac\"}";
+
+		assert_int_equal(lg_canon_command(a, strlen(a), small,
+						  sizeof(small)),
+				 5);
+		assert_string_equal(small, "abcde");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_url_targets),
 		cmocka_unit_test(test_call_signature),
 		cmocka_unit_test(test_call_ignore_rules),
+		cmocka_unit_test(test_command_of_call),
 	};
 
 	return cmocka_run_group_tests_name("canon", tests, NULL, NULL);

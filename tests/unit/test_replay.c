@@ -3,7 +3,8 @@
  * A recording (record.h) read back by the replay (replay.h): the same
  * config finds the same trip; a raised threshold none; tool arguments are
  * recorded as a digest only, and equal digests are equal calls; a file
- * name that is not UTF-8 comes back byte for byte.
+ * name that is not UTF-8 comes back byte for byte; the agent's turns
+ * (model_call lines) are where each began, with the trip's turn.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -162,6 +163,69 @@ static void test_not_a_recording(void **state)
 }
 
 /*
+ * The model's calls (issue 40) begin the turns: each turn once, at its
+ * first call, with its calls (a shell tool's command, another tool's
+ * arguments); an event that says no turn is in the one under way (an
+ * older lgrun's removals said none), and the trip names its turn. A model_call
+ * line is no event: nothing is fed, nothing is malformed, and the
+ * verdicts are the ones without them.
+ */
+static void test_turns(void **state)
+{
+	struct lg_record *r = open_rec();
+	struct lg_guard_cfg cfg;
+	struct lg_replay out;
+
+	(void)state;
+	assert_non_null(r);
+	destroy(r, 1, "/d/before"); /* before turn 1 */
+	lg_record_call(r, 1010, 1, 7, "Bash",
+		       "{\"command\":\"rm /d/a\",\"description\":\"x\"}");
+	destroy(r, 11, "/d/a");
+	lg_record_call(r, 1020, 2, 7, "Bash", "{\"command\":\"rm /d/b\"}");
+	lg_record_call(r, 1020, 2, 7, "Read", "{\"file_path\":\"/d/c\"}");
+	lg_record_call(r, 1021, 2, 9, "Bash", "{\"command\":\"ls\"}");
+	destroy(r, 21, "/d/b");
+	destroy(r, 22, "/d/b2");
+	lg_record_call(r, 1030, 3, 7, "Bash", "{\"command\":\"rm /d/c\"}");
+	destroy(r, 31, "/d/c");
+	lg_record_close(r);
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.volumetric.max = 4;
+	cfg.volumetric.window_ms = 60000;
+	cfg.volumetric.action = LG_KILL;
+	assert_int_equal(replay(&cfg, &out), 0);
+	assert_int_equal(out.malformed, 0);
+	assert_int_equal(out.recorded_events, 5); /* the calls are none */
+	assert_int_equal(out.nturns, 3);
+	assert_int_equal(out.turns[0].turn, 1);
+	assert_int_equal(out.turns[0].t_ms, 10);
+	assert_int_equal(out.turns[0].calls, 1);
+	assert_string_equal(out.turns[0].what, "Bash: rm /d/a");
+	assert_int_equal(out.turns[1].turn, 2);
+	assert_int_equal(out.turns[1].calls, 3); /* a subagent's included */
+	assert_string_equal(
+		out.turns[1].what,
+		"Bash: rm /d/b; Read: {\"file_path\":\"/d/c\"}; Bash: ls");
+	assert_int_equal(out.turns[2].turn, 3);
+	assert_int_equal(out.turns[2].t_ms, 30);
+	assert_true(out.trip.found);
+	assert_int_equal(out.trip.event, 4); /* /d/b2, the 4th removal */
+	assert_int_equal(out.trip.turn, 2);
+	lg_replay_free(&out);
+	assert_null(out.turns);
+
+	cfg.volumetric.max = 5; /* the last one trips, in turn 3 */
+	assert_int_equal(replay(&cfg, &out), 0);
+	assert_int_equal(out.trip.event, 5);
+	assert_int_equal(out.trip.turn, 3);
+	assert_int_equal(out.nturns, 3);
+	lg_replay_free(&out);
+	unlink(path);
+}
+
+/*
  * Events are held for their lines and made into them by a flush on
  * another thread (the main loop's, without the session's lock): every
  * event once, in the order held, whatever the flushes in between; a
@@ -250,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_digest),
 		cmocka_unit_test(test_names_exact),
 		cmocka_unit_test(test_not_a_recording),
+		cmocka_unit_test(test_turns),
 		cmocka_unit_test(test_held_lines_in_order),
 	};
 
