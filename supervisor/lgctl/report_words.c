@@ -168,4 +168,3 @@ bool rpt_call_text(const struct rpt_call *c, char *out, size_t size)
 	snprintf(out, size, "%s", c->args);
 	return false;
 }
-

@@ -590,26 +590,37 @@ static int believed(struct restore *r)
  * restored, the last that kept anything, or --run N. Its times bound what
  * is its own: its end line's time, else the next run's start.
  */
-/* Each run's end, from SESSION.runs (lgrun's, beside the index). */
-static void run_ends(struct restore *r)
+/*
+ * SESSION.SUFFIX beside the index, to read, when it is the index's
+ * owner's (or root's) and written by no one else; else NULL.
+ */
+static FILE *beside_index(const struct restore *r, const char *suffix)
 {
-	char name[300], line[256];
-	LG_AUTOFCLOSE FILE *f = NULL;
+	char name[300];
 	struct stat st;
+	FILE *f = NULL;
 	int fd;
 
-	snprintf(name, sizeof(name), "%s.runs", r->id);
+	snprintf(name, sizeof(name), "%s.%s", r->id, suffix);
 	fd = r->qfd >= 0 ? rst_open2(r->qfd, name, O_RDONLY | O_NOFOLLOW, 0) :
 			   -1;
 	if (fd < 0)
-		return;
-	/* the index's owner's (or root's), written by no one else */
+		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (st.st_uid != r->owner && st.st_uid != 0) || (st.st_mode & 022) ||
-	    !(f = fdopen(fd, "re"))) {
+	    !(f = fdopen(fd, "re")))
 		close(fd);
+	return f;
+}
+
+/* Each run's end, from SESSION.runs (lgrun's, beside the index). */
+static void run_ends(struct restore *r)
+{
+	LG_AUTOFCLOSE FILE *f = beside_index(r, "runs");
+	char line[256];
+
+	if (!f)
 		return;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		long long s =
@@ -713,23 +724,12 @@ static char *scope_of(const struct request *q)
  */
 static void rewound_before(struct restore *r, const struct request *q)
 {
-	char name[300], line[PATH_MAX * 2];
+	LG_AUTOFCLOSE FILE *f = beside_index(r, "rewound");
 	LG_AUTOFREE char *scope = scope_of(q);
-	LG_AUTOFCLOSE FILE *f = NULL;
-	struct stat st;
-	int fd;
+	char line[PATH_MAX * 2];
 
-	snprintf(name, sizeof(name), "%s.rewound", r->id);
-	fd = r->qfd >= 0 ? rst_open2(r->qfd, name, O_RDONLY | O_NOFOLLOW, 0) :
-			   -1;
-	if (fd < 0)
+	if (!f)
 		return;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != r->owner && st.st_uid != 0) || (st.st_mode & 022) ||
-	    !(f = fdopen(fd, "re"))) {
-		close(fd);
-		return;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		char *under = json_dumps(json_object_get(o, "under"),
