@@ -87,8 +87,12 @@ static void turn_record(struct lg_session *s, struct lg_event *ev,
 	enum lg_op op = ev->op;
 	unsigned seen, what = 0;
 
-	if (!s->turns.turn || !f->exists || !f->ino)
-		return;
+	size_t n = strlen(s->project);
+
+	if (!s->turns.turn || !f->exists || !f->ino || !n ||
+	    strncmp(path, s->project, n) != 0 ||
+	    (n > 1 && path[n] != '/' && path[n] != '\0'))
+		return; /* not the project's: a rewind leaves it */
 	seen = lg_turns_seen(&s->turns, f->dev, f->ino);
 	/* once found, an inode is the turn's until its end (a rename bumps
 	 * its change time, then a chmod of it is still recorded) */

@@ -134,6 +134,9 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		s->programs = lg_programs_new(names, n, getenv("PATH"),
 					      info->start_real_ns);
 	}
+	/* the project a rewind puts back (issue 40): where the tree starts */
+	if (!getcwd(s->project, sizeof(s->project)))
+		s->project[0] = '\0';
 	if (cfg->record_events && info->state_dir)
 		sess_record_open(s, cfg, info);
 	if (info->flow && info->name) {

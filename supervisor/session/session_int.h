@@ -240,6 +240,12 @@ struct lg_session {
 	bool kept_audited; /* written: something is kept */
 	/* keeping the session's own version (fs.c's turn_record): quiet */
 	bool keeping_own;
+	/*
+	 * Where the tree started, what a rewind puts back: the turn's own
+	 * versions are kept below it only (the agent's state elsewhere,
+	 * its transcripts and databases, would be copied every turn)
+	 */
+	char project[PATH_MAX];
 	unsigned audit_seq; /* the session's audit records so far */
 	struct lg_record *rec; /* [record] events, or NULL */
 	uint64_t feed_now; /* the time of the feed under way (recorded) */
