@@ -71,9 +71,11 @@ static void print_trip(const struct lg_replay *r, const char *what,
 {
 	char tn[32];
 
-	printf("  %s at event %zu (%.3fs%s): %s by %s (%s): %s\n", what,
-	       t->event, (double)t->t_ms / 1000.0, in_turn(r, t->turn, tn),
-	       lg_verdict_name(t->verdict), t->rule, t->reason,
+	/* the turn after the reason: "at event N (Ts): V by R (why)" reads
+	 * as it did (the corpus's harness matches it) */
+	printf("  %s at event %zu (%.3fs): %s by %s (%s)%s: %s\n", what,
+	       t->event, (double)t->t_ms / 1000.0, lg_verdict_name(t->verdict),
+	       t->rule, t->reason, in_turn(r, t->turn, tn),
 	       lgq_show(t->summary));
 }
 
@@ -131,10 +133,10 @@ static void report(const struct lg_replay *r, const char *config,
 		       r->notes, r->trip.found ? " before it" : "");
 		char tn[32];
 
-		printf("  decided at event %zu (%.3fs%s): %s (%s): %s\n",
+		printf("  decided at event %zu (%.3fs): %s (%s)%s: %s\n",
 		       r->note.event, (double)r->note.t_ms / 1000.0,
-		       in_turn(r, r->note.turn, tn), r->note.rule,
-		       r->note.reason, lgq_show(r->note.summary));
+		       r->note.rule, r->note.reason,
+		       in_turn(r, r->note.turn, tn), lgq_show(r->note.summary));
 	}
 	if (r->recorded.found &&
 	    (!r->trip.found || r->recorded.event != r->trip.event ||

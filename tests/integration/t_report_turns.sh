@@ -166,7 +166,7 @@ assert "turns: 4 " in replay, replay
 for k in (1, 2, 3, 4):
     assert re.search(r"^  turn %d at [0-9.]+s, 1 call\(s\): Bash: sh %s/%d\.sh" % (k, re.escape(steps), k), replay, re.M), (k, replay)
 assert re.search(r"^  turn 4 .*<- trips in it$", replay, re.M), replay
-assert re.search(r"^  trips at event \d+ \([0-9.]+s in turn 4\)", replay, re.M), replay
+assert re.search(r"^  trips at event \d+ \([0-9.]+s\): [a-z]+ by [a-z_]+ \([a-z_]+\) in turn 4: ", replay, re.M), replay
 assert "not understood" not in replay, replay
 PY
 
