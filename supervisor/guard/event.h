@@ -234,12 +234,6 @@ struct lg_event {
 	/* LG_EV_PROCESSES */
 	unsigned processes;
 	/*
-	 * The agent's turn it happened in (issue 40: a model response that
-	 * carried tool calls, in the main conversation, from 1; 0: before the
-	 * first, or no model seen). Set by the session, for the recording.
-	 */
-	unsigned turn;
-	/*
 	 * LG_EV_CALL, LG_EV_RETURN: session names (a name is a session's
 	 * identity in the chain). from NULL: a user starts the flow. flow is
 	 * the correlation id, inherited from the flow's first session; NULL

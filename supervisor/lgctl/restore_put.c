@@ -752,18 +752,16 @@ static bool out_of_the_way(struct restore *r, int pfd, const char *name,
 }
 
 /*
- * A rewind undoes the newest first: what is at a rename's new name now,
- * of its type, put there by this rewind or an earlier one (a folder made
- * again, a file's kept copy: other inodes) or left so by the session, is
- * what was renamed there, as it was after that rename.
+ * A rewind undoes the newest first: what is at path now, put there by
+ * this rewind or an earlier one (a folder made again, a file's kept copy:
+ * other inodes) or left so by the session, is what an older entry of
+ * path changed (renamed there, appended to, chmodded), as it was after.
  */
-static bool rewound_there(const struct restore *r, const struct lgq_entry *e,
+static bool rewound_there(const struct restore *r, const char *path,
 			  const struct statx *cur)
 {
-	if (!r->rewind || (cur->stx_mode & S_IFMT) != (e->mode & S_IFMT))
-		return false;
-	return rst_put_here(r, e->moved_to, cur) ||
-	       (r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns);
+	return r->rewind && (rst_put_here(r, path, cur) ||
+			     (r->end_ns && ns_of(cur->stx_ctime) <= r->end_ns));
 }
 
 bool rst_put_here(const struct restore *r, const char *path,
@@ -806,7 +804,9 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	if (fpfd < 0 ||
 	    statx(fpfd, from, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &cur) <
 		    0 ||
-	    (!same_file(e, &cur) && !rewound_there(r, e, &cur)))
+	    (!same_file(e, &cur) &&
+	     ((cur.stx_mode & S_IFMT) != (e->mode & S_IFMT) ||
+	      !rewound_there(r, e->moved_to, &cur))))
 		return; /* not there: removed since (its kept entry), or gone */
 	if (r->end_ns && ns_of(cur.stx_ctime) > r->end_ns &&
 	    !rst_moved_back(r, &cur)) {
@@ -1033,18 +1033,11 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
 			     STATX_BASIC_STATS | STATX_BTIME, &cur) < 0)
 		return; /* gone: its kept entry, if any */
-	/*
-	 * Another file: its kept entry, if any. A rewind undoes the newest
-	 * first: what is at that name now, put back by it (or an earlier
-	 * rewind) or left by the session, is that file as it was after the
-	 * change (a version restored is a copy, another inode).
-	 */
+	/* another file: its kept entry, if any (a rewind: rewound_there) */
 	if (!same_file(e, &cur) &&
-	    !(r->rewind &&
-	      (S_ISREG(cur.stx_mode) ||
+	    !((S_ISREG(cur.stx_mode) ||
 	       (e->mode_only && S_ISDIR(cur.stx_mode))) &&
-	      (rst_put_here(r, e->path, &cur) ||
-	       (r->end_ns && ns_of(cur.stx_ctime) <= r->end_ns))))
+	      rewound_there(r, e->path, &cur)))
 		return;
 	/* a folder's change time is its entries' too (this restore's) */
 	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&

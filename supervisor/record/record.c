@@ -496,8 +496,8 @@ static void event_strings(const struct lg_record *r, const struct lg_event *ev,
 }
 
 void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
-		     const struct lg_event *ev, enum lg_verdict v,
-		     const struct lg_findings *f)
+		     unsigned turn, const struct lg_event *ev,
+		     enum lg_verdict v, const struct lg_findings *f)
 {
 	struct held base = { .guard = guard,
 			     .kind = ev->kind,
@@ -518,7 +518,7 @@ void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
 			     .cost = ev->cost,
 			     .text_len = ev->text_len,
 			     .processes = ev->processes,
-			     .turn = ev->turn,
+			     .turn = turn,
 			     .stream = ev->stream };
 	struct strs x;
 	char digest[33];

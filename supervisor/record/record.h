@@ -58,12 +58,13 @@ struct lg_spill *lg_record_spill(void);
 void lg_record_close(struct lg_record *r);
 
 /*
- * What guard (0: the session's, 1: the output guard) was fed at now_ms,
+ * What guard (0: the session's, 1: the output guard) was fed at now_ms in
+ * the agent's turn (issue 40: 0, before the first or with no model seen),
  * and what it answered.
  */
 void lg_record_event(struct lg_record *r, int guard, uint64_t now_ms,
-		     const struct lg_event *ev, enum lg_verdict v,
-		     const struct lg_findings *out);
+		     unsigned turn, const struct lg_event *ev,
+		     enum lg_verdict v, const struct lg_findings *out);
 
 /*
  * A tool call of the model's response that made turn (issue 40): its tool

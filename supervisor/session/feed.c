@@ -108,15 +108,8 @@ enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 			  const struct lg_guard_env *env,
 			  struct lg_findings *out)
 {
-	struct lg_event turned;
 	enum lg_verdict v;
 
-	/* the session's own events (sess_decide's) say their turn too */
-	if (s->rec && ev->turn != s->turns.turn) {
-		turned = *ev;
-		turned.turn = s->turns.turn;
-		ev = &turned;
-	}
 	if (!s->rec) {
 		v = lg_guard_feed(g, ev, env, out);
 	} else {
@@ -129,8 +122,8 @@ enum lg_verdict sess_feed(struct lg_session *s, struct lg_guard *g,
 		}
 		s->feed_now = env->now_ms;
 		v = lg_guard_feed(g, ev, &rec_env, out);
-		lg_record_event(s->rec, g == s->out_guard, env->now_ms, ev, v,
-				out);
+		lg_record_event(s->rec, g == s->out_guard, env->now_ms,
+				s->turns.turn, ev, v, out);
 	}
 	sess_steer_findings(s, out); /* a note for the model (issue 28) */
 	return v;

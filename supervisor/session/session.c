@@ -512,7 +512,6 @@ static int feed_held(struct lg_session *s, const struct lg_event *ev,
 	if (!v)
 		v = &mine;
 	memset(v, 0, sizeof(*v));
-	e.turn = s->turns.turn;
 	return v->err = on_event[e.kind](s, &e, v);
 }
 
@@ -546,7 +545,6 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 		s->st.ev_proxy++;
 	else if (e.source == LG_SRC_BPF)
 		s->st.ev_bpf++;
-	e.turn = s->turns.turn;
 	return v->err = on_event[e.kind](s, &e, v);
 }
 

@@ -35,7 +35,7 @@ static void tool(struct lg_record *r, uint64_t t, const char *args,
 			       .result_preview = "ok",
 			       .stream = 7 };
 
-	lg_record_event(r, 0, 1000 + t, &ev, v, NULL);
+	lg_record_event(r, 0, 1000 + t, 0, &ev, v, NULL);
 }
 
 static void destroy(struct lg_record *r, uint64_t t, const char *target)
@@ -49,7 +49,7 @@ static void destroy(struct lg_record *r, uint64_t t, const char *target)
 			       .target = target,
 			       .id = { 1, 100 + t, 5, 6, 42, 1000 + t } };
 
-	lg_record_event(r, 0, 1000 + t, &ev, LG_ALLOW, NULL);
+	lg_record_event(r, 0, 1000 + t, 0, &ev, LG_ALLOW, NULL);
 }
 
 static struct lg_record *open_rec(void)
@@ -277,7 +277,7 @@ static void test_held_lines_in_order(void **state)
 					       .text = big,
 					       .text_len = strlen(big) };
 
-			lg_record_event(r, 0, 1000 + i, &ev, LG_ALLOW, NULL);
+			lg_record_event(r, 0, 1000 + i, 0, &ev, LG_ALLOW, NULL);
 		}
 	}
 	atomic_store(&fl.stop, true);
