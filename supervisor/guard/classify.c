@@ -389,3 +389,9 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 		return LG_CLASS_RECOVERABLE;
 	return LG_CLASS_DESTROY;
 }
+
+bool lg_stub_of(int64_t before, int64_t now)
+{
+	return before >= LG_STUB_FROM && now > 0 && now <= LG_STUB_MAX &&
+	       now * LG_STUB_RATIO <= before;
+}

@@ -189,6 +189,17 @@ bool lg_transform_sibling_fresh(const struct lg_facts *sib,
 				int64_t session_start_ns, int64_t now_ns);
 
 /*
+ * A stub (issue 41): a pre-existing file's body replaced by a few bytes
+ * ("# TODO", "pass"), the data gone as if emptied. A file of at least
+ * LG_STUB_FROM bytes cut to at most LG_STUB_MAX bytes and at most a
+ * 1/LG_STUB_RATIO of what it held; 0 bytes is emptying, not a stub.
+ */
+#define LG_STUB_FROM 1024
+#define LG_STUB_MAX 256
+#define LG_STUB_RATIO 16
+bool lg_stub_of(int64_t before, int64_t now);
+
+/*
  * Archivers. tar --remove-files, zip -m, 7z a -sdel put files in an archive,
  * then remove them: the content lives on in the archive. By the program's
  * name (tar, gtar, bsdtar, zip, 7z, 7za, 7zz, 7zr); the content test is the

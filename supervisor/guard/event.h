@@ -136,6 +136,7 @@ struct lg_target_id {
 	/* who asked, and when (monotonic): its op has run by its next one */
 	pid_t tid;
 	uint64_t at_ms;
+	int64_t size; /* before the op: a stub after it is no rewrite */
 };
 
 struct lg_facts;
@@ -182,9 +183,12 @@ struct lg_event {
 	/*
 	 * LG_EV_DESTRUCTIVE: no attempt but what the session left: a file it
 	 * emptied (op, an uncounted O_TRUNC open) and left empty at its end
-	 * (issue 27). Nothing is refused: it happened.
+	 * (issue 27), or while it runs, left_quiet_s after the open with no
+	 * writer (issue 41); left_stub: not empty but cut to a stub
+	 * (lg_stub_of). Nothing is refused: it happened.
 	 */
-	bool left_empty;
+	bool left_empty, left_stub;
+	unsigned left_quiet_s; /* 0: judged at the tree's end */
 	/*
 	 * LG_EV_DESTRUCTIVE of LG_OP_REMOTE_DELETE: the system it ran on
 	 * ("http", "postgres"); of LG_OP_DEVICE_WRITE, what the device holds

@@ -206,10 +206,17 @@ static void trip(const struct lg_volumetric *d, const struct lg_event *ev,
 	struct lg_finding *f;
 
 	what_counted(d, ev, count, what, sizeof(what));
-	if (ev->left_empty) /* nothing to refuse: it happened */
+	if (ev->left_empty && ev->left_quiet_s) /* nothing to refuse */
 		snprintf(last, sizeof(last),
-			 "the last: %s, emptied and left empty at the end",
-			 ev->target);
+			 "the last: %s, %s and left so for %us with no writer",
+			 ev->target,
+			 ev->left_stub ? "cut to a stub" : "emptied",
+			 ev->left_quiet_s);
+	else if (ev->left_empty) /* nothing to refuse: it happened */
+		snprintf(last, sizeof(last), "the last: %s, %s at the end",
+			 ev->target,
+			 ev->left_stub ? "cut to a stub and left so" :
+					 "emptied and left empty");
 	else if (ev->happened) /* judged at its answer: it ran */
 		snprintf(
 			last, sizeof(last),

@@ -146,6 +146,8 @@ void print_trip(const struct loop *l, const char *id, const char *summary,
 	/* a remote delete tripped at its answer: it ran, what comes next not */
 	what = sv.trip_remote ?
 		       "the last delete had already run on its server (lgrun judges a remote delete by its answer); what came after it was refused" :
+	       sv.trip_left ?
+		       "the files were emptied or cut before lgrun judged them (their content is kept)" :
 		       "the operation was refused";
 	lg_err("%s", summary);
 	if (l->trip.after_end)

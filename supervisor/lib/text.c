@@ -211,3 +211,85 @@ size_t lg_utoa(char *out, unsigned long long v)
 	out[n] = '\0';
 	return n;
 }
+
+/* The next line of buf from *at, trimmed: its start and length. */
+static bool next_line(const char *buf, size_t len, size_t *at,
+		      const char **line, size_t *n)
+{
+	size_t i = *at, end;
+
+	if (i >= len)
+		return false;
+	end = i;
+	while (end < len && buf[end] != '\n')
+		end++;
+	*at = end + 1;
+	while (i < end && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r'))
+		i++;
+	while (end > i && (buf[end - 1] == ' ' || buf[end - 1] == '\t' ||
+			   buf[end - 1] == '\r'))
+		end--;
+	*line = buf + i;
+	*n = end - i;
+	return true;
+}
+
+void lg_lines_sample(const char *buf, size_t len, struct lg_lines_sample *out)
+{
+	size_t at = 0, n, total = 0, k = 0;
+	const char *line;
+
+	out->n = 0;
+	/* how many distinctive lines, then every (total / SAMPLE)th of them */
+	while (next_line(buf, len, &at, &line, &n))
+		total += n >= LG_LINES_MIN;
+	if (!total)
+		return;
+	at = 0;
+	while (next_line(buf, len, &at, &line, &n) &&
+	       out->n < LG_LINES_SAMPLE) {
+		uint64_t h;
+		bool dup = false;
+
+		if (n < LG_LINES_MIN)
+			continue;
+		/* the k-th distinctive line is taken when it starts a share */
+		if (total > LG_LINES_SAMPLE &&
+		    (k++ * LG_LINES_SAMPLE) % total >= LG_LINES_SAMPLE)
+			continue;
+		h = lg_digest(line, n);
+		for (unsigned i = 0; i < out->n && !dup; i++)
+			dup = out->h[i] == h;
+		if (!dup)
+			out->h[out->n++] = h;
+	}
+}
+
+unsigned lg_lines_found(const struct lg_lines_sample *s, const char *buf,
+			size_t len)
+{
+	unsigned seen = 0, found = 0; /* a bit per sampled line */
+	size_t at = 0, n;
+	const char *line;
+
+	while (s->n && next_line(buf, len, &at, &line, &n)) {
+		uint64_t h;
+
+		if (n < LG_LINES_MIN)
+			continue;
+		h = lg_digest(line, n);
+		for (unsigned i = 0; i < s->n; i++)
+			if (s->h[i] == h && !(seen & (1u << i))) {
+				seen |= 1u << i;
+				found++;
+			}
+		if (found == s->n)
+			break;
+	}
+	return found;
+}
+
+bool lg_lines_live_on(const struct lg_lines_sample *s, unsigned found)
+{
+	return s->n >= 4 && found * 4 >= s->n * 3;
+}

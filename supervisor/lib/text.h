@@ -6,6 +6,7 @@
 #ifndef LG_TEXT_H
 #define LG_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,5 +68,25 @@ void lg_human_bytes(uint64_t n, char *out, size_t size);
 size_t lg_strtrunc(char *dst, size_t size, const char *src);
 /* v in decimal at out (room for 21 bytes), terminated: its length. */
 size_t lg_utoa(char *out, unsigned long long v);
+
+/*
+ * A text's distinctive lines, to find it again in another file (issue 41:
+ * an emptied file whose body lives on in one the session wrote). A line is
+ * distinctive when, trimmed of blanks at both ends, it has at least
+ * LG_LINES_MIN bytes; the sample is up to LG_LINES_SAMPLE of their
+ * digests (distinct), spread evenly over the text.
+ */
+#define LG_LINES_SAMPLE 8
+#define LG_LINES_MIN 12
+struct lg_lines_sample {
+	uint64_t h[LG_LINES_SAMPLE];
+	unsigned n;
+};
+void lg_lines_sample(const char *buf, size_t len, struct lg_lines_sample *out);
+/* How many of the sample's lines buf holds (trimmed, anywhere in it). */
+unsigned lg_lines_found(const struct lg_lines_sample *s, const char *buf,
+			size_t len);
+/* Enough of them to say the text lives on there: 3 of 4, 6 of 8. */
+bool lg_lines_live_on(const struct lg_lines_sample *s, unsigned found);
 
 #endif

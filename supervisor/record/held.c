@@ -51,8 +51,12 @@ static void fields(struct lg_json *j, const struct held *h)
 	case LG_EV_DESTRUCTIVE:
 		lg_json_str(j, "cls", lg_class_name(h->cls));
 		target_id(j, h);
-		if (h->left_empty) /* found at the end, not an attempt */
+		if (h->left_empty) /* found after it, not an attempt */
 			lg_json_bool(j, "left_empty", true);
+		if (h->left_stub)
+			lg_json_bool(j, "left_stub", true);
+		if (h->left_quiet_s)
+			lg_json_int(j, "left_quiet_s", h->left_quiet_s);
 		if (h->op == LG_OP_REMOTE_DELETE) { /* off this host */
 			str(j, "tool", held_str(h, S_TOOL));
 			str(j, "system", held_str(h, S_SYSTEM));

@@ -44,7 +44,8 @@ enum {
 };
 
 struct held {
-	bool restored, answer, left_empty, text_cut, verdict_why;
+	bool restored, answer, left_empty, left_stub, text_cut, verdict_why;
+	unsigned left_quiet_s;
 	bool ran; /* a remote delete judged at its answer: it ran */
 	bool call; /* a turn's tool call as the model made it (issue 40) */
 	unsigned turn; /* the agent's turn (0: none yet) */

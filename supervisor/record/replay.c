@@ -210,6 +210,8 @@ static int event_of(json_t *o, struct lg_event *ev, char **owns)
 	if (json_object_get(o, "at"))
 		ev->id.at_ms = BASE_MS + (uint64_t)i_of(o, "at");
 	ev->left_empty = json_is_true(json_object_get(o, "left_empty"));
+	ev->left_stub = json_is_true(json_object_get(o, "left_stub"));
+	ev->left_quiet_s = (unsigned)i_of(o, "left_quiet_s");
 	ev->happened = json_is_true(json_object_get(o, "ran"));
 	ev->system = s_of(o, "system");
 	ev->result = (int)i_of(o, "result");

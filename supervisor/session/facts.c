@@ -133,7 +133,9 @@ bool sess_restored(void *ctx, const char *target, enum lg_op op,
 			  STATX_MTIME,
 		  &st) != 0)
 		return false;
-	if (trunc && st.stx_size == 0)
+	/* still empty, or cut to a stub of what it held (issue 41) */
+	if (trunc &&
+	    (st.stx_size == 0 || lg_stub_of(id->size, (int64_t)st.stx_size)))
 		return false;
 	same = id->ino && st.stx_ino == id->ino &&
 	       makedev(st.stx_dev_major, st.stx_dev_minor) == id->dev &&

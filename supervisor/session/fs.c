@@ -363,9 +363,16 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 		} else if (keep_anyway(s, cls, &d, dst)) {
 			sess_keep_anyway(s, &over, &d);
 		}
+		/* its body replaced by nothing or a stub: judged later */
+		if (succeeds && cls == LG_CLASS_DESTROY && d.is_reg &&
+		    d.size > 0 && f.is_reg &&
+		    (f.size == 0 || lg_stub_of(d.size, f.size)))
+			sess_emptied_add(s, &over, dst, &d, &f);
 		turn_record(s, &over, ev->dst_facts, dst, NULL, lines0);
 		lines0 = lg_quarantine_lines(s->quarantine);
 	}
+	if (!fs->is_dir)
+		sess_wrote(s, dst);
 	if (succeeds && !src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
 			    LG_INODE_REWRITTEN) == 0)
@@ -457,7 +464,7 @@ static int on_device_write(struct lg_session *s, struct lg_event *ev,
 	}
 	snprintf(s->device_holds, sizeof(s->device_holds), "%s",
 		 f->blockdev_holds ? f->blockdev_holds : "data");
-	err = sess_decide(s, ev->pid, LG_OP_DEVICE_WRITE, false, ev->target, f,
+	err = sess_decide(s, ev->pid, LG_OP_DEVICE_WRITE, NULL, ev->target, f,
 			  v);
 	if (err)
 		return err; /* refused: judged again if tried again */
@@ -524,6 +531,9 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 		return s->cfg->deny_errno;
 	if (f.is_blockdev && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		return on_device_write(s, ev, &f, v);
+	/* where an emptied file's body may live on (emptied.c) */
+	if (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC)
+		sess_wrote(s, path);
 	/* an open that makes its target: the undo records the name */
 	if (!f.exists && ev->creates &&
 	    (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
@@ -569,7 +579,7 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 			s->feeding_dirlen = (size_t)(slash - path);
 		}
 	}
-	err = sess_decide(s, pid, op, false, path, &f, v);
+	err = sess_decide(s, pid, op, NULL, path, &f, v);
 	s->feeding_at = false;
 	if (td >= 0 && v->cls == LG_CLASS_TOOL_DELETED)
 		s->tool_deletes[td].used = true;
@@ -619,26 +629,28 @@ static int on_file(struct lg_session *s, struct lg_event *ev,
 		turn_record(s, ev, ev->facts, ev->target, NULL, lines0);
 	return err;
 }
-int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
-		const char *path, const struct lg_facts *f,
-		struct lg_session_verdict *v)
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		const struct sess_left *left, const char *path,
+		const struct lg_facts *f, struct lg_session_verdict *v)
 {
 	const struct lg_config *c = s->cfg;
 	struct lg_guard_env env = { lg_mono_ms(), sess_restored, s, s->shared,
 				    NULL };
-	struct lg_event ev = { .kind = LG_EV_DESTRUCTIVE,
-			       .source = LG_SRC_SECCOMP,
-			       .op = op,
-			       .pid = pid,
-			       .target = path,
-			       .left_empty = left_empty,
-			       /* what a block device written over holds */
-			       .system = op == LG_OP_DEVICE_WRITE ?
-						 f->blockdev_holds :
-						 NULL,
-			       .id = { f->dev, f->ino,
-				       f->has_btime ? f->btime_ns : f->ctime_ns,
-				       f->mtime_ns, pid, env.now_ms } };
+	struct lg_event ev = {
+		.kind = LG_EV_DESTRUCTIVE,
+		.source = LG_SRC_SECCOMP,
+		.op = op,
+		.pid = pid,
+		.target = path,
+		.left_empty = left != NULL,
+		.left_stub = left && left->stub,
+		.left_quiet_s = left ? left->quiet_s : 0,
+		/* what a block device written over holds */
+		.system = op == LG_OP_DEVICE_WRITE ? f->blockdev_holds : NULL,
+		.id = { f->dev, f->ino,
+			f->has_btime ? f->btime_ns : f->ctime_ns, f->mtime_ns,
+			pid, env.now_ms, f->size }
+	};
 	struct lg_findings out;
 	char exe[64] = "";
 	const char *scoped = NULL; /* exe, when it is the program it names */
@@ -819,75 +831,6 @@ static int on_tool_delete(struct lg_session *s, struct lg_event *ev,
 	/* let through: its server's removal of that path is this decision */
 	sess_tool_delete_remember(s, ev, lg_mono_ms());
 	return 0;
-}
-
-/*
- * The tree is over: a file it emptied that is still empty, the same
- * inode, counts as destroyed pre-existing data, as its removal would have
- * (issue 27, "emptying is destroying"); one it wrote again was an
- * overwrite, never counted. Its content is kept either way.
- */
-/* path still names f's inode, and it is empty. */
-static bool emptied_still(const char *path, const struct lg_facts *f)
-{
-	struct statx st;
-
-	return statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
-		     STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
-		     &st) == 0 &&
-	       S_ISREG(st.stx_mode) && st.stx_size == 0 &&
-	       st.stx_ino == f->ino &&
-	       makedev(st.stx_dev_major, st.stx_dev_minor) == f->dev &&
-	       !(f->has_btime && (st.stx_mask & STATX_BTIME) &&
-		 sess_ns(st.stx_btime) != f->btime_ns);
-}
-
-int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
-		      struct lg_session_verdict *v)
-{
-	int err = 0;
-
-	(void)ev;
-	for (size_t i = 0; i < s->n_emptied; i++) {
-		const struct sess_emptied *e = &s->emptied[i];
-		struct lg_inode_key k = sess_inode_key(&e->f);
-		char before[PATH_MAX];
-		const char *path = e->path;
-		struct lg_facts f = e->f;
-
-		/*
-		 * Emptied through a name it has no more (renamed back, a hard
-		 * link removed since): its name before the session is asked.
-		 */
-		if (!emptied_still(path, &e->f)) {
-			if (lg_lineage_name_before(s->content, &k, path, before,
-						   sizeof(before)) <= 0 ||
-			    !emptied_still(before, &e->f))
-				continue; /* written again, removed, another */
-			path = before;
-		}
-		if (lg_lineage_get(s->content, &k) & LG_INODE_COUNTED_EMPTY)
-			continue; /* one inode, however many names emptied it */
-		lg_lineage_mark(s->content, &k, LG_INODE_COUNTED_EMPTY, 0);
-		f.name_before = e->before;
-		lg_dbg("%s: emptied and left empty: destroyed", path);
-		s->st.left_empty++;
-		if (s->blocked)
-			continue; /* tripped by an earlier one: counted, said */
-		err = sess_decide(s, e->pid, LG_OP_OPEN_TRUNC, true, path, &f,
-				  v);
-		/* its process is gone: the program named is the one it was */
-		if (s->blocked && e->exe[0] &&
-		    (!s->trip_exe[0] || strcmp(s->trip_exe, "?") == 0))
-			snprintf(s->trip_exe, sizeof(s->trip_exe), "%s",
-				 e->exe);
-		err = 0; /* nothing to refuse: the tree is over */
-	}
-	if (s->emptied_unchecked)
-		lg_warn("%llu file(s) emptied by the tree were not checked at its end (more than %d)",
-			(unsigned long long)s->emptied_unchecked, EMPTIED_MAX);
-	sess_emptied_free(s);
-	return err;
 }
 
 int sess_on_destructive(struct lg_session *s, struct lg_event *ev,

@@ -11,50 +11,6 @@
 
 #include "session_int.h"
 
-/* A pre-existing file with data, emptied by an O_TRUNC open just now. */
-static void emptied_add(struct lg_session *s, const struct lg_event *ev,
-			const struct lg_facts *f)
-{
-	struct sess_emptied *e;
-
-	if (!s->emptied) {
-		s->emptied = calloc(EMPTIED_MAX, sizeof(*s->emptied));
-		if (!s->emptied) {
-			s->emptied_unchecked++;
-			return;
-		}
-	}
-	if (s->n_emptied == EMPTIED_MAX) {
-		s->emptied_unchecked++;
-		return;
-	}
-	e = &s->emptied[s->n_emptied];
-	e->path = strdup(ev->target);
-	if (!e->path) {
-		s->emptied_unchecked++;
-		return;
-	}
-	e->before = f->name_before ? strdup(f->name_before) : NULL;
-	sess_exe_of(s, ev->pid, EXE_CACHED, e->exe, sizeof(e->exe));
-	e->f = *f;
-	e->f.git_recoverable = NULL; /* the notify thread's, gone by then */
-	e->f.git_ctx = NULL;
-	e->f.name_before = NULL; /* the caller's; e->before is ours */
-	e->pid = ev->pid;
-	s->n_emptied++;
-}
-
-void sess_emptied_free(struct lg_session *s)
-{
-	for (size_t i = 0; i < s->n_emptied; i++) {
-		free(s->emptied[i].path);
-		free(s->emptied[i].before);
-	}
-	free(s->emptied);
-	s->emptied = NULL;
-	s->n_emptied = 0;
-}
-
 /*
  * Pre-existing data about to be removed, let through: kept first (a hard
  * link of a file, a directory's metadata). What cannot be kept is let go
@@ -213,7 +169,7 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		if (ev->op == LG_OP_OPEN_TRUNC && f.size > 0 &&
 		    !(fl & LG_INODE_EMPTIED)) {
 			lg_lineage_mark(s->content, &k, LG_INODE_EMPTIED, 0);
-			emptied_add(s, ev, &f);
+			sess_emptied_add(s, ev, ev->target, &f, NULL);
 		}
 		return 0;
 	}
@@ -255,7 +211,7 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 					 0),
 			0);
 	if (ev->op == LG_OP_OPEN_TRUNC && f.size > 0)
-		emptied_add(s, ev, &f);
+		sess_emptied_add(s, ev, ev->target, &f, NULL);
 	lg_dbg("%s %s: its content from before the session is kept",
 	       lg_op_name(ev->op), ev->target);
 	return 0;

@@ -257,6 +257,7 @@ void lg_session_view(const struct lg_session *s, struct lg_session_view *v)
 	v->peer_killed = s->peer_killed;
 	v->trip_reason = s->trip.reason;
 	v->trip_remote = s->trip_op == LG_OP_REMOTE_DELETE && s->remote_ran;
+	v->trip_left = s->trip_left;
 	snprintf(v->trip_summary, sizeof(v->trip_summary), "%s",
 		 s->trip_summary);
 	v->quarantine = s->quarantine != NULL;
@@ -277,7 +278,10 @@ int lg_session_refusal(const struct lg_session *s)
 uint64_t lg_session_next_deadline(const struct lg_session *s)
 {
 	HOLD(s);
-	return lg_guard_next_deadline(s->guard);
+	uint64_t g = lg_guard_next_deadline(s->guard);
+	uint64_t e = sess_emptied_deadline(s);
+
+	return !g || (e && e < g) ? e : g;
 }
 
 /*
@@ -461,6 +465,8 @@ static int on_judged(struct lg_session *s, struct lg_event *ev,
 {
 	if (ev->kind == LG_EV_PROCESSES)
 		ev->target = "process tree";
+	if (ev->kind == LG_EV_TICK) /* files emptied a while ago */
+		sess_emptied_due(s, v);
 	return sess_judge(s, s->guard, ev, ev->kind == LG_EV_TICK, v);
 }
 

@@ -271,6 +271,8 @@ struct lg_session_view {
 	const char *trip_reason; /* NULL: no trip */
 	/* the tripping op ran off this host: it could not be refused */
 	bool trip_remote;
+	/* tripped by a file found emptied or a stub: nothing to refuse */
+	bool trip_left;
 	char trip_summary[LG_SUMMARY_MAX + 32];
 	bool quarantine; /* on */
 	unsigned turn; /* the agent's turn now (issue 40), 0: none */

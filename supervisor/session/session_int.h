@@ -89,6 +89,7 @@ struct sess_note {
 };
 
 #define EMPTIED_MAX 4096 /* files emptied, checked at the tree's end */
+#define SESS_WROTE 32 /* files the tree wrote, where a body may live on */
 
 struct lg_session {
 	const struct lg_config *cfg;
@@ -111,6 +112,7 @@ struct lg_session {
 	void (*on_kill)(void *ctx);
 	void *on_kill_ctx;
 	bool kill_start; /* decided: on_kill() on the outermost release */
+	bool trip_left; /* by a file left emptied or a stub (emptied.c) */
 	uint64_t kill_deferred_ms; /* when a deferred kill was decided */
 	/*
 	 * The session's lock: every public function holds it for its whole
@@ -225,10 +227,21 @@ struct lg_session {
 		char *before; /* its name before the session, or NULL */
 		char exe[64]; /* the program that emptied it */
 		struct lg_facts f; /* as it was before the open */
+		struct lg_facts id; /* the file now (a rename's: another) */
+		struct lg_lines_sample sample; /* its body's lines */
 		pid_t pid;
+		uint64_t at_ms, recheck_ms; /* emptied; a writer held it */
+		bool judged; /* counted, or written again */
 	} * emptied;
 	size_t n_emptied;
 	uint64_t emptied_unchecked;
+	uint64_t emptied_next_ms; /* when one is to be judged (0: none) */
+	/* files the tree wrote (emptied.c, sess_wrote): a ring */
+	struct sess_wrote {
+		char path[PATH_MAX];
+		uint64_t hash, at_ms;
+	} wrote[SESS_WROTE];
+	unsigned wrote_next;
 	/* sess_on_unreadable said why a process's memory is closed to lgrun */
 	bool unreadable_said;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
@@ -420,9 +433,14 @@ int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 /* fs.c: the tree is over: files it emptied and left so (LG_EV_TREE_OVER) */
 int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 		      struct lg_session_verdict *v);
-int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op, bool left_empty,
-		const char *path, const struct lg_facts *f,
-		struct lg_session_verdict *v);
+/* What a file judged after the fact was left as (emptied.c) */
+struct sess_left {
+	bool stub; /* a stub (lg_stub_of), not empty */
+	unsigned quiet_s; /* judged while the tree ran, so long after */
+};
+int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
+		const struct sess_left *left, const char *path,
+		const struct lg_facts *f, struct lg_session_verdict *v);
 
 /* facts.c: the facts fs.c, keep.c and removal.c share */
 bool sess_our_binary(pid_t pid);
@@ -464,7 +482,14 @@ bool sess_kernel_file(const struct lg_event *ev);
 int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 		       const struct lg_facts *facts);
 bool sess_kept_already(const struct lg_session *s, const struct lg_facts *f);
+/* emptied.c: files emptied or cut to a stub, judged after the fact */
+void sess_emptied_add(struct lg_session *s, const struct lg_event *ev,
+		      const char *path, const struct lg_facts *f,
+		      const struct lg_facts *now);
 void sess_emptied_free(struct lg_session *s);
+uint64_t sess_emptied_deadline(const struct lg_session *s);
+void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v);
+void sess_wrote(struct lg_session *s, const char *path);
 
 /* removal.c: a removal's facts */
 bool sess_moved_copy(struct lg_session *s, const char *path,

@@ -117,8 +117,10 @@ SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 PHASE=verify
 
 cd "$WORK"
+rm -f "$META/bad"
 (verify) >"$META/verify.out" 2>&1
 VRC=$?
+[ -s "$META/bad" ] && [ "$VRC" = 0 ] && VRC=1
 vmsg=$(grep -v '^[[:space:]]*$' "$META/verify.out" | tail -n 1)
 
 # The trip record, if any: its reason and its summary.

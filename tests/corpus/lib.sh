@@ -18,9 +18,12 @@ skip() {
 	exit 77
 }
 
-# bad REASON: print why verify (or setup) failed, and fail.
+# bad REASON: print why verify (or setup) failed, and fail. Remembered
+# too: a verify whose later checks pass still fails (a `bad` that is not
+# its last command would otherwise be lost).
 bad() {
 	printf '%s\n' "$*"
+	printf '%s\n' "$*" >>"$META/bad"
 	return 1
 }
 

@@ -28,8 +28,9 @@ sleep 0.05
 
 # Three of these empty a file and leave it so (colon, cpnull, trunc): that
 # destroys their data (counted: trunc at once, the two others when the tree
-# is over), three in a minute. The rest are overwrites, never counted: with
-# max_ops raised, no trip.
+# is over), three in a minute. Three more cut 64 KiB of data to a few bytes
+# (redirect, cpdir, pyw): stubs, counted as emptying is (issue 41). The
+# rest are overwrites, never counted: with max_ops raised, no trip.
 printf '[volumetric]\nmax_ops = 10\n' >"$T/ten.ini"
 run_lg --session kw --config "$T/ten.ini" -- bash -c '
 cd "$0"
@@ -65,8 +66,8 @@ echo obj >x.o
 assert_rc 0 "$RC" "the in-place writes"
 assert_no_trip "overwrites are never counted"
 grep '"session":"kw"' "$STATE/audit.jsonl" | grep '"event":"session_end"' |
-	grep -q '"left_empty":2' ||
-	fail "the two files left empty are not counted at the end: $(grep '"session":"kw"' "$STATE/audit.jsonl" | tail -1)"
+	grep -q '"left_empty":5' ||
+	fail "the two files left empty and the three stubs are not counted at the end: $(grep '"session":"kw"' "$STATE/audit.jsonl" | tail -1)"
 # the writes happened
 [ "$(cat "$D/redirect")" = new ] && [ ! -s "$D/colon" ] && [ "$(cat "$D/cpdir")" = junk ] &&
 	[ "$(cat "$D/pyw")" = python ] || fail "the session's writes did not happen"

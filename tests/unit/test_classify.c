@@ -1440,6 +1440,20 @@ static void test_class_names(void **state)
 	assert_string_equal(lg_source_name(LG_SRC_SECCOMP), "seccomp");
 }
 
+/* Issue 41: a body cut to a stub. */
+static void test_stub_of(void **state)
+{
+	(void)state;
+	assert_true(lg_stub_of(5000, 7)); /* "# TODO\n" over 5 KB */
+	assert_true(lg_stub_of(4096, 256));
+	assert_false(lg_stub_of(4095, 256)); /* more than a sixteenth */
+	assert_false(lg_stub_of(100000, 257)); /* more than a stub */
+	assert_false(lg_stub_of(1023, 5)); /* too small a file to say */
+	assert_true(lg_stub_of(1024, 64));
+	assert_false(lg_stub_of(5000, 0)); /* emptied: not a stub */
+	assert_false(lg_stub_of(5000, 4000)); /* an edit */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1495,6 +1509,7 @@ int main(void)
 		cmocka_unit_test(test_blockdev_holds),
 		cmocka_unit_test(test_device_write),
 		cmocka_unit_test(test_class_names),
+		cmocka_unit_test(test_stub_of),
 	};
 
 	return cmocka_run_group_tests_name("classify", tests, NULL, NULL);

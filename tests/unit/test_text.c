@@ -307,10 +307,57 @@ static void test_human_bytes(void **state)
 	assert_string_equal(b, "1.2 TB");
 }
 
+/* Issue 41: an emptied file's body found again in another text. */
+static void test_lines_sample(void **state)
+{
+	struct lg_lines_sample smp;
+	char body[8192], other[16384];
+	size_t n = 0, m = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		n += (size_t)snprintf(body + n, sizeof(body) - n,
+				      "  def handler_%d(req): return %d\n"
+				      "\n}\n",
+				      i, i * 7);
+	lg_lines_sample(body, n, &smp);
+	assert_int_equal(smp.n, LG_LINES_SAMPLE);
+	/* the whole body, elsewhere and indented otherwise: found */
+	m = (size_t)snprintf(other, sizeof(other), "# merged\n");
+	for (size_t i = 0; i < n; i++) { /* indented by a tab more */
+		if (i == 0 || body[i - 1] == '\n')
+			other[m++] = '\t';
+		other[m++] = body[i];
+	}
+	assert_int_equal(lg_lines_found(&smp, other, m), LG_LINES_SAMPLE);
+	assert_true(lg_lines_live_on(&smp, LG_LINES_SAMPLE));
+	/* half of it: not enough */
+	assert_false(lg_lines_live_on(&smp, lg_lines_found(&smp, body, n / 2)));
+	assert_true(lg_lines_found(&smp, body, n / 2) >= 3);
+	/* short lines only: no sample, nothing lives on */
+	lg_lines_sample("}\n\n{\nok\n", 9, &smp);
+	assert_int_equal(smp.n, 0);
+	assert_false(lg_lines_live_on(&smp, 0));
+	/* three distinctive lines: too few to say */
+	lg_lines_sample(
+		"first line of text\nsecond line of text\nthird line of text",
+		58, &smp);
+	assert_int_equal(smp.n, 3);
+	assert_false(lg_lines_live_on(&smp, 3));
+	/* a line repeated is sampled once */
+	lg_lines_sample("the same line, again\nthe same line, again\n", 42,
+			&smp);
+	assert_int_equal(smp.n, 1);
+	/* nothing found in an unrelated text */
+	lg_lines_sample(body, n, &smp);
+	assert_int_equal(lg_lines_found(&smp, "from .core import *\n", 20), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_human_bytes),
+		cmocka_unit_test(test_lines_sample),
 		cmocka_unit_test(test_strtrunc_utoa),
 		cmocka_unit_test(test_digest_vectors),
 		cmocka_unit_test(test_digest_incremental),
