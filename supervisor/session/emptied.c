@@ -164,9 +164,9 @@ static bool lives_on(const struct lg_session *s, const struct sess_emptied *e,
 		    (st.st_ino == e->id.ino && st.st_dev == e->id.dev))
 			continue;
 		buf = read_head(AT_FDCWD, w->path, LIVES_ON_READ, &n);
-		if (buf && lg_lines_live_on(&e->sample, lg_lines_found(
-								&e->sample, buf,
-								n))) {
+		if (buf &&
+		    lg_lines_live_on(&e->sample,
+				     lg_lines_found(&e->sample, buf, n))) {
 			lg_dbg("%s: its body lives on in %s", path, w->path);
 			return true;
 		}
@@ -182,7 +182,8 @@ static enum left left_at(const char *path, const struct sess_emptied *e)
 	struct statx st;
 
 	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
-		  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME, &st) != 0 ||
+		  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
+		  &st) != 0 ||
 	    !S_ISREG(st.stx_mode) || st.stx_ino != e->id.ino ||
 	    makedev(st.stx_dev_major, st.stx_dev_minor) != e->id.dev ||
 	    (e->id.has_btime && (st.stx_mask & STATX_BTIME) &&
@@ -240,9 +241,8 @@ static void writers(const struct lg_session *s, const size_t *due, size_t n,
  * data (once per inode), unless its body lives on elsewhere. quiet_s: how
  * long it was left so while the tree ran (0: at its end).
  */
-static int count(struct lg_session *s, struct sess_emptied *e,
-		 const char *path, enum left how, unsigned quiet_s,
-		 struct lg_session_verdict *v)
+static int count(struct lg_session *s, struct sess_emptied *e, const char *path,
+		 enum left how, unsigned quiet_s, struct lg_session_verdict *v)
 {
 	struct lg_inode_key k = sess_inode_key(&e->id);
 	struct sess_left left = { how == LEFT_STUB, quiet_s };

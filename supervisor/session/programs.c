@@ -111,6 +111,41 @@ static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
 	       strcmp(base + 1, pg->name) == 0;
 }
 
+/*
+ * Run by its path, not from PATH (npx, a project's node_modules/.bin, an
+ * install in a cache folder): pid runs a binary named after the program
+ * inside a node_modules tree that installs the program's command
+ * (node_modules/.bin/NAME), both there before the session, and changed
+ * since by nothing (its change time).
+ */
+static bool npm_local(const struct program *pg, pid_t pid,
+		      const struct statx *st, int64_t born, int64_t start_ns)
+{
+	char link[64], exe[PATH_MAX], bin[PATH_MAX];
+	const char *base, *nm;
+	struct statx b;
+	ssize_t n;
+
+	if (born >= start_ns || ns(&st->stx_ctime) >= start_ns)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	nm = strstr(exe, "/node_modules/");
+	if (!base || !nm || strcmp(base + 1, pg->name) != 0 ||
+	    snprintf(bin, sizeof(bin), "%.*s/node_modules/.bin/%s",
+		     (int)(nm - exe), exe, pg->name) >= (int)sizeof(bin))
+		return false;
+	return statx(AT_FDCWD, bin, 0, STATX_TYPE | STATX_BTIME | STATX_CTIME,
+		     &b) == 0 &&
+	       S_ISREG(b.stx_mode) &&
+	       ((b.stx_mask & STATX_BTIME) ? ns(&b.stx_btime) :
+					     ns(&b.stx_ctime)) < start_ns;
+}
+
 /* The entry [p, p + len) of path_env is also one before it. */
 static bool seen_before(const char *path_env, const char *p, size_t len)
 {
@@ -269,7 +304,7 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 	for (size_t i = 0; i < p->n && !pg; i++)
 		if (strcmp(p->prog[i].name, name) == 0)
 			pg = &p->prog[i];
-	if (!pg || !pg->n)
+	if (!pg)
 		return false;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (statx(AT_FDCWD, exe, 0, MASK, &st) < 0)
@@ -288,5 +323,6 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 		    same_program(p, f, exe, &st))
 			return true;
 	}
-	return npm_binary(pg, pid, born, p->start_ns);
+	return npm_binary(pg, pid, born, p->start_ns) ||
+	       npm_local(pg, pid, &st, born, p->start_ns);
 }

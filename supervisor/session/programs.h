@@ -7,7 +7,9 @@
  * size, last write and owner) that was already there, such as git's own
  * copy in its exec-path; or, when the name on PATH is an npm launcher
  * (Codex's codex.js), the binary of that name inside the node_modules tree
- * it lives in, there before the session (Codex's native binary). A binary
+ * it lives in, there before the session (Codex's native binary); or, run
+ * by its path (npx, node_modules/.bin), that binary in a node_modules tree
+ * with a .bin/NAME, both there before the session. A binary
  * that merely calls itself "git", or one made to look like it (touch -r),
  * does not get git's rules.
  */

@@ -94,6 +94,31 @@ PATH="$T/npm/bin:$PATH" "$LGRUN" --state-dir "$STATE" -s latecodex -- sh -c '
 cp "$0" "$1" && exec "$1" cx/codex-bwrap-synthetic-mount-targets-0/h*/pid' \
 	"$FIXBIN/rmloop" "$T/npm/node_modules/@x/late/codex"
 assert_rc 86 "$RC" "a codex put into npm's tree during the session"
+# 2c. The same install run by its path, no codex on PATH (npx, a project's
+#     node_modules/.bin, an install in a cache folder): a tree with
+#     node_modules/.bin/codex, there before the session, installs codex,
+#     and its binary named codex is the program (issue 41). Without
+#     .bin/codex, or put there during the session, it is not.
+mkdir -p npm/node_modules/.bin npm2/node_modules/@x/codex-native/bin
+ln -s ../@x/codex/bin/codex.js npm/node_modules/.bin/codex
+cp "$FIXBIN/rmloop" npm2/node_modules/@x/codex-native/bin/codex
+bare_run() { # session binary: run by its path, nothing of it on PATH
+	"$LGRUN" --state-dir "$STATE" -s "$1" -- "$2" \
+		cx/codex-bwrap-synthetic-mount-targets-0/h*/pid
+	RC=$?
+}
+scratch
+bare_run barecodex "$T/npm/node_modules/@x/codex-native/bin/codex"
+assert_rc 0 "$RC" "npm's codex run by its path, clearing its sandbox scratch"
+scratch
+bare_run nobincodex "$T/npm2/node_modules/@x/codex-native/bin/codex"
+assert_rc 86 "$RC" "a codex in a node_modules tree that installs no codex"
+scratch
+mkdir -p npm/node_modules/@x/late2
+"$LGRUN" --state-dir "$STATE" -s barelate -- sh -c '
+cp "$0" "$1" && exec "$1" cx/codex-bwrap-synthetic-mount-targets-0/h*/pid' \
+	"$FIXBIN/rmloop" "$T/npm/node_modules/@x/late2/codex"
+assert_rc 86 "$RC" "a codex put into npm's tree during the session, run by its path"
 
 # 3. An ignore glob is judged on where a path really leads.
 mkfiles precious 5
