@@ -89,7 +89,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 # what the session's files are made of, read from their bytes (issue 41:
 # the archives the session wrote)
 PROVENANCE_SRC := $(call sup,provenance)
-SYS_SRC := $(call sup,session quarantine tree store record provenance) \
+SYS_SRC := $(call sup,session quarantine tree store record) $(PROVENANCE_SRC) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/lib/spill.c supervisor/lib/procmem.c supervisor/lib/libdir.c \
 	supervisor/lib/caps.c \
@@ -377,7 +377,16 @@ $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/co
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_config.c \
 		$(FUZZ_CONFIG_SRC) -linih -ljansson -lm
 
-FUZZERS := wire llm text zbody ws path recog config
+# The archives' index (any file the tree writes under an archive's name).
+$(B)/fuzz/fuzz_archive: tests/fuzz/fuzz_archive.c supervisor/provenance/archive.c \
+		supervisor/provenance/archive.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_archive.c \
+		supervisor/provenance/archive.c $(ARCHIVE_LIBS)
+
+FUZZERS := wire llm text zbody ws path recog config archive
 FUZZ_BINS := $(addprefix $(B)/fuzz/fuzz_,$(FUZZERS))
 
 # Each fuzzer for FUZZ_SECONDS (10) on its committed corpus

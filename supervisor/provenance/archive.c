@@ -41,9 +41,9 @@ struct lg_archive_index {
 #define POOL_MAX (64u << 20)
 
 static const char *const suffixes[] = {
-	".tar",	 ".tgz",     ".tar.gz",	  ".taz",  ".txz",  ".tar.xz",
-	".tlz",	 ".tar.lzma", ".tbz",	  ".tbz2", ".tb2",  ".tar.bz2",
-	".tzst", ".tar.zst", ".zip",
+	".tar",	   ".tgz",     ".tar.gz",   ".taz",	".txz",
+	".tar.xz", ".tlz",     ".tar.lzma", ".tbz",	".tbz2",
+	".tb2",	   ".tar.bz2", ".tzst",	    ".tar.zst", ".zip",
 };
 
 bool lg_archive_suffix(const char *name)
@@ -111,7 +111,10 @@ enum lg_archive_format lg_archive_format_of(const unsigned char *h, size_t n)
 		return LG_ARCHIVE_ZIP; /* empty */
 	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
 		return LG_ARCHIVE_TAR_GZ;
-	if (n >= 6 && memcmp(h, "\xfd" "7zXZ\0", 6) == 0)
+	if (n >= 6 && memcmp(h,
+			     "\xfd"
+			     "7zXZ\0",
+			     6) == 0)
 		return LG_ARCHIVE_TAR_XZ;
 	if (n >= 3 && h[0] == 0x5d && h[1] == 0 && h[2] == 0)
 		return LG_ARCHIVE_TAR_XZ; /* lzma alone */
@@ -164,8 +167,10 @@ static uint32_t hash_of(const char *s)
 static int add(struct lg_archive_index *ix, const char *path, size_t len,
 	       int64_t size, uint32_t crc, bool is_dir)
 {
-	size_t end = len, start;
+	size_t end, start;
 
+	len = strnlen(path, len); /* a zip's name may hold a NUL */
+	end = len;
 	while (end > 0 && path[end - 1] == '/')
 		end--;
 	start = end;
@@ -326,8 +331,7 @@ static void src_end(struct src *s)
 }
 
 /* Another member follows the one that ended (gzip -c a b >x, pbzip2)? */
-static bool another_member(struct src *s, const unsigned char *magic,
-			   size_t n)
+static bool another_member(struct src *s, const unsigned char *magic, size_t n)
 {
 	if (s->in_pos == s->in_n && refill(s) < 0)
 		return false;
@@ -371,7 +375,10 @@ static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
 			s->in_pos += avail - s->z.avail_in;
 			got = n - s->z.avail_out;
 			if (r == Z_STREAM_END) {
-				if (another_member(s, (const unsigned char *)"\x1f\x8b", 2))
+				if (another_member(
+					    s,
+					    (const unsigned char *)"\x1f\x8b",
+					    2))
 					inflateReset(&s->z);
 				else
 					s->done = true;
@@ -392,7 +399,8 @@ static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
 			s->x.avail_in = avail;
 			s->x.next_out = buf;
 			s->x.avail_out = n;
-			lr = lzma_code(&s->x, s->in_eof ? LZMA_FINISH : LZMA_RUN);
+			lr = lzma_code(&s->x,
+				       s->in_eof ? LZMA_FINISH : LZMA_RUN);
 			s->in_pos += avail - s->x.avail_in;
 			got = n - s->x.avail_out;
 			if (lr == LZMA_STREAM_END) {
@@ -418,7 +426,9 @@ static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
 			if (r == BZ_STREAM_END) {
 				BZ2_bzDecompressEnd(&s->b);
 				s->inited = false;
-				if (another_member(s, (const unsigned char *)"BZh", 3)) {
+				if (another_member(s,
+						   (const unsigned char *)"BZh",
+						   3)) {
 					memset(&s->b, 0, sizeof(s->b));
 					if (BZ2_bzDecompressInit(&s->b, 0, 0) !=
 					    BZ_OK)
@@ -518,14 +528,14 @@ static void pax_records(const char *p, size_t n, char **path, int64_t *size,
 		unsigned long long len = strtoull(p + off, &end, 10);
 		const char *rec = p + off, *kv, *eq;
 
-		if (end == p + off || *end != ' ' || len == 0 ||
-		    len > n - off)
+		if (end == p + off || *end != ' ' || len == 0 || len > n - off)
 			return;
 		kv = end + 1;
 		eq = memchr(kv, '=', (size_t)(rec + len - kv));
 		if (!eq || rec[len - 1] != '\n')
 			return;
-		size_t klen = (size_t)(eq - kv), vlen = (size_t)(rec + len - 1 - eq - 1);
+		size_t klen = (size_t)(eq - kv),
+		       vlen = (size_t)(rec + len - 1 - eq - 1);
 
 		if (klen == 4 && memcmp(kv, "path", 4) == 0) {
 			free(*path);
@@ -612,7 +622,8 @@ static int read_tar(struct src *s, struct lg_archive_index *ix)
 			}
 			continue;
 		}
-		if (pax_size >= 0 && (type == '0' || type == '\0' || type == '7'))
+		if (pax_size >= 0 &&
+		    (type == '0' || type == '\0' || type == '7'))
 			size = (uint64_t)pax_size;
 		if (pax_path)
 			path = pax_path;
@@ -624,7 +635,8 @@ static int read_tar(struct src *s, struct lg_archive_index *ix)
 			if (memcmp(h + 257, "ustar\0", 6) == 0 && pl) {
 				memcpy(name, h + 345, pl);
 				name[pl] = '/';
-				memcpy(name + pl + 1, h, strnlen((char *)h, 100));
+				memcpy(name + pl + 1, h,
+				       strnlen((char *)h, 100));
 				name[pl + 1 + strnlen((char *)h, 100)] = '\0';
 			} else {
 				memcpy(name, h, strnlen((char *)h, 100));
@@ -860,7 +872,8 @@ size_t lg_archive_index_count(const struct lg_archive_index *ix)
 	return ix ? ix->n : 0;
 }
 
-enum lg_archive_format lg_archive_index_format(const struct lg_archive_index *ix)
+enum lg_archive_format
+lg_archive_index_format(const struct lg_archive_index *ix)
 {
 	return ix ? ix->format : LG_ARCHIVE_UNKNOWN;
 }
@@ -878,7 +891,8 @@ static bool any(const struct lg_archive_index *ix, const char *base,
 	for (; ix->slots[k]; k = (k + 1) & (ix->nslots - 1)) {
 		const struct member *m = &ix->m[ix->slots[k] - 1];
 
-		if (strcmp(ix->pool + m->base, base) == 0 && match(m, size, crc))
+		if (strcmp(ix->pool + m->base, base) == 0 &&
+		    match(m, size, crc))
 			return true;
 	}
 	return false;
@@ -899,14 +913,14 @@ static bool dir(const struct member *m, int64_t size, uint32_t crc)
 	return m->is_dir;
 }
 
-bool lg_archive_index_sized(const struct lg_archive_index *ix,
-			    const char *base, int64_t size)
+bool lg_archive_index_sized(const struct lg_archive_index *ix, const char *base,
+			    int64_t size)
 {
 	return any(ix, base, sized, size, 0);
 }
 
-bool lg_archive_index_holds(const struct lg_archive_index *ix,
-			    const char *base, int64_t size, uint32_t crc)
+bool lg_archive_index_holds(const struct lg_archive_index *ix, const char *base,
+			    int64_t size, uint32_t crc)
 {
 	return any(ix, base, same, size, crc);
 }

@@ -60,11 +60,11 @@ size_t lg_archive_index_count(const struct lg_archive_index *ix);
 enum lg_archive_format
 lg_archive_index_format(const struct lg_archive_index *ix);
 /* Is there a regular member named base (a base name) of size bytes? */
-bool lg_archive_index_sized(const struct lg_archive_index *ix,
-			    const char *base, int64_t size);
+bool lg_archive_index_sized(const struct lg_archive_index *ix, const char *base,
+			    int64_t size);
 /* ...whose data's CRC-32 is crc? */
-bool lg_archive_index_holds(const struct lg_archive_index *ix,
-			    const char *base, int64_t size, uint32_t crc);
+bool lg_archive_index_holds(const struct lg_archive_index *ix, const char *base,
+			    int64_t size, uint32_t crc);
 /* Is there a directory member named base? */
 bool lg_archive_index_dir(const struct lg_archive_index *ix, const char *base);
 /* The i-th member (for tests): its path as stored, size, crc, kind. */

@@ -97,18 +97,21 @@ archive_now(struct lg_session *s, struct sess_archive *a, struct lg_facts *af)
 	a->size = af->size;
 	a->mtime_ns = mtime;
 	a->read_ms = lg_mono_ms();
-	fd = open(a->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-				   O_CLOEXEC);
+	fd = open(a->path,
+		  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, mask, &again) != 0 ||
 	    again.stx_ino != st.stx_ino || again.stx_size != st.stx_size)
 		return NULL;
 	r = lg_archive_index_read(fd, af->size, NULL, &a->ix);
 	if (r < 0)
 		lg_dbg("%s: not read as an archive: %s", a->path,
-		       r == -EFBIG ? "over the size limit" :
-		       r == -ETIME ? "over the time limit" :
-		       r == -EINVAL ? "no archive of a known format, or corrupt" :
-				      strerror(-r));
+		       r == -EFBIG ?
+			       "over the size limit" :
+		       r == -ETIME ?
+			       "over the time limit" :
+		       r == -EINVAL ?
+			       "no archive of a known format, or corrupt" :
+			       strerror(-r));
 	else
 		lg_dbg("%s: an archive (%s) of %zu members", a->path,
 		       lg_archive_format_name(lg_archive_index_format(a->ix)),

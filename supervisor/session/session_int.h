@@ -4,13 +4,14 @@
  * (HOLD), shared by session.c (the events and their handlers), fs.c
  * (destructive file operations: renames, decisions), keep.c (what the
  * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
- * compressors, moves), facts.c (the facts the file handlers share),
- * act.c (what the findings make the session do), feed.c (every feed of a
- * guard, recorded), steer.c (the notes to the model), audit.c (the audit
- * records), end.c (the end record) and status.c (the state file, the
- * metrics). Calls go one way: session.c -> fs.c -> keep.c and removal.c
- * -> facts.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
- * audit.c.
+ * compressors, moves), archives.c (the archives the session wrote),
+ * facts.c (the facts the file handlers share), act.c (what the findings
+ * make the session do), feed.c (every feed of a guard, recorded), steer.c
+ * (the notes to the model), audit.c (the audit records), end.c (the end
+ * record) and status.c (the state file, the metrics). Calls go one way:
+ * session.c -> fs.c -> keep.c and removal.c -> facts.c; fs.c and
+ * removal.c -> archives.c -> facts.c; fs.c -> act.c and feed.c ->
+ * steer.c -> audit.c; end.c -> audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H

@@ -86,7 +86,9 @@ static void file_crc(const char *rel, int64_t *size, uint32_t *crc)
 }
 
 static const char *const files[] = {
-	"data/a.txt", "data/b.csv", "data/sub/c.log",
+	"data/a.txt",
+	"data/b.csv",
+	"data/sub/c.log",
 	"data/sub/a-name-that-is-rather-long-so-that-tar-needs-its-long-name-records-to-store-it-whole-0123456789.txt",
 };
 
@@ -145,9 +147,8 @@ static void check_holds(const char *archive, enum lg_archive_format want)
 	uint32_t crc;
 	bool is_dir, found = false;
 
-	for (size_t i = 0; lg_archive_index_member(ix, i, &path, &size, &crc,
-						   &is_dir);
-	     i++)
+	for (size_t i = 0;
+	     lg_archive_index_member(ix, i, &path, &size, &crc, &is_dir); i++)
 		found |= strcmp(path, "data/sub/c.log") == 0 && !is_dir &&
 			 size == 70000;
 	assert_true(found);
@@ -252,8 +253,9 @@ static void test_corrupt(void **state)
 	assert_int_equal(read_index("text.tar", NULL, &ix), -EINVAL);
 	/* a zip without its central directory */
 	if (have("zip")) {
-		assert_int_equal(sh("zip -qr z.zip data && head -c 2000 z.zip >cut.zip"),
-				 0);
+		assert_int_equal(
+			sh("zip -qr z.zip data && head -c 2000 z.zip >cut.zip"),
+			0);
 		assert_int_equal(read_index("cut.zip", NULL, &ix), -EINVAL);
 	}
 }
@@ -272,7 +274,10 @@ static void tar_header(unsigned char *h, const char *name, const char *size,
 	memcpy(h + 124, size, strlen(size));
 	strcpy((char *)h + 136, "00000000000");
 	h[156] = (unsigned char)type;
-	memcpy(h + 257, "ustar\0" "00", 8);
+	memcpy(h + 257,
+	       "ustar\0"
+	       "00",
+	       8);
 	memset(h + 148, ' ', 8);
 	for (int i = 0; i < 512; i++)
 		sum += h[i];
@@ -304,8 +309,8 @@ static void test_huge(void **state)
 	write_file("huge.tar", buf, 512 * 3);
 	assert_int_equal(read_index("huge.tar", NULL, &ix), -EINVAL);
 	/* over the limit: not indexed, whatever it holds */
-	assert_int_equal(sh("head -c 3000000 /dev/zero >big && tar czf big.tgz big"),
-			 0);
+	assert_int_equal(
+		sh("head -c 3000000 /dev/zero >big && tar czf big.tgz big"), 0);
 	assert_int_equal(read_index("big.tgz", &small, &ix), -EFBIG);
 	assert_null(ix);
 	assert_int_equal(read_index("big.tgz", NULL, &ix), 0);
@@ -319,8 +324,8 @@ static void test_huge(void **state)
 	size_t cd_off, cd_len, z64;
 
 #define PUT16(v) (*p++ = (unsigned char)(v), *p++ = (unsigned char)((v) >> 8))
-#define PUT32(v) (PUT16((v) & 0xffff), PUT16(((uint32_t)(v)) >> 16))
-#define PUT64(v) (PUT32((uint64_t)(v) & 0xffffffff), PUT32((uint64_t)(v) >> 32))
+#define PUT32(v) (PUT16((v)&0xffff), PUT16(((uint32_t)(v)) >> 16))
+#define PUT64(v) (PUT32((uint64_t)(v)&0xffffffff), PUT32((uint64_t)(v) >> 32))
 	memcpy(p, "PK\x03\x04", 4), p += 4;
 	PUT16(45), PUT16(0), PUT16(0), PUT16(0), PUT16(0);
 	PUT32(0x12345678), PUT32(0xffffffff), PUT32(0xffffffff);
@@ -365,8 +370,9 @@ static void test_time(void **state)
 	int r;
 
 	(void)state;
-	assert_int_equal(sh("head -c 60000000 /dev/urandom >rnd && tar cf rnd.tar rnd"),
-			 0);
+	assert_int_equal(
+		sh("head -c 60000000 /dev/urandom >rnd && tar cf rnd.tar rnd"),
+		0);
 	r = read_index("rnd.tar", &quick, &ix);
 	/* a fast machine may read it in the millisecond */
 	assert_true(r == -ETIME || r == 0);
