@@ -38,7 +38,7 @@ struct lg_archive_index {
 };
 
 /* What the names of an archive may take, all together. */
-#define POOL_MAX (64u << 20)
+#define POOL_MAX (16u << 20)
 
 static const char *const suffixes[] = {
 	".tar",	   ".tgz",     ".tar.gz",   ".taz",	".txz",
@@ -285,7 +285,7 @@ static int src_init(struct src *s)
 		break;
 	case LG_ARCHIVE_TAR_XZ:
 		s->x = (lzma_stream)LZMA_STREAM_INIT;
-		if (lzma_auto_decoder(&s->x, 512u << 20, LZMA_CONCATENATED) !=
+		if (lzma_auto_decoder(&s->x, 128u << 20, LZMA_CONCATENATED) !=
 		    LZMA_OK)
 			return -ENOMEM;
 		break;

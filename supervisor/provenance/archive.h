@@ -6,7 +6,10 @@
  * members by base name: each member's size and the CRC-32 of its data
  * (zip's own; a tar's computed while it is read). Bounded: an archive
  * whose data is bigger than LG_ARCHIVE_INDEX_MAX uncompressed, or that
- * takes longer than LG_ARCHIVE_INDEX_MS to read, is not indexed.
+ * takes longer than LG_ARCHIVE_INDEX_MS to read, or holds more than
+ * LG_ARCHIVE_MEMBERS_MAX members or 16 MiB of names, is not indexed; an
+ * xz decoder may take 128 MiB, a zstd window 128 MiB, a zip's central
+ * directory 64 MiB.
  */
 #ifndef LG_PROVENANCE_ARCHIVE_H
 #define LG_PROVENANCE_ARCHIVE_H
