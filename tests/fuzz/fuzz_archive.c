@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	for (size_t i = 0;
-	     lg_archive_index_member(ix, i, &path, &msize, &crc, &is_dir); i++) {
+	     lg_archive_index_member(ix, i, &path, &msize, &crc, &is_dir);
+	     i++) {
 		const char *base = strrchr(path, '/');
 
 		if (is_dir || (base && !base[1]))
