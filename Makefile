@@ -24,7 +24,10 @@ CFLAGS ?= -O2 -g
 CFLAGS_GIVEN := $(CFLAGS)
 CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -fvisibility=hidden -Isupervisor \
 	-DLG_VERSION='"$(VERSION)"' -DLG_SYSCONFDIR='"$(LG_CONFDIR)"' -MMD -MP
-LDLIBS_SUP := -lseccomp -linih -ljansson -lhiredis -lm -lpthread
+# -lz -llzma -lbz2 -lzstd: provenance/archive.c reads the archives the
+# session wrote (issue 41)
+ARCHIVE_LIBS := -lz -llzma -lbz2 -lzstd
+LDLIBS_SUP := -lseccomp -linih -ljansson -lhiredis -lm -lpthread $(ARCHIVE_LIBS)
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -53,11 +56,13 @@ DEPS_PKGS := build-essential pkg-config libseccomp-dev libinih-dev clang \
 	libcmocka-dev libjansson-dev clang-format git sqlite3 python3 \
 	python3-venv strace bubblewrap tar util-linux libmicrohttpd-dev \
 	libcurl4-openssl-dev libssl-dev openssl curl libzstd-dev zstd libwslay-dev jq tmux \
+	zlib1g-dev liblzma-dev libbz2-dev xz-utils bzip2 zip unzip \
 	debhelper lintian chromium docker.io debootstrap postgresql mariadb-server mariadb-client
 DEPS_HEADERS := /usr/include/seccomp.h /usr/include/ini.h /usr/include/cmocka.h \
 	/usr/include/bpf/libbpf.h /usr/include/hiredis/hiredis.h \
 	/usr/include/jansson.h /usr/include/microhttpd.h \
 	/usr/include/openssl/ssl.h /usr/include/zstd.h /usr/include/wslay/wslay.h \
+	/usr/include/zlib.h /usr/include/lzma.h /usr/include/bzlib.h \
 	/usr/include/$(shell $(CC) -dumpmachine)/curl/curl.h
 # Commands the tests use (clang for the fuzzer, the rest for workloads).
 DEPS_CMDS := cc clang clang-format git python3 sqlite3 setpriv tar curl openssl zstd jq tmux dh chromium \
@@ -81,7 +86,10 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/session/peer.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
-SYS_SRC := $(call sup,session quarantine tree store record) \
+# what the session's files are made of, read from their bytes (issue 41:
+# the archives the session wrote)
+PROVENANCE_SRC := $(call sup,provenance)
+SYS_SRC := $(call sup,session quarantine tree store record) $(PROVENANCE_SRC) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/lib/spill.c supervisor/lib/procmem.c supervisor/lib/libdir.c \
 	supervisor/lib/caps.c \
@@ -168,7 +176,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
 	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli sha \
-	turns
+	turns archive
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -270,6 +278,9 @@ $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 # the rewind's choice of entries
 $(B)/tests/test_turns: $(B)/obj/supervisor/quarantine/rewind.o
+# the archives' index, against archives the real tar and zip make
+$(B)/tests/test_archive: $(B)/obj/supervisor/provenance/archive.o
+$(B)/tests/test_archive: TEST_LIBS := $(ARCHIVE_LIBS)
 $(B)/tests/test_wsframe: TEST_LIBS := -lwslay
 $(B)/tests/test_filter: TEST_LIBS := -lseccomp
 $(B)/tests/test_tls: TEST_LIBS := -lssl -lcrypto -lpthread
@@ -366,7 +377,16 @@ $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRC) supervisor/co
 		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_config.c \
 		$(FUZZ_CONFIG_SRC) -linih -ljansson -lm
 
-FUZZERS := wire llm text zbody ws path recog config
+# The archives' index (any file the tree writes under an archive's name).
+$(B)/fuzz/fuzz_archive: tests/fuzz/fuzz_archive.c supervisor/provenance/archive.c \
+		supervisor/provenance/archive.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang -std=gnu11 -g -O1 -D_GNU_SOURCE -Isupervisor \
+		-fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/fuzz_archive.c \
+		supervisor/provenance/archive.c $(ARCHIVE_LIBS)
+
+FUZZERS := wire llm text zbody ws path recog config archive
 FUZZ_BINS := $(addprefix $(B)/fuzz/fuzz_,$(FUZZERS))
 
 # Each fuzzer for FUZZ_SECONDS (10) on its committed corpus

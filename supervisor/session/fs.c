@@ -397,6 +397,8 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 		turn_record(s, ev, fs, src, dst, lines0);
 		if (!d.exists)
 			sess_made(s, pid, dst, &f);
+		/* zip writes ziXXXXXX, then renames it to its archive */
+		sess_archive_written(s, dst);
 	}
 	/* Pre-existing content leaves its path: remember where it was. */
 	if (src_pre)
@@ -538,6 +540,9 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 	if (!f.exists && ev->creates &&
 	    (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		sess_made(s, pid, path, NULL);
+	/* an archive written (tar czf, python's zipfile): remembered */
+	if (ev->creates && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
+		sess_archive_written(s, path);
 	/* an append, a chmod: what they change is recorded, never counted */
 	if (ev->appends && op == LG_OP_OPEN_WRITE)
 		return undo_record(s, ev, &f, LG_INODE_APPENDED);

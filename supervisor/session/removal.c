@@ -354,5 +354,9 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
 		f->transformed = sess_archived(s, ev, exe, 0);
 	}
+	/* an archive the session wrote holds it: rm after tar czf (issue 41) */
+	if ((ev->op == LG_OP_UNLINK || ev->op == LG_OP_RMDIR) &&
+	    !f->transformed && !f->tool_deleted && !f->regenerable)
+		f->transformed = sess_archive_holds(s, ev, f);
 	return td;
 }

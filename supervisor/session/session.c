@@ -172,6 +172,7 @@ void lg_session_free(struct lg_session *s)
 	/* a session that tripped never checked what its tree emptied */
 	sess_emptied_free(s);
 	sess_remote_free(s);
+	sess_archives_free(s);
 	lg_cli_table_free(s->cli);
 	lg_quarantine_free(s->quarantine);
 	lg_record_close(s->rec);

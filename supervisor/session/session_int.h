@@ -4,13 +4,14 @@
  * (HOLD), shared by session.c (the events and their handlers), fs.c
  * (destructive file operations: renames, decisions), keep.c (what the
  * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
- * compressors, moves), facts.c (the facts the file handlers share),
- * act.c (what the findings make the session do), feed.c (every feed of a
- * guard, recorded), steer.c (the notes to the model), audit.c (the audit
- * records), end.c (the end record) and status.c (the state file, the
- * metrics). Calls go one way: session.c -> fs.c -> keep.c and removal.c
- * -> facts.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
- * audit.c.
+ * compressors, moves), archives.c (the archives the session wrote),
+ * facts.c (the facts the file handlers share), act.c (what the findings
+ * make the session do), feed.c (every feed of a guard, recorded), steer.c
+ * (the notes to the model), audit.c (the audit records), end.c (the end
+ * record) and status.c (the state file, the metrics). Calls go one way:
+ * session.c -> fs.c -> keep.c and removal.c -> facts.c; fs.c and
+ * removal.c -> archives.c -> facts.c; fs.c -> act.c and feed.c ->
+ * steer.c -> audit.c; end.c -> audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -46,6 +47,8 @@
 #include "store/state.h"
 #include "lib/text.h"
 
+struct lg_archive_index; /* provenance/archive.h */
+
 #define RECENT 16
 #define MAX_WOULD_TRIP_RECORDS 20
 /* Warnings of one reason recorded at most; the rest are counted. */
@@ -63,6 +66,8 @@
 /* processes whose command line was judged at their exec (remote.c) */
 #define SESS_EXECS 32
 #define SESS_DEVICES 64
+/* archives the session wrote, remembered (archives.c) */
+#define SESS_ARCHIVES 16
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
 
@@ -295,6 +300,22 @@ struct lg_session {
 		pid_t pending_for;
 		unsigned pending_n;
 	} archive;
+	/*
+	 * Files made or renamed to an archive's name (archives.c): their
+	 * index (provenance/archive.h) read once per version (dev, ino,
+	 * size, mtime); read set and ix NULL: that version is no archive
+	 * lgrun reads.
+	 */
+	struct sess_archive {
+		uint64_t hash; /* of path */
+		char path[PATH_MAX]; /* "": a free slot */
+		bool read;
+		uint64_t dev, ino;
+		int64_t size, mtime_ns;
+		uint64_t read_ms; /* when it was last read */
+		struct lg_archive_index *ix;
+	} archives[SESS_ARCHIVES];
+	unsigned archives_next, archives_n;
 	struct sess_note notes[SESS_NOTES];
 	size_t nnotes;
 };
@@ -502,5 +523,14 @@ bool sess_archived(struct lg_session *s, const struct lg_event *ev,
 		   const char *exe, int64_t size);
 int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		       struct lg_facts *f);
+/*
+ * archives.c: the archives the session wrote (a file made or renamed to
+ * an archive's name), and whether one of them holds a removed file (its
+ * base name, size and CRC-32) or folder (its name): issue 41
+ */
+void sess_archive_written(struct lg_session *s, const char *path);
+bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
+			const struct lg_facts *f);
+void sess_archives_free(struct lg_session *s);
 
 #endif

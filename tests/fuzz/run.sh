@@ -15,14 +15,15 @@ merge=false
 secs=$1
 shift
 declare -A maxlen=([wire]=8300 [llm]=4096 [text]=1024 [zbody]=4096 [ws]=4096
-	[path]=4096 [recog]=4096 [config]=4096)
+	[path]=4096 [recog]=4096 [config]=4096 [archive]=16384)
 declare -A what=([wire]="the shim's wire decoder" [llm]="the model API parsers"
 	[text]="the JSON and terminal text writers, the egress request head"
 	[zbody]="the zstd body decoder" [ws]="the websocket frame reader"
 	[path]="the path resolver and globs" [recog]="the shim's HTTP/JSON-RPC recognisers"
-	[config]="the config loader")
+	[config]="the config loader" [archive]="the archives' index")
 declare -A seeds=([wire]=tests/fuzz/seeds [llm]=tests/fuzz/seeds-llm
-	[zbody]=tests/fuzz/seeds-zbody [ws]=tests/fuzz/seeds-ws [config]=conf)
+	[zbody]=tests/fuzz/seeds-zbody [ws]=tests/fuzz/seeds-ws [config]=conf
+	[archive]=tests/fuzz/seeds-archive)
 failed=0
 for name in "$@"; do
 	bin=$B/fuzz/fuzz_$name
