@@ -25,7 +25,7 @@ with zipfile.ZipFile("dist/pkg-0.1-py3-none-any.whl", "w") as z:
 PY
 	)
 	mkfiles proj/notes 3 n .txt
-	manifest src proj/pkg/*.py proj/csrc proj/pyproject.toml proj/.gitignore proj/notes
+	manifest src proj/pkg/*.py proj/csrc/*.c proj/pyproject.toml proj/.gitignore proj/notes
 }
 run() {
 	set -e
