@@ -176,7 +176,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
 	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli sha \
-	turns archive
+	turns archive clean
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all

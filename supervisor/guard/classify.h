@@ -72,6 +72,12 @@ struct lg_facts {
 	 */
 	bool regenerable;
 	/*
+	 * Set by the session (session/regen.c): a build tool's clean verb
+	 * removes what is its own output by its evidence (guard/clean.h),
+	 * which the project's git does not track (issue 41).
+	 */
+	bool cleaned;
+	/*
 	 * A memo: lg_classify found no ignore rule for this path and op,
 	 * without a program (exe NULL), and need not match the rules again
 	 * for this removal (the session classifies it twice).

@@ -71,6 +71,8 @@ const char *lg_class_name(enum lg_class cls)
 		return "transformed";
 	case LG_CLASS_TOOL_DELETED:
 		return "tool_deleted";
+	case LG_CLASS_REGENERABLE:
+		return "regenerable";
 	}
 	return "?";
 }
@@ -156,7 +158,7 @@ int lg_op_parse(const char *s)
 }
 int lg_class_parse(const char *s)
 {
-	return parse_name(s, LG_CLASS_TOOL_DELETED + 1, class_i);
+	return parse_name(s, LG_CLASS_REGENERABLE + 1, class_i);
 }
 int lg_source_parse(const char *s)
 {

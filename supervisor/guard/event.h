@@ -121,6 +121,12 @@ enum lg_class {
 	 * server's unlink of the path its delete_file got): counted there
 	 */
 	LG_CLASS_TOOL_DELETED,
+	/*
+	 * a build output its tool's clean verb removes (make clean, cargo
+	 * clean, git clean -X...), untracked, an output by its own evidence:
+	 * made again by the next build (issue 41)
+	 */
+	LG_CLASS_REGENERABLE,
 };
 
 /*

@@ -200,7 +200,8 @@ static void exchanged(struct lg_session *s, pid_t pid, const struct lg_facts *f,
 /*
  * A removal no rule counts that loses a pre-existing name all the same:
  * ignored, a symlink or an empty file, one of several hard links (not a
- * name the session gave the inode itself).
+ * name the session gave the inode itself), a build output a clean verb
+ * removes.
  */
 static bool keep_anyway(const struct lg_session *s, enum lg_class cls,
 			const struct lg_facts *f, const char *path)
@@ -208,6 +209,7 @@ static bool keep_anyway(const struct lg_session *s, enum lg_class cls,
 	switch (cls) {
 	case LG_CLASS_IGNORED:
 	case LG_CLASS_NO_DATA:
+	case LG_CLASS_REGENERABLE:
 		return true;
 	case LG_CLASS_LINKED: {
 		struct lg_inode_key k = sess_inode_key(f);
@@ -612,6 +614,9 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 	    (op == LG_OP_UNLINK || op == LG_OP_RMDIR) &&
 	    keep_anyway(s, v->cls, &f, path))
 		sess_keep_anyway(s, ev, &f);
+	/* a clean's directories are empty of outputs once these are gone */
+	if (!err && op == LG_OP_UNLINK && v->cls == LG_CLASS_IGNORED)
+		sess_regen_emptied(s, path);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&
 	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {

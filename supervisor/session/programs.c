@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,12 +44,25 @@ struct program {
 	 * into (ours), NULL when none.
 	 */
 	char *npm_root;
+	/*
+	 * A rustup install: PATH holds rustup's proxy (cargo -> rustup),
+	 * which execs the toolchain's binary of that name
+	 * (RUSTUP_HOME/toolchains/TOOLCHAIN/bin/cargo). RUSTUP_HOME's
+	 * toolchains/ (ours, with its '/'), NULL when none.
+	 */
+	char *rustup_root;
+	/*
+	 * Looked up at its first question (lg_programs_later), on the PATH
+	 * of the start, finding only files born before the session.
+	 */
+	bool later;
 };
 
 struct lg_programs {
 	struct program prog[MAX_NAMES];
 	size_t n;
 	int64_t start_ns;
+	char *path_env; /* PATH at the start, for the names asked later */
 	/* copies compared byte for byte, remembered (lg_programs_is) */
 	struct verdict verdicts[VERDICTS];
 	unsigned next_verdict;
@@ -85,6 +99,78 @@ static void npm_root_of(struct program *pg, const char *file)
 		return;
 	pg->npm_root =
 		strndup(real, (size_t)(nm - real) + strlen("/node_modules/"));
+}
+
+/*
+ * A rustup proxy on PATH (a link to rustup, or rustup's own bytes under
+ * another name: the same inode as the rustup beside it): the toolchains of
+ * RUSTUP_HOME as it was at the start, else ~/.rustup beside ~/.cargo.
+ */
+static void rustup_root_of(struct program *pg, const char *file)
+{
+	char real[PATH_MAX], home[PATH_MAX], sib[PATH_MAX];
+	const char *env = getenv("RUSTUP_HOME"), *slash;
+	struct stat a, b;
+
+	if (!realpath(file, real))
+		return;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return;
+	if (strcmp(slash + 1, "rustup") != 0) {
+		if (snprintf(sib, sizeof(sib), "%.*s/rustup",
+			     (int)(slash - real), real) >= (int)sizeof(sib) ||
+		    stat(real, &a) < 0 || stat(sib, &b) < 0 ||
+		    a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+			return;
+	}
+	if (env && env[0] == '/') {
+		snprintf(home, sizeof(home), "%s", env);
+	} else {
+		/* ~/.cargo/bin/rustup: ~/.rustup */
+		size_t n = (size_t)(slash - real);
+
+		while (n && real[n - 1] != '/')
+			n--; /* bin */
+		if (n)
+			n--;
+		while (n && real[n - 1] != '/')
+			n--; /* .cargo */
+		if (!n)
+			return;
+		snprintf(home, sizeof(home), "%.*s.rustup", (int)n, real);
+	}
+	if (!realpath(home, real))
+		return;
+	if (asprintf(&pg->rustup_root, "%s/toolchains/", real) < 0)
+		pg->rustup_root = NULL;
+}
+
+/*
+ * pid runs the binary named after the program in one of rustup's
+ * toolchains (TOOLCHAIN/bin/NAME), there before the session.
+ */
+static bool rustup_binary(const struct program *pg, pid_t pid, int64_t born,
+			  int64_t start_ns)
+{
+	char link[64], exe[PATH_MAX];
+	size_t root = pg->rustup_root ? strlen(pg->rustup_root) : 0;
+	const char *tail, *bin;
+	ssize_t n;
+
+	if (!root || born >= start_ns)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	if (strncmp(exe, pg->rustup_root, root) != 0)
+		return false;
+	tail = exe + root; /* TOOLCHAIN/bin/NAME */
+	bin = strchr(tail, '/');
+	return bin && bin > tail && strncmp(bin, "/bin/", 5) == 0 &&
+	       strcmp(bin + 5, pg->name) == 0;
 }
 
 /*
@@ -160,7 +246,8 @@ static bool seen_before(const char *path_env, const char *p, size_t len)
 	return false;
 }
 
-static void look_up(struct program *pg, const char *path_env)
+static void look_up(struct program *pg, const char *path_env,
+		    int64_t born_before)
 {
 	const char *p = path_env;
 
@@ -178,13 +265,18 @@ static void look_up(struct program *pg, const char *path_env)
 		    snprintf(file, sizeof(file), "%.*s/%s", (int)len, p,
 			     pg->name) < (int)sizeof(file) &&
 		    statx(AT_FDCWD, file, 0, MASK, &st) == 0 &&
-		    S_ISREG(st.stx_mode) && (st.stx_mode & 0111)) {
+		    S_ISREG(st.stx_mode) && (st.stx_mode & 0111) &&
+		    (!born_before || ns((st.stx_mask & STATX_BTIME) ?
+						&st.stx_btime :
+						&st.stx_ctime) < born_before)) {
 			struct install in;
 			bool dup = false;
 
 			install_of(&st, &in);
 			if (!pg->npm_root)
 				npm_root_of(pg, file);
+			if (!pg->rustup_root)
+				rustup_root_of(pg, file);
 			for (size_t i = 0; i < pg->n; i++)
 				dup |= pg->found[i].dev == in.dev &&
 				       pg->found[i].ino == in.ino;
@@ -219,19 +311,44 @@ struct lg_programs *lg_programs_new(const char *const *names, size_t n,
 			lg_programs_free(p);
 			return NULL;
 		}
-		look_up(pg, path_env);
+		look_up(pg, path_env, 0);
 		p->n++;
 	}
+	p->path_env = strdup(path_env ? path_env : "");
+	if (!p->path_env) {
+		lg_programs_free(p);
+		return NULL;
+	}
 	return p;
+}
+
+int lg_programs_later(struct lg_programs *p, const char *name)
+{
+	struct program *pg;
+
+	for (size_t j = 0; j < p->n; j++)
+		if (strcmp(p->prog[j].name, name) == 0)
+			return 0;
+	if (p->n == MAX_NAMES)
+		return -ENOSPC;
+	pg = &p->prog[p->n];
+	pg->name = strdup(name);
+	if (!pg->name)
+		return -ENOMEM;
+	pg->later = true;
+	p->n++;
+	return 0;
 }
 
 void lg_programs_free(struct lg_programs *p)
 {
 	if (!p)
 		return;
+	free(p->path_env);
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->prog[i].name);
 		free(p->prog[i].npm_root);
+		free(p->prog[i].rustup_root);
 		for (size_t f = 0; f < p->prog[i].n; f++)
 			free(p->prog[i].found[f].path);
 	}
@@ -293,7 +410,7 @@ static bool same_program(struct lg_programs *p, const struct install *f,
 bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 {
 	struct lg_programs *p = (struct lg_programs *)cp; /* its verdicts */
-	const struct program *pg = NULL;
+	struct program *pg = NULL;
 	char exe[64];
 	struct statx st;
 	struct install in;
@@ -304,6 +421,10 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 	for (size_t i = 0; i < p->n && !pg; i++)
 		if (strcmp(p->prog[i].name, name) == 0)
 			pg = &p->prog[i];
+	if (pg && pg->later) {
+		pg->later = false;
+		look_up(pg, p->path_env, p->start_ns);
+	}
 	if (!pg)
 		return false;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
@@ -324,5 +445,6 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 			return true;
 	}
 	return npm_binary(pg, pid, born, p->start_ns) ||
-	       npm_local(pg, pid, &st, born, p->start_ns);
+	       npm_local(pg, pid, &st, born, p->start_ns) ||
+	       rustup_binary(pg, pid, born, p->start_ns);
 }

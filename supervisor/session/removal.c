@@ -5,7 +5,8 @@
  * holds content again (sess_superseded), the paths a tool delete named
  * (sess_tool_delete_remember, tool_delete_of), a virtual environment's
  * own layout (in_venv), a compressor's original (transformed), an
- * archiver's (sess_archived, archive.c); gathered for a removal that would
+ * archiver's (sess_archived, archive.c), a build output a clean verb
+ * removes (sess_clean_output, regen.c); gathered for a removal that would
  * count by sess_removal_facts.
  */
 #include <jansson.h>
@@ -319,9 +320,9 @@ static bool transformed(struct lg_session *s, const struct lg_event *ev,
 
 /*
  * The facts only the session can add to a removal that would count: a
- * tool delete's own, a venv's, a transform's (a compressor's or an
- * archiver's). Returns the tool delete it
- * belongs to, or -1.
+ * tool delete's own, a venv's, a clean verb's build output (regen.c), a
+ * transform's (a compressor's or an archiver's). Returns the tool delete
+ * it belongs to, or -1.
  */
 int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		       struct lg_facts *f)
@@ -338,8 +339,10 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 	/* a command counted at its exec removes what it said (git push) */
 	f->tool_deleted = td >= 0 || sess_exec_did(s, ev->pid, now);
 	f->regenerable = in_venv(s, ev->op, ev->target, now);
+	f->cleaned = !f->tool_deleted && !f->regenerable &&
+		     sess_clean_output(s, ev, f);
 	if (ev->op == LG_OP_UNLINK && f->is_reg && f->size > 0 &&
-	    !f->tool_deleted && !f->regenerable) {
+	    !f->tool_deleted && !f->regenerable && !f->cleaned) {
 		char exe[64];
 
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
@@ -348,7 +351,7 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 	}
 	/* tar --remove-files, zip -m -r: the directories they archived */
 	if (ev->op == LG_OP_RMDIR && f->is_dir && !f->tool_deleted &&
-	    !f->regenerable) {
+	    !f->regenerable && !f->cleaned) {
 		char exe[64];
 
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));

@@ -25,6 +25,7 @@
 #include "session.h"
 #include "store/state.h"
 #include "lib/text.h"
+#include "guard/clean.h"
 #include "session_int.h"
 
 /* The config does not change while the session lives: no lock. */
@@ -120,7 +121,7 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		return NULL;
 	}
 	{
-		const char *names[64] = { "git" };
+		const char *names[64] = { "git" }, *clean;
 		size_t n = 1;
 
 		for (size_t i = 0; i < cfg->n_ignore; i++) {
@@ -133,6 +134,10 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		/* PATH now: what the names meant when the session began */
 		s->programs = lg_programs_new(names, n, getenv("PATH"),
 					      info->start_real_ns);
+		/* the build tools whose clean verbs are known (guard/clean.def) */
+		for (size_t i = 0; s->programs && (clean = lg_clean_program(i));
+		     i++)
+			(void)lg_programs_later(s->programs, clean);
 	}
 	/* the project a rewind puts back (issue 40): where the tree starts */
 	if (!getcwd(s->project, sizeof(s->project)))
@@ -169,6 +174,7 @@ void lg_session_free(struct lg_session *s)
 	lg_turns_free(&s->turns);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
+	sess_regen_free(s);
 	/* a session that tripped never checked what its tree emptied */
 	sess_emptied_free(s);
 	sess_remote_free(s);

@@ -5,13 +5,16 @@
  * (destructive file operations: renames, decisions), keep.c (what the
  * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
  * compressors, moves), archives.c (the archives the session wrote),
- * facts.c (the facts the file handlers share), act.c (what the findings
- * make the session do), feed.c (every feed of a guard, recorded), steer.c
- * (the notes to the model), audit.c (the audit records), end.c (the end
- * record) and status.c (the state file, the metrics). Calls go one way:
- * session.c -> fs.c -> keep.c and removal.c -> facts.c; fs.c and
- * removal.c -> archives.c -> facts.c; fs.c -> act.c and feed.c ->
- * steer.c -> audit.c; end.c -> audit.c.
+ * regen.c (build outputs a clean verb removes), emptied.c (files emptied
+ * or cut to a stub, judged after the fact), facts.c (the facts the file
+ * handlers share), act.c (what the findings make the session do), feed.c
+ * (every feed of a guard, recorded), steer.c (the notes to the model),
+ * audit.c (the audit records), end.c (the end record) and status.c (the
+ * state file, the metrics). Calls go one way: session.c -> fs.c ->
+ * keep.c and removal.c -> facts.c; fs.c and removal.c -> archives.c ->
+ * facts.c; removal.c -> regen.c -> facts.c; session.c, fs.c and keep.c
+ * -> emptied.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
+ * audit.c.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -57,6 +60,12 @@ struct lg_archive_index; /* provenance/archive.h */
 #define LOST_BY_GIT 1024
 /* directories asked "a venv's root?" lately (removal.c: in_venv) */
 #define VENV_DIRS 64
+/* processes asked "a build tool's clean verb?" (regen.c) */
+#define CLEAN_PIDS 64
+/* repositories whose index regen.c read */
+#define GIT_REPOS 4
+/* directories regenerable or ignored removals emptied (regen.c) */
+#define REGEN_DIRS 64
 /* recent tool deletes and the paths they named (removal.c) */
 #define TOOL_DELETES 16
 /* remote resources the session made, remembered (remote.c) */
@@ -177,6 +186,18 @@ struct lg_session {
 		bool venv;
 	} venv_dirs[VENV_DIRS];
 	unsigned venv_next;
+	/* regen.c: the clean verbs' processes, git's indexes, the emptied */
+	struct sess_clean_pid {
+		pid_t pid;
+		unsigned long long start; /* its start (stat's starttime) */
+		char comm[16]; /* its name: an exec changes it */
+		bool clean;
+	} clean_pids[CLEAN_PIDS];
+	unsigned clean_pids_next;
+	struct sess_git_repo *git_repos[GIT_REPOS];
+	unsigned git_repos_next;
+	uint64_t regen_dirs[REGEN_DIRS]; /* hashes of their paths */
+	unsigned regen_dirs_next;
 	struct sess_tool_delete {
 		uint64_t at_ms; /* 0: a free slot */
 		bool used; /* a removal was taken for it already */
@@ -532,5 +553,13 @@ void sess_archive_written(struct lg_session *s, const char *path);
 bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
 			const struct lg_facts *f);
 void sess_archives_free(struct lg_session *s);
+/*
+ * regen.c: a build output its tool's clean verb removes (issue 41); a
+ * directory a regenerable or ignored removal is emptying; the indexes read
+ */
+bool sess_clean_output(struct lg_session *s, const struct lg_event *ev,
+		       const struct lg_facts *f);
+void sess_regen_emptied(struct lg_session *s, const char *path);
+void sess_regen_free(struct lg_session *s);
 
 #endif

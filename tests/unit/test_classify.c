@@ -1299,6 +1299,31 @@ static void test_url_last_segment(void **state)
 			 -EINVAL);
 }
 
+/* A clean verb's build output (issue 41): not counted, named for replay. */
+static void test_cleaned_class(void **state)
+{
+	struct lg_facts f = old_file();
+
+	(void)state;
+	f.is_reg = true;
+	f.cleaned = true;
+	assert_int_equal(classify(LG_OP_UNLINK, &f, "/p/app", "rm"),
+			 LG_CLASS_REGENERABLE);
+	assert_string_equal(lg_class_name(LG_CLASS_REGENERABLE), "regenerable");
+	assert_int_equal(lg_class_parse("regenerable"), LG_CLASS_REGENERABLE);
+	/* a truncation is not the clean's removal */
+	assert_int_equal(classify(LG_OP_TRUNCATE, &f, "/p/app", "rm"),
+			 LG_CLASS_DESTROY);
+	/* rmdir: a directory only */
+	f.is_reg = false;
+	f.is_dir = true;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/obj", "rm"),
+			 LG_CLASS_REGENERABLE);
+	f.cleaned = false;
+	assert_int_equal(classify(LG_OP_RMDIR, &f, "/p/obj", "rm"),
+			 LG_CLASS_DESTROY);
+}
+
 static void test_tool_deleted_class(void **state)
 {
 	struct lg_facts f = old_file();
@@ -1470,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(test_tool_value_names),
 		cmocka_unit_test(test_url_last_segment),
 		cmocka_unit_test(test_tool_deleted_class),
+		cmocka_unit_test(test_cleaned_class),
 		cmocka_unit_test(test_destroy),
 		cmocka_unit_test(test_no_data),
 		cmocka_unit_test(test_emptied_then_removed),
