@@ -13,7 +13,7 @@
  * state file, the metrics). Calls go one way: session.c -> fs.c ->
  * keep.c and removal.c -> facts.c; fs.c and removal.c -> archives.c ->
  * facts.c; removal.c -> regen.c -> facts.c; session.c, fs.c and keep.c
- * -> emptied.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
+ * -> emptied.c; fs.c and emptied.c -> decide.c -> act.c and feed.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
  * audit.c.
  */
 #ifndef LG_SESSION_INT_H
