@@ -241,8 +241,11 @@ static int http_result(int fd, uint32_t k, unsigned status, struct lg_span body)
 	return r;
 }
 
-/* What a process read: 0, or the errno its read fails with. */
-static int incoming(int fd, const char *p, ssize_t got)
+/*
+ * What a process read: 0, or the errno its read fails with. whole: p..got
+ * is all the read took off the stream (pg_incoming).
+ */
+static int incoming(int fd, const char *p, ssize_t got, bool whole)
 {
 	struct lg_http_resp hr;
 	struct lg_jrpc jr;
@@ -250,11 +253,14 @@ static int incoming(int fd, const char *p, ssize_t got)
 	size_t n;
 	int r;
 
-	if (got <= 0 || atomic_load(&outstanding) <= 0)
+	if (got <= 0)
 		return 0;
 	n = (size_t)got;
-	if (pg_incoming(fd, p, n, &r))
+	if (atomic_load_explicit(&pg_seen, memory_order_relaxed) &&
+	    pg_incoming(fd, p, n, whole, &r))
 		return r;
+	if (atomic_load(&outstanding) <= 0)
+		return 0;
 	if (fd >= 0 && fd < FD_TRACK && http_body[fd].waiting == gen) {
 		struct lg_span body = { p, n };
 
@@ -300,20 +306,37 @@ static int incoming(int fd, const char *p, ssize_t got)
 	return 0;
 }
 
-#define IN_HOOK(name, params, call)                                            \
+/* Some connection's reads are followed, or a call waits for its result. */
+static inline bool reading(void)
+{
+	return atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 ||
+	       atomic_load_explicit(&pg_seen, memory_order_relaxed);
+}
+
+/*
+ * A read: what a probe of shim_sql.c read for the program comes first
+ * (rare: one atomic load), then the real call and what it read.
+ */
+#define IN_HOOK(name, params, call, peek)                                      \
 	LG_EXPORT ssize_t name params                                          \
 	{                                                                      \
 		ssize_t r;                                                     \
                                                                                \
 		ensure();                                                      \
+		if (atomic_load_explicit(&pg_stashed, memory_order_relaxed)) { \
+			struct iovec v = { b, n };                             \
+                                                                               \
+			r = pg_unstash(fd, &v, 1, peek);                       \
+			if (r >= 0)                                            \
+				return r;                                      \
+		}                                                              \
 		r = real.call;                                                 \
-		/* Only while a call waits for its result: rare. */            \
-		if (r > 0 &&                                                   \
-		    atomic_load_explicit(&outstanding, memory_order_relaxed) > \
-			    0 &&                                               \
-		    enter()) {                                                 \
+		/* Only while a call waits for its result, or a database's \
+		 * connection is open: rare. */   \
+		if (r > 0 && reading() && enter()) {                           \
 			int e = errno;                                         \
-			int refuse = incoming(fd, (const char *)b, r);         \
+			int refuse =                                           \
+				incoming(fd, (const char *)b, r, !(peek));     \
                                                                                \
 			leave();                                               \
 			errno = refuse ? ECONNRESET : e;                       \
@@ -323,25 +346,26 @@ static int incoming(int fd, const char *p, ssize_t got)
 		return r;                                                      \
 	}
 
-IN_HOOK(read, (int fd, void *b, size_t n), read(fd, b, n))
-IN_HOOK(recv, (int fd, void *b, size_t n, int f), recv(fd, b, n, f))
+IN_HOOK(read, (int fd, void *b, size_t n), read(fd, b, n), false)
+IN_HOOK(recv, (int fd, void *b, size_t n, int f), recv(fd, b, n, f),
+	(f & MSG_PEEK) != 0)
 IN_HOOK(recvfrom,
 	(int fd, void *b, size_t n, int f, struct sockaddr *a, socklen_t *al),
-	recvfrom(fd, b, n, f, a, al))
+	recvfrom(fd, b, n, f, a, al), (f & MSG_PEEK) != 0)
 
 /*
  * Vectored reads: the first buffer holds the start of the message.
  * Returns r, or -1 (errno ECONNRESET) when the session refused what was read.
  */
-static ssize_t incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r)
+static ssize_t incoming_iov(int fd, const struct iovec *iov, int cnt, ssize_t r,
+			    bool peek)
 {
-	if (r > 0 && cnt > 0 &&
-	    atomic_load_explicit(&outstanding, memory_order_relaxed) > 0 &&
-	    enter()) {
+	if (r > 0 && cnt > 0 && reading() && enter()) {
 		int e = errno;
 		size_t n = (size_t)r < iov[0].iov_len ? (size_t)r :
 							iov[0].iov_len;
-		int refuse = incoming(fd, iov[0].iov_base, (ssize_t)n);
+		int refuse = incoming(fd, iov[0].iov_base, (ssize_t)n,
+				      !peek && n == (size_t)r);
 
 		leave();
 		errno = refuse ? ECONNRESET : e;
@@ -356,8 +380,11 @@ LG_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	ssize_t r;
 
 	ensure();
+	if (atomic_load_explicit(&pg_stashed, memory_order_relaxed) &&
+	    (r = pg_unstash(fd, iov, cnt, false)) >= 0)
+		return r;
 	r = real.readv(fd, iov, cnt);
-	return incoming_iov(fd, iov, cnt, r);
+	return incoming_iov(fd, iov, cnt, r, false);
 }
 
 LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
@@ -365,8 +392,16 @@ LG_EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int f)
 	ssize_t r;
 
 	ensure();
+	if (m && atomic_load_explicit(&pg_stashed, memory_order_relaxed) &&
+	    (r = pg_unstash(fd, m->msg_iov, (int)m->msg_iovlen,
+			    (f & MSG_PEEK) != 0)) >= 0) {
+		m->msg_controllen = 0;
+		m->msg_flags = 0;
+		return r;
+	}
 	r = real.recvmsg(fd, m, f);
 	if (m)
-		r = incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r);
+		r = incoming_iov(fd, m->msg_iov, (int)m->msg_iovlen, r,
+				 (f & MSG_PEEK) != 0);
 	return r;
 }

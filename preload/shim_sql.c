@@ -11,12 +11,29 @@
  * remote resource the session made. A notice "..., skipping" (DROP IF
  * EXISTS of nothing, CREATE IF NOT EXISTS of what was there) and an error
  * make nothing of it. TLS connections stay opaque (shim_traffic.c).
+ *
+ * A TRUNCATE's answer cannot tell an empty table from a full one: before
+ * a Query whose statements are all TRUNCATEs leaves, on a connection the
+ * shim has followed from its startup and that is idle (the last message
+ * the server sent was a ReadyForQuery outside a transaction, the program
+ * sent nothing since), the shim asks the server itself on the same socket
+ * which of the tables hold a row (lg_pg_truncate_probe) and reads the
+ * whole answer before the program's Query goes: a table found empty is
+ * the session's own, as one the session emptied, and its TRUNCATE is no
+ * loss. The messages a server may send at any time (a notification, a
+ * notice, a parameter's new value) that arrive meanwhile are the
+ * program's: kept, and handed to its next reads. Anything else (an error,
+ * an odd answer) leaves the tables counted as before.
  */
+#include <stddef.h>
+
 #include "shim_traffic.h"
 #include "sql.h"
 
 #define PG_CONNS 8 /* connections of one process read at once */
 #define PG_QUEUE 8 /* statements waiting for their answers, per connection */
+#define PG_PROBE_COLS 8 /* tables one probe asks about, at most */
+#define PG_STASH 8192 /* the program's messages read during a probe */
 
 struct pg_item {
 	enum lg_sql_kind kind;
@@ -40,12 +57,31 @@ struct pg_conn {
 	uint32_t skip; /* bytes of a message still to pass over */
 	unsigned char hdr[5];
 	unsigned hdr_n; /* a message's header cut by a read */
+	/*
+	 * PostgreSQL's, followed from the startup: the last message the
+	 * server sent was a ReadyForQuery and the program sent nothing since
+	 * (ready), its transaction status (txn: 'I' idle, 'T', 'E'); lost:
+	 * some of the stream went unread (a peek, a vectored read past its
+	 * first buffer, bytes that are no message): never probed again
+	 */
+	bool ready, lost;
+	char txn;
+	unsigned nprobed; /* tables a probe asked about here, by digest */
+	uint64_t probed[16];
+	uint32_t stash_n, stash_off; /* the program's bytes a probe read */
+	/* from here on, kept when the slot is taken: */
+	bool probing; /* its stash being written: the slot is not reused */
+	char stash[PG_STASH];
 };
 
 static struct pg_conn pg[PG_CONNS];
 static unsigned pg_next;
 /* a startup was seen: until then closes and reads take no lock here */
-static atomic_bool pg_seen;
+atomic_bool pg_seen;
+/* some connection has stashed bytes its program has not read yet */
+atomic_bool pg_stashed;
+/* PostgreSQL connections by fd (== gen): their writes are all seen */
+uint32_t pg_fd[FD_TRACK];
 static pthread_mutex_t pg_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct pg_conn *pg_of(int fd)
@@ -67,17 +103,31 @@ static void track(struct pg_conn *c, bool on)
 		atomic_fetch_sub(&outstanding, 1);
 }
 
+/* Is a stash left for a program to read? Lock held. */
+static void stash_check(void)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < PG_CONNS; i++)
+		any |= pg[i].used == gen && pg[i].stash_n;
+	atomic_store(&pg_stashed, any);
+}
+
 void pg_forget(int fd)
 {
 	struct pg_conn *c;
 
 	if (!atomic_load_explicit(&pg_seen, memory_order_relaxed))
 		return;
+	if (fd >= 0 && fd < FD_TRACK)
+		pg_fd[fd] = 0;
 	pthread_mutex_lock(&pg_lock);
 	c = pg_of(fd);
 	if (c) {
 		track(c, false);
 		c->used = 0;
+		c->stash_n = c->stash_off = 0;
+		stash_check();
 	}
 	pthread_mutex_unlock(&pg_lock);
 }
@@ -104,12 +154,16 @@ static void startup(int fd, struct lg_span db, struct lg_span user, bool mysql)
 	atomic_store(&pg_seen, true);
 	pthread_mutex_lock(&pg_lock);
 	c = pg_of(fd);
-	if (!c) {
+	for (unsigned i = 0; !c && i < PG_CONNS; i++) {
 		c = &pg[pg_next++ % PG_CONNS];
-		track(c, false);
+		if (c->probing && i + 1 < PG_CONNS)
+			c = NULL; /* another thread writes its stash */
 	}
-	memset(c, 0, sizeof(*c));
+	track(c, false);
+	memset(c, 0, offsetof(struct pg_conn, probing));
 	c->used = gen;
+	if (!mysql && fd >= 0 && fd < FD_TRACK)
+		pg_fd[fd] = gen;
 	c->fd = fd;
 	c->mysql = mysql;
 	server_of(fd, mysql, c->server, sizeof(c->server));
@@ -234,11 +288,266 @@ static bool my_outgoing(int fd, const char *p, size_t n, int *refuse)
 	return true;
 }
 
+static int report(struct pg_conn *c, int fd, const struct pg_item *ip);
+
+/* n bytes of fd into buf (NULL: passed over), waiting as long as it takes. */
+static bool take(int fd, char *buf, size_t n)
+{
+	char skip[256];
+
+	while (n) {
+		size_t want = buf ? n : (n < sizeof(skip) ? n : sizeof(skip));
+		ssize_t r = real.recv(fd, buf ? buf : skip, want, MSG_DONTWAIT);
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (r > 0) {
+			n -= (size_t)r;
+			if (buf)
+				buf += r;
+			continue;
+		}
+		if (r == 0)
+			return false; /* the server is gone */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return false;
+		/*
+		 * No time limit: the probe waits for what the program's own
+		 * TRUNCATE would wait for (a lock), and its answer must be
+		 * read whole or the program would read it as its own
+		 */
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			return false;
+	}
+	return true;
+}
+
+/* The whole of buf written to fd. */
+static bool give(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t r = real.send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+		if (r > 0) {
+			buf += r;
+			n -= (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			return false;
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			return false;
+	}
+	return true;
+}
+
+static uint32_t be32(const unsigned char *u)
+{
+	return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 |
+	       (uint32_t)u[2] << 8 | u[3];
+}
+
+enum probe_end {
+	PROBE_ANSWERED, /* *empty: which tables held no row */
+	PROBE_NONE, /* no answer that tells: count as before */
+	PROBE_BROKEN, /* the stream is no longer the program's: cut it */
+};
+
+/*
+ * The probe sent on fd and its answer read up to its ReadyForQuery: the
+ * SET's CommandComplete, one RowDescription, one DataRow of cols booleans
+ * ('t': the table holds a row), the SELECT's CommandComplete. Messages a
+ * server sends at any time (NotificationResponse, NoticeResponse,
+ * ParameterStatus) are the program's: copied to stash (*stashed bytes,
+ * PG_STASH at most). Called without pg_lock.
+ */
+static enum probe_end probe(int fd, const char *sql, unsigned cols,
+			    unsigned *empty, char *stash, uint32_t *stashed)
+{
+	char msg[5 + 1024], row[2 + PG_PROBE_COLS * 5];
+	size_t n = strlen(sql);
+	unsigned done = 0, failed = 0;
+	bool have_row = false;
+
+	*empty = 0;
+	*stashed = 0;
+	if (n + 6 > sizeof(msg))
+		return PROBE_NONE;
+	msg[0] = 'Q';
+	msg[1] = (char)((n + 5) >> 24);
+	msg[2] = (char)((n + 5) >> 16);
+	msg[3] = (char)((n + 5) >> 8);
+	msg[4] = (char)(n + 5);
+	memcpy(msg + 5, sql, n + 1);
+	if (!give(fd, msg, n + 6))
+		return PROBE_BROKEN;
+	for (;;) {
+		unsigned char h[5];
+		uint32_t len;
+
+		if (!take(fd, (char *)h, 5))
+			return PROBE_BROKEN;
+		len = be32(h + 1);
+		if (len < 4 || len > (1u << 30))
+			return PROBE_BROKEN;
+		len -= 4;
+		switch (h[0]) {
+		case 'A': /* the program's, whenever they come */
+		case 'N':
+		case 'S':
+			if (*stashed + 5 + (size_t)len > PG_STASH)
+				return PROBE_BROKEN;
+			memcpy(stash + *stashed, h, 5);
+			if (!take(fd, stash + *stashed + 5, len))
+				return PROBE_BROKEN;
+			*stashed += 5 + len;
+			continue;
+		case 'Z': {
+			char status;
+
+			if (len != 1 || !take(fd, &status, 1))
+				return PROBE_BROKEN;
+			if (failed || done != 4 || !have_row || status != 'I')
+				return PROBE_NONE;
+			return PROBE_ANSWERED;
+		}
+		case 'C':
+		case 'T':
+			done++;
+			if (!take(fd, NULL, len))
+				return PROBE_BROKEN;
+			continue;
+		case 'D':
+			done++;
+			if (len != 2 + cols * 5 || have_row) {
+				failed++;
+				if (!take(fd, NULL, len))
+					return PROBE_BROKEN;
+				continue;
+			}
+			if (!take(fd, row, len))
+				return PROBE_BROKEN;
+			have_row = true;
+			if ((unsigned)((unsigned char)row[0] << 8 |
+				       (unsigned char)row[1]) != cols) {
+				failed++;
+				continue;
+			}
+			for (unsigned i = 0; i < cols; i++) {
+				const char *v = row + 2 + i * 5;
+
+				if (be32((const unsigned char *)v) != 1 ||
+				    (v[4] != 't' && v[4] != 'f'))
+					failed++;
+				else if (v[4] == 'f')
+					*empty |= 1u << i;
+			}
+			continue;
+		default: /* an error, or what a SELECT never answers */
+			failed++;
+			if (!take(fd, NULL, len))
+				return PROBE_BROKEN;
+			continue;
+		}
+	}
+}
+
+/* Has a probe asked about name on this connection? Lock held. */
+static bool probed(const struct pg_conn *c, const char *name)
+{
+	uint64_t h = lg_wire_hash(0, name, strlen(name));
+
+	for (unsigned i = 0; i < c->nprobed && i < 16; i++)
+		if (c->probed[i] == h)
+			return true;
+	return false;
+}
+
+/*
+ * Before a Query of TRUNCATEs and INSERTs leaves on an idle connection:
+ * the tables it names that hold no row are the session's from now on
+ * (what it writes there, or empties, is its own), told to the supervisor
+ * as made. 0, or the errno the program's write fails with (the probe
+ * broke the stream: cut). Called with pg_lock held; lets go of it.
+ */
+static int probe_first(struct pg_conn *c, int fd, struct lg_span sql)
+{
+	char q[1024], names[PG_PROBE_COLS][LG_SQL_NAME_MAX], one;
+	unsigned cols =
+		lg_pg_probe(sql.p, sql.n, PG_PROBE_COLS, names, q, sizeof(q));
+	unsigned empty = 0, fresh = 0;
+	uint32_t stashed = 0;
+	enum probe_end end;
+	int e = errno, r = 0;
+
+	for (unsigned i = 0; i < cols; i++)
+		fresh += !probed(c, names[i]);
+	/* asked before (what it said was told), or the program has yet to
+	 * read what the last probe kept for it */
+	if (!fresh || c->stash_n)
+		return 0;
+	/* nothing unread: the server said all it had to before */
+	if (real.recv(fd, &one, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
+	    (errno != EAGAIN && errno != EWOULDBLOCK)) {
+		errno = e;
+		return 0;
+	}
+	/*
+	 * No lock held while it waits (a lock of another connection of this
+	 * process could be what the server waits for); the slot is kept
+	 */
+	c->probing = true;
+	pthread_mutex_unlock(&pg_lock);
+	end = probe(fd, q, cols, &empty, c->stash, &stashed);
+	pthread_mutex_lock(&pg_lock);
+	c->probing = false;
+	c = pg_of(fd);
+	if (c && stashed) {
+		c->stash_off = 0;
+		c->stash_n = stashed;
+		atomic_store(&pg_stashed, true);
+	}
+	errno = e;
+	if (!c)
+		return 0;
+	if (end == PROBE_BROKEN) {
+		c->lost = true;
+		shutdown(fd, SHUT_RDWR);
+		return ECONNRESET;
+	}
+	if (end != PROBE_ANSWERED)
+		return 0;
+	c->txn = 'I';
+	for (unsigned i = 0; i < cols && !r; i++) {
+		struct pg_item it = { .kind = LG_SQL_CREATE, .n = 1 };
+
+		if (!probed(c, names[i]))
+			c->probed[c->nprobed++ % 16] =
+				lg_wire_hash(0, names[i], strlen(names[i]));
+		if (!(empty >> i & 1))
+			continue;
+		snprintf(it.tag, sizeof(it.tag), "EMPTY TABLE");
+		memcpy(it.names[0], names[i], LG_SQL_NAME_MAX);
+		snprintf(it.text, sizeof(it.text), "%.*s",
+			 (int)(sql.n < 159 ? sql.n : 159), sql.p);
+		r = report(c, fd, &it); /* lets go of the lock meanwhile */
+		c = pg_of(fd);
+		if (!c)
+			break;
+	}
+	return r;
+}
+
 bool pg_outgoing(int fd, const char *p, size_t n, int *refuse)
 {
-	struct lg_span db, user;
+	struct lg_span db, user, whole = { NULL, 0 };
 	struct pg_conn *c;
-	bool ours;
+	size_t qlen;
+	bool ours, idle;
 
 	*refuse = 0;
 	if (p[0] == '\0' && lg_pg_startup(p, n, &db, &user)) {
@@ -247,14 +556,25 @@ bool pg_outgoing(int fd, const char *p, size_t n, int *refuse)
 	}
 	if (lg_recog_my_packet(p, n) && my_outgoing(fd, p, n, refuse))
 		return true;
-	if ((p[0] != 'Q' && p[0] != 'P') ||
-	    !atomic_load_explicit(&pg_seen, memory_order_relaxed))
+	if (!atomic_load_explicit(&pg_seen, memory_order_relaxed))
 		return false;
 	pthread_mutex_lock(&pg_lock);
 	c = pg_of(fd);
 	if (c && c->mysql)
 		c = NULL;
 	ours = c != NULL;
+	if (c) { /* the program speaks: the server will answer */
+		idle = c->ready && c->txn == 'I' && !c->lost;
+		c->ready = false;
+		/* one whole Query, alone in its write */
+		if (idle && p[0] == 'Q' && lg_pg_query(p, n, &whole, &qlen) &&
+		    qlen != n)
+			whole.p = NULL;
+		if (!idle || p[0] != 'Q')
+			whole.p = NULL;
+	}
+	if (p[0] != 'Q' && p[0] != 'P')
+		c = NULL;
 	/* the frontend's messages of this write: Parse, Bind, Execute, Sync */
 	while (c && n >= 5 && !*refuse) {
 		struct lg_span sql;
@@ -275,6 +595,9 @@ bool pg_outgoing(int fd, const char *p, size_t n, int *refuse)
 		n -= len;
 		c = pg_of(fd); /* the lock was let go while it was asked */
 	}
+	c = pg_of(fd);
+	if (c && whole.p && !*refuse)
+		*refuse = probe_first(c, fd, whole);
 	pthread_mutex_unlock(&pg_lock);
 	return ours;
 }
@@ -416,6 +739,8 @@ static int backend(struct pg_conn *c, int fd, char type, const char *b,
 	case 'Z': /* ready for the next query: what was asked is answered */
 		c->nq = 0;
 		c->skipping = false;
+		c->ready = true;
+		c->txn = n == 1 ? b[0] : '?';
 		track(c, false);
 		return 0;
 	default:
@@ -423,7 +748,13 @@ static int backend(struct pg_conn *c, int fd, char type, const char *b,
 	}
 }
 
-bool pg_incoming(int fd, const char *p, size_t n, int *refuse)
+/* A message type PostgreSQL's backend sends. */
+static bool backend_type(char t)
+{
+	return t && strchr("123ACDEGHIKNRSTVWZcdnstv", t);
+}
+
+bool pg_incoming(int fd, const char *p, size_t n, bool whole, int *refuse)
 {
 	struct pg_conn *c;
 
@@ -432,7 +763,7 @@ bool pg_incoming(int fd, const char *p, size_t n, int *refuse)
 		return false;
 	pthread_mutex_lock(&pg_lock);
 	c = pg_of(fd);
-	if (!c || !c->tracking) {
+	if (!c || (c->mysql && !c->tracking)) {
 		pthread_mutex_unlock(&pg_lock);
 		return c != NULL;
 	}
@@ -442,6 +773,9 @@ bool pg_incoming(int fd, const char *p, size_t n, int *refuse)
 		pthread_mutex_unlock(&pg_lock);
 		return true;
 	}
+	if (!whole) /* bytes of the stream this read does not show */
+		c->lost = true;
+	/* PostgreSQL's: every message followed, from the startup on */
 	while (n && !*refuse && c->used == gen && c->fd == fd) {
 		uint32_t len;
 
@@ -466,23 +800,68 @@ bool pg_incoming(int fd, const char *p, size_t n, int *refuse)
 			len = (uint32_t)c->hdr[1] << 24 |
 			      (uint32_t)c->hdr[2] << 16 |
 			      (uint32_t)c->hdr[3] << 8 | c->hdr[4];
+			if (len < 4 || !backend_type((char)c->hdr[0])) {
+				c->lost = true;
+				break;
+			}
 			/* its body comes in this read or later: not read */
-			c->skip = len >= 4 ? len - 4 : 0;
+			c->skip = len - 4;
+			c->ready = false;
+			if (c->hdr[0] == 'Z') /* its status unseen */
+				*refuse = backend(c, fd, 'Z', NULL, 0);
 			continue;
 		}
 		len = (uint32_t)(unsigned char)p[1] << 24 |
 		      (uint32_t)(unsigned char)p[2] << 16 |
 		      (uint32_t)(unsigned char)p[3] << 8 | (unsigned char)p[4];
-		if (len < 4)
-			break; /* not PostgreSQL's: stop reading it */
-		if ((size_t)len + 1 > n) { /* cut: only its start is here */
-			c->skip = (uint32_t)(len + 1 - n);
+		if (len < 4 || !backend_type(p[0])) {
+			c->lost = true; /* not PostgreSQL's: stop reading it */
 			break;
 		}
+		if ((size_t)len + 1 > n) { /* cut: only its start is here */
+			c->skip = (uint32_t)(len + 1 - n);
+			c->ready = false;
+			if (p[0] == 'Z') /* its status unseen */
+				*refuse = backend(c, fd, 'Z', NULL, 0);
+			break;
+		}
+		/* what a server sends at any time leaves it as ready as it was */
+		if (p[0] != 'A' && p[0] != 'N' && p[0] != 'S')
+			c->ready = false;
 		*refuse = backend(c, fd, p[0], p + 5, len - 4);
 		p += len + 1;
 		n -= len + 1;
 	}
 	pthread_mutex_unlock(&pg_lock);
 	return true;
+}
+
+ssize_t pg_unstash(int fd, const struct iovec *iov, int cnt, bool peek)
+{
+	struct pg_conn *c;
+	ssize_t got = 0;
+
+	pthread_mutex_lock(&pg_lock);
+	c = pg_of(fd);
+	if (!c || c->stash_off == c->stash_n) {
+		pthread_mutex_unlock(&pg_lock);
+		return -1;
+	}
+	for (int i = 0; i < cnt && c->stash_off + (uint32_t)got < c->stash_n;
+	     i++) {
+		size_t k = c->stash_n - c->stash_off - (size_t)got;
+
+		if (k > iov[i].iov_len)
+			k = iov[i].iov_len;
+		memcpy(iov[i].iov_base, c->stash + c->stash_off + got, k);
+		got += (ssize_t)k;
+	}
+	if (!peek)
+		c->stash_off += (uint32_t)got;
+	if (c->stash_off == c->stash_n) {
+		c->stash_off = c->stash_n = 0;
+		stash_check();
+	}
+	pthread_mutex_unlock(&pg_lock);
+	return got;
 }

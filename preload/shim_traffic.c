@@ -533,7 +533,7 @@ static int outgoing(int fd, const char *p, size_t n)
 
 	if (!channel(fd))
 		return 0;
-	if ((p[0] == '\0' || p[0] == 'Q' || p[0] == 'P' ||
+	if ((p[0] == '\0' || p[0] == 'Q' || p[0] == 'P' || pg_watched(fd) ||
 	     lg_recog_my_packet(p, n)) &&
 	    pg_outgoing(fd, p, n, &r))
 		return r;
@@ -555,18 +555,20 @@ static int outgoing(int fd, const char *p, size_t n)
  * The hooks: a first-byte test decides before anything else (most writes
  * are not tool traffic), then the real call, whose errno is left as is.
  */
-#define OUT_HOOK(name, params, buf, len, call)                         \
-	LG_EXPORT ssize_t name params                                  \
-	{                                                              \
-		if (len >= 4 && lg_recog_maybe(buf, len) && enter()) { \
-			int refuse = outgoing(fd, buf, len);           \
-			leave();                                       \
-			if (refuse) {                                  \
-				errno = ECONNRESET;                    \
-				return -1;                             \
-			}                                              \
-		}                                                      \
-		return real.call;                                      \
+#define OUT_HOOK(name, params, buf, len, call)                 \
+	LG_EXPORT ssize_t name params                          \
+	{                                                      \
+		if (((len >= 4 && lg_recog_maybe(buf, len)) || \
+		     (len > 0 && pg_watched(fd))) &&           \
+		    enter()) {                                 \
+			int refuse = outgoing(fd, buf, len);   \
+			leave();                               \
+			if (refuse) {                          \
+				errno = ECONNRESET;            \
+				return -1;                     \
+			}                                      \
+		}                                              \
+		return real.call;                              \
 	}
 
 OUT_HOOK(write, (int fd, const void *b, size_t n), (const char *)b, n,
@@ -591,8 +593,11 @@ static int outgoing_iov(int fd, const struct iovec *iov, int cnt)
 
 LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	if (cnt > 0 && iov[0].iov_len >= 4 &&
-	    lg_recog_maybe(iov[0].iov_base, iov[0].iov_len) && enter()) {
+	if (cnt > 0 &&
+	    ((iov[0].iov_len >= 4 &&
+	      lg_recog_maybe(iov[0].iov_base, iov[0].iov_len)) ||
+	     (iov[0].iov_len > 0 && pg_watched(fd))) &&
+	    enter()) {
 		int refuse = outgoing_iov(fd, iov, cnt);
 
 		leave();
@@ -606,8 +611,10 @@ LG_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 LG_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 {
-	if (m && m->msg_iovlen > 0 && m->msg_iov[0].iov_len >= 4 &&
-	    lg_recog_maybe(m->msg_iov[0].iov_base, m->msg_iov[0].iov_len) &&
+	if (m && m->msg_iovlen > 0 &&
+	    ((m->msg_iov[0].iov_len >= 4 &&
+	      lg_recog_maybe(m->msg_iov[0].iov_base, m->msg_iov[0].iov_len)) ||
+	     (m->msg_iov[0].iov_len > 0 && pg_watched(fd))) &&
 	    enter()) {
 		int refuse = outgoing_iov(fd, m->msg_iov, (int)m->msg_iovlen);
 

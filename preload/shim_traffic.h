@@ -55,10 +55,28 @@ struct http_remote {
 /* fd's request k, if it is one (NULL: not) */
 struct http_remote *http_remote_of(int fd, uint32_t k);
 
-/* PostgreSQL's wire (shim_sql.c): true when fd is a connection of it. */
+/*
+ * PostgreSQL's and MySQL's wires (shim_sql.c): true when fd is a
+ * connection of one. whole: p..n is all a read took off the stream (not a
+ * peek, not a vectored read's first buffer only).
+ */
 bool pg_outgoing(int fd, const char *p, size_t n, int *refuse);
-bool pg_incoming(int fd, const char *p, size_t n, int *refuse);
+bool pg_incoming(int fd, const char *p, size_t n, bool whole, int *refuse);
 void pg_forget(int fd);
+/* a startup was seen in this process: its reads go to pg_incoming */
+extern atomic_bool pg_seen;
+/* PostgreSQL connections by fd (== gen): every write of theirs is seen */
+extern uint32_t pg_fd[FD_TRACK];
+static inline bool pg_watched(int fd)
+{
+	return fd >= 0 && fd < FD_TRACK && pg_fd[fd] == gen && gen;
+}
+/*
+ * The program's bytes a probe read off fd before its Query left (its next
+ * reads get them first): how many were copied into iov, or -1 (none).
+ */
+extern atomic_bool pg_stashed;
+ssize_t pg_unstash(int fd, const struct iovec *iov, int cnt, bool peek);
 
 /* Sockets and pipes carry tool traffic; files and ttys never do. */
 bool channel(int fd);

@@ -127,20 +127,50 @@ static bool name(const char **p, const char *e, char *out, size_t size)
 	return n > 0;
 }
 
-/* Names separated by commas, into the statement's list. */
-static void names(const char **p, const char *e, struct lg_sql_stmt *st)
+/*
+ * Names separated by commas, into the statement's list. False when one
+ * was left out (more than LG_SQL_NAMES) or written with MySQL's quotes.
+ */
+static bool names(const char **p, const char *e, struct lg_sql_stmt *st)
 {
+	bool all = true;
+
 	do {
 		char one[LG_SQL_NAME_MAX];
+		const char *at = skip_space(*p, e);
 
 		if (!name(p, e, one, sizeof(one)))
-			return;
-		if (st->n < LG_SQL_NAMES)
+			return false;
+		if (st->n < LG_SQL_NAMES) {
+			st->raw[st->n].p = at;
+			st->raw[st->n].n = (size_t)(*p - at);
+			if (memchr(at, '`', st->raw[st->n].n))
+				all = false;
 			memcpy(st->names[st->n++], one, sizeof(one));
+		} else {
+			all = false;
+		}
 		*p = skip_space(*p, e);
 		if (*p < e && **p == '*') /* TRUNCATE t * (descendants) */
 			*p = skip_space(*p + 1, e);
 	} while (*p < e && **p == ',' && (++*p, true));
+	return all;
+}
+
+/* A TRUNCATE's end: RESTART or CONTINUE IDENTITY, RESTRICT, nothing else. */
+static bool truncate_tail(const char *p, const char *e)
+{
+	for (;;) {
+		p = skip_space(p, e);
+		if (p >= e)
+			return true;
+		if (word(&p, e, "restart") || word(&p, e, "continue")) {
+			if (!word(&p, e, "identity"))
+				return false;
+		} else if (!word(&p, e, "restrict")) {
+			return false; /* CASCADE empties tables it does not name */
+		}
+	}
 }
 
 /*
@@ -328,10 +358,12 @@ static void classify(const char *p, const char *e, bool where,
 	} else if (word(&p, e, "truncate")) {
 		word(&p, e, "table");
 		word(&p, e, "only");
-		names(&p, e, st);
+		st->exact = names(&p, e, st) && truncate_tail(p, e);
 		if (st->n) {
 			st->kind = LG_SQL_DESTROY;
 			set_tag(st, "TRUNCATE", "TABLE");
+		} else {
+			st->exact = false;
 		}
 	} else if (word(&p, e, "delete")) {
 		if (where || !word(&p, e, "from"))
@@ -342,6 +374,19 @@ static void classify(const char *p, const char *e, bool where,
 		st->n = 1;
 		st->kind = LG_SQL_DESTROY;
 		set_tag(st, "DELETE", NULL);
+	} else if (word(&p, e, "insert")) {
+		const char *at;
+
+		if (!word(&p, e, "into"))
+			return;
+		at = skip_space(p, e);
+		if (!name(&p, e, st->names[0], sizeof(st->names[0])))
+			return;
+		st->n = 1;
+		st->raw[0].p = at;
+		st->raw[0].n = (size_t)(p - at);
+		st->fills = true;
+		st->exact = !memchr(at, '`', st->raw[0].n);
 	} else if (word(&p, e, "alter")) {
 		if (!word(&p, e, "table") || !dropw)
 			return;
@@ -382,6 +427,61 @@ bool lg_sql_next(const char **pp, const char *e, struct lg_sql_stmt *out)
 	classify(p, end, where, dropw, as, out);
 	*pp = end < e ? end + 1 : e;
 	return true;
+}
+
+/* s into out at *k, if it fits (*k past size once it did not). */
+static void put(char *out, size_t size, size_t *k, const char *s, size_t n)
+{
+	if (*k + n < size)
+		memcpy(out + *k, s, n);
+	*k += n;
+}
+
+unsigned lg_pg_probe(const char *sql, size_t n, unsigned max,
+		     char (*names)[LG_SQL_NAME_MAX], char *out, size_t size)
+{
+	static const char head[] = "SET LOCAL row_security = off; SELECT ";
+	const char *p = sql, *e = sql + n;
+	struct lg_sql_stmt st;
+	unsigned cols = 0;
+	size_t k = 0;
+
+	if (!size)
+		return 0;
+	if (n > SQL_SCAN_MAX)
+		goto none; /* lg_sql_next would not read it all */
+	put(out, size, &k, head, sizeof(head) - 1);
+	while (lg_sql_next(&p, e, &st)) {
+		if (!st.exact ||
+		    !(st.fills || (st.kind == LG_SQL_DESTROY &&
+				   strcmp(st.tag, "TRUNCATE TABLE") == 0)))
+			goto none;
+		for (unsigned i = 0; i < st.n; i++) {
+			bool again = false;
+
+			for (unsigned j = 0; j < cols && !again; j++)
+				again = strcmp(names[j], st.names[i]) == 0;
+			if (again)
+				continue;
+			if (cols == max)
+				goto none;
+			memcpy(names[cols], st.names[i], LG_SQL_NAME_MAX);
+			put(out, size, &k,
+			    cols ? ", EXISTS (SELECT 1 FROM " :
+				   "EXISTS (SELECT 1 FROM ",
+			    cols ? 24 : 22);
+			put(out, size, &k, st.raw[i].p, st.raw[i].n);
+			put(out, size, &k, " TABLESAMPLE SYSTEM (100))", 26);
+			cols++;
+		}
+	}
+	if (!cols || k >= size)
+		goto none;
+	out[k] = '\0';
+	return cols;
+none:
+	out[0] = '\0';
+	return 0;
 }
 
 static uint32_t be32(const char *p)

@@ -44,6 +44,18 @@ struct lg_sql_stmt {
 	 * removed, a "public." schema left out ("t1", "sales.orders").
 	 */
 	char names[LG_SQL_NAMES][LG_SQL_NAME_MAX];
+	struct lg_span raw[LG_SQL_NAMES]; /* the names, as written */
+	/*
+	 * A TRUNCATE that empties its names and nothing else: all of them
+	 * held (no more than LG_SQL_NAMES), no CASCADE, no MySQL quotes, no
+	 * word after them but RESTART or CONTINUE IDENTITY and RESTRICT
+	 */
+	bool exact;
+	/*
+	 * INSERT INTO names[0] (kind LG_SQL_OTHER: it destroys nothing);
+	 * exact when the name is PostgreSQL's
+	 */
+	bool fills;
 	struct lg_span text; /* the statement, as written */
 };
 
@@ -52,6 +64,23 @@ struct lg_sql_stmt {
  * quotes and comments): false at the end. *p moves past it.
  */
 bool lg_sql_next(const char **p, const char *e, struct lg_sql_stmt *out);
+
+/*
+ * The probe of a Query's SQL whose statements are all exact TRUNCATEs or
+ * INSERTs INTO a named table (nothing else: another statement before one
+ * could fill what it empties or writes into): one row telling, for each
+ * table they name (in order, each once), whether it holds a row. Into
+ * out, NUL-terminated:
+ *   SET LOCAL row_security = off;
+ *   SELECT EXISTS (SELECT 1 FROM <name as written> TABLESAMPLE SYSTEM (100)), ...
+ * row_security off makes a table whose policies would hide rows an error,
+ * not an empty answer; TABLESAMPLE makes a view (whose query could do
+ * anything) or a foreign table an error. The names, normalised as names[]
+ * of lg_sql_stmt, into names (room for max). Returns how many (the row's
+ * columns), at most max; 0: no probe.
+ */
+unsigned lg_pg_probe(const char *sql, size_t n, unsigned max,
+		     char (*names)[LG_SQL_NAME_MAX], char *out, size_t size);
 
 /*
  * PostgreSQL's startup message (protocol 3.0): its database and user

@@ -61,9 +61,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			inside(st.text);
 			if (q < lo || q > hi || st.n > LG_SQL_NAMES)
 				__builtin_trap();
-			for (unsigned i = 0; i < st.n; i++)
+			for (unsigned i = 0; i < st.n; i++) {
 				if (strlen(st.names[i]) >= LG_SQL_NAME_MAX)
 					__builtin_trap();
+				inside(st.raw[i]);
+			}
+		}
+		{
+			char probe[256], names[4][LG_SQL_NAME_MAX];
+			unsigned cols = lg_pg_probe(p, size, 4, names, probe,
+						    sizeof(probe));
+
+			if (cols > 4 || strlen(probe) >= sizeof(probe) ||
+			    (cols && !strstr(probe, "EXISTS")))
+				__builtin_trap();
 		}
 		if (lg_pg_startup(p, size, &a, &b)) {
 			inside(a);

@@ -101,6 +101,75 @@ static void test_creating(void **state)
 	      "create CREATE TABLE t\n-\ndestroy DROP TABLE t\n");
 }
 
+/* The probe of sql, or "" when there is none; its column count checked. */
+static void probe(const char *sql, unsigned cols, const char *want)
+{
+	char out[512], names[8][LG_SQL_NAME_MAX];
+	unsigned got =
+		lg_pg_probe(sql, strlen(sql), 8, names, out, sizeof(out));
+
+	if (got != cols)
+		print_error("%s: %u names, not %u\n", sql, got, cols);
+	assert_int_equal(got, cols);
+	assert_string_equal(out, want);
+}
+
+#define PROBE_HEAD "SET LOCAL row_security = off; SELECT "
+#define EX(t) "EXISTS (SELECT 1 FROM " t " TABLESAMPLE SYSTEM (100))"
+
+static void test_truncate_probe(void **state)
+{
+	char small[40], names[8][LG_SQL_NAME_MAX];
+
+	(void)state;
+	/* the names exactly as written, in order, across statements */
+	probe("TRUNCATE users, orders, lines", 3,
+	      PROBE_HEAD EX("users") ", " EX("orders") ", " EX("lines"));
+	probe("truncate table ONLY \"Sales\".\"Or\"\"ders\" restart identity;"
+	      " TRUNCATE public.t * RESTRICT",
+	      2, PROBE_HEAD EX("\"Sales\".\"Or\"\"ders\"") ", " EX("public.t"));
+	probe("TRUNCATE t CONTINUE IDENTITY;", 1, PROBE_HEAD EX("t"));
+	/* INSERTs: the tables they write into first, each once */
+	probe("INSERT INTO users VALUES (1); insert into Orders (id) "
+	      "SELECT 1; INSERT INTO users VALUES (2); TRUNCATE users, lines",
+	      3, PROBE_HEAD EX("users") ", " EX("Orders") ", " EX("lines"));
+	probe("INSERT INTO s.\"T\" AS x DEFAULT VALUES", 1,
+	      PROBE_HEAD EX("s.\"T\""));
+	probe("INSERT INTO `t` VALUES (1)", 0, "");
+	probe("INSERT t VALUES (1)", 0, "");
+	probe("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x", 0, "");
+	probe("INSERT INTO t VALUES (1); UPDATE t SET id = 2", 0, "");
+	/* CASCADE empties tables it does not name */
+	probe("TRUNCATE t CASCADE", 0, "");
+	probe("TRUNCATE t RESTART IDENTITY CASCADE", 0, "");
+	/* another statement before or after: it could fill a table */
+	probe("ALTER TABLE old RENAME TO t; TRUNCATE t", 0, "");
+	probe("COPY t FROM STDIN; TRUNCATE t", 0, "");
+	probe("TRUNCATE t; SELECT 1", 0, "");
+	/* a DELETE's answer counts its rows: no probe */
+	probe("DELETE FROM t", 0, "");
+	probe("DROP TABLE t", 0, "");
+	/* more names than a statement holds, or than the probe's columns */
+	probe("TRUNCATE a, b, c, d, e", 0, "");
+	probe("TRUNCATE a, b, c; TRUNCATE d, e, f; TRUNCATE g, h, i", 0, "");
+	probe("TRUNCATE a, b, c; TRUNCATE a, b, c; TRUNCATE d, e", 5,
+	      PROBE_HEAD EX("a") ", " EX("b") ", " EX("c") ", " EX("d") ", " EX(
+		      "e"));
+	/* what is not a name as PostgreSQL writes one */
+	probe("TRUNCATE `t`", 0, "");
+	probe("TRUNCATE U&\"d\\0061t\"", 0, "");
+	probe("TRUNCATE t x", 0, "");
+	probe("TRUNCATE ONLY a, ONLY b", 0, "");
+	probe("TRUNCATE \"unterminated", 0, "");
+	probe("TRUNCATE (SELECT 1)", 0, "");
+	probe("", 0, "");
+	/* too long for the room: none */
+	assert_int_equal(lg_pg_probe("TRUNCATE users", 14, 8, names, small,
+				     sizeof(small)),
+			 0);
+	assert_string_equal(small, "");
+}
+
 static void test_pg_messages(void **state)
 {
 	static const char startup[] = "\0\0\0\x22\0\x03\0\0user\0alice\0"
@@ -182,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_destroying),
 		cmocka_unit_test(test_not_destroying),
 		cmocka_unit_test(test_creating),
+		cmocka_unit_test(test_truncate_probe),
 		cmocka_unit_test(test_pg_messages),
 		cmocka_unit_test(test_my_messages),
 	};
