@@ -223,5 +223,8 @@ void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f)
 	fl = lg_lineage_get(s->content, &k);
 	f->inherited = fl & LG_INODE_INHERITED;
 	f->rewritten = fl & LG_INODE_REWRITTEN;
-	f->emptied = fl & LG_INODE_EMPTIED;
+	/* counted when it was left empty: its removal destroys nothing more */
+	f->emptied = (fl & LG_INODE_EMPTIED) && !(fl & LG_INODE_COUNTED_EMPTY);
+	if (fl & LG_INODE_COUNTED_EMPTY)
+		f->inherited = false;
 }

@@ -38,6 +38,27 @@ run_lg --session le6 --observe -- bash -c 'for i in 1 2 3 4; do : > "$0/f$i"; do
 assert_rc 0 "$RC" "observe mode"
 [ ! -e "$STATE/sessions/le6.killed" ] || fail "observe mode blocked the session"
 
+# Judged while the tree runs (issue 41): three emptied, then the tree
+# goes on; ten seconds on they count, and the tree is stopped, truthfully.
+mkfiles "$T/a7" 4
+run_lg --session le7 -- bash -c 'for i in 1 2 3; do : > "$0/f$i"; done; sleep 40; touch "$0/late"' "$T/a7" 2>"$T/le7.err"
+assert_rc 86 "$RC" "three emptied, the tree going on"
+[ ! -e "$T/a7/late" ] || fail "stopped only when the tree ended"
+grep -q "emptied and left so for 1[0-9]s with no writer" "$T/le7.err" &&
+	grep -q "the files were emptied or cut before lgrun judged them" "$T/le7.err" ||
+	fail "the trip message is not true to what happened: $(cat "$T/le7.err")"
+"$LGCTL" --state-dir "$STATE" replay le7 >"$T/rp7.out" 2>&1
+grep -q "emptied and left so for 1[0-9]s" "$T/rp7.out" || fail "the replay differs: $(cat "$T/rp7.out")"
+# One decision counts once: emptied (counted ten seconds on), then removed:
+# the removal destroys nothing more. With max_ops = 4, three emptied and
+# their three removals would trip if counted twice.
+mkfiles "$T/a8" 3
+printf '[volumetric]\nmax_ops = 4\n' >"$T/four.ini"
+run_lg --session le8 --config "$T/four.ini" -- bash -c 'for i in 1 2 3; do : > "$0/f$i"; done; sleep 12; rm "$0"/f*' "$T/a8"
+assert_rc 0 "$RC" "emptied, counted, then removed: counted once"
+grep '"event":"session_end"' "$STATE/audit.jsonl" | grep '"session":"le8"' | grep -q '"left_empty":3' ||
+	fail "the three emptied files were not counted: $(tail -1 "$STATE/audit.jsonl")"
+
 mkfiles "$T/b" 5
 printf '[guard]\nsyscalls = unlink, unlinkat, rmdir, truncate, ftruncate, rename, open_trunc\n' >"$T/ot.ini"
 run_lg --config "$T/ot.ini" -- bash -c 'for i in 1 2 3 4 5; do : > "$0/f$i"; done' "$T/b" 2>/dev/null

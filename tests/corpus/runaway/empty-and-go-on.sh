@@ -19,7 +19,7 @@ run() {
 		sleep 0.3
 	done
 	# the agent goes on: a long build of its own
-	for i in $(seq 1 45); do
+	for i in $(seq 1 25); do
 		echo "step $i" >>own.log
 		sleep 1
 	done

@@ -20,7 +20,7 @@ for p in sorted(glob.glob("notes/*.md")):
     with open(p, "w") as f:
         f.write("")
     time.sleep(0.5)
-time.sleep(45)  # the agent waits for its model, and goes on
+time.sleep(25)  # the agent waits for its model, and goes on
 open("went-on-to-the-end", "w").close()
 PY
 }

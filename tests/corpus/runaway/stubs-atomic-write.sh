@@ -26,7 +26,7 @@ for p in sorted(glob.glob("lib/*.py")):
         f.write("pass\n")
     os.replace(tmp, p)
     time.sleep(0.3)
-time.sleep(45)
+time.sleep(25)
 open("went-on-to-the-end", "w").close()
 PY
 }

@@ -21,7 +21,7 @@ run() {
 	for f in pkg/mod*.py; do
 		echo "# TODO" >"$f"
 	done
-	for i in $(seq 1 45); do
+	for i in $(seq 1 25); do
 		echo "step $i" >>own.log
 		sleep 1
 	done
