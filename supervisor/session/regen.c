@@ -95,7 +95,25 @@ static bool runs_clean(struct lg_session *s, pid_t pid)
  * pid, start and name.
  */
 #define CLEAN_DEPTH 32
+/*
+ * The remover's answer is asked again only after CLEAN_FRESH_MS, as
+ * sess_exe_of's: rm -r removing 10,000 files walks /proc some 10 times,
+ * not 10,000 at ~10 us each.
+ */
+#define CLEAN_FRESH_MS 100
+static bool walk_clean(struct lg_session *s, pid_t pid);
 static bool under_clean(struct lg_session *s, pid_t pid)
+{
+	uint64_t now = lg_mono_ms();
+
+	if (s->clean_last_pid == pid && now - s->clean_last_ms < CLEAN_FRESH_MS)
+		return s->clean_last;
+	s->clean_last = walk_clean(s, pid);
+	s->clean_last_pid = pid;
+	s->clean_last_ms = now;
+	return s->clean_last;
+}
+static bool walk_clean(struct lg_session *s, pid_t pid)
 {
 	pid_t self = getpid();
 

@@ -194,6 +194,10 @@ struct lg_session {
 		bool clean;
 	} clean_pids[CLEAN_PIDS];
 	unsigned clean_pids_next;
+	/* the last remover's answer, trusted for CLEAN_FRESH_MS (regen.c) */
+	pid_t clean_last_pid;
+	uint64_t clean_last_ms;
+	bool clean_last;
 	struct sess_git_repo *git_repos[GIT_REPOS];
 	unsigned git_repos_next;
 	uint64_t regen_dirs[REGEN_DIRS]; /* hashes of their paths */
