@@ -83,7 +83,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/lib/sha.c \
 	supervisor/session/lineage.c supervisor/session/turns.c \
-	supervisor/session/peer.c \
+	supervisor/lib/tcp.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
 # what the session's files are made of, read from their bytes (issue 41:

@@ -9,7 +9,7 @@
 #include <dirent.h>
 
 #include "run.h"
-#include "session/peer.h"
+#include "lib/tcp.h"
 
 /*
  * The session CA for the egress proxy: liblgtls.so (OpenSSL) loaded now,
@@ -171,25 +171,12 @@ static void egress_flow(void *ctx, const struct lg_egress_flow *f)
 	lg_session_feed(l->s, &ev, NULL);
 }
 
-/* The inode of the peer's socket, from its line in /proc/net/tcp; or 0. */
+/* The inode of the peer's socket (lg_tcp_peer); or 0. */
 static unsigned long peer_inode(const struct sockaddr_in *peer)
 {
-	LG_AUTOFCLOSE FILE *f = fopen("/proc/net/tcp", "re");
-	char line[512], want[16];
+	unsigned long uid, ino;
 
-	if (!f)
-		return 0;
-	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
-		 ntohs(peer->sin_port));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long uid, ino;
-
-		/* a live socket: an earlier one from that port in TIME_WAIT
-		 * has inode 0, and would hide the tree's client */
-		if (lg_tcp_line_live(line, want, &uid, &ino))
-			return ino;
-	}
-	return 0;
+	return lg_tcp_peer(peer, &uid, &ino) == 0 ? ino : 0;
 }
 
 /* Does a process of the tree (lgrun's descendants) hold socket ino? */

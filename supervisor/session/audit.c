@@ -11,7 +11,7 @@
 #include <netinet/in.h>
 
 #include "lib/cleanup.h"
-#include "peer.h"
+#include "lib/tcp.h"
 #include "session_int.h"
 
 /* The name of pid's program, as the records give it ("?": gone). */
@@ -318,28 +318,14 @@ warn:
 	return 0;
 }
 /*
- * The owner of the peer's end of a loopback TCP connection: its line in
- * /proc/net/tcp (lg_tcp_line_live: the peer's address and port, a live
- * socket; an earlier connection from the same port, in TIME_WAIT, says
- * uid 0 and is skipped). -1 when not found (gone already, or another
- * network namespace).
+ * The owner of the peer's end of a loopback TCP connection (lg_tcp_peer);
+ * -1 when not found (gone already, or another network namespace).
  */
 static long peer_uid(const struct sockaddr_in *peer)
 {
-	LG_AUTOFCLOSE FILE *f = fopen("/proc/net/tcp", "re");
-	char line[512], want[16];
+	unsigned long uid, ino;
 
-	if (!f)
-		return -1;
-	snprintf(want, sizeof(want), "%08X:%04X", peer->sin_addr.s_addr,
-		 ntohs(peer->sin_port));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long uid, ino;
-
-		if (lg_tcp_line_live(line, want, &uid, &ino))
-			return (long)uid;
-	}
-	return -1;
+	return lg_tcp_peer(peer, &uid, &ino) == 0 ? (long)uid : -1;
 }
 
 #define REFUSED_AUDITED 20 /* then counted only: a flood fills no disk */

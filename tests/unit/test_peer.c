@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for session/peer.c: who holds a loopback connection's other
+ * Unit tests for lib/tcp.c: who holds a loopback connection's other
  * end, from /proc/net/tcp's lines.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "session/peer.h"
+#include "lib/tcp.h"
 
 /* 127.0.0.1:40704 as the table writes it */
 #define PEER "0100007F:9F00"

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Who holds the other end of a loopback TCP connection, from the kernel's
- * table of TCP sockets (/proc/net/tcp). Pure: one line at a time.
+ * table of TCP sockets (/proc/net/tcp): one line judged (lg_tcp_line_live,
+ * pure), and the table scanned for a peer (lg_tcp_peer). The one scan of
+ * it: the proxies' refusals (whose uid) and the egress proxy's challenge
+ * (whose socket) both ask here.
  */
-#ifndef LG_PEER_H
-#define LG_PEER_H
+#ifndef LG_TCP_H
+#define LG_TCP_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 
 /*
@@ -18,5 +22,13 @@
  */
 bool lg_tcp_line_live(const char *line, const char *want, unsigned long *uid,
 		      unsigned long *inode);
+
+/*
+ * The live socket whose local end is peer (a client of lgrun's proxies on
+ * loopback): its owner's uid and its inode. 0, or -1 when it is not in
+ * this network namespace's table (gone already, or another namespace).
+ */
+int lg_tcp_peer(const struct sockaddr_in *peer, unsigned long *uid,
+		unsigned long *inode);
 
 #endif
