@@ -85,6 +85,17 @@ LG_DEFINE_CLEANUP(lg_json_decrefp, json_t *, json_decref)
 #define LG_AUTOJSON __attribute__((cleanup(lg_json_decrefp)))
 #endif
 
+/*
+ * Holds an object's lock until the enclosing function returns: kind##_hold
+ * takes it and returns the object, kind##_release(&held) leaves it (and
+ * does what waits for the lock's release: a kill the session decided, a
+ * state change the store tells). The one HOLD of the tree.
+ */
+#define LG_HOLD(kind, x)                                           \
+	struct kind *lg_held_                                      \
+		__attribute__((cleanup(kind##_release), unused)) = \
+			kind##_hold(x)
+
 /* The fd, no longer the variable's to close. */
 static inline int lg_steal_fd(int *fd)
 {

@@ -35,6 +35,7 @@
 #include "guard/cli.h"
 #include "record/audit.h"
 #include "lib/canon.h"
+#include "lib/cleanup.h"
 #include "lib/json.h"
 #include "tree/cgroup.h"
 #include "lineage.h"
@@ -354,7 +355,7 @@ struct lg_session {
 /* The session whose lock this thread holds (HOLD), or NULL. */
 extern _Thread_local const struct lg_session *sess_held;
 
-static inline struct lg_session *hold(const struct lg_session *cs)
+static inline struct lg_session *lg_session_hold(const struct lg_session *cs)
 {
 	/* the lock is the session's own, whatever the caller may change */
 	struct lg_session *s = (struct lg_session *)cs;
@@ -373,7 +374,7 @@ static inline struct lg_session *hold(const struct lg_session *cs)
  * Leaves the lock, and starts a kill decided under it, outside the lock
  * and before the caller answers the tripping operation.
  */
-static inline void release(struct lg_session **held)
+static inline void lg_session_release(struct lg_session **held)
 {
 	struct lg_session *s = *held;
 	bool start = false;
@@ -388,10 +389,8 @@ static inline void release(struct lg_session **held)
 		s->on_kill(s->on_kill_ctx);
 }
 
-/* Holds s's lock until the enclosing function returns. */
-#define HOLD(s)                  \
-	struct lg_session *held_ \
-		__attribute__((cleanup(release), unused)) = hold(s)
+/* Holds s's lock until the enclosing function returns (LG_HOLD). */
+#define HOLD(s) LG_HOLD(lg_session, s)
 
 void sess_read_exe(pid_t pid, char *out, size_t size);
 

@@ -76,7 +76,7 @@ struct lg_store {
 	 * The store is used by the thread that feeds the guard (the shared
 	 * windows, under the session's lock) and by the main thread (the
 	 * kill channel, the trip's marker): every public function and window
-	 * callback holds mu for its whole body (HOLD; recursive, they call
+	 * callback holds mu for its whole body (LG_HOLD; recursive, they call
 	 * one another). A change of state is told to on_state after the
 	 * outermost release, outside mu, so that the callback may take the
 	 * session's lock without ever nesting it inside this one.
@@ -87,7 +87,7 @@ struct lg_store {
 	char note[512];
 };
 
-static struct lg_store *hold(const struct lg_store *cst)
+static struct lg_store *lg_store_hold(const struct lg_store *cst)
 {
 	struct lg_store *st = (struct lg_store *)cst;
 
@@ -96,7 +96,7 @@ static struct lg_store *hold(const struct lg_store *cst)
 	return st;
 }
 
-static void release(struct lg_store **held)
+static void lg_store_release(struct lg_store **held)
 {
 	struct lg_store *st = *held;
 	char note[sizeof(st->note)];
@@ -112,10 +112,6 @@ static void release(struct lg_store **held)
 	if (tell)
 		st->on_state(st->state_ctx, up, note);
 }
-
-#define HOLD(st)               \
-	struct lg_store *held_ \
-		__attribute__((cleanup(release), unused)) = hold(st)
 
 static void drop(redisContext **c)
 {
@@ -262,7 +258,7 @@ static void set_state(struct lg_store *st, bool up, const char *what)
 	if (st->up == up)
 		return;
 	st->up = up;
-	/* told after the outermost release (HOLD) */
+	/* told after the outermost release (LG_HOLD) */
 	st->note_pending = true;
 	st->note_up = up;
 	snprintf(st->note, sizeof(st->note), "%s", what);
@@ -393,7 +389,7 @@ static int w_add2(void *ctx, const char *wa, const char *ma, uint64_t wa_ms,
 		  long counts[2])
 {
 	struct lg_store *st = ctx;
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	unsigned journaled = 0;
 	int r;
 
@@ -430,7 +426,7 @@ static long w_forget(void *ctx, const char *window, const char *const *members,
 		     size_t n, uint64_t window_ms)
 {
 	struct lg_store *st = ctx;
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	const char *argv[5 + 64];
 	size_t lens[5 + 64];
 	char k[4400], w[32];
@@ -473,7 +469,7 @@ static long w_forget(void *ctx, const char *window, const char *const *members,
 static void w_reset(void *ctx, const char *window)
 {
 	struct lg_store *st = ctx;
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	char k[4400];
 	const char *argv[2] = { "DEL", k };
 	size_t lens[2];
@@ -561,13 +557,13 @@ const struct lg_shared_windows *lg_store_windows(struct lg_store *st)
 
 bool lg_store_up(const struct lg_store *st)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	return st && st->up;
 }
 
 bool lg_store_check(struct lg_store *st)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	return st && retry(st);
 }
 
@@ -575,14 +571,14 @@ void lg_store_on_state(struct lg_store *st,
 		       void (*fn)(void *ctx, bool up, const char *what),
 		       void *ctx)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	st->on_state = fn;
 	st->state_ctx = ctx;
 }
 
 int lg_store_killed(struct lg_store *st, char *record, size_t size)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	char k[512];
 	redisReply *r;
 	int ret = 0;
@@ -606,7 +602,7 @@ int lg_store_killed(struct lg_store *st, char *record, size_t size)
 int lg_store_mark_killed(struct lg_store *st, const char *record,
 			 const char *summary)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	char k[512], ch[512], msg[1024];
 	redisReply *r;
 
@@ -633,7 +629,7 @@ int lg_store_mark_killed(struct lg_store *st, const char *record,
 
 int lg_store_reset(struct lg_store *st)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	char k[512];
 	redisReply *r;
 
@@ -651,13 +647,13 @@ int lg_store_reset(struct lg_store *st)
 
 int lg_store_sub_fd(const struct lg_store *st)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	return st && st->sub ? st->sub->fd : -1;
 }
 
 int lg_store_sub_read(struct lg_store *st, char *summary, size_t size)
 {
-	HOLD(st);
+	LG_HOLD(lg_store, st);
 	void *reply = NULL;
 	int found = 0;
 
