@@ -92,6 +92,7 @@ PROVENANCE_SRC := $(call sup,provenance)
 SYS_SRC := $(call sup,session quarantine tree store record) $(PROVENANCE_SRC) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \
 	supervisor/lib/spill.c supervisor/lib/procmem.c supervisor/lib/libdir.c \
+	supervisor/lib/atomic.c \
 	supervisor/lib/caps.c \
 	supervisor/lib/fdpass.c \
 	supervisor/seccomp/filter.c supervisor/seccomp/notify.c \
@@ -176,7 +177,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 	repeat failures text canon guard recog wiredec llm llm_steer output_repeat \
 	greeting termtext flow volatile gitodb samples lineage audit egress tls \
 	decrypt wsframe agentenv replay where clock spill fdpass filter peer sql cli sha \
-	turns archive clean
+	turns archive clean atomic
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
@@ -224,7 +225,7 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store, and runs
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
-LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/rewind quarantine/seal lib/spill \
+LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/rewind quarantine/seal lib/spill lib/atomic \
 	lib/procmem lib/libdir lib/caps \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error lib/sha store/state store/strict store/store proxy/routes
@@ -256,7 +257,8 @@ $(PROXYLIB): $(patsubst %.c,$(B)/pic/%.o,$(PROXY_SRC))
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lmicrohttpd -lcurl -ljansson -lzstd -lwslay \
 		-lpthread
 
-$(TLSLIB): $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/error.o
+$(TLSLIB): $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/error.o \
+		$(B)/pic/supervisor/lib/atomic.o
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $^ -lssl -lcrypto -lpthread
@@ -278,6 +280,7 @@ $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 # the rewind's choice of entries
 $(B)/tests/test_turns: $(B)/obj/supervisor/quarantine/rewind.o
+$(B)/tests/test_atomic: $(B)/obj/supervisor/lib/atomic.o
 # the archives' index, against archives the real tar and zip make
 $(B)/tests/test_archive: $(B)/obj/supervisor/provenance/archive.o
 $(B)/tests/test_archive: TEST_LIBS := $(ARCHIVE_LIBS)

@@ -26,6 +26,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "lib/atomic.h"
 #include "lib/cleanup.h"
 #include "tls.h"
 
@@ -190,36 +191,31 @@ static int append_file(int fd, const char *path)
 	return r;
 }
 
+struct file_parts {
+	const char *const *prefix;
+	const char *data;
+	size_t n;
+};
+/* lg_write_atomic's fill: the files of prefix, then data. */
+static int fill_parts(int fd, void *ctx)
+{
+	const struct file_parts *p = ctx;
+	int r = 0;
+
+	for (size_t i = 0; p->prefix && p->prefix[i] && !r; i++)
+		r = append_file(fd, p->prefix[i]);
+	return r ? r : lg_write_all(fd, p->data, p->n);
+}
 /*
  * Writes the files of prefix (NULL-terminated, or NULL), then data, to
- * path by a temporary file and a rename, mode 0644.
+ * path all or nothing (lg_write_atomic), mode 0644 whatever the umask:
+ * the tree only reads it.
  */
 static int write_file(const char *path, const char *data, size_t n,
 		      const char *const *prefix)
 {
-	char tmp[4200];
-	int fd, r = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, getpid()) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	unlink(tmp); /* one a dead lgrun of this pid left */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return -errno;
-	fchmod(fd, 0644); /* whatever the umask: the tree only reads it */
-	for (size_t i = 0; prefix && prefix[i] && !r; i++)
-		r = append_file(fd, prefix[i]);
-	if (!r && write(fd, data, n) != (ssize_t)n)
-		r = -EIO;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return lg_write_atomic(path, 0644, false, fill_parts,
+			       &(struct file_parts){ prefix, data, n });
 }
 
 static int ca_write(struct lg_ca *ca, const char *ca_path,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/atomic.h"
 #include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "lib/json.h"
@@ -407,16 +408,15 @@ static void held_path(const char *dir, const char *id, char *out, size_t size)
 
 int lgq_held_write(const char *dir, const struct lgq_held *h, int index_fd)
 {
-	char path[PATH_MAX + 300], tmp[PATH_MAX + 310];
+	char path[PATH_MAX + 300];
 	struct lg_json j = { 0 };
 	const char *line;
 	struct stat st;
-	int e = 0;
+	int e;
 
 	if (fstat(index_fd, &st) < 0)
 		return -errno;
 	held_path(dir, h->id, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	lg_json_begin(&j);
 	lg_json_int(&j, "index_size", (long long)st.st_size);
 	lg_json_int(&j, "files", h->files);
@@ -427,22 +427,10 @@ int lgq_held_write(const char *dir, const struct lgq_held *h, int index_fd)
 	lg_json_int(&j, "oldest_ns", h->oldest_ns);
 	lg_json_int(&j, "newest_ns", h->newest_ns);
 	line = lg_json_end(&j);
-	{
-		LG_AUTOCLOSE int fd = open(tmp,
-					   O_WRONLY | O_CREAT | O_TRUNC |
-						   O_CLOEXEC | O_NOFOLLOW,
-					   0600);
-		size_t n = line ? strlen(line) : 0;
-
-		if (fd < 0 || !line || write(fd, line, n) != (ssize_t)n ||
-		    write(fd, "\n", 1) != 1)
-			e = fd < 0 ? -errno : -EIO;
-	}
+	e = line ? lg_write_atomic_bytes(path, 0600, false, line, strlen(line),
+					 true) :
+		   -ENOMEM;
 	lg_json_free(&j);
-	if (!e && rename(tmp, path) < 0)
-		e = -errno;
-	if (e)
-		unlink(tmp);
 	return e;
 }
 

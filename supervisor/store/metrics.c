@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "lib/atomic.h"
 #include "metrics.h"
 #include "lib/cleanup.h"
 #include "lib/termtext.h"
@@ -110,14 +111,59 @@ static const char *help_of(const char *name)
 	return "lgrun counter.";
 }
 
+struct series_out {
+	const struct series *s;
+	size_t n;
+};
+/* lg_write_atomic's fill: grouped by name, each with its HELP and TYPE once. */
+static int write_series(int fd, void *ctx)
+{
+	const struct series_out *o = ctx;
+	const struct series *s = o->s;
+	int dfd = dup(fd), r = 0;
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "w");
+
+	if (!f) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++)
+			if (strcmp(s[j].name, s[i].name) == 0)
+				first = false;
+		if (!first)
+			continue;
+		fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", s[i].name,
+			help_of(s[i].name), s[i].name);
+		for (size_t j = i; j < o->n; j++) {
+			if (strcmp(s[j].name, s[i].name) != 0)
+				continue;
+			if (s[j].labels[0])
+				fprintf(f, "%s{%s} %llu\n", s[j].name,
+					s[j].labels, s[j].n);
+			else
+				fprintf(f, "%s %llu\n", s[j].name, s[j].n);
+		}
+	}
+	if (fflush(f) != 0)
+		r = -errno;
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	return r;
+}
+
 int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 		   size_t ninc)
 {
 	static struct series s[MAX_SERIES];
-	char lock[PATH_MAX + 8], tmp[PATH_MAX + 16], line[512];
+	char lock[PATH_MAX + 8], line[512];
 	size_t n = 0;
 	LG_AUTOCLOSE int lfd = -1; /* held locked until the return */
-	int fd, r = 0;
+	int fd;
 	FILE *f;
 
 	snprintf(lock, sizeof(lock), "%s.lock", path);
@@ -157,48 +203,9 @@ int lg_metrics_add(const char *path, const struct lg_metric_inc *inc,
 		}
 		s[i].n += inc[k].n;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
-	unlink(tmp); /* one a dead lgrun of this pid left */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0640);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	/* Grouped by name, each with its HELP and TYPE once. */
-	for (size_t i = 0; i < n; i++) {
-		bool first = true;
-
-		for (size_t j = 0; j < i && first; j++)
-			if (strcmp(s[j].name, s[i].name) == 0)
-				first = false;
-		if (!first)
-			continue;
-		fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", s[i].name,
-			help_of(s[i].name), s[i].name);
-		for (size_t j = i; j < n; j++) {
-			if (strcmp(s[j].name, s[i].name) != 0)
-				continue;
-			if (s[j].labels[0])
-				fprintf(f, "%s{%s} %llu\n", s[j].name,
-					s[j].labels, s[j].n);
-			else
-				fprintf(f, "%s %llu\n", s[j].name, s[j].n);
-		}
-	}
 	/* no fsync: a counter may lose an increment in a crash, not its file */
-	if (fflush(f) != 0)
-		r = -errno;
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return lg_write_atomic(path, 0640, false, write_series,
+			       &(struct series_out){ s, n });
 }
 
 int lg_metrics_count_trip(const char *path, const char *agent,

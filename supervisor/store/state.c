@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/json.h"
+#include "lib/atomic.h"
 #include "state.h"
 
 int lg_state_dir_fallback(char *out, size_t size)
@@ -190,29 +191,11 @@ int lg_state_killed(const char *dir, const char *id, char *buf, size_t size)
 	return 1;
 }
 
-/* Writes path via a temporary file and rename: all or nothing. */
+/* Writes path all or nothing (lg_write_atomic), text and a newline. */
 static int write_atomic(const char *path, const char *text, bool sync)
 {
-	char tmp[PATH_MAX + 16];
-	size_t len = strlen(text);
-	int fd, r = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
-	unlink(tmp); /* one a dead lgrun of this pid left */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0640);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		r = errno ? -errno : -EIO;
-	if (!r && sync && fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return lg_write_atomic_bytes(path, 0640, sync, text, strlen(text),
+				     true);
 }
 
 int lg_state_mark_killed(const char *dir, const char *id, const char *json)
