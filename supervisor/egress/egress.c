@@ -227,10 +227,9 @@ static bool way_step(struct way *w)
 static void relay(struct lg_egress *e, int a, int b, uint64_t *up,
 		  uint64_t *down)
 {
-	__attribute__((cleanup(ways_close))) struct way w[2] = {
-		{ a, b, { -1, -1 }, 0, false, false, false, up },
-		{ b, a, { -1, -1 }, 0, false, false, false, down }
-	};
+	LG_AUTO(ways_close)
+	struct way w[2] = { { a, b, { -1, -1 }, 0, false, false, false, up },
+			    { b, a, { -1, -1 }, 0, false, false, false, down } };
 
 	/* non-blocking both: poll says which way can move */
 	fcntl(a, F_SETFL, fcntl(a, F_GETFL) | O_NONBLOCK);

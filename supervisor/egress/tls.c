@@ -50,9 +50,9 @@ struct lg_ca {
 LG_DEFINE_CLEANUP(x509_freep, X509 *, X509_free)
 LG_DEFINE_CLEANUP(ssl_ctx_freep, SSL_CTX *, SSL_CTX_free)
 LG_DEFINE_CLEANUP(ssl_freep, SSL *, SSL_free)
-#define LG_X509_AUTO __attribute__((cleanup(x509_freep)))
-#define LG_SSL_CTX_AUTO __attribute__((cleanup(ssl_ctx_freep)))
-#define LG_SSL_AUTO __attribute__((cleanup(ssl_freep)))
+#define LG_X509_AUTO LG_AUTO(x509_freep)
+#define LG_SSL_CTX_AUTO LG_AUTO(ssl_ctx_freep)
+#define LG_SSL_AUTO LG_AUTO(ssl_freep)
 
 static EVP_PKEY *ec_key(void)
 {
@@ -138,8 +138,7 @@ LG_DEFINE_CLEANUP(ca_freep, struct lg_ca *, ca_free)
 
 static struct lg_ca *ca_new(const char *name, struct lg_error *err)
 {
-	__attribute__((cleanup(ca_freep))) struct lg_ca *ca =
-		calloc(1, sizeof(*ca));
+	LG_AUTO(ca_freep) struct lg_ca *ca = calloc(1, sizeof(*ca));
 	char cn[200];
 
 	if (!ca) {
@@ -554,7 +553,7 @@ static void end_release(struct end *e)
 	ssl_freep(&e->ssl);
 	lg_closep(&e->fd);
 }
-#define LG_END_AUTO __attribute__((cleanup(end_release)))
+#define LG_END_AUTO LG_AUTO(end_release)
 
 /*
  * The decrypted client c's request, rewritten, to lgrun's LLM proxy on u,

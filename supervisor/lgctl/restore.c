@@ -86,7 +86,7 @@ static void request_free(struct request *q)
 	lg_closep(&q->ifd);
 }
 
-#define LG_REQUEST_AUTO __attribute__((cleanup(request_free)))
+#define LG_REQUEST_AUTO LG_AUTO(request_free)
 
 /* Every folder, descriptor and entry the restore holds, released. */
 static void restore_free(struct restore *r)
@@ -104,7 +104,7 @@ static void restore_free(struct restore *r)
 	lgq_sealed_free(&r->sealed);
 }
 
-#define LG_RESTORE_AUTO __attribute__((cleanup(restore_free)))
+#define LG_RESTORE_AUTO LG_AUTO(restore_free)
 
 static int parse_options(struct restore *r, struct request *q, int argc,
 			 char **argv)

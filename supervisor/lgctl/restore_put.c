@@ -337,7 +337,7 @@ static void put_close(struct put *p)
 	lg_closep(&p->out);
 }
 
-#define LG_PUT_AUTO __attribute__((cleanup(put_close)))
+#define LG_PUT_AUTO LG_AUTO(put_close)
 
 /*
  * The kept file and the path's folder opened, what is at the path now

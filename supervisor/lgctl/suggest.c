@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "config/config.h"
 #include "lgctl.h"
 #include "record/replay.h"
@@ -322,7 +323,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 	};
 	const char *config = NULL;
 	double margin = 0.5;
-	__attribute__((cleanup(recs_close))) struct rec *recs = NULL;
+	LG_AUTO(recs_close) struct rec *recs = NULL;
 	struct lg_config cfg;
 	struct lg_error err;
 	struct lg_replay head;

@@ -4,6 +4,7 @@
  * one epoll loop over the seccomp listener, signals and timers until the
  * command's tree is gone or the guard trips.
  */
+#include "lib/cleanup.h"
 #include "run.h"
 #include "quarantine/index.h"
 #include "lib/text.h"
@@ -386,7 +387,7 @@ int main(int argc, char **argv)
 
 	{
 		/* from here on, everything made is released on the way out */
-		struct run *made __attribute__((cleanup(teardown))) = run;
+		struct run *made LG_AUTO(teardown) = run;
 
 		if ((rc = configure(made)) || (rc = check_blocked(made)) ||
 		    (rc = setup_loop_fds(made)) ||

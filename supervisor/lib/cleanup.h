@@ -54,6 +54,9 @@ static inline void lg_fclosep(FILE **f)
 	}
 }
 
+/* A variable released by fn(&var) on every return: the one spelling. */
+#define LG_AUTO(fn) __attribute__((cleanup(fn)))
+
 #define LG_AUTOCLOSE __attribute__((cleanup(lg_closep)))
 #define LG_AUTOFREE __attribute__((cleanup(lg_freep)))
 #define LG_AUTOFCLOSE __attribute__((cleanup(lg_fclosep)))
@@ -62,7 +65,7 @@ static inline void lg_fclosep(FILE **f)
  * The release of another library's type (a file's own, or jansson's below):
  *
  *	LG_DEFINE_CLEANUP(x509_freep, X509 *, X509_free)
- *	__attribute__((cleanup(x509_freep))) X509 *x = X509_new();
+ *	LG_AUTO(x509_freep) X509 *x = X509_new();
  *
  * releases a non-NULL pointer, and keeps errno as the helpers above do.
  */
@@ -75,6 +78,11 @@ static inline void lg_fclosep(FILE **f)
 			errno = e_;            \
 		}                              \
 	}
+
+#include <dirent.h>
+/* A directory stream: LG_AUTOCLOSEDIR DIR *d = opendir(path); */
+LG_DEFINE_CLEANUP(lg_closedirp, DIR *, closedir)
+#define LG_AUTOCLOSEDIR LG_AUTO(lg_closedirp)
 
 /*
  * jansson's values, in the files that include <jansson.h> before this

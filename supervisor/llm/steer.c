@@ -294,7 +294,7 @@ int lg_llm_steer_apply(enum lg_llm_api api, const char *body, size_t n,
 {
 	const size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER;
 	LG_AUTOJSON json_t *root = load(body, n);
-	__attribute__((cleanup(placed_free))) struct placed *pl = NULL;
+	LG_AUTO(placed_free) struct placed *pl = NULL;
 	json_t *h, *a;
 	const char *key = NULL;
 	size_t k = 0, count, len;

@@ -194,8 +194,7 @@ static const char *obs_load(struct lg_bpfobs *o,
 static int obs_open(struct lg_bpfobs **out, const struct lg_bpfobs_cfg *cfg,
 		    struct lg_error *err)
 {
-	__attribute__((cleanup(obs_freep))) struct lg_bpfobs *o =
-		calloc(1, sizeof(*o));
+	LG_AUTO(obs_freep) struct lg_bpfobs *o = calloc(1, sizeof(*o));
 	const char *step;
 	int r = 0;
 

@@ -301,7 +301,7 @@ static void feed_line(struct replay_state *st, const char *line)
 	LG_AUTOJSON json_t *o = json_loads(line, 0, NULL);
 	struct lg_findings f;
 	struct lg_event ev;
-	__attribute__((cleanup(owns_free))) char *owns[3] = { NULL };
+	LG_AUTO(owns_free) char *owns[3] = { NULL };
 	enum lg_verdict rec = LG_ALLOW;
 	const char *k, *v;
 	unsigned turn;
@@ -399,9 +399,8 @@ static void replay_state_free(struct replay_state *st)
 int lg_replay_run(FILE *const *files, size_t nfiles,
 		  const struct lg_guard_cfg *cfg, struct lg_replay *out)
 {
-	__attribute__((cleanup(replay_state_free))) struct replay_state st = {
-		.out = out, .first_head = true
-	};
+	LG_AUTO(replay_state_free)
+	struct replay_state st = { .out = out, .first_head = true };
 	struct lg_guard_cfg oc;
 	LG_AUTOFREE char *line = malloc(LINE_MAX_BYTES);
 	bool any = false;

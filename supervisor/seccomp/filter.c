@@ -201,7 +201,7 @@ static int add_rules(scmp_filter_ctx ctx, unsigned syscalls)
 
 int lg_filter_build(unsigned syscalls, struct lg_bpf *out)
 {
-	__attribute__((cleanup(scmp_releasep)))
+	LG_AUTO(scmp_releasep)
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r;
 

@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "lib/cleanup.h"
+
 struct lg_where {
 	int dirfd; /* O_PATH; -1: the directory does not resolve (err) */
 	int err; /* why dirfd is -1 (ENOENT, ENOTDIR, EACCES, ELOOP...) */
@@ -60,7 +62,7 @@ int lg_where_resolve(pid_t pid, int dirfd, const char *raw, bool follow,
 		     struct lg_where *w);
 void lg_where_done(struct lg_where *w);
 /* Released on every return (cleanup.h's idiom); w.dirfd starts at -1. */
-#define LG_WHERE_AUTO __attribute__((cleanup(lg_where_done)))
+#define LG_WHERE_AUTO LG_AUTO(lg_where_done)
 
 /*
  * A rename in the tree is about to run, or ran: the directory paths this

@@ -143,7 +143,6 @@ static bool archive_found(const struct archive_probe *p, pid_t pid,
 	return true;
 }
 #define ARCHIVE_PIPES 4
-LG_DEFINE_CLEANUP(closedirp, DIR *, closedir)
 /*
  * pid's descriptors. With pipes NULL: those open for writing to a file,
  * tried as the archive. Else: the pipes it writes to, into pipes; with
@@ -155,7 +154,7 @@ static bool archive_in_fds(const struct archive_probe *p, pid_t remover,
 			   bool child, bool *fed_out)
 {
 	char dir[64], link[96], to[PATH_MAX];
-	__attribute__((cleanup(closedirp))) DIR *d = NULL;
+	LG_AUTOCLOSEDIR DIR *d = NULL;
 	struct dirent *e;
 	bool fed = false;
 	char files[4][24];

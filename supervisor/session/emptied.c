@@ -200,16 +200,15 @@ static enum left left_at(const char *path, const struct sess_emptied *e)
  * `cmd > f` writes later): held[i] set. Every process of the machine is
  * looked at, the safe side: a writer outside the tree defers too.
  */
-LG_DEFINE_CLEANUP(closedirp, DIR *, closedir)
 static void writers(const struct lg_session *s, const size_t *due, size_t n,
 		    bool *held)
 {
-	__attribute__((cleanup(closedirp))) DIR *proc = opendir("/proc");
+	LG_AUTOCLOSEDIR DIR *proc = opendir("/proc");
 	struct dirent *p;
 	pid_t self = getpid();
 
 	while (proc && (p = readdir(proc))) {
-		__attribute__((cleanup(closedirp))) DIR *fds = NULL;
+		LG_AUTOCLOSEDIR DIR *fds = NULL;
 		char dir[64], link[96];
 		struct dirent *d;
 		pid_t pid = atoi(p->d_name);

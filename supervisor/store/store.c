@@ -162,7 +162,7 @@ static int connect_one(struct lg_store *st, redisContext **out,
 	struct timeval tv = { st->timeout_ms / 1000,
 			      (st->timeout_ms % 1000) * 1000 };
 	const char *pw = st->password_env[0] ? getenv(st->password_env) : NULL;
-	__attribute__((cleanup(redis_freep))) redisContext *c = NULL;
+	LG_AUTO(redis_freep) redisContext *c = NULL;
 	char what[PATH_MAX + 128];
 	int e;
 
