@@ -12,23 +12,26 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "detectors.h"
+
+/* The limits on what the session adds up as it goes: a row each. */
+enum { L_TURNS, L_TOOL_CALLS, L_TOKENS, L_COST, N_LIMITS };
 
 struct lg_budget {
 	struct lg_budget_cfg cfg;
 	uint64_t start, ops;
 	uint64_t warn_ops; /* op count at which the reserve warning fires */
 	uint64_t warn_at, end_at; /* monotonic deadlines, 0 = none */
-	uint64_t turns, tokens; /* model turns and their tokens so far */
-	uint64_t warn_turns, warn_tokens; /* their reserve points */
 	bool ops_warned, time_warned, timed_out;
-	bool turns_warned, tokens_warned;
-	double cost; /* USD so far */
-	bool cost_warned;
-	uint64_t calls, warn_calls; /* tool calls (steps) and their reserve */
-	bool calls_warned;
+	/* the counts a turn or a call adds up, one per row of limits[] */
+	struct count {
+		uint64_t n, max, warn; /* a whole count; max 0: no limit */
+		double x, xmax, xwarn; /* an amount (dollars) */
+		bool warned;
+	} count[N_LIMITS];
 	uint64_t warn_procs;
 	bool procs_warned, procs_tripped;
 };
@@ -61,13 +64,15 @@ struct lg_budget *lg_budget_new(const struct lg_budget_cfg *cfg,
 	if (cfg->max_destructive_ops)
 		d->warn_ops =
 			reserve_point(cfg->max_destructive_ops, cfg->reserve);
-	if (cfg->max_turns)
-		d->warn_turns = reserve_point(cfg->max_turns, cfg->reserve);
-	if (cfg->max_tokens)
-		d->warn_tokens = reserve_point(cfg->max_tokens, cfg->reserve);
-	if (cfg->max_tool_calls)
-		d->warn_calls =
-			reserve_point(cfg->max_tool_calls, cfg->reserve);
+	d->count[L_TURNS].max = cfg->max_turns;
+	d->count[L_TOOL_CALLS].max = cfg->max_tool_calls;
+	d->count[L_TOKENS].max = cfg->max_tokens;
+	for (int i = 0; i < N_LIMITS; i++)
+		if (d->count[i].max)
+			d->count[i].warn =
+				reserve_point(d->count[i].max, cfg->reserve);
+	d->count[L_COST].xmax = cfg->max_cost > 0 ? cfg->max_cost : 0;
+	d->count[L_COST].xwarn = d->count[L_COST].xmax * (1.0 - cfg->reserve);
 	if (cfg->max_processes)
 		d->warn_procs = reserve_point(cfg->max_processes, cfg->reserve);
 	if (cfg->timeout_ms) {
@@ -132,116 +137,114 @@ static enum lg_verdict worse(enum lg_verdict a, enum lg_verdict b)
 	return a > b ? a : b;
 }
 
-static enum lg_verdict check_turns(struct lg_budget *d, struct lg_findings *out)
+/*
+ * What each limit says: over it (the action), and at its reserve point
+ * (a warning, once). The numbers are the budget's; ev is the event that
+ * added to it.
+ */
+static void say_turns(const struct lg_budget *d, const struct lg_event *ev,
+		      bool over, char *buf, size_t n)
 {
-	uint64_t max = d->cfg.max_turns;
+	const struct count *c = &d->count[L_TURNS];
 
-	if (!max)
-		return LG_ALLOW;
-	if (d->turns > max) {
-		lg_findings_add(
-			out, d->cfg.action, "budget", "max_turns",
+	(void)ev;
+	if (over)
+		snprintf(
+			buf, n,
 			"max_turns, model turn #%llu ended, over the session limit of %llu turns",
-			(unsigned long long)d->turns, (unsigned long long)max);
-		return d->cfg.action;
-	}
-	if (!d->turns_warned && d->cfg.reserve > 0 &&
-	    d->turns >= d->warn_turns && d->turns < max) {
-		d->turns_warned = true;
-		reserve_then(
-			d,
-			lg_findings_add(
-				out, LG_WARN, "budget", "turns_reserve",
-				"turns_reserve, %llu of %llu model turns used",
-				(unsigned long long)d->turns,
-				(unsigned long long)max));
-		return LG_WARN;
-	}
-	return LG_ALLOW;
+			(unsigned long long)c->n, (unsigned long long)c->max);
+	else
+		snprintf(buf, n, "turns_reserve, %llu of %llu model turns used",
+			 (unsigned long long)c->n, (unsigned long long)c->max);
 }
-
-/* Steps: every completed tool call, from the shim or the model's stream. */
-static enum lg_verdict check_calls(struct lg_budget *d, struct lg_findings *out)
+static void say_tool_calls(const struct lg_budget *d, const struct lg_event *ev,
+			   bool over, char *buf, size_t n)
 {
-	uint64_t max = d->cfg.max_tool_calls;
+	const struct count *c = &d->count[L_TOOL_CALLS];
 
-	if (!max)
-		return LG_ALLOW;
-	if (d->calls > max) {
-		lg_findings_add(
-			out, d->cfg.action, "budget", "max_tool_calls",
+	(void)ev;
+	if (over)
+		snprintf(
+			buf, n,
 			"max_tool_calls, tool call #%llu, over the session limit of %llu steps",
-			(unsigned long long)d->calls, (unsigned long long)max);
-		return d->cfg.action;
-	}
-	if (!d->calls_warned && d->cfg.reserve > 0 &&
-	    d->calls >= d->warn_calls && d->calls < max) {
-		d->calls_warned = true;
-		reserve_then(
-			d,
-			lg_findings_add(
-				out, LG_WARN, "budget", "tool_calls_reserve",
-				"tool_calls_reserve, %llu of %llu tool calls used",
-				(unsigned long long)d->calls,
-				(unsigned long long)max));
-		return LG_WARN;
-	}
-	return LG_ALLOW;
+			(unsigned long long)c->n, (unsigned long long)c->max);
+	else
+		snprintf(buf, n,
+			 "tool_calls_reserve, %llu of %llu tool calls used",
+			 (unsigned long long)c->n, (unsigned long long)c->max);
 }
-
-static enum lg_verdict check_tokens(struct lg_budget *d,
-				    const struct lg_event *ev,
-				    struct lg_findings *out)
+static void say_tokens(const struct lg_budget *d, const struct lg_event *ev,
+		       bool over, char *buf, size_t n)
 {
-	uint64_t max = d->cfg.max_tokens;
+	const struct count *c = &d->count[L_TOKENS];
 
-	if (!max)
-		return LG_ALLOW;
-	if (d->tokens > max) {
-		lg_findings_add(
-			out, d->cfg.action, "budget", "max_tokens",
+	if (over)
+		snprintf(
+			buf, n,
 			"max_tokens, %llu tokens used after model turn #%llu (this turn: %llu in, %llu out), over the session limit of %llu",
-			(unsigned long long)d->tokens,
-			(unsigned long long)d->turns,
+			(unsigned long long)c->n,
+			(unsigned long long)d->count[L_TURNS].n,
 			(unsigned long long)ev->tokens_in,
 			(unsigned long long)ev->tokens_out,
-			(unsigned long long)max);
-		return d->cfg.action;
-	}
-	if (!d->tokens_warned && d->cfg.reserve > 0 &&
-	    d->tokens >= d->warn_tokens && d->tokens < max) {
-		d->tokens_warned = true;
-		reserve_then(d,
-			     lg_findings_add(
-				     out, LG_WARN, "budget", "tokens_reserve",
-				     "tokens_reserve, %llu of %llu tokens used",
-				     (unsigned long long)d->tokens,
-				     (unsigned long long)max));
-		return LG_WARN;
-	}
-	return LG_ALLOW;
+			(unsigned long long)c->max);
+	else
+		snprintf(buf, n, "tokens_reserve, %llu of %llu tokens used",
+			 (unsigned long long)c->n, (unsigned long long)c->max);
+}
+static void say_cost(const struct lg_budget *d, const struct lg_event *ev,
+		     bool over, char *buf, size_t n)
+{
+	const struct count *c = &d->count[L_COST];
+
+	(void)ev;
+	if (over)
+		snprintf(
+			buf, n,
+			"max_cost, $%.4f spent after model turn #%llu, over the session limit of $%g",
+			c->x, (unsigned long long)d->count[L_TURNS].n, c->xmax);
+	else
+		snprintf(buf, n, "cost_reserve, $%.4f of $%g spent", c->x,
+			 c->xmax);
 }
 
-static enum lg_verdict check_cost(struct lg_budget *d, struct lg_findings *out)
-{
-	double max = d->cfg.max_cost;
+static const struct limit {
+	const char *reason, *reserve; /* the findings' reasons */
+	bool whole; /* a count (n), or an amount (x): dollars */
+	void (*say)(const struct lg_budget *d, const struct lg_event *ev,
+		    bool over, char *buf, size_t n);
+} limits[N_LIMITS] = {
+	[L_TURNS] = { "max_turns", "turns_reserve", true, say_turns },
+	[L_TOOL_CALLS] = { "max_tool_calls", "tool_calls_reserve", true,
+			   say_tool_calls },
+	[L_TOKENS] = { "max_tokens", "tokens_reserve", true, say_tokens },
+	[L_COST] = { "max_cost", "cost_reserve", false, say_cost },
+};
 
-	if (max <= 0)
+/* Limit i after ev added to it: over (the action), at its reserve, or not. */
+static enum lg_verdict check(struct lg_budget *d, int i,
+			     const struct lg_event *ev, struct lg_findings *out)
+{
+	const struct limit *l = &limits[i];
+	struct count *c = &d->count[i];
+	char text[LG_SUMMARY_MAX];
+
+	bool over = l->whole ? c->n > c->max : c->x > c->xmax;
+	bool near = l->whole ? c->n >= c->warn && c->n < c->max :
+			       c->x >= c->xwarn;
+
+	if (l->whole ? !c->max : c->xmax <= 0)
 		return LG_ALLOW;
-	if (d->cost > max) {
-		lg_findings_add(
-			out, d->cfg.action, "budget", "max_cost",
-			"max_cost, $%.4f spent after model turn #%llu, over the session limit of $%g",
-			d->cost, (unsigned long long)d->turns, max);
+	if (over) {
+		l->say(d, ev, true, text, sizeof(text));
+		lg_findings_add(out, d->cfg.action, "budget", l->reason, "%s",
+				text);
 		return d->cfg.action;
 	}
-	if (!d->cost_warned && d->cfg.reserve > 0 &&
-	    d->cost >= max * (1.0 - d->cfg.reserve)) {
-		d->cost_warned = true;
-		reserve_then(d, lg_findings_add(
-					out, LG_WARN, "budget", "cost_reserve",
-					"cost_reserve, $%.4f of $%g spent",
-					d->cost, max));
+	if (!c->warned && d->cfg.reserve > 0 && near) {
+		c->warned = true;
+		l->say(d, ev, false, text, sizeof(text));
+		reserve_then(d, lg_findings_add(out, LG_WARN, "budget",
+						l->reserve, "%s", text));
 		return LG_WARN;
 	}
 	return LG_ALLOW;
@@ -282,18 +285,20 @@ enum lg_verdict lg_budget_feed(struct lg_budget *d, const struct lg_event *ev,
 		return v;
 	}
 	if (ev->kind == LG_EV_TOOL_DONE) {
-		d->calls++;
-		return worse(v, check_calls(d, out));
+		d->count[L_TOOL_CALLS].n++;
+		return worse(v, check(d, L_TOOL_CALLS, ev, out));
 	}
 	if (ev->kind == LG_EV_TURN) {
-		d->turns++;
-		d->tokens = add_sat(d->tokens,
-				    add_sat(ev->tokens_in, ev->tokens_out));
+		d->count[L_TURNS].n++;
+		d->count[L_TOKENS].n =
+			add_sat(d->count[L_TOKENS].n,
+				add_sat(ev->tokens_in, ev->tokens_out));
 		if (ev->cost > 0)
-			d->cost += ev->cost;
-		v = worse(v, check_turns(d, out));
-		v = worse(v, check_tokens(d, ev, out));
-		return worse(v, check_cost(d, out));
+			d->count[L_COST].x += ev->cost;
+		for (int i = L_TURNS; i < N_LIMITS; i++)
+			if (i != L_TOOL_CALLS)
+				v = worse(v, check(d, i, ev, out));
+		return v;
 	}
 	if (!max || ev->kind != LG_EV_DESTRUCTIVE ||
 	    ev->cls != LG_CLASS_DESTROY)
