@@ -181,7 +181,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz fuzz-long load \
+.PHONY: layers deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz fuzz-long load \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -406,6 +406,11 @@ fuzz-long: $(FUZZ_BINS)
 integration: all fixtures
 	@B=$(B) bash tests/integration/run.sh
 
+# Every include crosses only into what HACKING.md's map lets its folder
+# include from (tests/layers/check.py reads the map's table).
+layers:
+	@python3 tests/layers/check.py
+
 # The regression corpus: legitimate workloads must pass, runaways must be
 # stopped (tests/corpus/README.md).
 corpus: all fixtures
@@ -450,6 +455,7 @@ check: deps-check
 	@mkdir -p $(B) && : >$(LG_SKIPS) && date +%s >$(B)/check.start
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory layers
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory agents || true; \
 	else echo "agents: no npm: the real agent CLIs' tests skip"; fi
 	@$(MAKE) --no-print-directory integration
