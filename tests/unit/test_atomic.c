@@ -74,17 +74,16 @@ static void test_bytes(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	assert_int_equal(lg_write_atomic_bytes(path, 0640, true, "one", 3, true),
-			 0);
+	assert_int_equal(
+		lg_write_atomic_bytes(path, 0640, true, "one", 3, true), 0);
 	assert_int_equal(read_all(path, buf, sizeof(buf)), 4);
 	assert_string_equal(buf, "one\n");
 	/* the mode asked for, whatever the umask */
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
 	/* replaced whole */
-	assert_int_equal(lg_write_atomic_bytes(path, 0600, false, "two", 3,
-					       false),
-			 0);
+	assert_int_equal(
+		lg_write_atomic_bytes(path, 0600, false, "two", 3, false), 0);
 	read_all(path, buf, sizeof(buf));
 	assert_string_equal(buf, "two");
 	only("state");
@@ -104,9 +103,8 @@ static void test_failure_leaves_old(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/state", dir);
-	assert_int_equal(lg_write_atomic_bytes(path, 0640, false, "kept", 4,
-					       false),
-			 0);
+	assert_int_equal(
+		lg_write_atomic_bytes(path, 0640, false, "kept", 4, false), 0);
 	assert_int_equal(lg_write_atomic(path, 0640, false, fail_after, NULL),
 			 -ENOSPC);
 	read_all(path, buf, sizeof(buf));
@@ -124,9 +122,8 @@ static void test_symlink_at_tmp(void **state)
 	snprintf(target, sizeof(target), "%s/target", dir);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid());
 	assert_int_equal(symlink(target, tmp), 0);
-	assert_int_equal(lg_write_atomic_bytes(path, 0600, false, "x", 1,
-					       false),
-			 0);
+	assert_int_equal(
+		lg_write_atomic_bytes(path, 0600, false, "x", 1, false), 0);
 	assert_int_equal(access(target, F_OK), -1);
 	read_all(path, buf, sizeof(buf));
 	assert_string_equal(buf, "x");
