@@ -228,3 +228,22 @@ void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f)
 	if (fl & LG_INODE_COUNTED_EMPTY)
 		f->inherited = false;
 }
+
+int sess_target_dir(const struct lg_event *ev, int *own, const char **name)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	if (ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0) {
+		*name = ev->at_name;
+		return ev->at_dirfd;
+	}
+	slash = strrchr(ev->target, '/');
+	if (!slash || (size_t)(slash - ev->target) >= sizeof(dir))
+		return -1;
+	memcpy(dir, ev->target, (size_t)(slash - ev->target));
+	dir[slash - ev->target] = '\0';
+	*own = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	*name = slash + 1;
+	return *own;
+}

@@ -368,7 +368,7 @@ void sess_regen_emptied(struct lg_session *s, const char *path)
 /* The evidence of a file: its head, its source beside it, its folder. */
 static bool output_file(const struct lg_event *ev, const struct lg_facts *f)
 {
-	char dir[PATH_MAX], sib[NAME_MAX + 16];
+	char sib[NAME_MAX + 16];
 	unsigned char head[LG_BUILD_HEAD];
 	LG_AUTOCLOSE int own = -1, fd = -1;
 	const char *name, *what;
@@ -378,23 +378,9 @@ static bool output_file(const struct lg_event *ev, const struct lg_facts *f)
 
 	if (!f->is_reg)
 		return false;
-	if (ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0) {
-		dirfd = ev->at_dirfd;
-		name = ev->at_name;
-	} else {
-		const char *slash = strrchr(ev->target, '/');
-
-		if (!slash || (size_t)(slash - ev->target) >= sizeof(dir))
-			return false;
-		memcpy(dir, ev->target, (size_t)(slash - ev->target));
-		dir[slash - ev->target] = '\0';
-		own = open(dir[0] ? dir : "/",
-			   O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (own < 0)
-			return false;
-		dirfd = own;
-		name = slash + 1;
-	}
+	dirfd = sess_target_dir(ev, &own, &name);
+	if (dirfd < 0)
+		return false;
 	/* LaTeX's auxiliaries beside their source, configure's outputs
 	 * beside their template (Makefile, Makefile.in) */
 	if (lg_latex_aux(name, sib, sizeof(sib)) && beside(dirfd, sib))

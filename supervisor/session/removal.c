@@ -251,30 +251,16 @@ static bool head_of(int dirfd, const char *name, unsigned char *head,
 static bool transformed(struct lg_session *s, const struct lg_event *ev,
 			const char *exe)
 {
-	char dir[PATH_MAX], sib[NAME_MAX + 16];
+	char sib[NAME_MAX + 16];
 	const char *name, *suffix;
 	LG_AUTOCLOSE int own = -1;
 	int dirfd;
 
 	if (!lg_transform_suffix(exe, 0))
 		return false;
-	if (ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0) {
-		dirfd = ev->at_dirfd;
-		name = ev->at_name;
-	} else {
-		const char *slash = strrchr(ev->target, '/');
-
-		if (!slash || (size_t)(slash - ev->target) >= sizeof(dir))
-			return false;
-		memcpy(dir, ev->target, (size_t)(slash - ev->target));
-		dir[slash - ev->target] = '\0';
-		own = open(dir[0] ? dir : "/",
-			   O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (own < 0)
-			return false;
-		dirfd = own;
-		name = slash + 1;
-	}
+	dirfd = sess_target_dir(ev, &own, &name);
+	if (dirfd < 0)
+		return false;
 	for (size_t i = 0; (suffix = lg_transform_suffix(exe, i)); i++) {
 		size_t nl = strlen(name), sl = strlen(suffix);
 		bool unpack = nl > sl && strcmp(name + nl - sl, suffix) == 0;

@@ -507,6 +507,12 @@ const char *sess_name_before(const struct lg_session *s,
 			     const struct lg_facts *f, const char *path,
 			     char *buf, size_t size);
 void sess_inherits(struct lg_session *s, const struct lg_facts *f);
+/*
+ * The directory a file op's target is in, and its name there: the one the
+ * notify step opened in the tree's view (ev->at_dirfd), or opened now
+ * from the target's path into *own (the caller closes it). -1: none.
+ */
+int sess_target_dir(const struct lg_event *ev, int *own, const char **name);
 
 /* keep.c: what the quarantine keeps */
 int sess_keep(struct lg_session *s, const struct lg_event *ev,
