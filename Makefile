@@ -269,7 +269,7 @@ $(B)/tests/test_replay: $(B)/obj/supervisor/record/record.o $(B)/obj/supervisor/
 	$(B)/obj/supervisor/record/replay.o \
 	$(B)/obj/supervisor/record/audit.o $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/clock.o
 $(B)/tests/test_egress: $(B)/obj/supervisor/egress/egress.o $(B)/obj/supervisor/lib/clock.o
-$(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o
+$(B)/tests/test_tls: $(B)/pic/supervisor/egress/tls.o $(B)/pic/supervisor/lib/atomic.o
 $(B)/tests/test_wsframe: $(B)/obj/supervisor/proxy/wsframe.o
 $(B)/tests/test_agentenv: $(B)/obj/supervisor/egress/agentenv.o
 $(B)/tests/test_where: $(B)/obj/supervisor/seccomp/where.o \
