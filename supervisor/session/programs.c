@@ -150,21 +150,13 @@ static void rustup_root_of(struct program *pg, const char *file)
  * pid runs the binary named after the program in one of rustup's
  * toolchains (TOOLCHAIN/bin/NAME), there before the session.
  */
-static bool rustup_binary(const struct program *pg, pid_t pid, int64_t born,
-			  int64_t start_ns)
+static bool rustup_binary(const struct program *pg, const char *exe)
 {
-	char link[64], exe[PATH_MAX];
 	size_t root = pg->rustup_root ? strlen(pg->rustup_root) : 0;
 	const char *tail, *bin;
-	ssize_t n;
 
-	if (!root || born >= start_ns)
+	if (!root)
 		return false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
 	if (strncmp(exe, pg->rustup_root, root) != 0)
 		return false;
 	tail = exe + root; /* TOOLCHAIN/bin/NAME */
@@ -177,21 +169,13 @@ static bool rustup_binary(const struct program *pg, pid_t pid, int64_t born,
  * pid runs the binary named after the program inside its npm install's
  * node_modules tree, there before the session (not planted during it).
  */
-static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
-		       int64_t start_ns)
+static bool npm_binary(const struct program *pg, const char *exe)
 {
-	char link[64], exe[PATH_MAX];
 	size_t root = pg->npm_root ? strlen(pg->npm_root) : 0;
 	const char *base;
-	ssize_t n;
 
-	if (!root || born >= start_ns)
+	if (!root)
 		return false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
 	base = strrchr(exe, '/');
 	return strncmp(exe, pg->npm_root, root) == 0 && base &&
 	       strcmp(base + 1, pg->name) == 0;
@@ -204,21 +188,15 @@ static bool npm_binary(const struct program *pg, pid_t pid, int64_t born,
  * (node_modules/.bin/NAME), both there before the session, and changed
  * since by nothing (its change time).
  */
-static bool npm_local(const struct program *pg, pid_t pid,
-		      const struct statx *st, int64_t born, int64_t start_ns)
+static bool npm_local(const struct program *pg, const char *exe,
+		      const struct statx *st, int64_t start_ns)
 {
-	char link[64], exe[PATH_MAX], bin[PATH_MAX];
+	char bin[PATH_MAX];
 	const char *base, *nm;
 	struct statx b;
-	ssize_t n;
 
-	if (born >= start_ns || ns(&st->stx_ctime) >= start_ns)
+	if (ns(&st->stx_ctime) >= start_ns)
 		return false;
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
 	base = strrchr(exe, '/');
 	nm = strstr(exe, "/node_modules/");
 	if (!base || !nm || strcmp(base + 1, pg->name) != 0 ||
@@ -411,10 +389,11 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 {
 	struct lg_programs *p = (struct lg_programs *)cp; /* its verdicts */
 	struct program *pg = NULL;
-	char exe[64];
+	char exe[64], path[PATH_MAX];
 	struct statx st;
 	struct install in;
 	int64_t born;
+	ssize_t n;
 
 	if (!p)
 		return false;
@@ -444,7 +423,16 @@ bool lg_programs_is(const struct lg_programs *cp, const char *name, pid_t pid)
 		    same_program(p, f, exe, &st))
 			return true;
 	}
-	return npm_binary(pg, pid, born, p->start_ns) ||
-	       npm_local(pg, pid, &st, born, p->start_ns) ||
-	       rustup_binary(pg, pid, born, p->start_ns);
+	/*
+	 * Beside an install: a binary of the program's name in its tree,
+	 * there before the session (never one planted during it)
+	 */
+	if (born >= p->start_ns)
+		return false;
+	n = readlink(exe, path, sizeof(path) - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	return npm_binary(pg, path) || npm_local(pg, path, &st, p->start_ns) ||
+	       rustup_binary(pg, path);
 }
