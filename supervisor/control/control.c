@@ -5,7 +5,7 @@
 #include "tree/cgroup.h"
 #include "lib/fdpass.h"
 
-struct lg_control *lg_control_new(const char *path, struct lg_session *s,
+struct lg_control *lg_control_new(const char *path, const struct lg_sink *sink,
 				  const struct lg_cgroup *cg,
 				  const char *target_keys,
 				  const char *url_targets)
@@ -18,7 +18,7 @@ struct lg_control *lg_control_new(const char *path, struct lg_session *s,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->s = s;
+	c->sink = *sink;
 	c->target_keys = target_keys;
 	c->url_targets = url_targets;
 	c->cg = cg;

@@ -2,8 +2,9 @@
 /*
  * The session's control socket: every process of the tree that carries the
  * shim connects on its own and says hello; its frames become events for
- * the session. Peers outside the session's tree are refused and counted.
- * Runs on lgrun's main thread; the session locks itself.
+ * the session, through the sink lgrun hands it (guard/sink.h). Peers
+ * outside the session's tree are refused and counted. Runs on lgrun's main
+ * thread; the session locks itself.
  */
 #ifndef LG_CONTROL_H
 #define LG_CONTROL_H
@@ -13,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct lg_session;
+struct lg_sink;
 struct lg_cgroup;
 struct lg_control;
 
@@ -23,8 +24,11 @@ struct lg_control_stats {
 	uint64_t enters, enter_refused, a2a_calls;
 };
 
-/* target_keys, url_targets: see [shim]; the strings must outlive c. */
-struct lg_control *lg_control_new(const char *path, struct lg_session *s,
+/*
+ * sink: the session's way in, copied (its ctx and strings must outlive c);
+ * target_keys, url_targets: see [shim]; the strings must outlive c.
+ */
+struct lg_control *lg_control_new(const char *path, const struct lg_sink *sink,
 				  const struct lg_cgroup *cg,
 				  const char *target_keys,
 				  const char *url_targets);

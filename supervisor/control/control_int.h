@@ -23,11 +23,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "lib/canon.h"
+#include "lib/clock.h"
 #include "tree/cgroup.h"
 #include "control.h"
 #include "lib/log.h"
 #include "seccomp/pathres.h"
-#include "session/session.h"
+#include "guard/sink.h"
 #include "lib/text.h"
 #include "wiredec.h"
 
@@ -85,7 +86,7 @@ struct nested {
 struct lg_control {
 	int lfd;
 	char path[108];
-	struct lg_session *s;
+	struct lg_sink sink; /* the session's way in (lgrun's) */
 	const struct lg_cgroup *cg;
 	const char *target_keys, *url_targets;
 	int reserve_fd; /* given up to refuse a peer when out of descriptors */

@@ -4,18 +4,12 @@
 /* The session's flow and name: strings that live as long as it does. */
 static const char *session_flow(struct lg_control *c)
 {
-	struct lg_session_view v;
-
-	lg_session_view(c->s, &v);
-	return v.flow;
+	return c->sink.flow;
 }
 
 static const char *session_name(struct lg_control *c)
 {
-	struct lg_session_view v;
-
-	lg_session_view(c->s, &v);
-	return v.name;
+	return c->sink.name;
 }
 
 /* The newest live nested session of pid, or NULL. */
@@ -81,7 +75,7 @@ static int flow_call(struct lg_control *c, pid_t pid, const char *exe,
 			       .from = from,
 			       .to = to };
 
-	return lg_session_feed(c->s, &ev, v);
+	return c->sink.feed(c->sink.ctx, &ev, v);
 }
 
 /* ... and its end: control goes back from `from` to `to`. */
@@ -93,7 +87,7 @@ static void flow_return(struct lg_control *c, const char *from, const char *to)
 			       .from = from,
 			       .to = to };
 
-	lg_session_feed(c->s, &ev, NULL);
+	c->sink.feed(c->sink.ctx, &ev, NULL);
 }
 
 /*
@@ -112,10 +106,10 @@ int ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 	if (c->on_call)
 		c->on_call(c->on_call_ctx);
 	/* a refusal's kill waits until the nested lgrun has said why */
-	lg_session_defer_kill(c->s, true);
+	c->sink.defer_kill(c->sink.ctx, true);
 	err = flow_call(c, k->pid, k->exe[0] ? k->exe : "lgrun",
 			our_flow(c, m, k->pid), caller, m->name, v);
-	lg_session_defer_kill(c->s, false);
+	c->sink.defer_kill(c->sink.ctx, false);
 	if (err) {
 		c->st.enter_refused++;
 		k->refused = true;

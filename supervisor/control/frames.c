@@ -49,14 +49,13 @@ static void remember_call(struct lg_control *c, struct conn *k,
 					msg, sizeof(msg),
 					"the shim's calls awaiting results reached [shim] max_memory (%llu bytes): further calls of new connections are dropped (counted in shim_dropped), not judged",
 					(unsigned long long)c->mem_cap);
-				lg_session_notice(c->s, LG_EV_WARN,
-						  &(struct lg_notice){
-							  .rule = "shim",
-							  .reason =
-								  "memory_cap",
-							  .pid = k->pid,
-							  .exe = k->exe,
-							  .summary = msg });
+				lg_sink_notice(&c->sink, LG_EV_WARN,
+					       &(struct lg_notice){
+						       .rule = "shim",
+						       .reason = "memory_cap",
+						       .pid = k->pid,
+						       .exe = k->exe,
+						       .summary = msg });
 			}
 			return;
 		}
@@ -126,10 +125,10 @@ static int on_remote(struct lg_control *c, struct conn *k,
 		ev.kind = LG_EV_OBSERVED;
 		ev.made = m->made;
 		ev.target = m->made;
-		return lg_session_feed(c->s, &ev, NULL);
+		return c->sink.feed(c->sink.ctx, &ev, NULL);
 	}
 	if (!*m->target)
-		return lg_session_refusal(c->s);
+		return c->sink.refusal(c->sink.ctx);
 	ev.kind = LG_EV_DESTRUCTIVE;
 	ev.op = LG_OP_REMOTE_DELETE;
 	ev.target = m->target;
@@ -143,7 +142,7 @@ static int on_remote(struct lg_control *c, struct conn *k,
 		args[n] = '\0';
 		ev.args_preview = args;
 	}
-	return lg_session_feed(c->s, &ev, NULL);
+	return c->sink.feed(c->sink.ctx, &ev, NULL);
 }
 
 /* A call held back until the session answers: a delete, an A2A call. */
@@ -189,9 +188,9 @@ static void on_gate(struct lg_control *c, struct conn *k,
 		}
 		if (m->proto == LG_P_HTTP && m->target[0])
 			ev.url = m->target;
-		err = lg_session_feed(c->s, &ev, NULL);
+		err = c->sink.feed(c->sink.ctx, &ev, NULL);
 	} else /* any call waits, so none leaves a blocked session */
-		err = lg_session_refusal(c->s);
+		err = c->sink.refusal(c->sink.ctx);
 	send_verdict(k->fd, m->seq, (uint32_t)err, NULL);
 }
 
@@ -211,7 +210,6 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 	const char *tool, *args, *raw;
 	struct pending *p = NULL;
 	uint64_t endpoint = m->endpoint;
-	struct lg_session_view view;
 	bool decision;
 
 	if (ctl_a2a_done(c, k, m->chan))
@@ -235,9 +233,8 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 		decision = p->decision;
 		endpoint = p->endpoint;
 		/* Same arguments however the agent spelled them. */
-		lg_session_view(c->s, &view);
 		args = lg_canon_call(tool, p->args, strlen(p->args),
-				     view.ignore_keys, canon,
+				     c->sink.ignore_keys, canon,
 				     sizeof(canon)) >= 0 ?
 			       canon :
 			       p->args;
@@ -250,22 +247,21 @@ static void on_tool_result(struct lg_control *c, struct conn *k,
 	 * workers of a process, each with a server of its own, are not one
 	 * run (an older shim sends no endpoint: the process is the stream).
 	 */
-	lg_session_feed(c->s,
-			&(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
-							       LG_EV_OBSERVED,
-					    .source = LG_SRC_SHIM,
-					    .pid = k->pid,
-					    .exe = exe,
-					    .target = tool,
-					    .tool = tool,
-					    .args = args,
-					    .result_digest = digest,
-					    .args_preview = args_pv,
-					    .result_preview = result_pv,
-					    .stream =
-						    stream_of(k->pid, endpoint),
-					    .proto = m->proto },
-			NULL);
+	c->sink.feed(c->sink.ctx,
+		     &(struct lg_event){ .kind = decision ? LG_EV_TOOL_DONE :
+							    LG_EV_OBSERVED,
+					 .source = LG_SRC_SHIM,
+					 .pid = k->pid,
+					 .exe = exe,
+					 .target = tool,
+					 .tool = tool,
+					 .args = args,
+					 .result_digest = digest,
+					 .args_preview = args_pv,
+					 .result_preview = result_pv,
+					 .stream = stream_of(k->pid, endpoint),
+					 .proto = m->proto },
+		     NULL);
 }
 
 /* A nested lgrun's registration, answered: allowed, or refused and why. */
@@ -294,15 +290,15 @@ void ctl_on_frame(struct lg_control *c, int epfd, struct conn *k,
 		break;
 	case LG_W_OP_RESULT:
 		c->st.op_results++;
-		lg_session_feed(c->s,
-				&(struct lg_event){ .kind = LG_EV_OP_RESULT,
-						    .source = LG_SRC_SHIM,
-						    .op = (enum lg_op)m->op,
-						    .pid = k->pid,
-						    .exe = exe,
-						    .target = m->path,
-						    .result = (int)m->result },
-				NULL);
+		c->sink.feed(c->sink.ctx,
+			     &(struct lg_event){ .kind = LG_EV_OP_RESULT,
+						 .source = LG_SRC_SHIM,
+						 .op = (enum lg_op)m->op,
+						 .pid = k->pid,
+						 .exe = exe,
+						 .target = m->path,
+						 .result = (int)m->result },
+			     NULL);
 		break;
 	case LG_W_TOOL_CALL:
 		if (m->proto == LG_P_TLS) { /* opaque: counted, not paired */

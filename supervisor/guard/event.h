@@ -267,9 +267,9 @@ struct lg_event {
 	bool cross_fs;
 	unsigned proto; /* LG_EV_OBSERVED: enum lg_wire_proto */
 	const struct lg_egress_flow *egress; /* LG_EV_EGRESS */
-	/* LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP (session.h) */
+	/* LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP (sink.h) */
 	const struct lg_notice *notice;
-	const struct lg_counters *counters; /* LG_EV_COUNTERS (session.h) */
+	const struct lg_counters *counters; /* LG_EV_COUNTERS (sink.h) */
 };
 
 const char *lg_op_name(enum lg_op op);

@@ -59,7 +59,7 @@ int control_start(struct loop *l, const char *path)
 	const struct lg_config *cfg = l->cfg;
 	int r;
 
-	l->ctl.ctl = lg_control_new(path, l->s, l->cg,
+	l->ctl.ctl = lg_control_new(path, &l->sink, l->cg,
 				    cfg->target_keys ? cfg->target_keys :
 						       LG_DEFAULT_TARGET_KEYS,
 				    cfg->url_targets);

@@ -360,7 +360,8 @@ int start_watching(struct run *run)
 {
 	bool sync_wakeup;
 
-	run->l.notify.nt = lg_notifier_new(run->l.child.notify_fd);
+	run->l.notify.nt =
+		lg_notifier_new(run->l.child.notify_fd, &run->l.sink);
 	if (!run->l.notify.nt) {
 		lg_err("out of memory");
 		kill(run->l.child.pid, SIGKILL);

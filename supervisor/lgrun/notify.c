@@ -56,7 +56,7 @@ static void *notify_thread(void *arg)
 			lg_dbg("notify: receive: %s", strerror(-r));
 			break;
 		}
-		r = lg_notifier_answer(nt, l->s);
+		r = lg_notifier_answer(nt);
 		/* answered: a kill to start, the index's lines to make */
 		st = lg_session_settle(l->s);
 		if (r < 0)

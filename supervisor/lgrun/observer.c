@@ -136,7 +136,7 @@ int observer_start(struct loop *l, bool async, struct lg_error *err)
 	oc.proxy_port = l->proxy.port;
 	oc.egress = cfg->llm_mode != LG_LLM_BASE_URL || cfg->sealed;
 	oc.sealed = cfg->sealed;
-	oc.s = l->s;
+	oc.sink = &l->sink;
 	return lg_observer_start(&l->observer.obs, &oc, err);
 }
 

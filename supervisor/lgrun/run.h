@@ -76,6 +76,7 @@
 #include "seccomp/notify.h"
 #include "observer/observer.h"
 #include "seccomp/pathres.h"
+#include "guard/sink.h"
 #include "session/session.h"
 #include "lib/sources.h"
 #include "lib/spill.h"
@@ -252,6 +253,12 @@ struct run_trip {
 /* The running session. */
 struct loop {
 	struct lg_session *s;
+	/*
+	 * The session as its sources see it (guard/sink.h), made with it
+	 * (setup_session): the notify step's, the control socket's, the
+	 * observer's and the LLM proxy's one way in.
+	 */
+	struct lg_sink sink;
 	const struct lg_config *cfg;
 	struct lg_cgroup *cg;
 	struct lg_child child;

@@ -369,7 +369,53 @@ int setup_watchdog(struct run *run)
 }
 
 /*
- * The shim's library, the control socket's path, the session.
+ * The session's sink (guard/sink.h): its functions, for sources that do
+ * not include it. Each a direct call (a tail call once compiled).
+ */
+static int sink_feed(void *s, const struct lg_event *ev,
+		     struct lg_session_verdict *v)
+{
+	return lg_session_feed(s, ev, v);
+}
+
+static int sink_refusal(void *s)
+{
+	return lg_session_refusal(s);
+}
+
+static void sink_defer_kill(void *s, bool defer)
+{
+	lg_session_defer_kill(s, defer);
+}
+
+static bool sink_reads_commands(void *s)
+{
+	return lg_session_cli_on(s);
+}
+
+static bool sink_reads_command_of(void *s, const char *program)
+{
+	return lg_session_exec_wanted(s, program);
+}
+
+static void make_sink(struct loop *l)
+{
+	struct lg_session_view v;
+
+	lg_session_view(l->s, &v); /* its strings live as long as it */
+	l->sink = (struct lg_sink){ .feed = sink_feed,
+				    .refusal = sink_refusal,
+				    .defer_kill = sink_defer_kill,
+				    .reads_commands = sink_reads_commands,
+				    .reads_command_of = sink_reads_command_of,
+				    .flow = v.flow,
+				    .name = v.name,
+				    .ignore_keys = v.ignore_keys,
+				    .ctx = l->s };
+}
+
+/*
+ * The shim's library, the control socket's path, the session and its sink.
  */
 int setup_session(struct run *run)
 {
@@ -401,5 +447,6 @@ int setup_session(struct run *run)
 		lg_err("out of memory");
 		return LG_EXIT_ERROR;
 	}
+	make_sink(&run->l);
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include "lib/log.h"
 #include "observer.h"
 #include "seccomp/pathres.h"
-#include "session/session.h"
+#include "guard/sink.h"
 
 /* The library and its programs: in the loader thread when async. */
 static int load(struct lg_observer *o)
@@ -281,12 +281,12 @@ static void direct(struct lg_observer *o, const struct lgb_event *e)
 		o->cfg.sealed ?
 			"it cannot (the network is sealed), it fails instead" :
 			"what it says there is not read (it ignores HTTPS_PROXY; [network] egress = proxy-only stops it)");
-	lg_session_notice(o->cfg.s, LG_EV_WARN,
-			  &(struct lg_notice){ .rule = "egress",
-					       .reason = "direct_connection",
-					       .pid = (pid_t)e->pid,
-					       .exe = exe,
-					       .summary = msg });
+	lg_sink_notice(o->cfg.sink, LG_EV_WARN,
+		       &(struct lg_notice){ .rule = "egress",
+					    .reason = "direct_connection",
+					    .pid = (pid_t)e->pid,
+					    .exe = exe,
+					    .summary = msg });
 }
 
 /*
@@ -468,7 +468,7 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 				       .target = pe->what,
 				       .result = pe->err };
 
-		lg_session_feed(o->cfg.s, &ev, NULL);
+		o->cfg.sink->feed(o->cfg.sink->ctx, &ev, NULL);
 	}
 	if (blind_spot && p && !p->warned) {
 		char msg[512];
@@ -496,12 +496,12 @@ static void decide(struct lg_observer *o, const struct pending *pe)
 			msg, sizeof(msg),
 			"pid %d (%s) is not seen by the shim: static binary or cleared environment; tool calls from it are not observed (it %s %s)",
 			pe->pid, exe, act, pe->what);
-		lg_session_notice(o->cfg.s, LG_EV_WARN,
-				  &(struct lg_notice){ .rule = "bpf",
-						       .reason = "shim_bypass",
-						       .pid = pe->pid,
-						       .exe = exe,
-						       .summary = msg });
+		lg_sink_notice(o->cfg.sink, LG_EV_WARN,
+			       &(struct lg_notice){ .rule = "bpf",
+						    .reason = "shim_bypass",
+						    .pid = pe->pid,
+						    .exe = exe,
+						    .summary = msg });
 	}
 }
 
@@ -555,8 +555,8 @@ void lg_observer_finish(struct lg_observer *o)
 		o->pn--;
 	}
 	o->ops->counters(o->bo, c);
-	lg_session_counters(
-		o->cfg.s,
+	lg_sink_counters(
+		o->cfg.sink,
 		&(struct lg_counters){
 			.bpf = &(struct lg_bpf_stats){
 				.drops = c[LGB_C_DROPS],

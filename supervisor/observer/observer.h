@@ -18,7 +18,7 @@
 
 #include "lib/error.h"
 
-struct lg_session;
+struct lg_sink;
 struct lg_observer;
 
 struct lg_observer_cfg {
@@ -42,7 +42,8 @@ struct lg_observer_cfg {
 	const char *btf_cache;
 	/* the preload shim is on (its hellos say which processes it sees) */
 	bool shim;
-	struct lg_session *s;
+	/* the session's way in (guard/sink.h), as long-lived as the observer */
+	const struct lg_sink *sink;
 };
 
 /* 0 (loading or loaded), or -errno with err (then nothing was started). */

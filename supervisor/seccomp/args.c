@@ -15,7 +15,6 @@
 
 #include "lib/procmem.h"
 #include "notify_int.h"
-#include "session/session.h"
 
 static void facts_from_statx(struct lg_facts *f, const struct statx *st)
 {
@@ -92,7 +91,8 @@ void notify_stat_where(const struct lg_where *w, bool follow,
 }
 
 /* What the target's arguments could not be read for: refused. */
-int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err)
+int notify_unreadable(const struct lg_sink *k, pid_t pid, enum lg_op op,
+		      int err)
 {
 	struct lg_event ev = { .kind = LG_EV_UNREADABLE,
 			       .source = LG_SRC_SECCOMP,
@@ -100,5 +100,5 @@ int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err)
 			       .pid = pid,
 			       .result = err };
 
-	return lg_session_feed(s, &ev, NULL);
+	return k->feed(k->ctx, &ev, NULL);
 }

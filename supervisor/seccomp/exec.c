@@ -20,7 +20,6 @@
 #include "lib/cleanup.h"
 #include "lib/procmem.h"
 #include "notify_int.h"
-#include "session/session.h"
 
 void lg_notifier_on_exec(struct lg_notifier *n, bool (*wanted)(void *ctx),
 			 void (*fn)(void *ctx, pid_t pid, const char *path,
@@ -130,9 +129,8 @@ static bool shim_in(pid_t pid, uint64_t envp, bool compat, unsigned flags)
  * refuse the exec (the trip of a remote delete: the command never runs).
  * Returns 0 or the errno.
  */
-static int judge_command(struct lg_notifier *n, struct lg_session *s,
-			 const struct lg_syscall *sc, const struct lg_where *w,
-			 const char *program)
+static int judge_command(struct lg_notifier *n, const struct lg_syscall *sc,
+			 const struct lg_where *w, const char *program)
 {
 	const __u64 *arg = n->req->data.args;
 	pid_t pid = (pid_t)n->req->pid;
@@ -173,7 +171,7 @@ static int judge_command(struct lg_notifier *n, struct lg_session *s,
 	ev.shim = argc > 0 &&
 		  shim_in(pid, envp, compat, lg_image_flags(w->dirfd, w->last));
 	err = argc > 0 && notify_still_valid(n, n->req->id) ?
-		      lg_session_feed(s, &ev, NULL) :
+		      n->sink.feed(n->sink.ctx, &ev, NULL) :
 		      0;
 	for (int i = 0; i < argc; i++)
 		free(args[i]);
@@ -184,15 +182,15 @@ static int judge_command(struct lg_notifier *n, struct lg_session *s,
  * Is the exec's path one of [remote]'s commands, by its last name? One
  * read of the path's string: every exec of a build passes here.
  */
-static bool wanted(struct lg_notifier *n, struct lg_session *s,
-		   const struct lg_syscall *sc, char *prog, size_t size)
+static bool wanted(struct lg_notifier *n, const struct lg_syscall *sc,
+		   char *prog, size_t size)
 {
 	const __u64 *arg = n->req->data.args;
 	uint64_t addr = arg[sc->path];
 	char path[PATH_MAX];
 	const char *base;
 
-	if (!lg_session_cli_on(s))
+	if (!n->sink.reads_commands(n->sink.ctx))
 		return false;
 	if (lg_filter_arch_is_32(n->req->data.arch))
 		addr &= 0xffffffffULL;
@@ -201,7 +199,7 @@ static bool wanted(struct lg_notifier *n, struct lg_session *s,
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	snprintf(prog, size, "%s", base);
-	return lg_session_exec_wanted(s, base);
+	return n->sink.reads_command_of(n->sink.ctx, base);
 }
 
 /*
@@ -210,8 +208,7 @@ static bool wanted(struct lg_notifier *n, struct lg_session *s,
  * syscalls traced from before its first instruction: on_exec returns
  * once they are (or it gave up).
  */
-int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
-		       enum lg_sys sys)
+int notify_answer_exec(struct lg_notifier *n, enum lg_sys sys)
 {
 	const struct lg_syscall *sc = lg_syscall_of(sys);
 	LG_WHERE_AUTO struct lg_where w = { .dirfd = -1 };
@@ -224,7 +221,7 @@ int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
 	int r, err = 0;
 
 	/* by the name it was run by: a symlink's (psql -> pg_wrapper) */
-	bool judge = wanted(n, s, sc, prog, sizeof(prog));
+	bool judge = wanted(n, sc, prog, sizeof(prog));
 
 	if (!traced && !judge)
 		return notify_respond(n, n->req->id, 0);
@@ -237,7 +234,7 @@ int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
 		!(sc->flags >= 0 && (arg[sc->flags] & AT_SYMLINK_NOFOLLOW)),
 		&w);
 	if (judge && r == 0 && w.dirfd >= 0)
-		err = judge_command(n, s, sc, &w, prog);
+		err = judge_command(n, sc, &w, prog);
 	atomic_store(&n->busy_since, 0);
 	if (err)
 		return notify_respond(n, n->req->id, err);

@@ -19,7 +19,7 @@
 #include "notify_int.h"
 #include "filter.h"
 
-struct lg_notifier *lg_notifier_new(int fd)
+struct lg_notifier *lg_notifier_new(int fd, const struct lg_sink *sink)
 {
 	struct seccomp_notif_sizes sz = { 0 };
 	struct lg_notifier *n = calloc(1, sizeof(*n));
@@ -27,6 +27,7 @@ struct lg_notifier *lg_notifier_new(int fd)
 	if (!n)
 		return NULL;
 	n->fd = fd;
+	n->sink = *sink;
 	/* The kernel's structs may be larger than our headers' ones. */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0) {
 		sz.seccomp_notif = sizeof(struct seccomp_notif);
@@ -54,7 +55,7 @@ struct lg_notifier *lg_notifier_spare(const struct lg_notifier *n)
 
 	if (fd < 0)
 		return NULL;
-	m = lg_notifier_new(fd);
+	m = lg_notifier_new(fd, &n->sink);
 	if (!m) {
 		close(fd);
 		return NULL;

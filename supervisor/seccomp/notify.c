@@ -28,7 +28,6 @@
 #include "lib/procmem.h"
 #include "notify_int.h"
 #include "pathres.h"
-#include "session/session.h"
 #include "where.h"
 
 static int proc_link(pid_t pid, const char *what, char *buf, size_t size)
@@ -265,7 +264,7 @@ static int git_recoverable(void *ctx, enum lg_op op, const char *path)
 	return r;
 }
 
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
+int lg_notifier_answer(struct lg_notifier *n)
 {
 	LG_WHERE_AUTO struct lg_where w = { .dirfd = -1 };
 	char path[PATH_MAX + 1];
@@ -277,20 +276,20 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 
 	sys = lg_filter_classify(n->req->data.arch, n->req->data.nr);
 	if (sys == LG_SYS_EXECVE || sys == LG_SYS_EXECVEAT)
-		return notify_answer_exec(n, s, sys);
+		return notify_answer_exec(n, sys);
 	if (!decode(n->req, sys, &a)) {
 		/* Not ours (cannot happen with our filter): let it run. */
 		return notify_respond(n, n->req->id, 0);
 	}
-	err = lg_session_refusal(s);
+	err = n->sink.refusal(n->sink.ctx);
 	if (err)
 		return notify_respond(n, n->req->id, err);
 	if (a.op == LG_OP_RENAME)
-		return notify_answer_rename(n, s, &a);
+		return notify_answer_rename(n, &a);
 	if (a.op == LG_OP_LINK)
-		return notify_answer_link(n, s, &a);
+		return notify_answer_link(n, &a);
 	if (a.op == LG_OP_MAKE)
-		return notify_answer_make(n, s, &a);
+		return notify_answer_make(n, &a);
 
 	/*
 	 * Reading the target happens outside the session's lock: it may
@@ -319,7 +318,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 		return notify_respond(n, n->req->id, 0);
 	if (r < 0) {
 		/* Never allow what we could not read; say what the kernel would. */
-		err = notify_unreadable(s, (pid_t)n->req->pid, a.op, -r);
+		err = notify_unreadable(&n->sink, (pid_t)n->req->pid, a.op, -r);
 		if (notify_kernel_refusal(r))
 			return notify_respond(n, n->req->id, -r);
 		return notify_respond(n, n->req->id, err);
@@ -346,7 +345,7 @@ int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s)
 				       .at_dir_dev = w.dir_dev,
 				       .at_dir_ino = w.dir_ino };
 
-		err = lg_session_feed(s, &ev, NULL);
+		err = n->sink.feed(n->sink.ctx, &ev, NULL);
 	}
 	return notify_respond(n, n->req->id, err);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The seccomp notify loop's one step: receive a notification, read what
- * the target asked for, turn it into an lg_event, let the session decide,
- * answer. Every notification is answered; a target that died is not an error.
+ * the target asked for, turn it into an lg_event, let the session decide
+ * (through the sink lgrun hands the notifier: guard/sink.h), answer. Every notification is answered; a target that died is not an error.
  */
 #ifndef LG_NOTIFY_H
 #define LG_NOTIFY_H
@@ -11,10 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct lg_session;
+struct lg_sink;
 struct lg_notifier;
 
-struct lg_notifier *lg_notifier_new(int fd);
+/* sink: the session's way in, copied (its ctx must outlive n). */
+struct lg_notifier *lg_notifier_new(int fd, const struct lg_sink *sink);
 void lg_notifier_free(struct lg_notifier *n);
 
 int lg_notifier_fd(const struct lg_notifier *n);
@@ -32,9 +33,10 @@ int lg_notifier_recv(struct lg_notifier *n);
 /*
  * Decides and answers what lg_notifier_recv() received. Every notification
  * is answered, except one whose target is gone. The session (which locks
- * itself) is asked only after the target's memory is read. 0 or -errno.
+ * itself) is asked through n's sink, only after the target's memory is
+ * read. 0 or -errno.
  */
-int lg_notifier_answer(struct lg_notifier *n, struct lg_session *s);
+int lg_notifier_answer(struct lg_notifier *n);
 
 /* What the notify thread is reading from its target, and since when. */
 struct lg_busy {

@@ -19,6 +19,7 @@
 
 #include "filter.h"
 #include "guard/classify.h"
+#include "guard/sink.h"
 #include "notify.h"
 #include "where.h"
 
@@ -28,6 +29,7 @@ struct lg_notifier {
 	struct seccomp_notif_resp *resp;
 	size_t req_size, resp_size;
 	struct lg_gitodb *odb; /* repositories and pack lists, cached */
+	struct lg_sink sink; /* the session's way in (lgrun's) */
 	/*
 	 * The notification being read from the target, and since when
 	 * (monotonic ms; 0: none). A read of the target's memory can block
@@ -79,7 +81,8 @@ void notify_stat_where(const struct lg_where *w, bool follow,
 		       struct lg_facts *f, struct statx *st);
 void notify_stat_target(const char *path, int flags, struct lg_facts *f);
 bool notify_kernel_refusal(int r);
-int notify_unreadable(struct lg_session *s, pid_t pid, enum lg_op op, int err);
+int notify_unreadable(const struct lg_sink *k, pid_t pid, enum lg_op op,
+		      int err);
 
 /*
  * blockdev.c: f is a block device (is_blockdev) the target pid opens for
@@ -90,13 +93,9 @@ void notify_probe_device(pid_t pid, const struct lg_where *w,
 			 struct lg_facts *f);
 
 /* rename.c, exec.c */
-int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
-		       struct attempt *a);
-int notify_answer_make(struct lg_notifier *n, struct lg_session *s,
-		       struct attempt *a);
-int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
-			 struct attempt *a);
-int notify_answer_exec(struct lg_notifier *n, struct lg_session *s,
-		       enum lg_sys sys);
+int notify_answer_link(struct lg_notifier *n, struct attempt *a);
+int notify_answer_make(struct lg_notifier *n, struct attempt *a);
+int notify_answer_rename(struct lg_notifier *n, struct attempt *a);
+int notify_answer_exec(struct lg_notifier *n, enum lg_sys sys);
 
 #endif

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 
 #include "notify_int.h"
-#include "session/session.h"
 
 /* The mount the target is on, or its directory's when it does not exist. */
 static uint64_t mount_of(const struct lg_where *w, const struct lg_facts *f)
@@ -55,8 +54,7 @@ static int read_both(struct lg_notifier *n, struct attempt *a, bool follow_src,
  * lgrun's own state. What the session learns from it is where
  * pre-existing content goes (lineage.h).
  */
-int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
-			 struct attempt *a)
+int notify_answer_rename(struct lg_notifier *n, struct attempt *a)
 {
 	pid_t pid = (pid_t)n->req->pid;
 	struct lg_where ws = { .dirfd = -1 }, wd = { .dirfd = -1 };
@@ -76,7 +74,7 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 	if (!valid)
 		return 0;
 	if (r < 0) {
-		err = notify_unreadable(s, pid, a->op, -r);
+		err = notify_unreadable(&n->sink, pid, a->op, -r);
 		if (notify_kernel_refusal(r))
 			return notify_respond(n, n->req->id, -r);
 		return notify_respond(n, n->req->id, err);
@@ -99,7 +97,7 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
 				       .rename_flags = a->rflags,
 				       .cross_fs = ms && md && ms != md };
 
-		err = lg_session_feed(s, &ev, NULL);
+		err = n->sink.feed(n->sink.ctx, &ev, NULL);
 	}
 	r = notify_respond(n, n->req->id, err);
 	lg_where_moved();
@@ -113,8 +111,7 @@ int notify_answer_rename(struct lg_notifier *n, struct lg_session *s,
  * name from before (lineage.h). An fd given a name (AT_EMPTY_PATH: an
  * O_TMPFILE), or paths that cannot be read, teach nothing: it runs.
  */
-int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
-		       struct attempt *a)
+int notify_answer_link(struct lg_notifier *n, struct attempt *a)
 {
 	pid_t pid = (pid_t)n->req->pid;
 	bool follow = a->rflags & AT_SYMLINK_FOLLOW;
@@ -143,7 +140,7 @@ int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
 				       .dst = wd.path,
 				       .dst_facts = &fd };
 
-		err = lg_session_feed(s, &ev, NULL);
+		err = n->sink.feed(n->sink.ctx, &ev, NULL);
 	}
 	return notify_respond(n, n->req->id, err);
 }
@@ -153,8 +150,7 @@ int notify_answer_link(struct lg_notifier *n, struct lg_session *s,
  * records it for the undo (a restore sets aside what the session made).
  * A path that cannot be read teaches nothing: it runs.
  */
-int notify_answer_make(struct lg_notifier *n, struct lg_session *s,
-		       struct attempt *a)
+int notify_answer_make(struct lg_notifier *n, struct attempt *a)
 {
 	pid_t pid = (pid_t)n->req->pid;
 	struct lg_where w = { .dirfd = -1 };
@@ -181,7 +177,7 @@ int notify_answer_make(struct lg_notifier *n, struct lg_session *s,
 				       .target = w.path,
 				       .facts = &f };
 
-		err = lg_session_feed(s, &ev, NULL);
+		err = n->sink.feed(n->sink.ctx, &ev, NULL);
 	}
 	return notify_respond(n, n->req->id, err);
 }

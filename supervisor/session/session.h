@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "config/config.h"
 #include "guard/guard.h"
+#include "guard/sink.h"
 #include "proxy/proxy.h"
 
 struct lg_session;
@@ -73,21 +74,10 @@ void lg_session_bind(struct lg_session *s, const struct lg_session_hooks *h);
 void lg_session_defer_kill(struct lg_session *s, bool defer);
 
 /*
- * What the session made of an event: the guard's verdict (LG_ALLOW when
- * no rule was asked), and for the operation the errno to refuse it with
- * (0: let it go) and a refusal's user-facing reason.
+ * What the session made of an event (struct lg_session_verdict), the
+ * supervisor's word (struct lg_notice, struct lg_counters) and the sink
+ * lgrun makes of the functions below for the session's sources: guard/sink.h.
  */
-struct lg_session_verdict {
-	enum lg_verdict verdict;
-	enum lg_class cls; /* a destructive file operation's class */
-	int err;
-	char why[LG_SUMMARY_MAX + 32];
-	/*
-	 * LG_EV_TEXT that can_cut: output_repeat fired and [output_repeat]
-	 * cut is on, so the proxy ends the response (issue 28).
-	 */
-	bool cut;
-};
 
 /*
  * The one way in for every source: the event it saw (event.h says what
@@ -181,16 +171,6 @@ void lg_session_audit_end(struct lg_session *s, const char *end,
 void lg_session_audit_simple(struct lg_session *s, const char *event,
 			     const char *summary);
 
-/* The eBPF observer's counters (LG_EV_COUNTERS). */
-struct lg_bpf_stats {
-	uint64_t drops; /* events the ring buffer could not take */
-	uint64_t syscalls; /* the session's, while sys_enter was attached */
-	uint64_t bytes_written; /* by the session's threads (wchar) */
-	uint64_t bypass_warnings;
-	uint64_t direct; /* connects off this host around the egress proxy */
-	/* "off", or since when and why syscalls were traced */
-	const char *syscall_tracing;
-};
 struct lg_session_stats {
 	uint64_t attempts, counted, denied, unreadable, would_trip, tool_calls;
 	uint64_t warnings_suppressed; /* past MAX_WARN_RECORDS of a reason */
@@ -211,26 +191,9 @@ struct lg_session_stats {
 };
 
 /*
- * The supervisor's word to the session, fed as an event (lg_session_feed):
- *  - LG_EV_WARN: a warning that is not a detector's: rule and reason name
- *    it, pid and exe (0, NULL: lgrun's) who, summary what.
- *  - LG_EV_REFUSED: a connection to one of lgrun's proxies (rule: "egress"
- *    or "LLM") that did not come from the tree (it lacked the session's
- *    secret); summary says why. Counted (the end record's
- *    refused_outsiders); the first ones audited, with the peer's address
- *    and the owner of its socket when found.
- *  - LG_EV_STOP: the session stops like a trip, and the main loop kills:
- *    rule "store" when another supervisor of the session tripped (the
- *    store's kill channel; reason killed_by_peer, summary its trip's),
- *    else the supervisor's own (reason a short name, summary why).
+ * Feeds n as an event of kind (LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP):
+ * sink.h says what each one is.
  */
-struct lg_notice {
-	const char *rule, *reason, *summary;
-	pid_t pid;
-	const char *exe;
-	const struct sockaddr_in *peer; /* LG_EV_REFUSED, NULL: unknown */
-};
-/* Feeds n as an event of kind (LG_EV_WARN, LG_EV_REFUSED, LG_EV_STOP). */
 static inline void lg_session_notice(struct lg_session *s,
 				     enum lg_event_kind kind,
 				     const struct lg_notice *n)
@@ -239,19 +202,6 @@ static inline void lg_session_notice(struct lg_session *s,
 
 	lg_session_feed(s, &ev, NULL);
 }
-/* The shim's connections and frames (control.h counts them). */
-struct lg_shim_stats {
-	uint64_t accepted, refused, malformed, dropped, gates, tls;
-};
-/*
- * LG_EV_COUNTERS: counters kept with the session's state; what is set is
- * taken (the observer's state, its counters, the shim's).
- */
-struct lg_counters {
-	const char *bpf_state; /* "attached", "off: why" */
-	const struct lg_bpf_stats *bpf;
-	const struct lg_shim_stats *shim;
-};
 static inline void lg_session_counters(struct lg_session *s,
 				       const struct lg_counters *c)
 {
