@@ -69,6 +69,44 @@ static int proxy_routes(struct loop *l)
 }
 
 /*
+ * What only the proxy asks of the session (proxy.h), beside its sink: thin
+ * wrappers over session.h, as the sink's are (lgrun/setup.c).
+ */
+static bool ops_model_blocked(void *s)
+{
+	return lg_session_model_blocked(s);
+}
+
+static void ops_stop_message(void *s, char *out, size_t size)
+{
+	lg_session_stop_message(s, out, size);
+}
+
+static bool ops_judge_calls(void *s)
+{
+	return lg_session_judge_calls(s);
+}
+
+static size_t ops_steer(void *s, uint64_t conv, size_t items, bool stateful,
+			bool agentic, const char *uri,
+			struct lg_steer_note *out, size_t max)
+{
+	return lg_session_steer(s, conv, items, stateful, agentic, uri, out,
+				max);
+}
+
+static bool ops_cuts_text(void *s)
+{
+	return lg_session_cuts_text(s);
+}
+
+static void ops_call(void *s, uint64_t conv, bool first, const char *tool,
+		     const char *args)
+{
+	lg_session_model_call(s, conv, first, tool, args);
+}
+
+/*
  * The agent talks to its model for the first time: load liblgproxy.so
  * (next to the shim) and let it serve the socket, where the connection
  * waits in the backlog.
@@ -97,8 +135,16 @@ static void load_proxy(struct loop *l)
 		lg_error_set(&err, 0, "%s lacks lg_proxy_start", path);
 		goto fail;
 	}
-	p->proxy = start(lg_session_proxy_ops(), l->s, p->fd, p->routes,
-			 p->nroutes, l->secret, wake_main, l, &err);
+	p->proxy = start(
+		&(const struct lg_proxy_ops){ .sink = l->sink,
+					      .model_blocked =
+						      ops_model_blocked,
+					      .stop_message = ops_stop_message,
+					      .judge_calls = ops_judge_calls,
+					      .steer = ops_steer,
+					      .cuts_text = ops_cuts_text,
+					      .call = ops_call },
+		p->fd, p->routes, p->nroutes, l->secret, wake_main, l, &err);
 	if (p->proxy)
 		return;
 fail:

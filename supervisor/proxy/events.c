@@ -39,28 +39,27 @@ static struct call *find_call(struct lg_proxy *p, const char *id,
 }
 
 /* To the session; a kill waits until the agent has heard why. */
-static void feed(struct lg_proxy *p, const struct lg_event *ev)
+static void feed(const struct lg_event *ev)
 {
-	ops.defer_kill(p->s, true);
-	ops.feed(p->s, ev, NULL);
-	ops.defer_kill(p->s, false);
+	ops.sink.defer_kill(ops.sink.ctx, true);
+	ops.sink.feed(ops.sink.ctx, ev, NULL);
+	ops.sink.defer_kill(ops.sink.ctx, false);
 }
 
 /* A tool call of the model's, with its result's digest ("": none yet). */
-static void feed_call(struct lg_proxy *p, const char *name, const char *args,
-		      const char *digest, const char *apv, const char *rpv,
-		      uint64_t conv)
+static void feed_call(const char *name, const char *args, const char *digest,
+		      const char *apv, const char *rpv, uint64_t conv)
 {
-	feed(p, &(struct lg_event){ .kind = LG_EV_TOOL_DONE,
-				    .source = LG_SRC_PROXY,
-				    .exe = "model",
-				    .target = name,
-				    .tool = name,
-				    .args = args,
-				    .result_digest = digest,
-				    .args_preview = apv,
-				    .result_preview = rpv,
-				    .stream = conv });
+	feed(&(struct lg_event){ .kind = LG_EV_TOOL_DONE,
+				 .source = LG_SRC_PROXY,
+				 .exe = "model",
+				 .target = name,
+				 .tool = name,
+				 .args = args,
+				 .result_digest = digest,
+				 .args_preview = apv,
+				 .result_preview = rpv,
+				 .stream = conv });
 }
 
 void on_tool_call(void *ctx, const struct lg_llm_call *lc)
@@ -85,7 +84,7 @@ void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	snprintf(c->name, sizeof(c->name), "%s", lc->name ? lc->name : "");
 	c->input = strdup(lc->input ? lc->input : "{}");
 	if (ops.call) /* the agent's turn, before the call goes out */
-		ops.call(p->s, r->conv, !r->called, c->name, c->input);
+		ops.call(ops.sink.ctx, r->conv, !r->called, c->name, c->input);
 	r->called = true;
 	/*
 	 * The model's own decision to delete (seed 000: a tool named as
@@ -93,26 +92,26 @@ void on_tool_call(void *ctx, const struct lg_llm_call *lc)
 	 * whether the name is one, and counts it once (issue 38).
 	 */
 	if (c->input)
-		feed(p, &(struct lg_event){ .kind = LG_EV_DESTRUCTIVE,
-					    .source = LG_SRC_PROXY,
-					    .op = LG_OP_TOOL_DELETE,
-					    .exe = "model",
-					    .tool = c->name,
-					    .args = c->input,
-					    .stream = r->conv });
+		feed(&(struct lg_event){ .kind = LG_EV_DESTRUCTIVE,
+					 .source = LG_SRC_PROXY,
+					 .op = LG_OP_TOOL_DELETE,
+					 .exe = "model",
+					 .tool = c->name,
+					 .args = c->input,
+					 .stream = r->conv });
 	if (r->judged && c->input) {
 		/* the signature is the call alone: judge it before it goes out */
 		char canon[8192], apv[160];
 		const char *args = lg_canon_call(c->name, c->input,
 						 strlen(c->input),
-						 ops.ignore_keys(p->s), canon,
+						 ops.sink.ignore_keys, canon,
 						 sizeof(canon)) >= 0 ?
 					   canon :
 					   c->input;
 
 		lg_preview(args, apv, sizeof(apv), 80);
-		feed_call(p, c->name, args, "", apv, "", r->conv);
-		if (ops.model_blocked(p->s))
+		feed_call(c->name, args, "", apv, "", r->conv);
+		if (ops.model_blocked(ops.sink.ctx))
 			r->withheld = true;
 	}
 	pthread_mutex_unlock(&p->calls_lock);
@@ -122,19 +121,21 @@ void on_text(void *ctx, const char *delta, size_t n)
 {
 	struct req *r = ctx;
 	size_t room = sizeof(r->text) - 1 - r->text_len;
-	bool cut;
+	struct lg_session_verdict v;
 
 	memcpy(r->text + r->text_len, delta, n < room ? n : room);
 	r->text_len += n < room ? n : room;
 	r->text[r->text_len] = '\0';
-	ops.defer_kill(r->p->s, true);
-	cut = ops.text(r->p->s, &(struct lg_event){ .kind = LG_EV_TEXT,
-						    .source = LG_SRC_PROXY,
-						    .text = delta,
-						    .text_len = n,
-						    .can_cut = r->framed });
-	ops.defer_kill(r->p->s, false);
-	if (cut && r->framed)
+	ops.sink.defer_kill(ops.sink.ctx, true);
+	ops.sink.feed(ops.sink.ctx,
+		      &(struct lg_event){ .kind = LG_EV_TEXT,
+					  .source = LG_SRC_PROXY,
+					  .text = delta,
+					  .text_len = n,
+					  .can_cut = r->framed },
+		      &v);
+	ops.sink.defer_kill(ops.sink.ctx, false);
+	if (v.cut && r->framed)
 		r->cut = true; /* judge_events ends the response */
 }
 
@@ -143,16 +144,16 @@ void on_turn(void *ctx, const struct lg_llm_turn *t)
 	struct req *r = ctx;
 	bool stopped;
 
-	feed(r->p, &(struct lg_event){ .kind = LG_EV_TURN,
-				       .source = LG_SRC_PROXY,
-				       .target = t->model,
-				       .tokens_in = t->input_tokens,
-				       .tokens_out = t->output_tokens,
-				       .turn_tool_calls = t->tool_calls,
-				       .stop_reason = t->stop_reason,
-				       .turn_text = r->text });
+	feed(&(struct lg_event){ .kind = LG_EV_TURN,
+				 .source = LG_SRC_PROXY,
+				 .target = t->model,
+				 .tokens_in = t->input_tokens,
+				 .tokens_out = t->output_tokens,
+				 .turn_tool_calls = t->tool_calls,
+				 .stop_reason = t->stop_reason,
+				 .turn_text = r->text });
 	r->called = false; /* a websocket's next response is another turn */
-	stopped = ops.model_blocked(r->p->s);
+	stopped = ops.model_blocked(ops.sink.ctx);
 	/*
 	 * A budget ran out with this turn: the agent hears it on its next
 	 * request, and if it makes none, the action applies after the grace.
@@ -180,7 +181,7 @@ void on_result(void *ctx, const struct lg_llm_result *res)
 	c = find_call(p, res->call_id, res->name);
 	if (c) {
 		args = lg_canon_call(c->name, c->input, strlen(c->input),
-				     ops.ignore_keys(p->s), canon,
+				     ops.sink.ignore_keys, canon,
 				     sizeof(canon)) >= 0 ?
 			       canon :
 			       c->input;
@@ -192,8 +193,8 @@ void on_result(void *ctx, const struct lg_llm_result *res)
 		lg_preview(args, apv, sizeof(apv), 80);
 		lg_preview(res->content, rpv, sizeof(rpv), 80);
 		/* The agent must hear why before the tree goes. */
-		if (!ops.judge_calls(p->s))
-			feed_call(p, c->name, args, digest, apv, rpv, r->conv);
+		if (!ops.judge_calls(ops.sink.ctx))
+			feed_call(c->name, args, digest, apv, rpv, r->conv);
 		c->used = false;
 		free(c->input);
 		c->input = NULL;
@@ -258,7 +259,7 @@ int steer_body(struct req *r, const char *body, size_t n, char **out,
 	notes = calloc(LG_STEER_MAX, sizeof(*notes));
 	if (!notes)
 		return 0;
-	k = ops.steer(r->p->s, r->conv, items, stateful,
+	k = ops.steer(ops.sink.ctx, r->conv, items, stateful,
 		      lg_llm_steer_agentic(r->api, body, n), r->uri, notes,
 		      LG_STEER_MAX);
 	if (k > LG_STEER_MAX)

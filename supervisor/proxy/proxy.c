@@ -110,7 +110,7 @@ static void judge_events(struct req *r)
 			char msg[1024], err[2048];
 			int n;
 
-			ops.stop_message(r->p->s, msg, sizeof(msg));
+			ops.stop_message(ops.sink.ctx, msg, sizeof(msg));
 			n = lg_llm_stream_error_event(r->api, msg, err,
 						      sizeof(err));
 			r->hold.len = 0;
@@ -251,7 +251,7 @@ static enum MHD_Result refuse(struct req *r, struct MHD_Connection *con)
 	char msg[1024], body[2048];
 	int status = 400;
 
-	ops.stop_message(r->p->s, msg, sizeof(msg));
+	ops.stop_message(ops.sink.ctx, msg, sizeof(msg));
 	if (lg_llm_error_body(r->api, msg, body, sizeof(body), &status) < 0)
 		snprintf(body, sizeof(body),
 			 "{\"error\":\"lgrun stopped this session\"}");
@@ -274,7 +274,7 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 
 		r->stream = lg_llm_stream_new(r->api, sse, &sink);
-		r->judged = r->stream && sse && ops.judge_calls(r->p->s);
+		r->judged = r->stream && sse && ops.judge_calls(ops.sink.ctx);
 	}
 	if (pthread_create(&r->thread, NULL, upstream_thread, r) != 0) {
 		close(r->pipe[0]);
@@ -307,7 +307,8 @@ static enum MHD_Result forward(struct req *r, struct MHD_Connection *con)
 	}
 	/* Relayed event by event when a looping response may be ended. */
 	r->framed = r->stream && sse && !r->judged && r->status == 200 &&
-		    event_stream(r->resp_headers) && ops.cuts_text(r->p->s);
+		    event_stream(r->resp_headers) &&
+		    ops.cuts_text(ops.sink.ctx);
 	/* Streamed through as it arrives: MHD pulls from the pipe. */
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 						 read_body, r, NULL);
@@ -400,9 +401,8 @@ static const struct lg_proxy_route *route_of(struct lg_proxy *p,
 }
 
 /* A client without the session's secret: told, and answered 403. */
-static enum MHD_Result refuse_outsider(struct lg_proxy *p, struct req *r,
-				       struct MHD_Connection *con,
-				       const char *method)
+static enum MHD_Result
+refuse_outsider(struct req *r, struct MHD_Connection *con, const char *method)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -412,9 +412,12 @@ static enum MHD_Result refuse_outsider(struct lg_proxy *p, struct req *r,
 			NULL;
 
 	snprintf(r->method, sizeof(r->method), "%s", method);
-	if (ops.refused)
-		ops.refused(p->s, "LLM", peer,
-			    "the path lacks the session's secret: 403");
+	lg_sink_notice(
+		&ops.sink, LG_EV_REFUSED,
+		&(struct lg_notice){
+			.rule = "LLM",
+			.summary = "the path lacks the session's secret: 403",
+			.peer = peer });
 	return answer(
 		con, 403,
 		"{\"error\":\"lgrun proxy: this proxy serves only the tree of the lgrun session that started it\"}",
@@ -486,7 +489,7 @@ static enum MHD_Result take_request(struct lg_proxy *p, struct req *r,
 		COUNT(p->st.unparsed); /* forwarded all the same, unread */
 	if (r->ws && strcmp(r->method, "GET") == 0 &&
 	    r->api == LG_LLM_OPENAI_RESPONSES) {
-		if (ops.model_blocked(p->s)) {
+		if (ops.model_blocked(ops.sink.ctx)) {
 			r->wake_when_sent = true;
 			return refuse(r, con);
 		}
@@ -498,7 +501,7 @@ static enum MHD_Result take_request(struct lg_proxy *p, struct req *r,
 	    lg_llm_request_last_results(r->api, BODY(r), BODY_LEN(r), on_result,
 					r, model, sizeof(model)) < 0)
 		COUNT(p->st.unparsed);
-	if (ops.model_blocked(p->s) && r->api != LG_LLM_UNKNOWN) {
+	if (ops.model_blocked(ops.sink.ctx) && r->api != LG_LLM_UNKNOWN) {
 		r->wake_when_sent =
 			true; /* the action applies once it is out */
 		return refuse(r, con);
@@ -521,7 +524,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *con,
 	if (!r)
 		return MHD_NO;
 	if (!r->method[0] && r->outsider)
-		return refuse_outsider(p, r, con, method);
+		return refuse_outsider(r, con, method);
 	if (!r->method[0])
 		return take_headers(p, r, con, method);
 	if (*upload_size)
@@ -614,8 +617,8 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls,
 }
 
 LG_PROXY_EXPORT struct lg_proxy *
-lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
-	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
+lg_proxy_start(const struct lg_proxy_ops *o, int listen_fd,
+	       const struct lg_proxy_route *routes, size_t n,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
 	       struct lg_error *err)
 {
@@ -629,7 +632,6 @@ lg_proxy_start(const struct lg_proxy_ops *o, struct lg_session *s,
 	if (!p)
 		return NULL;
 	ops = *o;
-	p->s = s;
 	snprintf(p->secret, sizeof(p->secret), "%s", secret ? secret : "");
 	pthread_mutex_init(&p->calls_lock, NULL);
 	p->wake = wake;

@@ -19,13 +19,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "guard/sink.h"
 #include "lib/error.h"
 
 #define LG_PROXY_EXPORT __attribute__((visibility("default")))
 
-struct lg_session;
-struct lg_session_verdict;
-struct lg_event;
 struct lg_proxy;
 struct sockaddr_in;
 
@@ -95,7 +93,8 @@ int lg_proxy_listen(uint16_t *port);
  * milliseconds to load), which lgrun loads on the first connection to the
  * listening socket: a session that never calls a model never pays for it.
  * The session's entry points come in as a table (the library cannot see
- * lgrun's hidden symbols).
+ * lgrun's hidden symbols): its sink, as every source has it, and what only
+ * the proxy asks.
  */
 /*
  * lgrun's word in the model's context (issue 28): a short user-role text
@@ -114,17 +113,20 @@ struct lg_steer_note {
 };
 
 struct lg_proxy_ops {
-	void (*defer_kill)(struct lg_session *s, bool defer);
-	/* lg_session_feed: tool calls, turns and text */
-	int (*feed)(struct lg_session *s, const struct lg_event *ev,
-		    struct lg_session_verdict *v);
-	bool (*model_blocked)(const struct lg_session *s);
-	void (*stop_message)(const struct lg_session *s, char *out,
-			     size_t size);
+	/*
+	 * The session's way in (guard/sink.h), lgrun's: tool calls, turns
+	 * and the model's text fed (LG_EV_TEXT, can_cut when the proxy can
+	 * end the response: the verdict's cut ends it here), with the kill
+	 * deferred around each feed; repeat.ignore_keys, the argument keys
+	 * left out of a call's signature; a request from outside the
+	 * session's tree (its path lacked the secret), refused with 403, an
+	 * LG_EV_REFUSED notice. Every member below gets sink.ctx.
+	 */
+	struct lg_sink sink;
+	bool (*model_blocked)(void *ctx);
+	void (*stop_message)(void *ctx, char *out, size_t size);
 	/* repeat without results: calls are judged as soon as complete */
-	bool (*judge_calls)(const struct lg_session *s);
-	/* repeat.ignore_keys: argument keys left out of a call's signature */
-	const char *(*ignore_keys)(const struct lg_session *s);
+	bool (*judge_calls)(void *ctx);
 	/*
 	 * The notes to add to this model request (steer), into out (at most
 	 * max); how many. conv: the conversation (r->conv); items: how many
@@ -137,38 +139,27 @@ struct lg_proxy_ops {
 	 * come back with their own at. In --observe nothing is returned
 	 * (recorded only).
 	 */
-	size_t (*steer)(struct lg_session *s, uint64_t conv, size_t items,
-			bool stateful, bool agentic, const char *uri,
+	size_t (*steer)(void *ctx, uint64_t conv, size_t items, bool stateful,
+			bool agentic, const char *uri,
 			struct lg_steer_note *out, size_t max);
-	/*
-	 * A request from outside the session's tree (its path lacked the
-	 * secret), refused with 403: an LG_EV_REFUSED notice.
-	 */
-	void (*refused)(struct lg_session *s, const char *proxy,
-			const struct sockaddr_in *peer, const char *why);
 	/*
 	 * [output_repeat] cut (issue 28): a streamed response whose text
 	 * loops is ended, so SSE responses are relayed event by event.
 	 */
-	bool (*cuts_text)(const struct lg_session *s);
-	/*
-	 * The model's text (LG_EV_TEXT, can_cut when the proxy can end the
-	 * response): fed like feed; true when the response is to end here.
-	 */
-	bool (*text)(struct lg_session *s, const struct lg_event *ev);
+	bool (*cuts_text)(void *ctx);
 	/*
 	 * A tool call of a model response, as the model made it (issue 40):
 	 * conv its conversation (r->conv), first the response's first call
 	 * (a turn of the agent begins when it is the main conversation's).
 	 */
-	void (*call)(struct lg_session *s, uint64_t conv, bool first,
-		     const char *tool, const char *args);
+	void (*call)(void *ctx, uint64_t conv, bool first, const char *tool,
+		     const char *args);
 };
 
 struct lg_proxy_stats {
 	uint64_t requests, forwarded, refused, unparsed, upstream_errors;
 	uint64_t steered; /* notes put into requests (ops.steer) */
-	uint64_t cut; /* responses ended early (output_repeat, ops.text) */
+	uint64_t cut; /* responses ended early (output_repeat, a text feed's cut) */
 };
 
 /*
@@ -176,14 +167,15 @@ struct lg_proxy_stats {
  * after a trip decided on the proxy's path has been answered to the agent,
  * so lgrun applies the action. secret: every request's path starts with
  * /SECRET (the base URLs lgrun gives the tree, and liblgtls's decrypted
- * requests), which the proxy takes off; any other gets 403 and
- * ops->refused (loopback answers every local user). NULL or "": anyone.
+ * requests), which the proxy takes off; any other gets 403 and an
+ * LG_EV_REFUSED notice (loopback answers every local user). NULL or "":
+ * anyone.
  * Returns NULL on failure, with err set (not when out of memory).
  */
 #define LG_PROXY_SECRET_MAX 64
 LG_PROXY_EXPORT struct lg_proxy *
-lg_proxy_start(const struct lg_proxy_ops *ops, struct lg_session *s,
-	       int listen_fd, const struct lg_proxy_route *routes, size_t n,
+lg_proxy_start(const struct lg_proxy_ops *ops, int listen_fd,
+	       const struct lg_proxy_route *routes, size_t n,
 	       const char *secret, void (*wake)(void *ctx), void *ctx,
 	       struct lg_error *err);
 LG_PROXY_EXPORT void lg_proxy_stop(struct lg_proxy *p);

@@ -58,7 +58,6 @@ extern struct lg_proxy_ops ops;
 
 struct lg_proxy {
 	struct MHD_Daemon *d;
-	struct lg_session *s;
 	pthread_mutex_t calls_lock; /* calls[], seq (the session locks itself) */
 	char secret[LG_PROXY_SECRET_MAX]; /* every path's first segment */
 	struct lg_proxy_route routes[16];

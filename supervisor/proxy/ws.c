@@ -98,7 +98,7 @@ static void ws_refuse(struct ws *w)
 	const char *data;
 	int n;
 
-	ops.stop_message(w->r->p->s, msg, sizeof(msg));
+	ops.stop_message(ops.sink.ctx, msg, sizeof(msg));
 	n = lg_llm_stream_error_event(w->r->api, msg, ev, sizeof(ev));
 	data = n > 0 ? strstr(ev, "data: ") : NULL;
 	if (data) {
@@ -151,8 +151,8 @@ static bool ws_request(struct ws *w, const char *p, size_t n, char **steered,
 	if (lg_llm_request_last_results(r->api, p, n, on_result, r, model,
 					sizeof(model)) < 0)
 		COUNT(r->p->st.unparsed);
-	stopped = ops.model_blocked(r->p->s);
-	r->judged = !stopped && ops.judge_calls(r->p->s);
+	stopped = ops.model_blocked(ops.sink.ctx);
+	r->judged = !stopped && ops.judge_calls(ops.sink.ctx);
 	if (stopped) {
 		COUNT(r->p->st.refused);
 		ws_refuse(w);
@@ -164,7 +164,7 @@ static bool ws_request(struct ws *w, const char *p, size_t n, char **steered,
 	r->withheld = false;
 	r->cut = false;
 	/* a looping response may be ended, as over SSE (proxy.c) */
-	r->framed = !r->judged && ops.cuts_text(r->p->s);
+	r->framed = !r->judged && ops.cuts_text(ops.sink.ctx);
 	if (!prewarm) { /* a prewarm makes no output: not a turn */
 		struct lg_llm_sink sink = { on_tool_call, on_text, on_turn, r };
 

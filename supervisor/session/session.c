@@ -29,14 +29,14 @@
 #include "session_int.h"
 
 /* The config does not change while the session lives: no lock. */
-static bool judge_calls(const struct lg_session *s)
+bool lg_session_judge_calls(const struct lg_session *s)
 {
 	return s->cfg->guard.repeat.threshold &&
 	       !s->cfg->guard.repeat.include_result;
 }
 
 /* [output_repeat] cut: a looping response is ended (not in --observe). */
-static bool cuts_text(const struct lg_session *s)
+bool lg_session_cuts_text(const struct lg_session *s)
 {
 	return s->cfg->guard.output_repeat.enabled &&
 	       s->cfg->guard.output_repeat.cut && !s->cfg->observe;
@@ -48,7 +48,7 @@ static const char *ignore_keys(const struct lg_session *s)
 					    LG_DEFAULT_IGNORE_KEYS;
 }
 
-static bool model_blocked(const struct lg_session *s)
+bool lg_session_model_blocked(const struct lg_session *s)
 {
 	HOLD(s);
 	return s->blocked || s->model_blocked;
@@ -562,15 +562,15 @@ int lg_session_feed(struct lg_session *s, const struct lg_event *ev,
 }
 
 /*
- * lg_proxy_ops.call: a tool call of a model response in conversation
- * conv (first: the response's first), recorded. The first call of a
- * response in the main conversation (the first conversation seen making
- * calls; a subagent's turns belong to the turn that started it) begins a
- * turn (issue 40), stamped so that every file the tree changes from then
- * on is newer than its start.
+ * A tool call of a model response in conversation conv (first: the
+ * response's first), recorded. The first call of a response in the main
+ * conversation (the first conversation seen making calls; a subagent's
+ * turns belong to the turn that started it) begins a turn (issue 40),
+ * stamped so that every file the tree changes from then on is newer than
+ * its start.
  */
-static void proxy_call(struct lg_session *s, uint64_t conv, bool first,
-		       const char *tool, const char *args)
+void lg_session_model_call(struct lg_session *s, uint64_t conv, bool first,
+			   const char *tool, const char *args)
 {
 	char run_dir[PATH_MAX];
 	int64_t now = 0;
@@ -589,48 +589,8 @@ static void proxy_call(struct lg_session *s, uint64_t conv, bool first,
 	lg_record_call(s->rec, lg_mono_ms(), s->turns.turn, conv, tool, args);
 }
 
-/* lg_proxy_ops.stop_message */
-static void proxy_stop_message(const struct lg_session *s, char *out,
-			       size_t size)
+void lg_session_stop_message(const struct lg_session *s, char *out, size_t size)
 {
 	HOLD(s);
 	stop_message(s, out, size);
-}
-
-/* lg_proxy_ops.refused: a request without the session's secret. */
-static void proxy_refused(struct lg_session *s, const char *proxy,
-			  const struct sockaddr_in *peer, const char *why)
-{
-	struct lg_notice n = { .rule = proxy, .summary = why, .peer = peer };
-	struct lg_event ev = { .kind = LG_EV_REFUSED, .notice = &n };
-
-	lg_session_feed(s, &ev, NULL);
-}
-
-/* lg_proxy_ops.text: the model's text; whether to end its response. */
-static bool proxy_text(struct lg_session *s, const struct lg_event *ev)
-{
-	struct lg_session_verdict v;
-
-	lg_session_feed(s, ev, &v);
-	return v.cut;
-}
-
-const struct lg_proxy_ops *lg_session_proxy_ops(void)
-{
-	static const struct lg_proxy_ops ops = {
-		lg_session_defer_kill,
-		lg_session_feed,
-		model_blocked,
-		proxy_stop_message,
-		judge_calls,
-		ignore_keys,
-		sess_steer,
-		proxy_refused,
-		cuts_text,
-		proxy_text,
-		proxy_call,
-	};
-
-	return &ops;
 }

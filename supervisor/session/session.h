@@ -234,8 +234,19 @@ struct lg_session_view {
 };
 void lg_session_view(const struct lg_session *s, struct lg_session_view *v);
 /*
- * The session as the LLM proxy sees it (proxy.h): its feed, its notes to
- * the model, whether model calls are refused and why.
+ * What only the LLM proxy asks (lgrun/proxy.c makes its lg_proxy_ops of
+ * them, beside the sink; proxy.h says what each one is): whether model
+ * calls are refused and why, whether calls are judged alone and a looping
+ * text cut (config: no lock), the notes to the model, a model's tool call.
  */
-const struct lg_proxy_ops *lg_session_proxy_ops(void);
+bool lg_session_model_blocked(const struct lg_session *s);
+void lg_session_stop_message(const struct lg_session *s, char *out,
+			     size_t size);
+bool lg_session_judge_calls(const struct lg_session *s);
+bool lg_session_cuts_text(const struct lg_session *s);
+size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, bool agentic, const char *uri,
+			struct lg_steer_note *out, size_t max);
+void lg_session_model_call(struct lg_session *s, uint64_t conv, bool first,
+			   const char *tool, const char *args);
 #endif

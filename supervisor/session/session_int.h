@@ -459,10 +459,6 @@ int sess_on_rename(struct lg_session *s, struct lg_event *ev,
 		   struct lg_session_verdict *v);
 int sess_on_unreadable(struct lg_session *s, struct lg_event *ev,
 		       struct lg_session_verdict *v);
-/* lg_proxy_ops.steer (steer.c): the notes for a model request. */
-size_t sess_steer(struct lg_session *s, uint64_t conv, size_t items,
-		  bool stateful, bool agentic, const char *uri,
-		  struct lg_steer_note *out, size_t max);
 /* LG_EV_WARN, LG_EV_REFUSED, LG_EV_COUNTERS (audit.c) */
 void sess_warn(struct lg_session *s, const char *rule, const char *reason,
 	       pid_t pid, const char *exe, const char *summary);

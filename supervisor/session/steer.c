@@ -4,7 +4,7 @@
  * steer level (a guard finding with note set: short of its action, or a
  * seed 004 detector's firing that is its note), or a budget's reserve,
  * queues a note;
- * the proxy asks for the notes of every model request (sess_steer, the proxy's ops.steer),
+ * the proxy asks for the notes of every model request (lg_session_steer, the proxy's ops.steer),
  * places the queued ones in that request, right after its tool results,
  * and adds the conversation's earlier ones again at their own place.
  * Each placement is a steer audit record; --observe records only.
@@ -220,9 +220,9 @@ void sess_steer_findings(struct lg_session *s, const struct lg_findings *out)
 			queue(s, &out->f[i]);
 }
 
-size_t sess_steer(struct lg_session *s, uint64_t conv, size_t items,
-		  bool stateful, bool agentic, const char *uri,
-		  struct lg_steer_note *out, size_t max)
+size_t lg_session_steer(struct lg_session *s, uint64_t conv, size_t items,
+			bool stateful, bool agentic, const char *uri,
+			struct lg_steer_note *out, size_t max)
 {
 	HOLD(s);
 	size_t k = 0;
