@@ -82,7 +82,7 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/lib/sha.c \
-	supervisor/session/lineage.c supervisor/session/turns.c \
+	supervisor/provenance/lineage.c supervisor/session/turns.c \
 	supervisor/lib/tcp.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
