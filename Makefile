@@ -82,12 +82,12 @@ PURE_SRC := $(GUARD_SRC) $(CONFIG_SRC) $(LLM_SRC) supervisor/lib/termtext.c \
 	supervisor/lib/glob.c supervisor/lib/text.c supervisor/lib/canon.c \
 	supervisor/seccomp/pathres.c supervisor/seccomp/gitodb.c \
 	supervisor/seccomp/gitodb_hash.c supervisor/lib/sha.c \
-	supervisor/session/lineage.c supervisor/session/turns.c \
+	supervisor/provenance/lineage.c supervisor/session/turns.c \
 	supervisor/lib/tcp.c \
 	supervisor/egress/head.c supervisor/proxy/routes.c supervisor/lib/json.c \
 	supervisor/lib/error.c
-# what the session's files are made of, read from their bytes (issue 41:
-# the archives the session wrote)
+# is this loss? what a file is made of and where its content went (issue
+# 41, 42): archives, programs, lineage, build outputs, emptied files
 PROVENANCE_SRC := $(call sup,provenance)
 SYS_SRC := $(call sup,session quarantine tree store record) $(PROVENANCE_SRC) \
 	supervisor/lib/log.c supervisor/lib/clock.c supervisor/lib/sources.c \

@@ -381,7 +381,7 @@ enum lg_class lg_classify(enum lg_op op, const struct lg_facts *f,
 	 * make clean, cargo clean, git clean -X of a build's outputs from
 	 * before the session: the next build makes them again (kept all the
 	 * same). The session checked the clean verb, the output's evidence
-	 * and that git does not track it (session/regen.c).
+	 * and that git does not track it (provenance/regen.c).
 	 */
 	if (f->cleaned && ((op == LG_OP_UNLINK && f->is_reg) ||
 			   (op == LG_OP_RMDIR && f->is_dir)))

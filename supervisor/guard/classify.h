@@ -72,7 +72,7 @@ struct lg_facts {
 	 */
 	bool regenerable;
 	/*
-	 * Set by the session (session/regen.c): a build tool's clean verb
+	 * Set by the session (provenance/regen.c): a build tool's clean verb
 	 * removes what is its own output by its evidence (guard/clean.h),
 	 * which the project's git does not track (issue 41).
 	 */

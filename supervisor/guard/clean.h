@@ -4,7 +4,7 @@
  * of its own outputs. Pure: the clean verbs of guard/clean.def matched
  * against a command line, what a file's head or its name beside its
  * source says of it, a tool's output directories, and git's index read
- * from its bytes. The session (session/regen.c) reads the processes and
+ * from its bytes. The session (provenance/regen.c) reads the processes and
  * the files.
  */
 #ifndef LG_CLEAN_H

@@ -5,7 +5,7 @@
  * the archivers and what makes an archive hold a removed file
  * (lg_archiver, lg_archive_holds, lg_zip_lists, lg_archive_named_for,
  * lg_archive_compressor). What the session reads of the files and the
- * processes is session/removal.c's and session/archive.c's.
+ * processes is session/removal.c's and provenance/archiver.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,23 +14,6 @@
 #include "lib/tcp.h"
 #include "session_int.h"
 
-/* The name of pid's program, as the records give it ("?": gone). */
-void sess_read_exe(pid_t pid, char *out, size_t size)
-{
-	char p[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(p, sizeof(p), "/proc/%d/exe", pid);
-	n = readlink(p, buf, sizeof(buf) - 1);
-	if (n <= 0) {
-		snprintf(out, size, "?");
-		return;
-	}
-	buf[n] = '\0';
-	lg_path_strip_deleted(buf);
-	snprintf(out, size, "%s", lg_path_basename(buf));
-}
-
 static void json_recent(struct lg_session *s, struct lg_json *j)
 {
 	struct lg_json arr = { 0 };
@@ -280,7 +263,7 @@ int sess_on_egress(struct lg_session *s, struct lg_event *ev,
 			    f->kind == LG_EGRESS_CONNECT ? "connect" :
 							   "http");
 		if (f->pid > 0) {
-			sess_read_exe(f->pid, exe, sizeof(exe));
+			lg_prov_exe_name(f->pid, exe, sizeof(exe));
 			lg_json_int(&j, "pid", f->pid);
 			lg_json_str(&j, "exe", exe);
 		}

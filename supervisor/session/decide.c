@@ -38,7 +38,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 	s->st.attempts++;
 	if (sess_protected_path(s, path) && f->exists) {
 		/* The agent must not erase its own record or lift its block. */
-		sess_read_exe(pid, exe, sizeof(exe));
+		lg_prov_exe_name(pid, exe, sizeof(exe));
 		lg_warn("refused %s %s by %s[%d]: lgrun's state is protected",
 			lg_op_name(op), path, exe, pid);
 		sess_remember(s, env.now_ms, pid, op, LG_CLASS_DESTROY, LG_DENY,
@@ -71,7 +71,7 @@ int sess_decide(struct lg_session *s, pid_t pid, enum lg_op op,
 				     c->n_ignore, s->info.start_real_ns);
 		v->cls = ev.cls;
 	} else if (lg_log_verbosity >= LG_LOG_DEBUG) {
-		sess_read_exe(pid, exe, sizeof(exe));
+		lg_prov_exe_name(pid, exe, sizeof(exe));
 		ev.exe = exe;
 	}
 	if (ev.cls == LG_CLASS_DESTROY && s->store_up &&

@@ -10,55 +10,13 @@
  * tree's end (sess_on_tree_over); one written again was an overwrite,
  * never counted. One whose body lives on in a file the session wrote
  * (its distinctive lines there: code moved to another module, logs
- * gathered into one) is not lost and does not count.
+ * gathered into one) is not lost and does not count: what the file left
+ * and where its body lives on are provenance's (provenance/written.c).
  */
-#include <dirent.h>
-
 #include "lib/cleanup.h"
 #include "session_int.h"
 
 #define EMPTY_QUIET_MS 10000
-#define SAMPLE_READ (256 << 10) /* of the body, for its lines */
-#define WROTE_MAX_AGE_MS (30 * 60 * 1000)
-#define LIVES_ON_READ (4 << 20) /* of a file it may live on in */
-
-/* Up to max bytes of what path (or at_dirfd/at_name) holds, malloc'd. */
-static char *read_head(int dirfd, const char *name, size_t max, size_t *n)
-{
-	LG_AUTOCLOSE int fd = openat(dirfd, name,
-				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					     O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-	ssize_t r;
-
-	*n = 0;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	if ((size_t)st.st_size < max)
-		max = (size_t)st.st_size;
-	buf = malloc(max ? max : 1);
-	if (!buf)
-		return NULL;
-	while (*n < max && (r = read(fd, buf + *n, max - *n)) > 0)
-		*n += (size_t)r;
-	return buf;
-}
-
-static void sample_of(const struct lg_event *ev, const char *path,
-		      struct lg_lines_sample *out)
-{
-	bool at = ev && ev->at && ev->at_name && ev->at_name[0] &&
-		  ev->at_dirfd >= 0;
-	size_t n;
-	LG_AUTOFREE char *buf = read_head(at ? ev->at_dirfd : AT_FDCWD,
-					  at ? ev->at_name : path, SAMPLE_READ,
-					  &n);
-
-	out->n = 0;
-	if (buf)
-		lg_lines_sample(buf, n, out);
-}
 
 void sess_emptied_add(struct lg_session *s, const struct lg_event *ev,
 		      const char *path, const struct lg_facts *f,
@@ -97,7 +55,7 @@ void sess_emptied_add(struct lg_session *s, const struct lg_event *ev,
 	e->pid = ev->pid;
 	e->at_ms = lg_mono_ms();
 	/* the body, still there: the open or the rename waits for lgrun */
-	sample_of(now ? NULL : ev, path, &e->sample);
+	lg_prov_sample(now ? NULL : ev, path, &e->sample);
 	if (!s->emptied_next_ms ||
 	    s->emptied_next_ms > e->at_ms + EMPTY_QUIET_MS)
 		s->emptied_next_ms = e->at_ms + EMPTY_QUIET_MS;
@@ -122,117 +80,25 @@ uint64_t sess_emptied_deadline(const struct lg_session *s)
 }
 
 /*
- * A file the tree wrote (made, opened for writing, renamed to): where an
- * emptied file's body may live on. The last SESS_WROTE, a ring.
- */
-void sess_wrote(struct lg_session *s, const char *path)
-{
-	size_t n = strlen(path);
-	uint64_t h = lg_digest(path, n);
-	struct sess_wrote *w;
-
-	if (path[0] != '/' || n >= sizeof(w->path))
-		return;
-	for (unsigned i = 0; i < SESS_WROTE; i++)
-		if (s->wrote[i].hash == h && s->wrote[i].at_ms &&
-		    strcmp(s->wrote[i].path, path) == 0) {
-			s->wrote[i].at_ms = lg_mono_ms();
-			return;
-		}
-	w = &s->wrote[s->wrote_next++ % SESS_WROTE];
-	memcpy(w->path, path, n + 1);
-	w->hash = h;
-	w->at_ms = lg_mono_ms();
-}
-
-/* Its body's distinctive lines are in a file the session wrote. */
-static bool lives_on(const struct lg_session *s, const struct sess_emptied *e,
-		     const char *path, uint64_t now)
-{
-	if (e->sample.n < 4)
-		return false;
-	for (unsigned i = 0; i < SESS_WROTE; i++) {
-		const struct sess_wrote *w = &s->wrote[i];
-		LG_AUTOFREE char *buf = NULL;
-		struct stat st;
-		size_t n;
-
-		if (!w->at_ms || now - w->at_ms > WROTE_MAX_AGE_MS ||
-		    strcmp(w->path, path) == 0 ||
-		    (e->before && strcmp(w->path, e->before) == 0) ||
-		    stat(w->path, &st) != 0 ||
-		    (st.st_ino == e->id.ino && st.st_dev == e->id.dev))
-			continue;
-		buf = read_head(AT_FDCWD, w->path, LIVES_ON_READ, &n);
-		if (buf &&
-		    lg_lines_live_on(&e->sample,
-				     lg_lines_found(&e->sample, buf, n))) {
-			lg_dbg("%s: its body lives on in %s", path, w->path);
-			return true;
-		}
-	}
-	return false;
-}
-
-enum left { LEFT_GONE, LEFT_CONTENT, LEFT_EMPTY, LEFT_STUB };
-
-/* What path holds now of e: the same inode, empty or a stub, or not. */
-static enum left left_at(const char *path, const struct sess_emptied *e)
-{
-	struct statx st;
-
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW,
-		  STATX_TYPE | STATX_INO | STATX_SIZE | STATX_BTIME,
-		  &st) != 0 ||
-	    !S_ISREG(st.stx_mode) || st.stx_ino != e->id.ino ||
-	    makedev(st.stx_dev_major, st.stx_dev_minor) != e->id.dev ||
-	    (e->id.has_btime && (st.stx_mask & STATX_BTIME) &&
-	     sess_ns(st.stx_btime) != e->id.btime_ns))
-		return LEFT_GONE;
-	if (st.stx_size == 0)
-		return LEFT_EMPTY;
-	return lg_stub_of(e->f.size, (int64_t)st.stx_size) ? LEFT_STUB :
-							     LEFT_CONTENT;
-}
-
-/*
  * Which of the due files some process holds open for writing (a slow
- * `cmd > f` writes later): held[i] set. Every process of the machine is
- * looked at, the safe side: a writer outside the tree defers too.
+ * `cmd > f` writes later): held[i] set.
  */
 static void writers(const struct lg_session *s, const size_t *due, size_t n,
 		    bool *held)
 {
-	LG_AUTOCLOSEDIR DIR *proc = opendir("/proc");
-	struct dirent *p;
-	pid_t self = getpid();
+	LG_AUTOFREE uint64_t *dev = calloc(n, sizeof(*dev));
+	LG_AUTOFREE uint64_t *ino = calloc(n, sizeof(*ino));
 
-	while (proc && (p = readdir(proc))) {
-		LG_AUTOCLOSEDIR DIR *fds = NULL;
-		char dir[64], link[96];
-		struct dirent *d;
-		pid_t pid = atoi(p->d_name);
-
-		if (pid <= 0 || pid == self)
-			continue;
-		snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-		fds = opendir(dir);
-		while (fds && (d = readdir(fds))) {
-			struct stat ls, st;
-
-			if (d->d_name[0] == '.')
-				continue;
-			snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
-			/* the link's mode says how it was opened */
-			if (lstat(link, &ls) != 0 || !(ls.st_mode & S_IWUSR) ||
-			    stat(link, &st) != 0 || !S_ISREG(st.st_mode))
-				continue;
-			for (size_t i = 0; i < n; i++)
-				if (s->emptied[due[i]].id.ino == st.st_ino &&
-				    s->emptied[due[i]].id.dev == st.st_dev)
-					held[i] = true;
-		}
+	if (!dev || !ino) { /* the safe side: asked again later */
+		for (size_t i = 0; i < n; i++)
+			held[i] = true;
+		return;
 	}
+	for (size_t i = 0; i < n; i++) {
+		dev[i] = s->emptied[due[i]].id.dev;
+		ino[i] = s->emptied[due[i]].id.ino;
+	}
+	lg_prov_writers(dev, ino, n, held);
 }
 
 /*
@@ -241,22 +107,24 @@ static void writers(const struct lg_session *s, const size_t *due, size_t n,
  * long it was left so while the tree ran (0: at its end).
  */
 static int count(struct lg_session *s, struct sess_emptied *e, const char *path,
-		 enum left how, unsigned quiet_s, struct lg_session_verdict *v)
+		 enum lg_prov_left how, unsigned quiet_s,
+		 struct lg_session_verdict *v)
 {
 	struct lg_inode_key k = sess_inode_key(&e->id);
-	struct sess_left left = { how == LEFT_STUB, quiet_s };
+	struct sess_left left = { how == LG_LEFT_STUB, quiet_s };
 	struct lg_facts f = e->f;
 	int err;
 
 	e->judged = true;
 	if (lg_lineage_get(s->content, &k) & LG_INODE_COUNTED_EMPTY)
 		return 0; /* one inode, however many names emptied it */
-	if (lives_on(s, e, path, lg_mono_ms()))
+	if (lg_prov_lives_on(s->prov, &e->sample, path, e->before, e->id.dev,
+			     e->id.ino, lg_mono_ms()))
 		return 0;
 	lg_lineage_mark(s->content, &k, LG_INODE_COUNTED_EMPTY, 0);
 	f.name_before = e->before;
 	lg_dbg("%s: %s and left so: destroyed", path,
-	       how == LEFT_STUB ? "cut to a stub" : "emptied");
+	       how == LG_LEFT_STUB ? "cut to a stub" : "emptied");
 	s->st.left_empty++;
 	if (s->blocked)
 		return 0; /* tripped by an earlier one: counted, said */
@@ -272,18 +140,18 @@ static int count(struct lg_session *s, struct sess_emptied *e, const char *path,
 
 /* Where e is now: its name, or (renamed back) its name before. */
 static const char *where(const struct lg_session *s,
-			 const struct sess_emptied *e, enum left *how,
+			 const struct sess_emptied *e, enum lg_prov_left *how,
 			 char *buf, size_t size)
 {
 	struct lg_inode_key k = sess_inode_key(&e->id);
 
-	*how = left_at(e->path, e);
-	if (*how != LEFT_GONE)
+	*how = lg_prov_left_at(e->path, &e->id, e->f.size);
+	if (*how != LG_LEFT_GONE)
 		return e->path;
 	if (lg_lineage_name_before(s->content, &k, e->path, buf, size) <= 0)
 		return NULL;
-	*how = left_at(buf, e);
-	return *how == LEFT_GONE ? NULL : buf;
+	*how = lg_prov_left_at(buf, &e->id, e->f.size);
+	return *how == LG_LEFT_GONE ? NULL : buf;
 }
 
 void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v)
@@ -304,7 +172,7 @@ void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v)
 		uint64_t at = e->recheck_ms ? e->recheck_ms :
 					      e->at_ms + EMPTY_QUIET_MS;
 		char buf[PATH_MAX];
-		enum left how;
+		enum lg_prov_left how;
 
 		if (e->judged)
 			continue;
@@ -314,7 +182,7 @@ void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v)
 			continue;
 		}
 		if (!where(s, e, &how, buf, sizeof(buf)) ||
-		    how == LEFT_CONTENT) {
+		    how == LG_LEFT_CONTENT) {
 			e->judged = true; /* written again: an overwrite */
 			continue;
 		}
@@ -326,7 +194,7 @@ void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v)
 		struct sess_emptied *e = &s->emptied[due[i]];
 		char buf[PATH_MAX];
 		const char *path;
-		enum left how;
+		enum lg_prov_left how;
 
 		if (held[i]) { /* its writer may write yet: asked again */
 			e->recheck_ms = now + EMPTY_QUIET_MS;
@@ -335,7 +203,7 @@ void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v)
 			continue;
 		}
 		path = where(s, e, &how, buf, sizeof(buf));
-		if (path && how != LEFT_CONTENT)
+		if (path && how != LG_LEFT_CONTENT)
 			count(s, e, path, how,
 			      (unsigned)((now - e->at_ms) / 1000), v);
 		else
@@ -358,7 +226,7 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 		struct sess_emptied *e = &s->emptied[i];
 		char buf[PATH_MAX];
 		const char *path;
-		enum left how;
+		enum lg_prov_left how;
 
 		if (e->judged)
 			continue;
@@ -367,7 +235,7 @@ int sess_on_tree_over(struct lg_session *s, struct lg_event *ev,
 		 * link removed since): its name before the session is asked.
 		 */
 		path = where(s, e, &how, buf, sizeof(buf));
-		if (path && how != LEFT_CONTENT)
+		if (path && how != LG_LEFT_CONTENT)
 			(void)count(s, e, path, how, 0, v);
 		/* nothing to refuse: the tree is over */
 	}

@@ -52,14 +52,14 @@ void sess_exe_of(struct lg_session *s, pid_t pid, int fresh, char *out,
 		if (fresh == EXE_NOW ||
 		    (fresh == EXE_RECENT &&
 		     now - s->exes[i].read_ms >= EXE_FRESH_MS)) {
-			sess_read_exe(pid, s->exes[i].exe,
-				      sizeof(s->exes[i].exe));
+			lg_prov_exe_name(pid, s->exes[i].exe,
+					 sizeof(s->exes[i].exe));
 			s->exes[i].read_ms = now;
 		}
 		lg_strtrunc(out, size, s->exes[i].exe);
 		return;
 	}
-	sess_read_exe(pid, out, size);
+	lg_prov_exe_name(pid, out, size);
 	s->exes[s->exes_next % n].read_ms = lg_mono_ms();
 	s->exes[s->exes_next % n].pid = pid;
 	lg_strtrunc(s->exes[s->exes_next % n].exe,
@@ -227,23 +227,4 @@ void sess_lineage_facts(const struct lg_session *s, struct lg_facts *f)
 	f->emptied = (fl & LG_INODE_EMPTIED) && !(fl & LG_INODE_COUNTED_EMPTY);
 	if (fl & LG_INODE_COUNTED_EMPTY)
 		f->inherited = false;
-}
-
-int sess_target_dir(const struct lg_event *ev, int *own, const char **name)
-{
-	char dir[PATH_MAX];
-	const char *slash;
-
-	if (ev->at && ev->at_name && ev->at_name[0] && ev->at_dirfd >= 0) {
-		*name = ev->at_name;
-		return ev->at_dirfd;
-	}
-	slash = strrchr(ev->target, '/');
-	if (!slash || (size_t)(slash - ev->target) >= sizeof(dir))
-		return -1;
-	memcpy(dir, ev->target, (size_t)(slash - ev->target));
-	dir[slash - ev->target] = '\0';
-	*own = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	*name = slash + 1;
-	return *own;
 }

@@ -240,7 +240,7 @@ static int on_link(struct lg_session *s, struct lg_event *ev,
 	if ((sess_protected_path(s, ev->target) ||
 	     sess_protected_path(s, ev->dst)) &&
 	    !sess_our_binary(ev->pid)) {
-		sess_read_exe(ev->pid, exe, sizeof(exe));
+		lg_prov_exe_name(ev->pid, exe, sizeof(exe));
 		lg_warn("refused link %s -> %s by %s[%d]: lgrun's state is protected",
 			ev->target, ev->dst, exe, ev->pid);
 		s->st.denied++;
@@ -282,7 +282,7 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 	     sess_protected_path(s, dst)) &&
 	    !sess_our_binary(pid)) {
 		/* Moving the record away, or something over it. */
-		sess_read_exe(pid, exe, sizeof(exe));
+		lg_prov_exe_name(pid, exe, sizeof(exe));
 		lg_warn("refused rename %s -> %s by %s[%d]: lgrun's state is protected",
 			src, dst, exe, pid);
 		sess_remember(s, lg_mono_ms(), pid, LG_OP_RENAME,
@@ -374,7 +374,7 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 		lines0 = lg_quarantine_lines(s->quarantine);
 	}
 	if (!fs->is_dir)
-		sess_wrote(s, dst);
+		lg_prov_wrote(s->prov, dst);
 	if (succeeds && !src_pre &&
 	    lg_lineage_mark(s->content, &k, LG_INODE_INHERITED,
 			    LG_INODE_REWRITTEN) == 0)
@@ -400,7 +400,7 @@ static int on_rename(struct lg_session *s, struct lg_event *ev,
 		if (!d.exists)
 			sess_made(s, pid, dst, &f);
 		/* zip writes ziXXXXXX, then renames it to its archive */
-		sess_archive_written(s, dst);
+		lg_prov_archive_written(s->prov, dst);
 	}
 	/* Pre-existing content leaves its path: remember where it was. */
 	if (src_pre)
@@ -535,16 +535,16 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 		return s->cfg->deny_errno;
 	if (f.is_blockdev && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		return on_device_write(s, ev, &f, v);
-	/* where an emptied file's body may live on (emptied.c) */
+	/* where an emptied file's body may live on (provenance/written.c) */
 	if (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC)
-		sess_wrote(s, path);
+		lg_prov_wrote(s->prov, path);
 	/* an open that makes its target: the undo records the name */
 	if (!f.exists && ev->creates &&
 	    (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
 		sess_made(s, pid, path, NULL);
 	/* an archive written (tar czf, python's zipfile): remembered */
 	if (ev->creates && (op == LG_OP_OPEN_WRITE || op == LG_OP_OPEN_TRUNC))
-		sess_archive_written(s, path);
+		lg_prov_archive_written(s->prov, path);
 	/* an append, a chmod: what they change is recorded, never counted */
 	if (ev->appends && op == LG_OP_OPEN_WRITE)
 		return undo_record(s, ev, &f, LG_INODE_APPENDED);
@@ -616,7 +616,7 @@ static int on_file_judged(struct lg_session *s, struct lg_event *ev,
 		sess_keep_anyway(s, ev, &f);
 	/* a clean's directories are empty of outputs once these are gone */
 	if (!err && op == LG_OP_UNLINK && v->cls == LG_CLASS_IGNORED)
-		sess_regen_emptied(s, path);
+		lg_prov_regen_emptied(s->prov, path);
 	/* From now on the file holds what the session writes into it. */
 	if (!err && f.exists && f.ino &&
 	    (op == LG_OP_TRUNCATE || op == LG_OP_OPEN_TRUNC) && !f.fd_deleted) {

@@ -154,7 +154,7 @@ int sess_on_write_open(struct lg_session *s, struct lg_event *ev,
 	if (sess_protected_path(s, ev->target) && !sess_our_binary(ev->pid)) {
 		char exe[64];
 
-		sess_read_exe(ev->pid, exe, sizeof(exe));
+		lg_prov_exe_name(ev->pid, exe, sizeof(exe));
 		lg_warn("refused a write to %s by %s[%d]: lgrun's state is protected",
 			ev->target, exe, ev->pid);
 		s->st.denied++;

@@ -4,10 +4,11 @@
  * to another filesystem (sess_moved_copy), an earlier version whose path
  * holds content again (sess_superseded), the paths a tool delete named
  * (sess_tool_delete_remember, tool_delete_of), a virtual environment's
- * own layout (in_venv), a compressor's original (transformed), an
- * archiver's (sess_archived, archive.c), a build output a clean verb
- * removes (sess_clean_output, regen.c); gathered for a removal that would
- * count by sess_removal_facts.
+ * own layout (lg_prov_in_venv), a compressor's original (transformed), an
+ * archiver's (lg_prov_archived), what an archive the session wrote holds
+ * (lg_prov_archive_holds), a build output a clean verb removes
+ * (lg_prov_clean_output); gathered for a removal that would count by
+ * sess_removal_facts. What lives on is provenance's (provenance/prov.h).
  */
 #include <jansson.h>
 #include <libgen.h>
@@ -157,70 +158,6 @@ static int tool_delete_of(const struct lg_session *s, const char *path,
 }
 
 /*
- * A virtual environment (a directory with a pyvenv.cfg from before the
- * session at its top) is regenerable: removals in its own layout
- * (lg_venv_root) do not count. venv --clear and rm -rf remove pyvenv.cfg
- * too, in any order: a root seen is taken as one for VENV_GONE_MS after
- * its pyvenv.cfg was last seen. Answers are cached per directory
- * (VENV_DIRS, a ring), a "no" for VENV_ASK_MS: a venv's rm -rf of
- * thousands of files costs a stat per directory, not per file.
- */
-#define VENV_ASK_MS 1000
-#define VENV_GONE_MS 60000
-static bool venv_dir(struct lg_session *s, const char *root, uint64_t now)
-{
-	uint64_t h = sess_path_hash(root);
-	struct sess_venv_dir *d = NULL;
-	char cfg[PATH_MAX];
-	struct statx st;
-
-	for (size_t k = 0; k < VENV_DIRS && !d; k++)
-		if (s->venv_dirs[k].checked_ms && s->venv_dirs[k].hash == h)
-			d = &s->venv_dirs[k];
-	if (d &&
-	    now - (d->venv ? d->confirmed_ms : d->checked_ms) < VENV_ASK_MS)
-		return d->venv;
-	if (!d) {
-		d = &s->venv_dirs[s->venv_next++ % VENV_DIRS];
-		memset(d, 0, sizeof(*d));
-		d->hash = h;
-	}
-	d->checked_ms = now;
-	if (snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", root) <
-		    (int)sizeof(cfg) &&
-	    statx(AT_FDCWD, cfg, AT_SYMLINK_NOFOLLOW,
-		  STATX_TYPE | STATX_BTIME | STATX_CTIME, &st) == 0 &&
-	    S_ISREG(st.stx_mode)) {
-		struct lg_facts c = {
-			.exists = true,
-			.has_btime = (st.stx_mask & STATX_BTIME) != 0,
-			.btime_ns = sess_ns(st.stx_btime),
-			.ctime_ns = sess_ns(st.stx_ctime),
-		};
-
-		if (lg_facts_preexisting(&c, s->info.start_real_ns)) {
-			d->venv = true;
-			d->confirmed_ms = now;
-			return true;
-		}
-	}
-	if (d->venv && now - d->confirmed_ms < VENV_GONE_MS)
-		return true; /* being taken apart */
-	d->venv = false;
-	return false;
-}
-static bool in_venv(struct lg_session *s, enum lg_op op, const char *path,
-		    uint64_t now)
-{
-	char root[PATH_MAX];
-
-	for (size_t i = 0; lg_venv_root(op, path, i, root, sizeof(root)); i++)
-		if (venv_dir(s, root, now))
-			return true;
-	return false;
-}
-
-/*
  * gzip f writes f.gz, then removes f; gzip -d f.gz writes f, then removes
  * f.gz. Only a known compressor's removal (by its name), of a regular file
  * whose sibling (same directory, the name plus or minus the compressor's
@@ -258,7 +195,7 @@ static bool transformed(struct lg_session *s, const struct lg_event *ev,
 
 	if (!lg_transform_suffix(exe, 0))
 		return false;
-	dirfd = sess_target_dir(ev, &own, &name);
+	dirfd = lg_prov_target_dir(ev, &own, &name);
 	if (dirfd < 0)
 		return false;
 	for (size_t i = 0; (suffix = lg_transform_suffix(exe, i)); i++) {
@@ -305,10 +242,36 @@ static bool transformed(struct lg_session *s, const struct lg_event *ev,
 }
 
 /*
+ * An archive holds what is removed (provenance/archiver.c: the archiver's
+ * own; provenance/archives.c: one the session wrote): it takes the
+ * pre-existing status on.
+ */
+static bool archived(struct lg_session *s, const struct lg_event *ev,
+		     const char *exe, int64_t size)
+{
+	struct lg_facts af;
+
+	if (!lg_prov_archived(s->prov, ev, exe, size, &af))
+		return false;
+	sess_inherits(s, &af);
+	return true;
+}
+static bool archive_holds(struct lg_session *s, const struct lg_event *ev,
+			  const struct lg_facts *f)
+{
+	struct lg_facts af;
+
+	if (!lg_prov_archive_holds(s->prov, ev, f, &af))
+		return false;
+	sess_inherits(s, &af);
+	return true;
+}
+
+/*
  * The facts only the session can add to a removal that would count: a
- * tool delete's own, a venv's, a clean verb's build output (regen.c), a
- * transform's (a compressor's or an archiver's). Returns the tool delete
- * it belongs to, or -1.
+ * tool delete's own, a venv's (provenance/venv.c), a clean verb's build
+ * output (provenance/regen.c), a transform's (a compressor's or an
+ * archiver's). Returns the tool delete it belongs to, or -1.
  */
 int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		       struct lg_facts *f)
@@ -324,16 +287,16 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 	td = tool_delete_of(s, ev->target, now);
 	/* a command counted at its exec removes what it said (git push) */
 	f->tool_deleted = td >= 0 || sess_exec_did(s, ev->pid, now);
-	f->regenerable = in_venv(s, ev->op, ev->target, now);
+	f->regenerable = lg_prov_in_venv(s->prov, ev->op, ev->target, now);
 	f->cleaned = !f->tool_deleted && !f->regenerable &&
-		     sess_clean_output(s, ev, f);
+		     lg_prov_clean_output(s->prov, s->programs, ev, f);
 	if (ev->op == LG_OP_UNLINK && f->is_reg && f->size > 0 &&
 	    !f->tool_deleted && !f->regenerable && !f->cleaned) {
 		char exe[64];
 
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
 		f->transformed = transformed(s, ev, exe) ||
-				 sess_archived(s, ev, exe, f->size);
+				 archived(s, ev, exe, f->size);
 	}
 	/* tar --remove-files, zip -m -r: the directories they archived */
 	if (ev->op == LG_OP_RMDIR && f->is_dir && !f->tool_deleted &&
@@ -341,11 +304,11 @@ int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		char exe[64];
 
 		sess_exe_of(s, ev->pid, EXE_RECENT, exe, sizeof(exe));
-		f->transformed = sess_archived(s, ev, exe, 0);
+		f->transformed = archived(s, ev, exe, 0);
 	}
 	/* an archive the session wrote holds it: rm after tar czf (issue 41) */
 	if ((ev->op == LG_OP_UNLINK || ev->op == LG_OP_RMDIR) &&
 	    !f->transformed && !f->tool_deleted && !f->regenerable)
-		f->transformed = sess_archive_holds(s, ev, f);
+		f->transformed = archive_holds(s, ev, f);
 	return td;
 }

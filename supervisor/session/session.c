@@ -16,11 +16,11 @@
 #include "record/audit.h"
 #include "lib/canon.h"
 #include "tree/cgroup.h"
-#include "lineage.h"
+#include "provenance/lineage.h"
 #include "lib/log.h"
 #include "store/metrics.h"
 #include "seccomp/pathres.h"
-#include "programs.h"
+#include "provenance/programs.h"
 #include "egress/egress.h"
 #include "session.h"
 #include "store/state.h"
@@ -111,10 +111,12 @@ struct lg_session *lg_session_new(const struct lg_config *cfg,
 		if (info->spill)
 			lg_quarantine_set_spill(s->quarantine, info->spill);
 	}
-	if (!s->guard || !s->content ||
+	s->prov = lg_prov_new(info->start_real_ns);
+	if (!s->guard || !s->content || !s->prov ||
 	    (cfg->quarantine && info->state_dir && !s->quarantine)) {
 		lg_guard_free(s->guard);
 		lg_lineage_free(s->content);
+		lg_prov_free(s->prov);
 		sess_emptied_free(s);
 		lg_quarantine_free(s->quarantine);
 		free(s);
@@ -174,11 +176,10 @@ void lg_session_free(struct lg_session *s)
 	lg_turns_free(&s->turns);
 	lg_lineage_free(s->content);
 	lg_programs_free(s->programs);
-	sess_regen_free(s);
+	lg_prov_free(s->prov);
 	/* a session that tripped never checked what its tree emptied */
 	sess_emptied_free(s);
 	sess_remote_free(s);
-	sess_archives_free(s);
 	lg_cli_table_free(s->cli);
 	lg_quarantine_free(s->quarantine);
 	lg_record_close(s->rec);

@@ -3,18 +3,18 @@
  * Inside the session: its state and the lock every public function holds
  * (HOLD), shared by session.c (the events and their handlers), fs.c
  * (destructive file operations: renames, decisions), keep.c (what the
- * quarantine keeps), removal.c (a removal's facts: tool deletes, venvs,
- * compressors, moves), archives.c (the archives the session wrote),
- * regen.c (build outputs a clean verb removes), emptied.c (files emptied
- * or cut to a stub, judged after the fact), facts.c (the facts the file
- * handlers share), act.c (what the findings make the session do), feed.c
- * (every feed of a guard, recorded), steer.c (the notes to the model),
- * audit.c (the audit records), end.c (the end record) and status.c (the
- * state file, the metrics). Calls go one way: session.c -> fs.c ->
- * keep.c and removal.c -> facts.c; fs.c and removal.c -> archives.c ->
- * facts.c; removal.c -> regen.c -> facts.c; session.c, fs.c and keep.c
- * -> emptied.c; fs.c and emptied.c -> decide.c -> act.c and feed.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
- * audit.c.
+ * quarantine keeps), removal.c (a removal's facts: tool deletes,
+ * compressors, moves; provenance/ asked whether it is loss), emptied.c
+ * (files emptied or cut to a stub, judged after the fact), facts.c (the
+ * facts the file handlers share), act.c (what the findings make the
+ * session do), feed.c (every feed of a guard, recorded), steer.c (the
+ * notes to the model), audit.c (the audit records), end.c (the end
+ * record) and status.c (the state file, the metrics). Calls go one way:
+ * session.c -> fs.c -> keep.c and removal.c -> facts.c; session.c, fs.c
+ * and keep.c -> emptied.c; fs.c and emptied.c -> decide.c -> act.c and
+ * feed.c; fs.c -> act.c and feed.c -> steer.c -> audit.c; end.c ->
+ * audit.c. What is lost and what lives on is provenance's
+ * (provenance/prov.h, s->prov), asked with the lock held.
  */
 #ifndef LG_SESSION_INT_H
 #define LG_SESSION_INT_H
@@ -38,12 +38,13 @@
 #include "lib/cleanup.h"
 #include "lib/json.h"
 #include "tree/cgroup.h"
-#include "lineage.h"
+#include "provenance/lineage.h"
+#include "provenance/prov.h"
 #include "turns.h"
 #include "lib/log.h"
 #include "store/metrics.h"
 #include "seccomp/pathres.h"
-#include "programs.h"
+#include "provenance/programs.h"
 #include "quarantine/quarantine.h"
 #include "record/record.h"
 #include "egress/egress.h"
@@ -59,14 +60,6 @@ struct lg_archive_index; /* provenance/archive.h */
 #define MAX_WARN_RECORDS 20
 /* git's removals of content not in its object database, remembered */
 #define LOST_BY_GIT 1024
-/* directories asked "a venv's root?" lately (removal.c: in_venv) */
-#define VENV_DIRS 64
-/* processes asked "a build tool's clean verb?" (regen.c) */
-#define CLEAN_PIDS 64
-/* repositories whose index regen.c read */
-#define GIT_REPOS 4
-/* directories regenerable or ignored removals emptied (regen.c) */
-#define REGEN_DIRS 64
 /* recent tool deletes and the paths they named (removal.c) */
 #define TOOL_DELETES 16
 /* remote resources the session made, remembered (remote.c) */
@@ -76,8 +69,6 @@ struct lg_archive_index; /* provenance/archive.h */
 /* processes whose command line was judged at their exec (remote.c) */
 #define SESS_EXECS 32
 #define SESS_DEVICES 64
-/* archives the session wrote, remembered (archives.c) */
-#define SESS_ARCHIVES 16
 #define TOOL_VALUES 4
 #define TOOL_VALUE_MAX 1024
 
@@ -104,7 +95,6 @@ struct sess_note {
 };
 
 #define EMPTIED_MAX 4096 /* files emptied, checked at the tree's end */
-#define SESS_WROTE 32 /* files the tree wrote, where a body may live on */
 
 struct lg_session {
 	const struct lg_config *cfg;
@@ -180,29 +170,8 @@ struct lg_session {
 	/* where pre-existing content went: renames, truncations, moves */
 	struct lg_lineage *content;
 	struct lg_programs *programs; /* what program-scoped rules mean */
-	struct sess_venv_dir {
-		uint64_t hash; /* of the directory's path */
-		uint64_t checked_ms; /* 0: a free slot */
-		uint64_t confirmed_ms; /* its pre-existing pyvenv.cfg seen */
-		bool venv;
-	} venv_dirs[VENV_DIRS];
-	unsigned venv_next;
-	/* regen.c: the clean verbs' processes, git's indexes, the emptied */
-	struct sess_clean_pid {
-		pid_t pid;
-		unsigned long long start; /* its start (stat's starttime) */
-		char comm[16]; /* its name: an exec changes it */
-		bool clean;
-	} clean_pids[CLEAN_PIDS];
-	unsigned clean_pids_next;
-	/* the last remover's answer, trusted for CLEAN_FRESH_MS (regen.c) */
-	pid_t clean_last_pid;
-	uint64_t clean_last_ms;
-	bool clean_last;
-	struct sess_git_repo *git_repos[GIT_REPOS];
-	unsigned git_repos_next;
-	uint64_t regen_dirs[REGEN_DIRS]; /* hashes of their paths */
-	unsigned regen_dirs_next;
+	/* is this loss? what provenance remembers (provenance/prov.h) */
+	struct lg_prov *prov;
 	struct sess_tool_delete {
 		uint64_t at_ms; /* 0: a free slot */
 		bool used; /* a removal was taken for it already */
@@ -267,12 +236,6 @@ struct lg_session {
 	size_t n_emptied;
 	uint64_t emptied_unchecked;
 	uint64_t emptied_next_ms; /* when one is to be judged (0: none) */
-	/* files the tree wrote (emptied.c, sess_wrote): a ring */
-	struct sess_wrote {
-		char path[PATH_MAX];
-		uint64_t hash, at_ms;
-	} wrote[SESS_WROTE];
-	unsigned wrote_next;
 	/* sess_on_unreadable said why a process's memory is closed to lgrun */
 	bool unreadable_said;
 	struct lg_quarantine *quarantine; /* [quarantine] enabled, or NULL */
@@ -315,33 +278,6 @@ struct lg_session {
 		char exe[64];
 	} exes[32];
 	unsigned exes_next;
-	/* where the last archiver's archive was found (removal.c: archived) */
-	struct {
-		pid_t pid;
-		bool piped;
-		int64_t since_ns;
-		char path[PATH_MAX]; /* where: a descriptor, or argv's name */
-		char file[PATH_MAX + 32]; /* its name, found at a descriptor */
-		/* tar -z's archive in the making: how often it passed (<= max) */
-		pid_t pending_for;
-		unsigned pending_n;
-	} archive;
-	/*
-	 * Files made or renamed to an archive's name (archives.c): their
-	 * index (provenance/archive.h) read once per version (dev, ino,
-	 * size, mtime); read set and ix NULL: that version is no archive
-	 * lgrun reads.
-	 */
-	struct sess_archive {
-		uint64_t hash; /* of path */
-		char path[PATH_MAX]; /* "": a free slot */
-		bool read;
-		uint64_t dev, ino;
-		int64_t size, mtime_ns;
-		uint64_t read_ms; /* when it was last read */
-		struct lg_archive_index *ix;
-	} archives[SESS_ARCHIVES];
-	unsigned archives_next, archives_n;
 	struct sess_note notes[SESS_NOTES];
 	size_t nnotes;
 };
@@ -391,8 +327,6 @@ static inline void lg_session_release(struct lg_session **held)
 
 /* Holds s's lock until the enclosing function returns (LG_HOLD). */
 #define HOLD(s) LG_HOLD(lg_session, s)
-
-void sess_read_exe(pid_t pid, char *out, size_t size);
 
 void sess_remember(struct lg_session *s, uint64_t now, pid_t pid, enum lg_op op,
 		   enum lg_class cls, enum lg_verdict v, const char *exe,
@@ -503,12 +437,6 @@ const char *sess_name_before(const struct lg_session *s,
 			     const struct lg_facts *f, const char *path,
 			     char *buf, size_t size);
 void sess_inherits(struct lg_session *s, const struct lg_facts *f);
-/*
- * The directory a file op's target is in, and its name there: the one the
- * notify step opened in the tree's view (ev->at_dirfd), or opened now
- * from the target's path into *own (the caller closes it). -1: none.
- */
-int sess_target_dir(const struct lg_event *ev, int *own, const char **name);
 
 /* keep.c: what the quarantine keeps */
 int sess_keep(struct lg_session *s, const struct lg_event *ev,
@@ -536,7 +464,6 @@ void sess_emptied_add(struct lg_session *s, const struct lg_event *ev,
 void sess_emptied_free(struct lg_session *s);
 uint64_t sess_emptied_deadline(const struct lg_session *s);
 void sess_emptied_due(struct lg_session *s, struct lg_session_verdict *v);
-void sess_wrote(struct lg_session *s, const char *path);
 
 /* removal.c: a removal's facts */
 bool sess_moved_copy(struct lg_session *s, const char *path,
@@ -544,27 +471,7 @@ bool sess_moved_copy(struct lg_session *s, const char *path,
 bool sess_superseded(const struct lg_session *s, const struct lg_facts *f);
 void sess_tool_delete_remember(struct lg_session *s, const struct lg_event *ev,
 			       uint64_t now);
-/* archive.c: is what an archiver removes in an archive the session wrote? */
-bool sess_archived(struct lg_session *s, const struct lg_event *ev,
-		   const char *exe, int64_t size);
 int sess_removal_facts(struct lg_session *s, const struct lg_event *ev,
 		       struct lg_facts *f);
-/*
- * archives.c: the archives the session wrote (a file made or renamed to
- * an archive's name), and whether one of them holds a removed file (its
- * base name, size and CRC-32) or folder (its name): issue 41
- */
-void sess_archive_written(struct lg_session *s, const char *path);
-bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
-			const struct lg_facts *f);
-void sess_archives_free(struct lg_session *s);
-/*
- * regen.c: a build output its tool's clean verb removes (issue 41); a
- * directory a regenerable or ignored removal is emptying; the indexes read
- */
-bool sess_clean_output(struct lg_session *s, const struct lg_event *ev,
-		       const struct lg_facts *f);
-void sess_regen_emptied(struct lg_session *s, const char *path);
-void sess_regen_free(struct lg_session *s);
 
 #endif

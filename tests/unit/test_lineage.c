@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "session/lineage.h"
+#include "provenance/lineage.h"
 
 static void test_marks(void **state)
 {

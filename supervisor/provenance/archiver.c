@@ -2,7 +2,7 @@
 /*
  * An archiver's removal of what it archived (tar --remove-files, zip -m,
  * 7z -sdel): is the content in an archive the session wrote
- * (sess_archived)? The archive is found through the remover's open files,
+ * (lg_prov_archived)? The archive is found through the remover's open files,
  * a compressor child it feeds through a pipe (and that child's open in
  * the making, blocked in lgrun's own notification), or its command line;
  * the pure checks of what is found are guard/classify.c's.
@@ -13,8 +13,8 @@
 
 #include "lib/cleanup.h"
 #include "lib/procmem.h"
+#include "prov_int.h"
 #include "seccomp/filter.h"
-#include "session_int.h"
 
 /* The arch of lgrun's own syscalls, which /proc/PID/syscall numbers. */
 #if defined(__x86_64__)
@@ -36,9 +36,10 @@
  * Where it was found is tried first at the remover's next removal.
  */
 struct archive_probe {
-	struct lg_session *s;
+	struct lg_prov *s;
 	const char *exe, *target;
 	int64_t size, now_ns;
+	struct lg_facts *found; /* the archive's facts, when found */
 };
 /* A zip found by its name must list the file: its central directory. */
 #define ZIP_CD_MAX (8 << 20)
@@ -101,9 +102,9 @@ static bool archive_at(const struct archive_probe *p, const char *path,
 	a.f.size = (int64_t)again.stx_size;
 	a.f.nlink = again.stx_nlink;
 	a.f.has_btime = (again.stx_mask & STATX_BTIME) != 0;
-	a.f.btime_ns = sess_ns(again.stx_btime);
-	a.f.ctime_ns = sess_ns(again.stx_ctime);
-	if (!lg_archive_holds(p->exe, &a, p->size, p->s->info.start_real_ns,
+	a.f.btime_ns = prov_ns(again.stx_btime);
+	a.f.ctime_ns = prov_ns(again.stx_ctime);
+	if (!lg_archive_holds(p->exe, &a, p->size, p->s->start_real_ns,
 			      p->now_ns))
 		return false;
 	if (since_ns && a.n >= 4 && memcmp(head, "PK\x03\x04", 4) == 0 &&
@@ -111,13 +112,13 @@ static bool archive_at(const struct archive_probe *p, const char *path,
 		return false;
 	a.f.dev = makedev(again.stx_dev_major, again.stx_dev_minor);
 	a.f.ino = again.stx_ino;
-	sess_inherits(p->s, &a.f);
+	*p->found = a.f;
 	return true;
 }
 static bool archive_found(const struct archive_probe *p, pid_t pid,
 			  const char *path, bool piped, int64_t since_ns)
 {
-	struct lg_session *s = p->s;
+	struct lg_prov *s = p->s;
 
 	if (!archive_at(p, path, piped, since_ns))
 		return false;
@@ -255,7 +256,7 @@ static void settle(const struct archive_probe *p, pid_t remover, pid_t pid)
 	if (p->s->archive.pending_for == remover &&
 	    p->s->archive.pending_n >= LG_ARCHIVE_PENDING_MAX)
 		return;
-	sess_read_exe(pid, exe, sizeof(exe));
+	lg_prov_exe_name(pid, exe, sizeof(exe));
 	if (strcmp(exe, p->exe) != 0)
 		return;
 	for (uint64_t t0 = lg_mono_ns();
@@ -276,7 +277,7 @@ static void settle(const struct archive_probe *p, pid_t remover, pid_t pid)
  * path that is there and not a regular file, or a task blocked in anything
  * but a seccomp notification is none.
  */
-static bool archive_pending(struct lg_session *s, pid_t remover, pid_t pid)
+static bool archive_pending(struct lg_prov *s, pid_t remover, pid_t pid)
 {
 	char buf[256], exe[64], argv[4096], comp[64], name[PATH_MAX];
 	char where[96], path[PATH_MAX + 128];
@@ -316,7 +317,7 @@ static bool archive_pending(struct lg_session *s, pid_t remover, pid_t pid)
 	if (lg_proc_string(pid, a[sc->path], name, sizeof(name)) < 0 ||
 	    !name[0])
 		return false;
-	sess_read_exe(pid, exe, sizeof(exe));
+	lg_prov_exe_name(pid, exe, sizeof(exe));
 	n = proc_read(pid, "cmdline", argv, sizeof(argv));
 	if (n <= 0 ||
 	    !lg_archive_compressor(exe, argv, (size_t)n + 1, comp,
@@ -468,10 +469,15 @@ static bool archive_in_argv(const struct archive_probe *p, pid_t pid)
 	}
 	return false;
 }
-bool sess_archived(struct lg_session *s, const struct lg_event *ev,
-		   const char *exe, int64_t size)
+bool lg_prov_archived(struct lg_prov *s, const struct lg_event *ev,
+		      const char *exe, int64_t size, struct lg_facts *archive)
 {
-	struct archive_probe p = { s, exe, ev->target, size, lg_real_ns() };
+	struct archive_probe p = { .s = s,
+				   .exe = exe,
+				   .target = ev->target,
+				   .size = size,
+				   .now_ns = lg_real_ns(),
+				   .found = archive };
 	uint64_t pipes[ARCHIVE_PIPES];
 	size_t npipes = 0;
 	unsigned pending = s->archive.pending_n;

@@ -3,45 +3,45 @@
  * The archives the session wrote, and a removal of what one of them holds
  * (issue 41, class 1: `tar czf r.tgz r && rm -rf r`, one program archives,
  * another removes). A file made or renamed to a name with an archive's
- * suffix is remembered (sess_archive_written, a ring of SESS_ARCHIVES);
+ * suffix is remembered (lg_prov_archive_written, a ring of PROV_ARCHIVES);
  * a removal that would count asks whether one of them, still there,
  * born in the session, holds the file: a member of the same base name,
- * size and CRC-32 (sess_archive_holds). What an archive holds is
- * provenance/archive.c's, read once per version of the archive.
+ * size and CRC-32 (lg_prov_archive_holds). What an archive holds is
+ * archive.c's, read once per version of the archive.
  */
 #include <zlib.h>
 
+#include "archive.h"
 #include "lib/cleanup.h"
-#include "provenance/archive.h"
-#include "session_int.h"
+#include "prov_int.h"
 
 #define ARCHIVE_RETRY_MS 1000
 
-void sess_archive_written(struct lg_session *s, const char *path)
+void lg_prov_archive_written(struct lg_prov *s, const char *path)
 {
-	struct sess_archive *a;
+	struct prov_archive *a;
 	uint64_t h;
 
 	if (!path || path[0] != '/' || !lg_archive_suffix(path) ||
 	    strlen(path) >= sizeof(a->path))
 		return;
-	h = sess_path_hash(path);
-	for (unsigned i = 0; i < SESS_ARCHIVES; i++)
+	h = prov_hash(path);
+	for (unsigned i = 0; i < PROV_ARCHIVES; i++)
 		if (s->archives[i].path[0] && s->archives[i].hash == h &&
 		    strcmp(s->archives[i].path, path) == 0)
 			return; /* read again when its version changes */
-	a = &s->archives[s->archives_next++ % SESS_ARCHIVES];
+	a = &s->archives[s->archives_next++ % PROV_ARCHIVES];
 	lg_archive_index_free(a->ix);
 	memset(a, 0, sizeof(*a));
 	a->hash = h;
 	snprintf(a->path, sizeof(a->path), "%s", path);
-	s->archives_n += s->archives_n < SESS_ARCHIVES;
+	s->archives_n += s->archives_n < PROV_ARCHIVES;
 	lg_dbg("%s: an archive the session wrote, remembered", path);
 }
 
-void sess_archives_free(struct lg_session *s)
+void prov_archives_free(struct lg_prov *s)
 {
-	for (unsigned i = 0; i < SESS_ARCHIVES; i++) {
+	for (unsigned i = 0; i < PROV_ARCHIVES; i++) {
 		lg_archive_index_free(s->archives[i].ix);
 		s->archives[i].ix = NULL;
 	}
@@ -53,7 +53,7 @@ void sess_archives_free(struct lg_session *s)
  * size, mtime) or NULL when it is none of the formats read, or is too big.
  */
 static const struct lg_archive_index *
-archive_now(struct lg_session *s, struct sess_archive *a, struct lg_facts *af)
+archive_now(struct lg_prov *s, struct prov_archive *a, struct lg_facts *af)
 {
 	const unsigned mask = STATX_TYPE | STATX_SIZE | STATX_MTIME |
 			      STATX_INO | STATX_BTIME | STATX_CTIME;
@@ -70,14 +70,14 @@ archive_now(struct lg_session *s, struct sess_archive *a, struct lg_facts *af)
 	af->exists = af->is_reg = true;
 	af->size = (int64_t)st.stx_size;
 	af->has_btime = (st.stx_mask & STATX_BTIME) != 0;
-	af->btime_ns = sess_ns(st.stx_btime);
-	af->ctime_ns = sess_ns(st.stx_ctime);
+	af->btime_ns = prov_ns(st.stx_btime);
+	af->ctime_ns = prov_ns(st.stx_ctime);
 	af->dev = makedev(st.stx_dev_major, st.stx_dev_minor);
 	af->ino = st.stx_ino;
 	/* an archive from before the session is no evidence of this one */
-	if (lg_facts_preexisting(af, s->info.start_real_ns))
+	if (lg_facts_preexisting(af, s->start_real_ns))
 		return NULL;
-	mtime = sess_ns(st.stx_mtime);
+	mtime = prov_ns(st.stx_mtime);
 	dev = af->dev;
 	if (a->read && a->dev == dev && a->ino == st.stx_ino &&
 	    a->size == af->size && a->mtime_ns == mtime)
@@ -153,8 +153,8 @@ static bool crc_of(const struct lg_event *ev, const struct lg_facts *f,
 	return left == 0;
 }
 
-bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
-			const struct lg_facts *f)
+bool lg_prov_archive_holds(struct lg_prov *s, const struct lg_event *ev,
+			   const struct lg_facts *f, struct lg_facts *archive)
 {
 	char base[NAME_MAX + 1];
 	const char *end, *start;
@@ -176,8 +176,8 @@ bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
 		return false;
 	memcpy(base, start, (size_t)(end - start));
 	base[end - start] = '\0';
-	for (unsigned i = 0; i < SESS_ARCHIVES; i++) {
-		struct sess_archive *a = &s->archives[i];
+	for (unsigned i = 0; i < PROV_ARCHIVES; i++) {
+		struct prov_archive *a = &s->archives[i];
 		const struct lg_archive_index *ix;
 		struct lg_facts af;
 
@@ -200,7 +200,7 @@ bool sess_archive_holds(struct lg_session *s, const struct lg_event *ev,
 				continue;
 		}
 		/* the archive holds pre-existing content now */
-		sess_inherits(s, &af);
+		*archive = af;
 		lg_dbg("%s: its content lives on in %s, an archive the session wrote",
 		       ev->target, a->path);
 		return true;

@@ -5,8 +5,8 @@
  * guard/clean.def, the installed program for a binary), of a file the
  * project's git does not track, that is a build output by its own
  * evidence (its head, its source beside it, a tool's output directory),
- * or of a directory such removals emptied. sess_clean_output, asked by
- * removal.c's sess_removal_facts only.
+ * or of a directory such removals emptied. lg_prov_clean_output, asked by
+ * the session's removal facts (session/removal.c) only.
  */
 #include <dirent.h>
 #include <fnmatch.h>
@@ -14,7 +14,8 @@
 
 #include "guard/clean.h"
 #include "lib/cleanup.h"
-#include "session_int.h"
+#include "programs.h"
+#include "prov_int.h"
 
 /*
  * A process's stat line: its parent, its start and its name (which an
@@ -53,7 +54,7 @@ static bool proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start,
 }
 
 /* Does pid run a clean verb (the installed program, for a binary)? */
-static bool runs_clean(struct lg_session *s, pid_t pid)
+static bool runs_clean(const struct lg_programs *programs, pid_t pid)
 {
 	char path[64], exe[PATH_MAX],
 		argv[32768]; /* java: a class path first */
@@ -81,7 +82,7 @@ static bool runs_clean(struct lg_session *s, pid_t pid)
 	prog = lg_clean_verb(b, argv, (size_t)n, &bin);
 	if (!prog)
 		return false;
-	if (bin && !lg_programs_is(s->programs, prog, pid)) {
+	if (bin && !lg_programs_is(programs, prog, pid)) {
 		lg_dbg("%s[%d] runs %s's clean verb but is not the installed %s",
 		       b, pid, prog, prog);
 		return false;
@@ -96,29 +97,32 @@ static bool runs_clean(struct lg_session *s, pid_t pid)
  */
 #define CLEAN_DEPTH 32
 /*
- * The remover's answer is asked again only after CLEAN_FRESH_MS, as
- * sess_exe_of's: rm -r removing 10,000 files walks /proc some 10 times,
- * not 10,000 at ~10 us each.
+ * The remover's answer is asked again only after CLEAN_FRESH_MS, as the
+ * session's sess_exe_of: rm -r removing 10,000 files walks /proc some 10
+ * times, not 10,000 at ~10 us each.
  */
 #define CLEAN_FRESH_MS 100
-static bool walk_clean(struct lg_session *s, pid_t pid);
-static bool under_clean(struct lg_session *s, pid_t pid)
+static bool walk_clean(struct lg_prov *s, const struct lg_programs *programs,
+		       pid_t pid);
+static bool under_clean(struct lg_prov *s, const struct lg_programs *programs,
+			pid_t pid)
 {
 	uint64_t now = lg_mono_ms();
 
 	if (s->clean_last_pid == pid && now - s->clean_last_ms < CLEAN_FRESH_MS)
 		return s->clean_last;
-	s->clean_last = walk_clean(s, pid);
+	s->clean_last = walk_clean(s, programs, pid);
 	s->clean_last_pid = pid;
 	s->clean_last_ms = now;
 	return s->clean_last;
 }
-static bool walk_clean(struct lg_session *s, pid_t pid)
+static bool walk_clean(struct lg_prov *s, const struct lg_programs *programs,
+		       pid_t pid)
 {
 	pid_t self = getpid();
 
 	for (int d = 0; d < CLEAN_DEPTH && pid > 1 && pid != self; d++) {
-		struct sess_clean_pid *c = NULL;
+		struct prov_clean_pid *c = NULL;
 		unsigned long long start = 0;
 		char comm[sizeof(c->comm)];
 		pid_t ppid = 0;
@@ -135,7 +139,7 @@ static bool walk_clean(struct lg_session *s, pid_t pid)
 			c->pid = pid;
 			c->start = start;
 			memcpy(c->comm, comm, sizeof(c->comm));
-			c->clean = runs_clean(s, pid);
+			c->clean = runs_clean(programs, pid);
 		}
 		if (c->clean)
 			return true;
@@ -145,7 +149,7 @@ static bool walk_clean(struct lg_session *s, pid_t pid)
 }
 
 /* git's index of the repository whose work tree holds path. */
-struct sess_git_repo {
+struct prov_git_repo {
 	char top[PATH_MAX]; /* the work tree's top */
 	char index[PATH_MAX + 8];
 	uint64_t dev, ino, size;
@@ -154,7 +158,7 @@ struct sess_git_repo {
 	struct lg_git_index *x; /* NULL and present: not readable */
 };
 
-void sess_regen_free(struct lg_session *s)
+void prov_regen_free(struct lg_prov *s)
 {
 	for (size_t i = 0; i < GIT_REPOS; i++) {
 		if (!s->git_repos[i])
@@ -196,7 +200,7 @@ static bool git_dir_of(const char *top, char *gitdir, size_t size)
 }
 
 /* The index read again when it changed (another git add in the session). */
-static void load_index(struct sess_git_repo *r)
+static void load_index(struct prov_git_repo *r)
 {
 	struct statx st;
 	LG_AUTOCLOSE int fd = -1;
@@ -210,7 +214,7 @@ static void load_index(struct sess_git_repo *r)
 		return;
 	}
 	if (r->present && r->ino == st.stx_ino && r->size == st.stx_size &&
-	    r->mtime_ns == sess_ns(st.stx_mtime) &&
+	    r->mtime_ns == prov_ns(st.stx_mtime) &&
 	    r->dev == makedev(st.stx_dev_major, st.stx_dev_minor))
 		return;
 	lg_git_index_free(r->x);
@@ -219,7 +223,7 @@ static void load_index(struct sess_git_repo *r)
 	r->dev = makedev(st.stx_dev_major, st.stx_dev_minor);
 	r->ino = st.stx_ino;
 	r->size = st.stx_size;
-	r->mtime_ns = sess_ns(st.stx_mtime);
+	r->mtime_ns = prov_ns(st.stx_mtime);
 	if (!S_ISREG(st.stx_mode) || !st.stx_size ||
 	    st.stx_size > 512u * 1024 * 1024)
 		return;
@@ -240,10 +244,10 @@ static void load_index(struct sess_git_repo *r)
  * Outside any work tree: no. Unknown (an index lgrun cannot read, a path
  * it cannot place): yes, the safe side.
  */
-static bool git_tracks(struct lg_session *s, const char *path, bool is_dir)
+static bool git_tracks(struct lg_prov *s, const char *path, bool is_dir)
 {
 	char top[PATH_MAX], gitdir[PATH_MAX];
-	struct sess_git_repo *r = NULL;
+	struct prov_git_repo *r = NULL;
 	size_t l = strlen(path);
 
 	if (path[0] != '/' || l >= sizeof(top) || lg_path_in_git_dir(path))
@@ -343,7 +347,7 @@ static bool beside(int dirfd, const char *name)
 }
 
 /* The directories the clean emptied: a removal's own, remembered. */
-static void emptied(struct lg_session *s, const char *path)
+static void emptied(struct lg_prov *s, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
@@ -353,14 +357,14 @@ static void emptied(struct lg_session *s, const char *path)
 		return;
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
-	h = sess_path_hash(dir);
+	h = prov_hash(dir);
 	if (s->regen_dirs[(s->regen_dirs_next + REGEN_DIRS - 1) % REGEN_DIRS] ==
 	    h)
 		return;
 	s->regen_dirs[s->regen_dirs_next++ % REGEN_DIRS] = h;
 }
 
-void sess_regen_emptied(struct lg_session *s, const char *path)
+void lg_prov_regen_emptied(struct lg_prov *s, const char *path)
 {
 	emptied(s, path);
 }
@@ -378,7 +382,7 @@ static bool output_file(const struct lg_event *ev, const struct lg_facts *f)
 
 	if (!f->is_reg)
 		return false;
-	dirfd = sess_target_dir(ev, &own, &name);
+	dirfd = lg_prov_target_dir(ev, &own, &name);
 	if (dirfd < 0)
 		return false;
 	/* LaTeX's auxiliaries beside their source, configure's outputs
@@ -403,17 +407,17 @@ static bool output_file(const struct lg_event *ev, const struct lg_facts *f)
 	return what != NULL;
 }
 
-bool sess_clean_output(struct lg_session *s, const struct lg_event *ev,
-		       const struct lg_facts *f)
+bool lg_prov_clean_output(struct lg_prov *s, const struct lg_programs *programs,
+			  const struct lg_event *ev, const struct lg_facts *f)
 {
 	bool dir = ev->op == LG_OP_RMDIR;
 
 	if ((ev->op != LG_OP_UNLINK || !f->is_reg) && (!dir || !f->is_dir))
 		return false;
-	if (!under_clean(s, ev->pid))
+	if (!under_clean(s, programs, ev->pid))
 		return false;
 	if (dir) {
-		uint64_t h = sess_path_hash(ev->target);
+		uint64_t h = prov_hash(ev->target);
 		bool seen = false;
 
 		for (size_t k = 0; k < REGEN_DIRS && !seen; k++)
