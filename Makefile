@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # lgrun: make | make check | make test | make demo | make bench | make deps
 #        make install PREFIX=... | make format | SANITIZE=1|thread | V=1
+#        make docs (docs/configuration.md) | make docs-check (part of check)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -181,7 +182,7 @@ UNIT_TESTS := glob pathres classify config volumetric same_target budget \
 UNIT_BINS := $(patsubst %,$(B)/tests/test_%,$(UNIT_TESTS))
 
 .DEFAULT_GOAL := all
-.PHONY: layers deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz fuzz-long load \
+.PHONY: layers docs docs-check deb all check test integration corpus corpus-observe demo agents bench deps deps-check format fuzz fuzz-long load \
 	format-check install clean fixtures
 .DELETE_ON_ERROR:
 
@@ -411,6 +412,27 @@ integration: all fixtures
 layers:
 	@python3 tests/layers/check.py
 
+# docs/configuration.md: docs/configuration.md.in with its @KEYS@ line
+# replaced by the key reference man/ini2md.awk makes from conf/lgrun.ini
+# (the source of lgrun.ini(5) too). `make docs` writes it; docs-check fails
+# when the page checked in is not what it would write, and checks every
+# relative link and #anchor of README.md, HACKING.md and docs/*.md.
+DOCS_CONFIG = awk -f man/ini2md.awk conf/lgrun.ini | \
+	awk 'NR == FNR { keys = keys $$0 "\n"; next } \
+	     /^@KEYS@$$/ { printf "%s", keys; next } { print }' - docs/configuration.md.in
+
+docs:
+	@$(DOCS_CONFIG) >docs/configuration.md.tmp && mv docs/configuration.md.tmp docs/configuration.md
+	@echo "docs: docs/configuration.md made from conf/lgrun.ini"
+
+docs-check:
+	@mkdir -p $(B)
+	@$(DOCS_CONFIG) >$(B)/configuration.md
+	@if ! cmp -s $(B)/configuration.md docs/configuration.md; then \
+		diff -u docs/configuration.md $(B)/configuration.md | head -20; \
+		echo "docs-check: docs/configuration.md is stale: run 'make docs'"; exit 1; fi
+	@python3 tests/docs/links.py
+
 # The regression corpus: legitimate workloads must pass, runaways must be
 # stopped (tests/corpus/README.md).
 corpus: all fixtures
@@ -456,6 +478,7 @@ check: deps-check
 	@$(MAKE) --no-print-directory all fixtures
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory docs-check
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory agents || true; \
 	else echo "agents: no npm: the real agent CLIs' tests skip"; fi
 	@$(MAKE) --no-print-directory integration

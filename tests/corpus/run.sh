@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The regression corpus: legitimate workloads that must run untouched under
-# the default config, and runaways that must be stopped (see README.md).
+# the default config, and runaways that must be stopped (see docs/precision.md).
 #
 #   tests/corpus/run.sh [-k] [-v] [PATTERN...]
 #     PATTERN  run only entries whose KIND/NAME contains it (e.g. git, legit/)

@@ -9,7 +9,7 @@
 # its route for plain HTTP): a benign session runs to its end with its turns
 # counted; the same-command loop is stopped at #3. (With supports_websockets
 # = true Codex opens its ws:// through a CONNECT tunnel, which is relayed
-# unread: see the README.)
+# unread: see docs/proxies.md.)
 source "$(dirname "$0")/lib.sh"
 need_agent codex
 mkdir -p "$T/work/d"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The CI recipe's script (ci/lgrun-job.sh, the README's GitHub Actions and
+# The CI recipe's script (ci/lgrun-job.sh, docs/ci.md's GitHub Actions and
 # GitLab CI jobs run it): an agent stopped by the guard fails the job with
 # 86 and leaves the audit, the recording, status, replay and alerts; a
 # legitimate one passes and leaves the same.

@@ -38,7 +38,7 @@ assert end["priority"] == "Warning" and end["output"] == end["summary"], end
 for r in recs:  # every record of the session
     assert {"time", "priority", "output", "source", "hostname", "output_fields"} <= r.keys(), r
 PY
-# the README's jq one-liner: what stopped which agent where
+# docs/audit.md's jq one-liner: what stopped which agent where
 out=$(jq -r 'select(.priority == "Critical") | "\(.time) \(.hostname) \(.output_fields["lgrun.agent"]): \(.output)"' "$STATE/audit.jsonl")
 [[ $out == *" $(hostname) bash: session_killed: volume_exceeded, 3 deletes"* ]] || fail "the jq one-liner: $out"
 [ -f "$STATE/sessions/trip3.killed" ] || fail "the session is not marked killed"
