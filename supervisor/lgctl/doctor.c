@@ -278,7 +278,7 @@ static void check_cgroup(struct doctor *d)
 	    "no cgroup of its own (%s): the tree is killed by walking lgrun's descendants, again and again until none is left; a process that leaves the tree's lineage (setsid and a re-parent to another reaper) escapes it. Fix: %s",
 	    cg.why,
 	    d->container ?
-		    "a cgroup v2 hierarchy the container may write (the README's \"In a container\" says which ways, and what each exposes)" :
+		    "a cgroup v2 hierarchy the container may write (docs/containers.md says which ways, and what each exposes)" :
 	    d->root ?
 		    "a cgroup v2 mount (systemd.unified_cgroup_hierarchy=1, or mount -t cgroup2 none /sys/fs/cgroup/unified)" :
 		    "a delegated cgroup (systemd-run --user -p Delegate=yes --shell), or run lgrun as root");

@@ -39,7 +39,7 @@ int lg_canon_args(const char *json, size_t len, char *out, size_t size);
 int lg_canon_call(const char *tool, const char *json, size_t len,
 		  const char *ignore, char *out, size_t size);
 
-/* The free-text keys left out by default (documented in the README). */
+/* The free-text keys left out by default (docs/rules.md, "What counts as the same call"). */
 #define LG_DEFAULT_IGNORE_KEYS                                         \
 	"Bash:description, BashOutput:description, Task:description, " \
 	"run_shell_command:description, shell:justification, "         \

@@ -23,7 +23,7 @@ void lg_audit_begin(struct lg_json *j, int64_t now, const char *session,
 
 /*
  * The fields log pipelines read in Falco's alerts, added next to lgrun's
- * own (README: "Audit records in log pipelines"): priority, output, source
+ * own (docs/audit.md: "Audit records in log pipelines"): priority, output, source
  * ("lgrun"), hostname, tags (["lgrun", event, rule]) and output_fields
  * (lgrun.session, lgrun.agent, lgrun.event, lgrun.rule, evt.type, fd.name,
  * proc.pid, proc.name: those it has). time and rule are lgrun's own.
