@@ -1731,6 +1731,11 @@ static const struct {
 	  "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"c1\",\"name\":\"t\",\"response\":{\"output\":\"ok\"}}}]}]}",
 	  "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]},\"index\":0}],"
 	  "\"modelVersion\":\"m\"}\r\n\r\n" },
+	{ "echo", "/lgrun/echo",
+	  "{\"stream\":true,\"tools\":[{\"name\":\"t\"}],\"turns\":[{\"role\":\"user\",\"text\":\"hi\"},"
+	  "{\"role\":\"model\",\"call\":{\"id\":\"c1\",\"name\":\"t\",\"args\":{}}},"
+	  "{\"role\":\"user\",\"result\":{\"id\":\"c1\",\"content\":\"ok\"}}]}",
+	  "data: {\"model\":\"m\"}\n\ndata: {\"text\":\"hello\"}\n\n" },
 };
 
 struct table_run {
