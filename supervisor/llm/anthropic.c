@@ -3,6 +3,7 @@
  * Anthropic's Messages API: its stream's events, a whole message, the
  * tool results in a request, its error shapes.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "api.h"
@@ -161,12 +162,129 @@ static void anthropic_error_event(json_t *ev, json_t *err, const char *message)
 	json_object_set(ev, "error", err);
 }
 
+/* The open content block stopped, the stop said, message_stop. */
+static int anthropic_close(const struct lg_llm_stream *s, struct buf *b)
+{
+	int err = 0;
+
+	if (s->finished)
+		return 0;
+	if (s->open_block >= 0)
+		err = llm_put_event(b, "content_block_stop",
+				    json_pack("{s:s, s:I}", "type",
+					      "content_block_stop", "index",
+					      (json_int_t)s->open_block),
+				    "\n");
+	if (!err && !s->stop_said)
+		err = llm_put_event(
+			b, "message_delta",
+			json_pack("{s:s, s:{s:s, s:n}, s:{s:I}}", "type",
+				  "message_delta", "delta", "stop_reason",
+				  s->ncalls ? "tool_use" : "end_turn",
+				  "stop_sequence", "usage", "output_tokens",
+				  (json_int_t)s->out[0]),
+			"\n");
+	if (!err)
+		err = llm_put_event(b, "message_stop",
+				    json_pack("{s:s}", "type", "message_stop"),
+				    "\n");
+	return err;
+}
+
+/* --- lgrun's notes (steer.c) ---------------------------------------------- */
+
+static json_t *anthropic_items(json_t *h)
+{
+	json_t *m = json_object_get(h, "messages");
+
+	return json_is_array(m) ? m : NULL;
+}
+
+static bool anthropic_user(const json_t *m)
+{
+	const char *role = llm_jstr(m, "role");
+
+	return json_is_object(m) && role && strcmp(role, "user") == 0;
+}
+
+/* A user message carrying tool results (their answer to the turn before). */
+static bool anthropic_answers(const json_t *m)
+{
+	return anthropic_user(m) &&
+	       llm_has_type(json_object_get(m, "content"), "tool_result");
+}
+
+static json_t *anthropic_block(json_t *text)
+{
+	return json_pack("{s:s, s:O}", "type", "text", "text", text);
+}
+
+static json_t *anthropic_user_message(json_t *blocks)
+{
+	return json_pack("{s:s, s:o}", "role", "user", "content", blocks);
+}
+
+/*
+ * The content blocks of message m, a string made a text block first; NULL
+ * when it has none that can take more.
+ */
+static json_t *anthropic_blocks(json_t *m)
+{
+	json_t *c = json_object_get(m, "content"), *a;
+
+	if (json_is_array(c))
+		return c;
+	if (c && !json_is_string(c) && !json_is_null(c))
+		return NULL;
+	a = json_array();
+	if (!a)
+		return NULL;
+	/* an empty text block is refused by the API: "" is no block */
+	if (json_string_length(c) &&
+	    json_array_append_new(a, anthropic_block(c)) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (json_object_set_new(m, "content", a) < 0)
+		return NULL;
+	return a;
+}
+
+/*
+ * A text block appended to the user message at at-1 (or to the results
+ * right at at), else a new user message at at.
+ */
+static int anthropic_place(json_t *items, const struct llm_note *p, size_t k)
+{
+	json_t *m = llm_note_target(items, p[0].at, anthropic_user,
+				    anthropic_answers);
+	json_t *blocks = m ? anthropic_blocks(m) : NULL;
+
+	if (blocks)
+		return llm_note_blocks(blocks, p, k, anthropic_block);
+	return llm_note_insert(items, p[0].at, p, k, anthropic_block,
+			       anthropic_user_message);
+}
+
+static const char *const anthropic_paths[] = { "/messages", NULL };
+
 const struct llm_api llm_anthropic = {
+	.name = "anthropic-messages",
+	.route = "anthropic",
+	.paths = anthropic_paths,
 	.event = anthropic_event,
+	.end = llm_calls_drop,
+	.close = anthropic_close,
+	.streams = llm_streams_flag,
 	.messages = anthropic_messages,
 	.makes_calls = anthropic_makes_calls,
+	.last_turn = llm_after_calls,
 	.results = anthropic_results,
 	.error_body = anthropic_error_body,
 	.error_event = anthropic_error_event,
 	.error_event_name = "error",
+	.holder = llm_root,
+	.items = anthropic_items,
+	.stateful = llm_stateless,
+	.place = anthropic_place,
 };

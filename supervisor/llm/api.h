@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside llm.c: the stream's state and the helpers every model API's file
+ * Inside llm/: the stream's state and the helpers every model API's file
  * uses (anthropic.c, responses.c, chat.c, gemini.c), and
  * the table each of them fills. A new API is its own file with its struct
- * llm_api, and one case in llm_api() (llm.c). Pure, like llm.c.
+ * llm_api, and its line in apis.def. Pure, like llm.c.
  */
 #ifndef LG_LLM_API_H
 #define LG_LLM_API_H
@@ -125,29 +125,97 @@ int llm_buf_add(struct buf *b, const char *p, size_t n, size_t max);
 void llm_buf_free(struct buf *b);
 json_t *llm_parse(const char *p, size_t n);
 
-/* What one model API is, for the stream and for the requests. */
+/* lgrun's notes of one at, to place (steer.c): the text a JSON string. */
+struct llm_note {
+	size_t at, order;
+	json_t *text;
+};
+
+/*
+ * What one model API is: everything lgrun knows of it, the only place it
+ * is known. Its own file fills every member; apis.def puts it in the
+ * table (llm_api()).
+ */
 struct llm_api {
-	/* one streamed event (its SSE name, or NULL) or a whole body */
+	const char *name; /* for people: "anthropic-messages" */
+	/* the proxy route its clients come by (proxy/routes.c's builtin[]) */
+	const char *route;
+	/* the ends of its request paths (NULL-terminated), on any route */
+	const char *const *paths;
+	bool websocket; /* spoken over a websocket too (Codex) */
+
+	/* the response: one streamed event (its SSE name, or NULL) or a body */
 	void (*event)(struct lg_llm_stream *s, const json_t *v,
 		      const char *name);
 	bool arrays; /* event() takes a JSON array too (Gemini's body) */
+	/* the stream ended: its open calls (llm_calls_drop, llm_calls_finish) */
+	void (*end)(struct lg_llm_stream *s);
+	/* the events that end the response where it stands (close.c) */
+	int (*close)(const struct lg_llm_stream *s, struct buf *b);
+
+	/* the request: whether it asks for a stream */
+	bool (*streams)(const char *path, const char *body, size_t n);
 	/* the request's messages (an array), NULL when it holds none */
 	const json_t *(*messages)(const json_t *root);
 	/* a message (item) of the request carries a tool call of the model */
 	bool (*makes_calls)(const json_t *m);
-	/* Responses: an input item is part of the model's turn (or NULL) */
-	bool (*in_turn)(const json_t *m);
+	/* where the messages answering the last turn start (llm_after_calls) */
+	size_t (*last_turn)(const struct llm_api *a, const json_t *msgs);
 	/* the tool results a message (item) carries */
 	void (*results)(struct llm_results *rs, const json_t *m);
+
 	/* the error answer whose message is msg (taken) */
 	json_t *(*error_body)(json_t *msg);
 	/* a streamed error event into ev; err holds the message */
 	void (*error_event)(json_t *ev, json_t *err, const char *message);
-	const char *error_event_name; /* its SSE event name, or NULL */
+	const char *error_event_name; /* its SSE event name, "" for none */
+
+	/*
+	 * lgrun's notes (steer.c): the object of the request that holds its
+	 * conversation and its tools (root, or an envelope's), NULL when none
+	 */
+	json_t *(*holder)(json_t *root);
+	/* the conversation's items in it (an array; a string made one), NULL */
+	json_t *(*items)(json_t *holder);
+	/* it continues a response stored upstream (previous_response_id) */
+	bool (*stateful)(const json_t *root);
+	/* notes p[0..k), all of one at, into the conversation; 0, -ENOMEM */
+	int (*place)(json_t *items, const struct llm_note *p, size_t k);
 };
 
-extern const struct llm_api llm_anthropic, llm_responses, llm_chat, llm_gemini;
-/* The table of api; NULL for LG_LLM_UNKNOWN. */
+#define LG_LLM_API(NAME, TABLE) extern const struct llm_api TABLE;
+#include "apis.def"
+#undef LG_LLM_API
+/* The table of api; NULL for LG_LLM_UNKNOWN (and past LG_LLM_COUNT). */
 const struct llm_api *llm_api(enum lg_llm_api api);
+
+/* Shared by the APIs' files. */
+/* request.c: just after the last message that made tool calls (0: none) */
+size_t llm_after_calls(const struct llm_api *a, const json_t *msgs);
+/* request.c: the body says "stream": true */
+bool llm_streams_flag(const char *path, const char *body, size_t n);
+/* close.c: one SSE event: "event: NAME\n" (NAME may be NULL), data, eol */
+int llm_put_event(struct buf *b, const char *name, json_t *ev, const char *eol);
+/* steer.c: the request itself holds its conversation and its tools */
+json_t *llm_root(json_t *root);
+/* steer.c: never stateful */
+bool llm_stateless(const json_t *root);
+/*
+ * steer.c: the message notes at at join: the user message at at-1, else
+ * the one at at when it carries tool results (nothing goes between a
+ * turn's calls and their results); NULL when neither.
+ */
+json_t *llm_note_target(json_t *items, size_t at, bool (*user)(const json_t *m),
+			bool (*results)(const json_t *m));
+/* steer.c: at moved past the tool outputs that start there */
+size_t llm_note_after(const json_t *items, size_t at,
+		      bool (*output)(const json_t *m));
+/* steer.c: each note's block(text) appended to blocks; 0, -ENOMEM */
+int llm_note_blocks(json_t *blocks, const struct llm_note *p, size_t k,
+		    json_t *(*block)(json_t *text));
+/* steer.c: one message(blocks) holding the notes' blocks, inserted at at */
+int llm_note_insert(json_t *items, size_t at, const struct llm_note *p,
+		    size_t k, json_t *(*block)(json_t *text),
+		    json_t *(*message)(json_t *blocks));
 
 #endif

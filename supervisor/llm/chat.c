@@ -4,6 +4,7 @@
  * stream's chunks, a whole completion, the tool results in a request, its
  * error shapes (also those of an API lgrun cannot name).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "api.h"
@@ -182,11 +183,77 @@ static void chat_event(struct lg_llm_stream *s, const json_t *v,
 	chat_chunk(s, v);
 }
 
+/* A last chunk with its finish_reason, then [DONE]. */
+static int chat_close(const struct lg_llm_stream *s, struct buf *b)
+{
+	static const char done[] = "data: [DONE]\n\n";
+	int err = 0;
+
+	if (s->turned)
+		return 0;
+	if (!s->finished)
+		err = llm_put_event(
+			b, NULL,
+			json_pack(
+				"{s:s, s:s, s:I, s:s, s:[{s:i, s:{}, s:n, s:s}]}",
+				"id", s->id, "object", "chat.completion.chunk",
+				"created", (json_int_t)s->created, "model",
+				s->model, "choices", "index", 0, "delta",
+				"logprobs", "finish_reason",
+				s->ncalls ? "tool_calls" : "stop"),
+			"\n");
+	return err ? err : llm_buf_add(b, done, strlen(done), LLM_BODY_MAX);
+}
+
+/* --- lgrun's notes (steer.c) ---------------------------------------------- */
+
+static json_t *chat_items(json_t *h)
+{
+	json_t *m = json_object_get(h, "messages");
+
+	return json_is_array(m) ? m : NULL;
+}
+
+static bool chat_output(const json_t *m)
+{
+	const char *role = llm_jstr(m, "role");
+
+	return role && strcmp(role, "tool") == 0;
+}
+
+/* A user message each, at at after the role "tool" messages there. */
+static int chat_place(json_t *items, const struct llm_note *p, size_t k)
+{
+	size_t at = llm_note_after(items, p[0].at, chat_output);
+
+	for (size_t i = 0; i < k; i++)
+		if (json_array_insert_new(items, at + i,
+					  json_pack("{s:s, s:O}", "role",
+						    "user", "content",
+						    p[i].text)) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static const char *const chat_paths[] = { "/chat/completions", NULL };
+
 const struct llm_api llm_chat = {
+	.name = "openai-chat",
+	.route = "openai",
+	.paths = chat_paths,
 	.event = chat_event,
+	.end = llm_calls_finish, /* no finish_reason: what came is all */
+	.close = chat_close,
+	.streams = llm_streams_flag,
 	.messages = chat_messages,
 	.makes_calls = chat_makes_calls,
+	.last_turn = llm_after_calls,
 	.results = chat_results,
 	.error_body = chat_error_body,
 	.error_event = chat_error_event,
+	.error_event_name = "",
+	.holder = llm_root,
+	.items = chat_items,
+	.stateful = llm_stateless,
+	.place = chat_place,
 };

@@ -5,6 +5,7 @@
  * {response} out): its chunks, the function responses in a request, its
  * error shapes.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "api.h"
@@ -159,12 +160,141 @@ static void gemini_error_event(json_t *ev, json_t *err, const char *message)
 	json_object_set(ev, "error", err);
 }
 
+/* A last chunk with finishReason STOP (in Code Assist's envelope). */
+static int gemini_close(const struct lg_llm_stream *s, struct buf *b)
+{
+	json_t *chunk;
+
+	if (s->finished)
+		return 0;
+	chunk = json_pack(
+		"{s:[{s:{s:[{s:s}], s:s}, s:s, s:i}], s:{s:I, s:I, s:I}}",
+		"candidates", "content", "parts", "text", "", "role", "model",
+		"finishReason", "STOP", "index", 0, "usageMetadata",
+		"promptTokenCount", (json_int_t)s->in[0],
+		"candidatesTokenCount", (json_int_t)s->out[0],
+		"totalTokenCount",
+		(json_int_t)(s->in[0] + s->in[1] + s->out[0] + s->out[1]));
+	if (chunk && s->model[0])
+		json_object_set_new(chunk, "modelVersion",
+				    json_string(s->model));
+	if (chunk && s->id[0])
+		json_object_set_new(chunk, "responseId", json_string(s->id));
+	if (chunk && s->wrapped)
+		chunk = json_pack("{s:o, s:s}", "response", chunk, "traceId",
+				  s->trace);
+	return llm_put_event(b, NULL, chunk, "\r\n");
+}
+
+static bool gemini_streams(const char *path, const char *body, size_t n)
+{
+	(void)body;
+	(void)n;
+	return path && strstr(path, ":streamGenerateContent");
+}
+
+/* --- lgrun's notes (steer.c) ---------------------------------------------- */
+
+/* The request, or Code Assist's {model, project, request: {contents}}. */
+static json_t *gemini_holder(json_t *root)
+{
+	return (json_t *)code_assist(root, "request", "contents");
+}
+
+static json_t *gemini_items(json_t *h)
+{
+	json_t *c = json_object_get(h, "contents");
+
+	return json_is_array(c) ? c : NULL;
+}
+
+/* The user's content: its role user, or none. */
+static bool gemini_user(const json_t *m)
+{
+	const char *role = llm_jstr(m, "role");
+
+	return json_is_object(m) &&
+	       (!json_object_get(m, "role") || (role && !strcmp(role, "user")));
+}
+
+/* A user content carrying function responses. */
+static bool gemini_answers(const json_t *m)
+{
+	const json_t *p;
+	size_t i;
+
+	if (!gemini_user(m))
+		return false;
+	json_array_foreach(json_object_get(m, "parts"), i, p)
+	{
+		if (get2(p, "functionResponse", "function_response"))
+			return true;
+	}
+	return false;
+}
+
+static json_t *gemini_block(json_t *text)
+{
+	return json_pack("{s:O}", "text", text);
+}
+
+static json_t *gemini_user_message(json_t *blocks)
+{
+	return json_pack("{s:s, s:o}", "role", "user", "parts", blocks);
+}
+
+/* The parts of content m (made when it has none), NULL when not an array. */
+static json_t *gemini_parts(json_t *m)
+{
+	json_t *c = json_object_get(m, "parts"), *a;
+
+	if (json_is_array(c))
+		return c;
+	if (c)
+		return NULL;
+	a = json_array();
+	if (!a || json_object_set_new(m, "parts", a) < 0)
+		return NULL;
+	return a;
+}
+
+/*
+ * A text part appended to the user content at at-1 (or to the function
+ * responses right at at), else a new user content at at.
+ */
+static int gemini_place(json_t *items, const struct llm_note *p, size_t k)
+{
+	json_t *m =
+		llm_note_target(items, p[0].at, gemini_user, gemini_answers);
+	json_t *parts = m ? gemini_parts(m) : NULL;
+
+	if (parts)
+		return llm_note_blocks(parts, p, k, gemini_block);
+	return llm_note_insert(items, p[0].at, p, k, gemini_block,
+			       gemini_user_message);
+}
+
+static const char *const gemini_paths[] = { ":generateContent",
+					    ":streamGenerateContent", NULL };
+
 const struct llm_api llm_gemini = {
+	.name = "gemini",
+	.route = "gemini",
+	.paths = gemini_paths,
 	.event = gemini_event,
 	.arrays = true,
+	.end = llm_calls_drop,
+	.close = gemini_close,
+	.streams = gemini_streams,
 	.messages = gemini_messages,
 	.makes_calls = gemini_makes_calls,
+	.last_turn = llm_after_calls,
 	.results = gemini_results,
 	.error_body = gemini_error_body,
 	.error_event = gemini_error_event,
+	.error_event_name = "",
+	.holder = gemini_holder,
+	.items = gemini_items,
+	.stateful = llm_stateless,
+	.place = gemini_place,
 };

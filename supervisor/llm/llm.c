@@ -336,31 +336,18 @@ void llm_calls_drop(struct lg_llm_stream *s)
 	}
 }
 
-/* --- Anthropic Messages -------------------------------------------------- */
-
-/* --- OpenAI Responses ---------------------------------------------------- */
-
-/* --- OpenAI Chat Completions --------------------------------------------- */
-
-/* --- Gemini -------------------------------------------------------------- */
-
 /* --- dispatch ------------------------------------------------------------ */
 
-/* The model APIs, each its own file (api.h). */
+/* The model APIs, each its own file (api.h), one line each in apis.def. */
+#define LG_LLM_API(NAME, TABLE) [LG_LLM_##NAME] = &TABLE,
+static const struct llm_api *const apis[LG_LLM_COUNT] = {
+#include "apis.def"
+};
+#undef LG_LLM_API
+
 const struct llm_api *llm_api(enum lg_llm_api api)
 {
-	switch (api) {
-	case LG_LLM_ANTHROPIC:
-		return &llm_anthropic;
-	case LG_LLM_OPENAI_RESPONSES:
-		return &llm_responses;
-	case LG_LLM_OPENAI_CHAT:
-		return &llm_chat;
-	case LG_LLM_GEMINI:
-		return &llm_gemini;
-	default:
-		return NULL;
-	}
+	return api > LG_LLM_UNKNOWN && api < LG_LLM_COUNT ? apis[api] : NULL;
 }
 
 /* One event's (or one body's) JSON, to its API's handler. */
@@ -521,7 +508,7 @@ struct lg_llm_stream *lg_llm_stream_new(enum lg_llm_api api, bool sse,
 {
 	struct lg_llm_stream *s;
 
-	if (api <= LG_LLM_UNKNOWN || api > LG_LLM_GEMINI)
+	if (!llm_api(api))
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -614,10 +601,7 @@ void lg_llm_stream_end(struct lg_llm_stream *s)
 		json_decref(v);
 		llm_buf_free(&s->body);
 	}
-	if (s->api == LG_LLM_OPENAI_CHAT)
-		llm_calls_finish(s); /* no finish_reason: what came is all */
-	else
-		llm_calls_drop(s);
+	llm_api(s->api)->end(s); /* the calls still open */
 	llm_report_turn(s);
 }
 

@@ -13,12 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The model APIs: one line each in apis.def; LG_LLM_COUNT past the last. */
 enum lg_llm_api {
 	LG_LLM_UNKNOWN,
-	LG_LLM_ANTHROPIC, /* POST .../v1/messages */
-	LG_LLM_OPENAI_RESPONSES, /* POST .../responses */
-	LG_LLM_OPENAI_CHAT, /* POST .../chat/completions */
-	LG_LLM_GEMINI, /* POST .../models/M:generateContent, :streamGenerateContent */
+#define LG_LLM_API(NAME, TABLE) LG_LLM_##NAME,
+#include "apis.def"
+#undef LG_LLM_API
+	LG_LLM_COUNT
 };
 
 /* A tool call the model made, complete (arguments fully streamed). */
@@ -51,8 +52,15 @@ struct lg_llm_sink {
 	void *ctx;
 };
 
-/* Which API a request is, from the proxy route and the path after it. */
+/*
+ * Which API a request is, from the proxy route (one an API is spoken on)
+ * and the path after it (the end of one of an API's paths, whatever the
+ * route: compatible endpoints).
+ */
 enum lg_llm_api lg_llm_api_of(const char *route, const char *path);
+
+/* The API is spoken over a websocket too (Codex's Responses). */
+bool lg_llm_api_websocket(enum lg_llm_api api);
 
 struct lg_llm_stream;
 

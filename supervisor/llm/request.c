@@ -15,32 +15,36 @@
 #include "llm.h"
 #include "api.h"
 
+/* route is one an API is spoken on */
+static bool model_route(const char *route)
+{
+	for (int i = LG_LLM_UNKNOWN + 1; i < LG_LLM_COUNT; i++)
+		if (strcmp(llm_api(i)->route, route) == 0)
+			return true;
+	return false;
+}
+
 enum lg_llm_api lg_llm_api_of(const char *route, const char *path)
 {
-	static const struct {
-		const char *suffix;
-		enum lg_llm_api api;
-	} map[] = {
-		{ "/messages", LG_LLM_ANTHROPIC },
-		{ "/responses", LG_LLM_OPENAI_RESPONSES },
-		{ "/chat/completions", LG_LLM_OPENAI_CHAT },
-		{ ":generateContent", LG_LLM_GEMINI },
-		{ ":streamGenerateContent", LG_LLM_GEMINI },
-	};
 	size_t n;
 
-	if (!route || !path ||
-	    (strcmp(route, "anthropic") != 0 && strcmp(route, "openai") != 0 &&
-	     strcmp(route, "gemini") != 0))
+	if (!route || !path || !model_route(route))
 		return LG_LLM_UNKNOWN;
 	n = strcspn(path, "?#");
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t k = strlen(map[i].suffix);
+	for (int i = LG_LLM_UNKNOWN + 1; i < LG_LLM_COUNT; i++) {
+		for (const char *const *p = llm_api(i)->paths; *p; p++) {
+			size_t k = strlen(*p);
 
-		if (n >= k && memcmp(path + n - k, map[i].suffix, k) == 0)
-			return map[i].api;
+			if (n >= k && memcmp(path + n - k, *p, k) == 0)
+				return (enum lg_llm_api)i;
+		}
 	}
 	return LG_LLM_UNKNOWN;
+}
+
+bool lg_llm_api_websocket(enum lg_llm_api api)
+{
+	return llm_api(api) && llm_api(api)->websocket;
 }
 
 /* Text of a result's content: a string, or the text parts of an array. */
@@ -105,22 +109,15 @@ bool llm_has_type(const json_t *array, const char *type)
 }
 
 /*
- * Where the results answering the last model turn start: after the last
- * message that made tool calls (Responses: the start of the run of model
- * items around the last call, whose outputs may be interleaved with
- * calls). 0 when the request holds no call (Responses continuing with
- * previous_response_id: only results).
+ * Where the results answering the last model turn start: just after the
+ * last message that made tool calls; 0 when the request holds no call.
+ * An API's last_turn, or where its own begins.
  */
-static size_t last_turn_start(const struct llm_api *a, const json_t *msgs)
+size_t llm_after_calls(const struct llm_api *a, const json_t *msgs)
 {
 	size_t k = json_array_size(msgs);
 
 	while (k > 0 && !a->makes_calls(json_array_get(msgs, k - 1)))
-		k--;
-	if (!k || !a->in_turn)
-		return k; /* just after the message that made the calls */
-	k--;
-	while (k > 0 && a->in_turn(json_array_get(msgs, k - 1)))
 		k--;
 	return k;
 }
@@ -150,7 +147,7 @@ static int request_results(enum lg_llm_api api, const char *body, size_t n,
 		return 0; /* none to read (Responses' input as a string) */
 	if (!json_is_array(msgs))
 		return -EINVAL;
-	from = last ? last_turn_start(a, msgs) : 0;
+	from = last ? a->last_turn(a, msgs) : 0;
 	json_array_foreach(msgs, i, m)
 	{
 		if (i >= from)
@@ -174,20 +171,27 @@ int lg_llm_request_last_results(enum lg_llm_api api, const char *body, size_t n,
 	return request_results(api, body, n, fn, ctx, model, model_size, true);
 }
 
-bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
-			    const char *body, size_t n)
+/* Most APIs: the body says "stream": true. */
+bool llm_streams_flag(const char *path, const char *body, size_t n)
 {
 	json_t *root;
 	bool r;
 
-	if (api == LG_LLM_GEMINI)
-		return path && strstr(path, ":streamGenerateContent");
-	if (api == LG_LLM_UNKNOWN || !body)
+	(void)path;
+	if (!body)
 		return false;
 	root = llm_parse(body, n);
 	r = llm_jtrue(root, "stream");
 	json_decref(root);
 	return r;
+}
+
+bool lg_llm_request_streams(enum lg_llm_api api, const char *path,
+			    const char *body, size_t n)
+{
+	const struct llm_api *a = llm_api(api);
+
+	return a && a->streams(path, body, n);
 }
 
 /* --- error bodies -------------------------------------------------------- */
@@ -261,9 +265,9 @@ int lg_llm_stream_error_event(enum lg_llm_api api, const char *message,
 	if (!text)
 		return -ENOMEM;
 	n = snprintf(out, size, "%s%s%sdata: %s\n\n",
-		     a->error_event_name ? "event: " : "",
-		     a->error_event_name ? a->error_event_name : "",
-		     a->error_event_name ? "\n" : "", text);
+		     a->error_event_name[0] ? "event: " : "",
+		     a->error_event_name, a->error_event_name[0] ? "\n" : "",
+		     text);
 	if (n < 0 || (size_t)n >= size)
 		return -ENOSPC;
 	return n;

@@ -4,8 +4,11 @@
  * stream's events, a whole response, the tool results in a request's input,
  * its error shapes.
  */
+#include <errno.h>
+#include <jansson.h>
 #include <string.h>
 
+#include "lib/cleanup.h"
 #include "api.h"
 
 /* An output item; messages only when whole (streamed text comes as deltas) */
@@ -255,13 +258,188 @@ static void responses_error_event(json_t *ev, json_t *err, const char *message)
 	json_object_set_new(ev, "message", json_string(message));
 }
 
+/*
+ * The open message item's done events (its text, its part, the item),
+ * then response.completed: the response.created object, completed, with
+ * the output items done so far.
+ */
+static int responses_close(const struct lg_llm_stream *s, struct buf *b)
+{
+	LG_AUTOJSON json_t *output = s->items ? json_deep_copy(s->items) :
+						json_array();
+	LG_AUTOJSON json_t *resp = json_deep_copy(s->response);
+	long long seq = s->seq;
+	int err = 0;
+
+	if (s->finished)
+		return 0;
+	if (!output || !resp)
+		return -ENOMEM;
+	if (s->item) {
+		const char *id = llm_jstr(s->item, "id");
+		LG_AUTOJSON json_t *item = json_deep_copy(s->item);
+		json_t *text = json_stringn(
+			s->item_text.p ? s->item_text.p : "", s->item_text.n);
+		json_t *part = json_pack("{s:s, s:[], s:[], s:o}", "type",
+					 "output_text", "annotations",
+					 "logprobs", "text", text);
+		json_t *content = json_object_get(item, "content");
+
+		if (!item || !text || !part || !id) {
+			json_decref(part);
+			return -ENOMEM;
+		}
+		err = llm_put_event(
+			b, "response.output_text.done",
+			json_pack("{s:s, s:I, s:s, s:I, s:I, s:O, s:[]}",
+				  "type", "response.output_text.done",
+				  "sequence_number", (json_int_t)++seq,
+				  "item_id", id, "output_index",
+				  (json_int_t)s->item_index, "content_index",
+				  (json_int_t)s->part_index, "text", text,
+				  "logprobs"),
+			"\n");
+		if (!err)
+			err = llm_put_event(
+				b, "response.content_part.done",
+				json_pack("{s:s, s:I, s:s, s:I, s:I, s:O}",
+					  "type", "response.content_part.done",
+					  "sequence_number", (json_int_t)++seq,
+					  "item_id", id, "output_index",
+					  (json_int_t)s->item_index,
+					  "content_index",
+					  (json_int_t)s->part_index, "part",
+					  part),
+				"\n");
+		if (!json_is_array(content)) {
+			content = json_array();
+			json_object_set_new(item, "content", content);
+		}
+		json_array_append_new(content, part);
+		json_object_set_new(item, "status", json_string("completed"));
+		if (!err)
+			err = llm_put_event(
+				b, "response.output_item.done",
+				json_pack("{s:s, s:I, s:I, s:O}", "type",
+					  "response.output_item.done",
+					  "sequence_number", (json_int_t)++seq,
+					  "output_index",
+					  (json_int_t)s->item_index, "item",
+					  item),
+				"\n");
+		if (json_array_append(output, item) < 0)
+			err = err ? err : -ENOMEM;
+	}
+	json_object_set_new(resp, "status", json_string("completed"));
+	json_object_set(resp, "output", output);
+	if (!err)
+		err = llm_put_event(
+			b, "response.completed",
+			json_pack("{s:s, s:I, s:O}", "type",
+				  "response.completed", "sequence_number",
+				  (json_int_t)++seq, "response", resp),
+			"\n");
+	return err;
+}
+
+/*
+ * The results answering the last turn: from the start of the run of model
+ * items around the last call (their outputs may come between calls).
+ */
+static size_t responses_last_turn(const struct llm_api *a, const json_t *msgs)
+{
+	size_t k = llm_after_calls(a, msgs);
+
+	if (!k)
+		return 0;
+	k--;
+	while (k > 0 && responses_in_turn(json_array_get(msgs, k - 1)))
+		k--;
+	return k;
+}
+
+/* --- lgrun's notes (steer.c) ---------------------------------------------- */
+
+static json_t *responses_block(json_t *text)
+{
+	return json_pack("{s:s, s:O}", "type", "input_text", "text", text);
+}
+
+static json_t *responses_user_message(json_t *blocks)
+{
+	return json_pack("{s:s, s:s, s:o}", "type", "message", "role", "user",
+			 "content", blocks);
+}
+
+/* The input items; a string input is one user message: made one. */
+static json_t *responses_items(json_t *h)
+{
+	json_t *in = json_object_get(h, "input"), *m, *a;
+
+	if (!json_is_string(in))
+		return json_is_array(in) ? in : NULL;
+	m = responses_user_message(
+		json_pack("[{s:s, s:O}]", "type", "input_text", "text", in));
+	a = json_array();
+	if (!m || !a) {
+		json_decref(m);
+		json_decref(a);
+		return NULL;
+	}
+	/* each takes its value, on failure too */
+	if (json_array_append_new(a, m) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (json_object_set_new(h, "input", a) < 0)
+		return NULL;
+	return a;
+}
+
+static bool responses_stateful(const json_t *root)
+{
+	const char *prev = llm_jstr(root, "previous_response_id");
+
+	return prev && prev[0];
+}
+
+/* An output item answering a call. */
+static bool responses_output(const json_t *m)
+{
+	const char *type = llm_jstr(m, "type");
+	size_t n = type ? strlen(type) : 0;
+
+	return n > 7 && strcmp(type + n - 7, "_output") == 0;
+}
+
+/* A user message item at at, after the outputs there. */
+static int responses_place(json_t *items, const struct llm_note *p, size_t k)
+{
+	return llm_note_insert(items,
+			       llm_note_after(items, p[0].at, responses_output),
+			       p, k, responses_block, responses_user_message);
+}
+
+static const char *const responses_paths[] = { "/responses", NULL };
+
 const struct llm_api llm_responses = {
+	.name = "openai-responses",
+	.route = "openai",
+	.paths = responses_paths,
+	.websocket = true,
 	.event = responses_event,
+	.end = llm_calls_drop,
+	.close = responses_close,
+	.streams = llm_streams_flag,
 	.messages = responses_messages,
 	.makes_calls = responses_makes_calls,
-	.in_turn = responses_in_turn,
+	.last_turn = responses_last_turn,
 	.results = responses_results,
 	.error_body = responses_error_body,
 	.error_event = responses_error_event,
 	.error_event_name = "error",
+	.holder = llm_root,
+	.items = responses_items,
+	.stateful = responses_stateful,
+	.place = responses_place,
 };

@@ -5,7 +5,7 @@
  * with the notes at their places. Pure (jansson): the proxy calls it on
  * the request bodies it forwards, HTTP or websocket response.create.
  *
- * A note's at (struct lg_steer_note, proxy.h) is the count of items the
+ * A note's at (struct lg_steer_note, below) is the count of items the
  * agent's array held in the request that first carried it; it goes right
  * after items[0..at-1], the same in every later request:
  *  - Anthropic Messages: a text block appended to messages[at-1] when it is
@@ -28,7 +28,22 @@
 #include <stddef.h>
 
 #include "llm.h"
-#include "proxy/proxy.h"
+
+/*
+ * lgrun's word in the model's context (issue 28): a short user-role text
+ * the proxy adds to a model request. at: where, as the count of items the
+ * agent's own array (messages, input, contents) held in the request that
+ * first carried it: the note goes right after items[0..at-1] (a block of
+ * the user message at at-1 for Anthropic and Gemini; a new user message or
+ * item at at for Chat Completions and Responses), again in every later
+ * request of that conversation, so the model's context stays the same.
+ */
+#define LG_STEER_TEXT_MAX 1024
+#define LG_STEER_MAX 8 /* notes of one conversation added at most */
+struct lg_steer_note {
+	char text[LG_STEER_TEXT_MAX];
+	size_t at;
+};
 
 /*
  * The count of items of the request's array into *items, and whether it

@@ -488,7 +488,7 @@ static enum MHD_Result take_request(struct lg_proxy *p, struct req *r,
 			    &r->plain_len) < 0)
 		COUNT(p->st.unparsed); /* forwarded all the same, unread */
 	if (r->ws && strcmp(r->method, "GET") == 0 &&
-	    r->api == LG_LLM_OPENAI_RESPONSES) {
+	    lg_llm_api_websocket(r->api)) {
 		if (ops.model_blocked(ops.sink.ctx)) {
 			r->wake_when_sent = true;
 			return refuse(r, con);

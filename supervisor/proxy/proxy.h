@@ -21,6 +21,7 @@
 
 #include "guard/sink.h"
 #include "lib/error.h"
+#include "llm/steer.h" /* struct lg_steer_note */
 
 #define LG_PROXY_EXPORT __attribute__((visibility("default")))
 
@@ -96,22 +97,6 @@ int lg_proxy_listen(uint16_t *port);
  * lgrun's hidden symbols): its sink, as every source has it, and what only
  * the proxy asks.
  */
-/*
- * lgrun's word in the model's context (issue 28): a short user-role text
- * the proxy adds to a model request. at: where, as the count of items the
- * agent's own array (messages, input, contents) held in the request that
- * first carried it: the note goes right after items[0..at-1] (a block of
- * the user message at at-1 for Anthropic and Gemini; a new user message or
- * item at at for Chat Completions and Responses), again in every later
- * request of that conversation, so the model's context stays the same.
- */
-#define LG_STEER_TEXT_MAX 1024
-#define LG_STEER_MAX 8 /* notes of one conversation added at most */
-struct lg_steer_note {
-	char text[LG_STEER_TEXT_MAX];
-	size_t at;
-};
-
 struct lg_proxy_ops {
 	/*
 	 * The session's way in (guard/sink.h), lgrun's: tool calls, turns

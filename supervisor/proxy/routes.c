@@ -13,6 +13,11 @@
 
 #include "proxy.h"
 
+/*
+ * The model routes, one line each: the route's name, which is also its
+ * format (each API of llm/ names the route it is spoken on), the variable
+ * its clients read, and its public upstream.
+ */
 static const struct {
 	const char *name, *env, *def;
 } builtin[] = {
@@ -21,6 +26,15 @@ static const struct {
 	{ "gemini", "GOOGLE_GEMINI_BASE_URL",
 	  "https://generativelanguage.googleapis.com" },
 };
+
+/* A route's format: the name of a built-in route (an API's route, llm/). */
+static bool known_format(const char *format)
+{
+	for (size_t b = 0; b < sizeof(builtin) / sizeof(builtin[0]); b++)
+		if (strcmp(builtin[b].name, format) == 0)
+			return true;
+	return false;
+}
 
 static void set_route(struct lg_proxy_route *r, const char *name,
 		      const char *format, const char *env, const char *def)
@@ -150,8 +164,7 @@ static int decrypt_one(const char *p, size_t len, struct lg_proxy_route *routes,
 	} else {
 		return -EINVAL; /* an unknown host needs its format */
 	}
-	if (strcmp(rt->format, "anthropic") && strcmp(rt->format, "openai") &&
-	    strcmp(rt->format, "gemini"))
+	if (!known_format(rt->format))
 		return -EINVAL;
 	if (eq) {
 		size_t ul = len - (size_t)(eq - p) - 1;

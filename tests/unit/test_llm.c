@@ -16,6 +16,8 @@
 #include <jansson.h>
 
 #include "llm/llm.h"
+#include "llm/api.h"
+#include "llm/steer.h"
 
 /* --- a sink that writes what it hears as one string ---------------------- */
 
@@ -1682,6 +1684,201 @@ static void test_error_bodies(void **state)
 			 -ENOSPC);
 }
 
+/* --- the table: every API, every member ---------------------------------- */
+
+/*
+ * Each API's samples: a request of its own on its route (a tool call of
+ * the model's, "c1", and its result "ok"; tools declared; a stream asked
+ * for), and the start of a streamed response (its text "hello", no end).
+ * An API without its line here fails test_api_table.
+ */
+static const struct {
+	const char *name, *path, *request, *stream;
+} samples[] = {
+	{ "anthropic-messages", "/v1/messages",
+	  "{\"model\":\"m\",\"stream\":true,\"tools\":[{\"name\":\"t\"}],"
+	  "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+	  "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"t\",\"input\":{}}]},"
+	  "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c1\",\"content\":\"ok\"}]}]}",
+	  "event: message_start\n"
+	  "data: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":{\"input_tokens\":1}}}\n\n"
+	  "event: content_block_start\n"
+	  "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	  "event: content_block_delta\n"
+	  "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hello\"}}\n\n" },
+	{ "openai-responses", "/v1/responses",
+	  "{\"model\":\"m\",\"stream\":true,\"tools\":[{\"type\":\"function\",\"name\":\"t\"}],"
+	  "\"input\":[{\"role\":\"user\",\"content\":\"hi\"},"
+	  "{\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"t\",\"arguments\":\"{}\"},"
+	  "{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\"}]}",
+	  "event: response.created\n"
+	  "data: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"r\",\"model\":\"m\",\"status\":\"in_progress\",\"output\":[]}}\n\n"
+	  "event: response.output_item.added\n"
+	  "data: {\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"i\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}\n\n"
+	  "event: response.output_text.delta\n"
+	  "data: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"item_id\":\"i\",\"output_index\":0,\"content_index\":0,\"delta\":\"hello\"}\n\n" },
+	{ "openai-chat", "/v1/chat/completions",
+	  "{\"model\":\"m\",\"stream\":true,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"t\"}}],"
+	  "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},"
+	  "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"t\",\"arguments\":\"{}\"}}]},"
+	  "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"ok\"}]}",
+	  "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+	  "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hello\"}}]}\n\n" },
+	{ "gemini", "/v1beta/models/g:streamGenerateContent?alt=sse",
+	  "{\"tools\":[{\"functionDeclarations\":[{\"name\":\"t\"}]}],"
+	  "\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},"
+	  "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"c1\",\"name\":\"t\",\"args\":{}}}]},"
+	  "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"c1\",\"name\":\"t\",\"response\":{\"output\":\"ok\"}}}]}]}",
+	  "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]},\"index\":0}],"
+	  "\"modelVersion\":\"m\"}\r\n\r\n" },
+	{ "echo", "/lgrun/echo",
+	  "{\"stream\":true,\"tools\":[{\"name\":\"t\"}],\"turns\":[{\"role\":\"user\",\"text\":\"hi\"},"
+	  "{\"role\":\"model\",\"call\":{\"id\":\"c1\",\"name\":\"t\",\"args\":{}}},"
+	  "{\"role\":\"user\",\"result\":{\"id\":\"c1\",\"content\":\"ok\"}}]}",
+	  "data: {\"model\":\"m\"}\n\ndata: {\"text\":\"hello\"}\n\n" },
+};
+
+struct table_run {
+	char text[64], stop[64], ids[64];
+	unsigned turns;
+};
+
+static void table_text(void *ctx, const char *p, size_t n)
+{
+	struct table_run *r = ctx;
+
+	strncat(r->text, p,
+		n < sizeof(r->text) - strlen(r->text) - 1 ?
+			n :
+			sizeof(r->text) - strlen(r->text) - 1);
+}
+
+static void table_turn(void *ctx, const struct lg_llm_turn *t)
+{
+	struct table_run *r = ctx;
+
+	r->turns++;
+	snprintf(r->stop, sizeof(r->stop), "%s", t->stop_reason);
+}
+
+static void table_result(void *ctx, const struct lg_llm_result *res)
+{
+	struct table_run *r = ctx;
+
+	if (strstr(res->content, "ok"))
+		strncat(r->ids, res->call_id,
+			sizeof(r->ids) - strlen(r->ids) - 1);
+}
+
+/* Each entry filled, and a request, a response, its close and a note. */
+static void table_entry(enum lg_llm_api api)
+{
+	const struct llm_api *a = llm_api(api);
+	const char *path, *req, *stream;
+	struct table_run run = { 0 };
+	struct lg_llm_sink sink = { NULL, table_text, table_turn, &run };
+	struct lg_steer_note note = { "lgrun: NOTE-TEXT", 0 };
+	struct lg_llm_stream *s;
+	char buf[2048], *out = NULL, *body = NULL;
+	size_t len = 0, items = 0, after = 0, i;
+	bool stateful = true;
+	int status = 0;
+
+	assert_non_null(a);
+	assert_non_null(a->name);
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+		if (strcmp(samples[i].name, a->name) == 0)
+			break;
+	if (i == sizeof(samples) / sizeof(samples[0]))
+		fail_msg("API %d (%s): no samples in test_llm.c", api, a->name);
+	path = samples[i].path;
+	req = samples[i].request;
+	stream = samples[i].stream;
+	/* every member */
+	if (!a->route || !a->paths || !a->paths[0] || !a->event || !a->end ||
+	    !a->close || !a->streams || !a->messages || !a->makes_calls ||
+	    !a->last_turn || !a->results || !a->error_body || !a->error_event ||
+	    !a->error_event_name || !a->holder || !a->items || !a->stateful ||
+	    !a->place)
+		fail_msg("%s: a member of its struct llm_api is missing",
+			 a->name);
+	/* the request: its route and path, its stream, its result */
+	assert_int_equal(lg_llm_api_of(a->route, path), api);
+	for (const char *const *p = a->paths; *p; p++)
+		assert_int_equal(lg_llm_api_of(a->route, *p), api);
+	assert_true(lg_llm_request_streams(api, path, req, strlen(req)));
+	assert_int_equal(lg_llm_request_last_results(api, req, strlen(req),
+						     table_result, &run, NULL,
+						     0),
+			 1);
+	assert_string_equal(run.ids, "c1");
+	/* the response, cut short, closed as the API closes one */
+	s = lg_llm_stream_new(api, true, &sink);
+	assert_non_null(s);
+	lg_llm_stream_feed(s, stream, strlen(stream));
+	assert_string_equal(run.text, "hello");
+	assert_true(lg_llm_stream_can_close(s));
+	assert_int_equal(lg_llm_stream_close(s, &out, &len), 0);
+	assert_non_null(out);
+	assert_true(len > 0);
+	lg_llm_stream_feed(s, out, len);
+	free(out);
+	/* closed already: nothing more to say */
+	assert_int_equal(lg_llm_stream_close(s, &out, &len), 0);
+	assert_int_equal(len, 0);
+	free(out);
+	lg_llm_stream_end(s);
+	assert_int_equal(run.turns, 1);
+	assert_true(run.stop[0]); /* the close said why it ended */
+	assert_int_equal(lg_llm_stream_errors(s), 0);
+	lg_llm_stream_free(s);
+	/* a note after the result */
+	assert_int_equal(lg_llm_steer_items(api, req, strlen(req), &items,
+					    &stateful),
+			 0);
+	assert_int_equal(items, 3);
+	assert_false(stateful);
+	assert_true(lg_llm_steer_agentic(api, req, strlen(req)));
+	note.at = items;
+	assert_int_equal(lg_llm_steer_apply(api, req, strlen(req), &note, 1,
+					    &body, &len),
+			 1);
+	assert_non_null(strstr(body, "lgrun: NOTE-TEXT"));
+	assert_int_equal(lg_llm_steer_items(api, body, len, &after, &stateful),
+			 0);
+	assert_true(after >= items);
+	run.ids[0] = '\0';
+	assert_int_equal(lg_llm_request_last_results(
+				 api, body, len, table_result, &run, NULL, 0),
+			 1);
+	assert_string_equal(run.ids, "c1");
+	free(body);
+	/* its errors */
+	assert_true(lg_llm_error_body(api, "why-not", buf, sizeof(buf),
+				      &status) > 0);
+	assert_non_null(strstr(buf, "why-not"));
+	assert_int_equal(status, 400);
+	assert_true(lg_llm_stream_error_event(api, "why-not", buf,
+					      sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "why-not"));
+}
+
+static void test_api_table(void **state)
+{
+	(void)state;
+	/* nothing outside the table */
+	assert_null(llm_api(LG_LLM_UNKNOWN));
+	assert_null(llm_api(LG_LLM_COUNT));
+	assert_null(lg_llm_stream_new(LG_LLM_COUNT, true, NULL));
+	for (int api = LG_LLM_UNKNOWN + 1; api < LG_LLM_COUNT; api++)
+		table_entry((enum lg_llm_api)api);
+	/* two APIs, two names */
+	for (int x = LG_LLM_UNKNOWN + 1; x < LG_LLM_COUNT; x++)
+		for (int y = x + 1; y < LG_LLM_COUNT; y++)
+			assert_string_not_equal(llm_api(x)->name,
+						llm_api(y)->name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1716,6 +1913,7 @@ int main(void)
 		cmocka_unit_test(test_request_gemini),
 		cmocka_unit_test(test_request_invalid),
 		cmocka_unit_test(test_error_bodies),
+		cmocka_unit_test(test_api_table),
 	};
 
 	return cmocka_run_group_tests_name("llm", tests, NULL, NULL);
