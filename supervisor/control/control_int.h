@@ -38,7 +38,7 @@
 #define MAX_NESTED 256 /* nested sessions alive at once */
 #define LISTEN_PAUSE_MS 50 /* out of descriptors: the listener rests */
 #define MAX_A2A 8 /* A2A calls awaiting their response, per connection */
-#define NAME 64 /* LG_FLOW_NAME_MAX */
+#define FLOW_NAME 64 /* LG_FLOW_NAME_MAX */
 
 struct pending {
 	bool used;
@@ -53,7 +53,7 @@ struct pending {
 struct a2a {
 	bool used;
 	uint64_t chan;
-	char from[NAME], to[NAME + 8];
+	char from[FLOW_NAME], to[FLOW_NAME + 8];
 };
 
 struct conn {
@@ -80,7 +80,7 @@ struct nested {
 	pid_t pid;
 	int pidfd;
 	uint64_t seq; /* registration order */
-	char name[NAME], caller[NAME];
+	char name[FLOW_NAME], caller[FLOW_NAME];
 };
 
 struct lg_control {

@@ -97,7 +97,7 @@ static void flow_return(struct lg_control *c, const char *from, const char *to)
 int ctl_on_enter(struct lg_control *c, int epfd, struct conn *k,
 		 const struct lg_wire_msg *m, struct lg_session_verdict *v)
 {
-	char caller[NAME];
+	char caller[FLOW_NAME];
 	struct nested *n = NULL;
 	int err, pidfd;
 
@@ -168,7 +168,7 @@ int ctl_on_a2a(struct lg_control *c, struct conn *k,
 	       const struct lg_wire_msg *m)
 {
 	struct lg_session_verdict v;
-	char to[NAME + 8];
+	char to[FLOW_NAME + 8];
 	struct a2a *a = NULL;
 	const char *from = caller_of(c, k->pid);
 	int err;

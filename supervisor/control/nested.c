@@ -32,7 +32,7 @@ static bool filtered(void)
 	return yes;
 }
 
-/* NAME=value from a NUL-separated environment block. */
+/* FLOW_NAME=value from a NUL-separated environment block. */
 static bool env_get(const char *env, size_t n, const char *name, char *out,
 		    size_t size)
 {

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "clean.h"
+#include "lib/bytes.h"
 
 struct clean_line {
 	const char *program;
@@ -436,12 +437,6 @@ struct lg_git_index {
 	char *blob;
 };
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 void lg_git_index_free(struct lg_git_index *x)
 {
 	if (!x)
@@ -481,7 +476,7 @@ static bool varint(const unsigned char **p, const unsigned char *end,
 static struct lg_git_index *parse_entries(const unsigned char *buf, size_t n,
 					  size_t hl)
 {
-	uint32_t version = be32(buf + 4), count = be32(buf + 8);
+	uint32_t version = lg_be32(buf + 4), count = lg_be32(buf + 8);
 	const unsigned char *p = buf + 12, *end = buf + n - hl;
 	struct lg_git_index *x = calloc(1, sizeof(*x));
 	size_t used = 0, cap = 0, prev = 0;
@@ -552,7 +547,7 @@ static struct lg_git_index *parse_entries(const unsigned char *buf, size_t n,
 	}
 	/* the extensions: a split or sparse index is not read */
 	while (end - p >= 8) {
-		uint32_t sz = be32(p + 4);
+		uint32_t sz = lg_be32(p + 4);
 
 		if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
 			goto bad;
@@ -580,7 +575,7 @@ struct lg_git_index *lg_git_index_parse(const unsigned char *buf, size_t n)
 
 	if (n < 12 + 20 || memcmp(buf, "DIRC", 4) != 0)
 		return NULL;
-	version = be32(buf + 4);
+	version = lg_be32(buf + 4);
 	if (version < 2 || version > 4)
 		return NULL;
 	x = parse_entries(buf, n, 20);

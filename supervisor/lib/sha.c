@@ -11,13 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "sha.h"
-
-static uint32_t load_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
 
 static uint32_t rol(uint32_t x, int n)
 {
@@ -34,7 +29,7 @@ static void sha1_block(uint32_t *h, const uint8_t *p)
 	uint32_t w[80], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
 
 	for (int i = 0; i < 16; i++)
-		w[i] = load_be32(p + 4 * i);
+		w[i] = lg_be32(p + 4 * i);
 	for (int i = 16; i < 80; i++)
 		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
 	for (int i = 0; i < 80; i++) {
@@ -86,7 +81,7 @@ static void sha256_block(uint32_t *h, const uint8_t *p)
 	uint32_t w[64], s[8];
 
 	for (int i = 0; i < 16; i++)
-		w[i] = load_be32(p + 4 * i);
+		w[i] = lg_be32(p + 4 * i);
 	for (int i = 16; i < 64; i++) {
 		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
 			      (w[i - 15] >> 3);

@@ -516,7 +516,7 @@ void lg_observer_tick(struct lg_observer *o)
 	}
 	/* in order; a late one at the head holds the rest back a little */
 	while (o && o->cn && o->checks[o->chead].due_ms <= now) {
-		struct check c = o->checks[o->chead];
+		struct hello_check c = o->checks[o->chead];
 
 		o->chead = (o->chead + 1) % NCHECKS;
 		o->cn--;

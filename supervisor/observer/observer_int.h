@@ -78,7 +78,7 @@ struct lg_observer {
 	unsigned ndirect_exe;
 	uint64_t wchar_seen; /* what the session had written, last asked */
 	/* execs waiting for their hello (EXEC_WAIT_MS) */
-	struct check {
+	struct hello_check {
 		pid_t pid;
 		bool late; /* it had ended at its first check */
 		uint64_t exec_ns, due_ms;
@@ -106,6 +106,6 @@ void obs_watch_syscalls(struct lg_observer *o, const char *why);
 bool obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 		     bool late);
 /* A check that is due: has pid's shim said hello since its exec? */
-void obs_check_now(struct lg_observer *o, const struct check *c);
+void obs_check_now(struct lg_observer *o, const struct hello_check *c);
 
 #endif

@@ -43,7 +43,7 @@ void obs_watch_syscalls(struct lg_observer *o, const char *why)
 bool obs_check_later(struct lg_observer *o, pid_t pid, uint64_t exec_ns,
 		     bool late)
 {
-	struct check *c;
+	struct hello_check *c;
 
 	if (o->watching & LGB_WATCH_SYSCALLS)
 		return true;
@@ -82,7 +82,7 @@ static int shim_mapped(pid_t pid)
  * in the process is a yes; a process that has ended gets HELLO_WAIT_MS
  * more for its hello to be read.
  */
-void obs_check_now(struct lg_observer *o, const struct check *c)
+void obs_check_now(struct lg_observer *o, const struct hello_check *c)
 {
 	struct proc *p = obs_proc_get(o, c->pid, false);
 	char why[160];

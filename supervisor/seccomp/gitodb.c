@@ -7,6 +7,7 @@
  * computed from the work tree file and looked up.
  */
 #include "gitodb_int.h"
+#include "lib/bytes.h"
 #include "lib/cleanup.h"
 
 /* Reads a small file into buf, NUL-terminated; length or -errno. */
@@ -154,7 +155,7 @@ static bool idx_sane(const uint8_t *m, size_t size, unsigned idlen)
 		return false;
 	/* The fanout must rise, or the search below could leave the table. */
 	for (int i = 0; i < 256; i++) {
-		uint32_t v = be32(m + 8 + 4 * i);
+		uint32_t v = lg_be32(m + 8 + 4 * i);
 
 		if (v < prev)
 			return false;
@@ -195,8 +196,8 @@ static int map_idx(int dfd, const char *name, unsigned idlen, struct pack *p)
 static bool pack_has(const struct pack *p, const uint8_t *id, unsigned idlen)
 {
 	const uint8_t *fan = p->map + 8, *ids = p->map + 8 + 1024;
-	uint32_t lo = id[0] ? be32(fan + 4 * (id[0] - 1)) : 0;
-	uint32_t hi = be32(fan + 4 * id[0]);
+	uint32_t lo = id[0] ? lg_be32(fan + 4 * (id[0] - 1)) : 0;
+	uint32_t hi = lg_be32(fan + 4 * id[0]);
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;

@@ -5,12 +5,6 @@
 
 /* Git's blob ids, by lib/sha.c's SHA-1 and SHA-256. */
 
-uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 void lg_gitodb_hash_accel(bool on)
 {
 	lg_sha_accel(on);

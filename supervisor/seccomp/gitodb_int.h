@@ -34,8 +34,6 @@ struct digest {
 
 void to_hex(const uint8_t *id, size_t len, char *hex);
 
-uint32_t be32(const uint8_t *p);
-
 int gitodb_hash_at(int dfd, const char *name, bool sha256, bool lfs,
 		   int64_t max, uint8_t *buf, size_t bufsize, struct digest *d);
 

@@ -18,7 +18,7 @@
 
 static const struct {
 	const char *name, *help;
-} known[] = {
+} metric_help[] = {
 	{ "lgrun_trips_total", "Sessions stopped by the lgrun guard." },
 	{ "lgrun_events_total", "Events the guard saw, by source." },
 	{ "lgrun_shim_dropped_events_total",
@@ -105,9 +105,10 @@ static int parse(const char *line, struct series *s)
 
 static const char *help_of(const char *name)
 {
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp(known[i].name, name) == 0)
-			return known[i].help;
+	for (size_t i = 0; i < sizeof(metric_help) / sizeof(metric_help[0]);
+	     i++)
+		if (strcmp(metric_help[i].name, name) == 0)
+			return metric_help[i].help;
 	return "lgrun counter.";
 }
 
