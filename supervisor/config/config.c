@@ -294,8 +294,8 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-static int run(struct parse *p, const char *text, const char *name,
-	       struct lg_error *err)
+static int parse_text(struct parse *p, const char *text, const char *name,
+		      struct lg_error *err)
 {
 	struct reader r = { text, p };
 	int line;
@@ -424,10 +424,10 @@ static int load_profile_file(struct lg_config *c, const char *cfgpath,
 	if (r < 0)
 		return r;
 	p.phase = PH_PROFILE;
-	r = run(&p, text, path, err);
+	r = parse_text(&p, text, path, err);
 	if (r == 0) {
 		p.phase = PH_AGENT;
-		r = run(&p, text, path, err);
+		r = parse_text(&p, text, path, err);
 	}
 	free(text);
 	free(p.seen);
@@ -440,7 +440,7 @@ static int run_main(struct parse *p, const char *text, const char *name,
 {
 	p->phase = ph;
 	p->profile_file = false;
-	return text ? run(p, text, name ? name : "<string>", err) : 0;
+	return text ? parse_text(p, text, name ? name : "<string>", err) : 0;
 }
 
 static int load(struct lg_config *c, const char *text, const char *path,
