@@ -26,7 +26,7 @@
 #include "lib/json.h"
 #include "record/audit.h"
 #include "quarantine/seal.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 /*
  * A directory the quarantine may use: owned by root or by the index's

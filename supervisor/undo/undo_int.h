@@ -8,8 +8,8 @@
  * for the set-aside's index line; all three walk paths with
  * restore_walk.c. Nothing calls back up.
  */
-#ifndef LG_RESTORE_INT_H
-#define LG_RESTORE_INT_H
+#ifndef LG_UNDO_INT_H
+#define LG_UNDO_INT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -18,7 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "lgctl.h"
+#include "lgctl/lgctl.h"
 #include "lib/error.h"
 
 /* A folder of the session's quarantine (<top>/<session>/<bucket>). */

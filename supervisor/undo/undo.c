@@ -33,8 +33,8 @@
 #include "lib/json.h"
 #include "record/audit.h"
 #include "store/state.h"
-#include "quarantine/rewind.h"
-#include "restore_int.h"
+#include "rewind.h"
+#include "undo_int.h"
 
 static void restore_usage(FILE *f)
 {

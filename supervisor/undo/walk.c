@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 int rst_open2(int dfd, const char *name, int flags, mode_t mode)
 {

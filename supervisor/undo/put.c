@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 /* The kept file is lgrun's copy of the original (not the original's inode). */
 static bool is_copy(const struct lgq_entry *e)
@@ -791,7 +791,7 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	bool occupied;
 
 	e->done = true;
-	/* a rewind undoes each rename, one step back (quarantine/rewind.h) */
+	/* a rewind undoes each rename, one step back (undo/rewind.h) */
 	if (r->to || (!r->rewind && moved_since(r, e)))
 		return; /* only in place; an older rename of a moved inode */
 	if (!e->moved_to || !rst_normal(e->moved_to) || !rst_normal(e->path)) {
