@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl restore: what a session's quarantine holds, put back at its
+ * The undo (undo.h): what a session's quarantine holds, put back at its
  * paths. A path the session itself left changed (the inode it truncated
  * or rewrote, a file it made) has that version set aside into the
  * quarantine first; anything changed after the session is a conflict and
@@ -13,10 +13,11 @@
  * folder only when nobody else could have swapped it, and takes modes
  * and owners from the kept file, not from the index's text.
  *
- * This file is the command: its options, its phases in the order
- * lgctl_restore runs them, the summary and the audit record. The index
- * and the quarantine are restore_index.c's, putting one entry back is
- * restore_put.c's, the path walks restore_walk.c's (restore_int.h).
+ * This file is undo_run: its phases in the order it runs them, a
+ * rewind's scope and its record, the audit record. Its command line is
+ * lgctl/restore.c. The index and the quarantine are index.c's, putting
+ * one entry back is put.c's, the path walks walk.c's, what it says
+ * say.c's (undo_int.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config/config.h"
 #include "lib/cleanup.h"
 #include "lib/clock.h"
 #include "lib/json.h"
@@ -36,53 +36,14 @@
 #include "rewind.h"
 #include "undo_int.h"
 
-static void restore_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: lgctl restore SESSION [--dry-run] [--since DUR] [--to DIR] [--newest] [--force] [--run N] [--keep-new] [--trust-unsigned] [PATH...]\n"
-		"Puts back what the session changed of pre-existing data (its quarantine), in\n"
-		"place: only PATHs (and what is under them) when given, only what was kept in\n"
-		"the last DUR with --since, under DIR instead with --to.\n"
-		"Where the path holds the session's own version (the file it truncated or\n"
-		"rewrote, a file it made) and nothing changed it since, that version is set\n"
-		"aside into the quarantine (named; restorable like any entry) and the\n"
-		"original put back. Anything changed after the session is a conflict and is\n"
-		"never overwritten.\n"
-		"Of several versions of one path, the oldest (as it was before the session)\n"
-		"is put back; with --newest, the last one (as it was just before its last\n"
-		"change, or a version restore set aside). The others stay and are named.\n"
-		"A kept file that changed since it was kept is reported and restored only\n"
-		"with --force. As root, restore acts as the owner of the session's index.\n"
-		"What the session made (files, folders, symlinks, new names) is set aside\n"
-		"into the quarantine (an empty folder removed); --keep-new leaves it.\n"
-		"Only the index lines lgrun sealed at the run's end are believed; an index\n"
-		"with nothing sealed (an older lgrun's) only with --trust-unsigned.\n"
-		"A session id run more than once (--session NAME) has runs: restore undoes\n"
-		"the last run that kept anything; --run N another (1: the first).\n");
-}
-
-static void rewind_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: lgctl rewind SESSION --turn K [--dry-run] [--keep-new] [--force] [--run N] [--trust-unsigned] [PATH...]\n"
-		"Puts the tree back as it was when the agent's turn K began: everything turns\n"
-		"K and later did is undone, shell commands included. Removed and overwritten\n"
-		"files come back, renamed ones go back to their names, appends are cut back,\n"
-		"modes set back; what was made since is set aside into the quarantine, never\n"
-		"destroyed (restorable with lgctl restore --newest or --to). A turn is one\n"
-		"response of the model that carried tool calls (lgctl report numbers them);\n"
-		"--turn 1 is the whole session (lgctl restore). Anything changed after the\n"
-		"session is a conflict and is never overwritten. A stopped, blocked session\n"
-		"is rewound as it is (no reset needed). A session with no model seen has no\n"
-		"turns: lgctl restore --since DUR undoes by time there.\n");
-}
-
+/* The paths the request owns (a rewind's folder), released. */
 static void request_free(struct request *q)
 {
-	for (size_t i = 0; q->paths && i < q->npaths; i++)
-		free(q->paths[i]);
-	free(q->paths);
-	free(q->to);
+	if (q->own_paths)
+		for (size_t i = 0; q->paths && i < q->npaths; i++)
+			free(q->paths[i]);
+	if (q->own_paths)
+		free(q->paths);
 	lg_closep(&q->ifd);
 }
 
@@ -106,210 +67,14 @@ static void restore_free(struct restore *r)
 
 #define LG_RESTORE_AUTO LG_AUTO(restore_free)
 
-static int parse_options(struct restore *r, struct request *q, int argc,
-			 char **argv)
-{
-	static const struct option lo[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "since", required_argument, NULL, 's' },
-		{ "to", required_argument, NULL, 't' },
-		{ "newest", no_argument, NULL, 'N' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "keep-new", no_argument, NULL, 'k' },
-		{ "trust-unsigned", no_argument, NULL, 'U' },
-		{ "turn", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	void (*usage)(FILE *) = r->rewind ? rewind_usage : restore_usage;
-	int c;
-
-	optind = 0; /* getopt starts again (lgctl's own options were read) */
-	while ((c = getopt_long(argc, argv, "ns:t:Nfr:kUh", lo, NULL)) != -1) {
-		unsigned long ms;
-
-		if (r->rewind && (c == 's' || c == 't' || c == 'N')) {
-			fprintf(stderr,
-				"lgctl rewind: --since, --to and --newest are lgctl restore's: rewind puts the tree back in place as it was when turn K began\n");
-			return 2;
-		}
-		if (!r->rewind && c == 'T') {
-			fprintf(stderr,
-				"lgctl restore: --turn is lgctl rewind's (lgctl rewind SESSION --turn K)\n");
-			return 2;
-		}
-		switch (c) {
-		case 'T': {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
-
-			if (!*optarg || *end || v == 0 || v > 100000000ULL) {
-				fprintf(stderr,
-					"lgctl rewind: --turn '%s' is not a turn number (1 is the agent's first; lgctl report numbers them)\n",
-					optarg);
-				return 2;
-			}
-			r->turn = (long long)v;
-			break;
-		}
-		case 'n':
-			r->dry = true;
-			break;
-		case 's':
-			if (lg_parse_duration_ms(optarg, &ms) < 0) {
-				fprintf(stderr,
-					"lgctl restore: --since '%s' is not a duration (e.g. 10m, 2h)\n",
-					optarg);
-				return 2;
-			}
-			q->since_ns = lg_real_ns() - (long long)ms * 1000000LL;
-			break;
-		case 't':
-			free(q->to);
-			q->to = strdup(optarg);
-			break;
-		case 'N':
-			r->newest = true;
-			break;
-		case 'f':
-			r->force = true;
-			break;
-		case 'k':
-			r->keep_new = true;
-			break;
-		case 'U':
-			r->trust_unsigned = true;
-			break;
-		case 'r': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (!*optarg || *end || v == 0 || v > 1000000) {
-				fprintf(stderr,
-					"lgctl restore: --run '%s' is not a run number (1 is the session's first run)\n",
-					optarg);
-				return 2;
-			}
-			r->run = (unsigned)v;
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (r->rewind && !r->turn) {
-		fprintf(stderr,
-			"lgctl rewind: which turn? --turn K puts the tree back as it was when turn K began (lgctl report SESSION numbers the turns)\n");
-		return 2;
-	}
-	return GO_ON;
-}
-
-/*
- * A PATH as the index names paths: absolute (a relative one is from the
- * current directory), its "." and ".." folded and "//" made one, by its
- * text: a symlink in the tree is not followed (the session's paths are
- * the names it used). A new string, or NULL.
- */
-static char *absolute(const char *p)
-{
-	char cwd[PATH_MAX], *out, *o;
-	const char *c;
-	size_t n;
-
-	if (p[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	n = (p[0] == '/' ? 0 : strlen(cwd)) + strlen(p) + 2;
-	out = malloc(n);
-	if (!out)
-		return NULL;
-	snprintf(out, n, "%s/%s", p[0] == '/' ? "" : cwd, p);
-	/* folded in place: the result is never longer than what it reads */
-	o = out;
-	for (c = out; *c;) {
-		size_t k;
-
-		c += strspn(c, "/");
-		k = strcspn(c, "/");
-		if (k == 0 || (k == 1 && c[0] == '.')) {
-		} else if (k == 2 && c[0] == '.' && c[1] == '.') {
-			while (o > out && *--o != '/')
-				;
-		} else {
-			*o++ = '/';
-			memmove(o, c, k);
-			o += k;
-		}
-		c += k;
-	}
-	if (o == out)
-		*o++ = '/';
-	*o = '\0';
-	return out;
-}
-
-/* The options, then SESSION [PATH...]; --to DIR checked. */
-static int parse_args(struct restore *r, struct request *q, int argc,
-		      char **argv)
-{
-	int rc = parse_options(r, q, argc, argv);
-
-	if (rc != GO_ON)
-		return rc;
-	if (optind >= argc) {
-		(r->rewind ? rewind_usage : restore_usage)(stderr);
-		return 2;
-	}
-	r->id = argv[optind++];
-	if (!lg_session_id_valid(r->id)) {
-		fprintf(stderr, "lgctl: '%s' is not a valid session id\n",
-			r->id);
-		return 2;
-	}
-	q->npaths = (size_t)(argc - optind);
-	q->paths = calloc(q->npaths + 1, sizeof(*q->paths));
-	if (!q->paths)
-		return 2;
-	for (size_t i = 0; i < q->npaths; i++) {
-		if (!argv[optind + i][0]) {
-			fprintf(stderr, "lgctl restore: an empty PATH\n");
-			return 2;
-		}
-		q->paths[i] = absolute(argv[optind + i]);
-		if (!q->paths[i]) {
-			fprintf(stderr, "lgctl restore: %s: %s\n",
-				lgq_show(argv[optind + i]), strerror(errno));
-			return 2;
-		}
-	}
-	if (q->to) {
-		size_t n = strlen(q->to);
-
-		while (n > 1 && q->to[n - 1] == '/')
-			q->to[--n] = '\0';
-		if (!rst_normal(q->to)) {
-			fprintf(stderr,
-				"lgctl restore: --to needs an absolute directory, without '.' or '..'\n");
-			return 2;
-		}
-		r->to = q->to;
-	}
-	return GO_ON;
-}
-
 /* Where paths go: / or --to DIR (made unless a dry run). */
 static int open_top(struct restore *r)
 {
 	r->top = r->to ? rst_walk_abs(r->to, !r->dry) :
 			 open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->top < 0 && !(r->dry && r->top == -ENOENT)) {
-		fprintf(stderr, "lgctl restore: --to %s: %s\n", lgq_show(r->to),
-			rst_why_of(r->top));
+		rst_problem(r, "lgctl restore: --to %s: %s\n", r->to,
+			    rst_why_of(r->top));
 		return 2;
 	}
 	return GO_ON;
@@ -413,7 +178,7 @@ static int mark_superseded(struct restore *r)
 static void put_all(struct restore *r)
 {
 	if (mark_superseded(r) < 0) {
-		printf("failed    out of memory: nothing restored\n");
+		rst_say(r, "failed    out of memory: nothing restored\n");
 		r->failed++;
 		return;
 	}
@@ -436,16 +201,16 @@ static void put_all(struct restore *r)
 			continue;
 		}
 		if (e->superseded) {
-			printf("%s %s: %s version stays in the quarantine (%s); the %s is restored\n",
-			       r->newest ? "earlier  " : "later    ",
-			       lgq_show(e->path),
-			       r->newest ? "an earlier" : "a later",
-			       lgq_show(e->kept ? e->kept : "metadata"),
-			       r->newest ? "newest" : "oldest");
+			rst_say(r,
+				"%s %s: %s version stays in the quarantine (%s); the %s is restored\n",
+				r->newest ? "earlier  " : "later    ", e->path,
+				r->newest ? "an earlier" : "a later",
+				e->kept ? e->kept : "metadata",
+				r->newest ? "newest" : "oldest");
 			continue;
 		}
 		if (r->top < 0) { /* a dry run into a --to DIR not made yet */
-			printf("would restore %s\n", lgq_show(e->dest));
+			rst_say(r, "would restore %s\n", e->dest);
 			r->restored += !e->dir;
 			continue;
 		}
@@ -460,34 +225,10 @@ static void put_all(struct restore *r)
 			rst_set_dir_meta(r, &r->x.e[i]);
 }
 
-static void print_summary(const struct restore *r)
+/* The undo's audit record, by ask->by. */
+static int audit_restore(const struct restore *r)
 {
-	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
-	       r->dry ? "dry run: " : "", r->restored,
-	       r->dry ? "would be " : "", r->conflicts, r->missing, r->failed);
-	if (r->moved)
-		printf("; %u %smoved back", r->moved,
-		       r->dry ? "would be " : "");
-	if (r->made_gone)
-		printf("; %u made by the session %sset aside or removed",
-		       r->made_gone, r->dry ? "would be " : "");
-	if (r->noted)
-		printf("; %u append(s) cut back or mode(s) set back%s",
-		       r->noted, r->dry ? " (would be)" : "");
-	if (r->earlier)
-		printf("; %u restored earlier", r->earlier);
-	if (r->set_aside)
-		printf("; %u set aside", r->set_aside);
-	if (r->refused)
-		printf("; %u refused", r->refused);
-	if (r->changed)
-		printf("; %u changed since kept (--force)", r->changed);
-	printf("\n");
-}
-
-static int audit_restore(const char *dir, const char *id,
-			 const struct restore *r)
-{
+	const char *id = r->id;
 	struct lg_json j = { 0 };
 	char audit[PATH_MAX + 16], sum[256];
 	int e;
@@ -507,7 +248,7 @@ static int audit_restore(const char *dir, const char *id,
 	lg_json_str(&j, "event", r->verb);
 	if (r->rewind)
 		lg_json_int(&j, "turn", r->turn);
-	lg_json_str(&j, "by", lgctl_operator());
+	lg_json_str(&j, "by", r->ask->by ? r->ask->by : "?");
 	if (r->to)
 		lg_json_str(&j, "to", r->to);
 	lg_json_int(&j, "restored", r->restored);
@@ -530,7 +271,7 @@ static int audit_restore(const char *dir, const char *id,
 	lg_audit_falco(&j, id, NULL, r->verb,
 		       &(struct lg_falco){ .priority = "Notice",
 					   .output = sum });
-	snprintf(audit, sizeof(audit), "%s/audit.jsonl", dir);
+	snprintf(audit, sizeof(audit), "%s/audit.jsonl", r->state_dir);
 	e = lg_audit_append(audit, lg_json_end(&j), true);
 	lg_json_free(&j);
 	return e;
@@ -549,7 +290,8 @@ static int believed(struct restore *r)
 	size_t k = 0;
 
 	if (lg_state_running(r->state_dir, r->id)) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl %s: session %s is running: its index is sealed at its end; restore it then (or stop it: lgctl stop %s)\n",
 			r->verb, r->id, r->id);
 		return 1;
@@ -560,13 +302,15 @@ static int believed(struct restore *r)
 		 * one a tree wrote for a session that kept nothing
 		 */
 		if (!r->trust_unsigned) {
-			fprintf(stderr,
+			rst_problem(
+				r,
 				"lgctl %s: session %s's index is not sealed by lgrun (an older lgrun's, or written by someone else): nothing restored; if you trust it, restore it with --trust-unsigned\n",
 				r->verb, r->id);
 			return 1;
 		}
-		printf("note      session %s's index is not sealed: believed as it is (--trust-unsigned)\n",
-		       r->id);
+		rst_say(r,
+			"note      session %s's index is not sealed: believed as it is (--trust-unsigned)\n",
+			r->id);
 		return GO_ON;
 	}
 	for (size_t i = 0; i < r->x.n; i++) {
@@ -576,8 +320,9 @@ static int believed(struct restore *r)
 			r->x.e[k++] = *e;
 			continue;
 		}
-		printf("refused   %s: its line in the index is not one lgrun sealed (added after the fact, or the session ended without lgrun's end): not believed\n",
-		       lgq_show(e->path));
+		rst_say(r,
+			"refused   %s: its line in the index is not one lgrun sealed (added after the fact, or the session ended without lgrun's end): not believed\n",
+			e->path);
 		r->refused++;
 		lgq_entry_free(e);
 	}
@@ -640,7 +385,8 @@ static int pick_run(struct restore *r)
 	char t[40];
 
 	if (r->run && r->run > r->x.nruns) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl %s: session %s has %zu run(s) on record; --run %u is not one of them\n",
 			r->verb, r->id, r->x.nruns, r->run);
 		return 1;
@@ -655,9 +401,10 @@ static int pick_run(struct restore *r)
 	lgq_keep_run(&r->x, r->run_start);
 	if (r->x.nruns > 1) {
 		lg_time_iso(r->run_start, t, sizeof(t));
-		printf("run       session %s has %zu runs that kept something: restoring run %zu of them, started %s%s\n",
-		       r->id, n, k + 1, t,
-		       r->run ? "" : " (another with --run N)");
+		rst_say(r,
+			"run       session %s has %zu runs that kept something: restoring run %zu of them, started %s%s\n",
+			r->id, n, k + 1, t,
+			r->run ? "" : " (another with --run N)");
 	}
 	return GO_ON;
 }
@@ -684,21 +431,23 @@ static int project_of(struct restore *r, struct request *q)
 	if (f && fgets(line, sizeof(line), f))
 		o = json_loads(line, 0, NULL);
 	cwd = json_string_value(json_object_get(o, "cwd"));
-	if (!cwd || cwd[0] != '/' || !rst_normal(cwd)) {
-		printf("note      session %s's recording does not say where it started: every path it changed is rewound\n",
-		       r->id);
+	if (!cwd || cwd[0] != '/' || !undo_path_normal(cwd)) {
+		rst_say(r,
+			"note      session %s's recording does not say where it started: every path it changed is rewound\n",
+			r->id);
 		json_decref(o);
 		return GO_ON;
 	}
-	free(q->paths);
 	q->paths = calloc(2, sizeof(*q->paths));
+	q->own_paths = true;
 	if (!q->paths || !(q->paths[0] = strdup(cwd))) {
 		json_decref(o);
 		return 2;
 	}
 	q->npaths = 1;
-	printf("under     %s (the folder the session started in; name PATHs, or /, to rewind elsewhere)\n",
-	       lgq_show(cwd));
+	rst_say(r,
+		"under     %s (the folder the session started in; name PATHs, or /, to rewind elsewhere)\n",
+		cwd);
 	json_decref(o);
 	return GO_ON;
 }
@@ -766,8 +515,9 @@ static void note_rewound(struct restore *r, const struct request *q)
 			     r->turn, (long long)lg_real_ns(), scope) :
 		    -1;
 	if (fd < 0 || n < 0 || write(fd, line, (size_t)n) != n)
-		printf("note      could not record this rewind in %s.rewound: a later rewind of this session reports what it put back as changed since\n",
-		       r->id);
+		rst_say(r,
+			"note      could not record this rewind in %s.rewound: a later rewind of this session reports what it put back as changed since\n",
+			r->id);
 	free(line);
 }
 
@@ -782,31 +532,34 @@ static int pick_turns(struct restore *r)
 	long long last = r->x.max_turn;
 
 	if (r->rewind && r->turn > 1 && !last) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl rewind: session %s has no turns on record (no model seen through lgrun's proxy, or an older lgrun's): undo by time with lgctl restore %s --since DUR\n",
 			r->id, r->id);
 		return 1;
 	}
 	if (r->rewound && r->rewind && r->turn >= r->rewound) {
-		printf("rewound   session %s was rewound to the start of turn %lld already: nothing of turns %lld and later is left to undo (a rewind goes back, never forward; lgctl restore %s --newest puts back what it set aside)\n",
-		       r->id, r->rewound, r->turn, r->id);
+		rst_say(r,
+			"rewound   session %s was rewound to the start of turn %lld already: nothing of turns %lld and later is left to undo (a rewind goes back, never forward; lgctl restore %s --newest puts back what it set aside)\n",
+			r->id, r->rewound, r->turn, r->id);
 		for (size_t i = 0; i < r->x.n; i++)
 			lgq_entry_free(&r->x.e[i]);
 		r->x.n = 0;
 		return GO_ON;
 	}
 	if (lgq_select_turns(&r->x, r->rewind ? r->turn : 0, r->rewound) < 0) {
-		fprintf(stderr, "lgctl %s: out of memory\n", r->verb);
+		rst_problem(r, "lgctl %s: out of memory\n", r->verb);
 		return 2;
 	}
 	if (r->rewind)
-		printf("rewind    session %s to the start of turn %lld%s: %zu change(s) of turns %lld to %lld to undo\n",
-		       r->id, r->turn,
-		       r->turn == 1 ? " (the whole session)" : "", r->x.n,
-		       r->turn,
-		       r->rewound     ? r->rewound - 1 :
-		       last > r->turn ? last :
-					r->turn);
+		rst_say(r,
+			"rewind    session %s to the start of turn %lld%s: %zu change(s) of turns %lld to %lld to undo\n",
+			r->id, r->turn,
+			r->turn == 1 ? " (the whole session)" : "", r->x.n,
+			r->turn,
+			r->rewound     ? r->rewound - 1 :
+			last > r->turn ? last :
+					 r->turn);
 	return GO_ON;
 }
 
@@ -832,9 +585,10 @@ static unsigned unmatched_paths(const struct restore *r,
 		}
 		if (hit)
 			continue;
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl %s: %s: session %s kept nothing at or under it%s\n",
-			r->verb, lgq_show(top), r->id,
+			r->verb, top, r->id,
 			q->since_ns ? " in the --since window" :
 			r->rewind   ? " from that turn on" :
 				      "");
@@ -848,22 +602,34 @@ static unsigned unmatched_paths(const struct restore *r,
  * quarantine checked with that owner, the owner's credentials taken,
  * and only then the index read and any path touched.
  */
-static int restore_or_rewind(const char *dir, int argc, char **argv,
-			     bool rewind)
+int undo_run(const struct undo_ask *ask, struct undo_tally *t)
 {
-	LG_RESTORE_AUTO struct restore r = { .state_dir = dir,
-					     .top = -1,
-					     .qfd = -1,
-					     .ifd = -1,
-					     .rewind = rewind,
-					     .verb = rewind ? "rewind" :
-							      "restore" };
-	LG_REQUEST_AUTO struct request q = { .ifd = -1 };
-	unsigned unmatched;
-	int rc;
+	LG_RESTORE_AUTO struct restore r = {
+		.ask = ask,
+		.state_dir = ask->state_dir,
+		.id = ask->id,
+		.to = ask->to,
+		.dry = ask->dry,
+		.newest = ask->newest,
+		.force = ask->force,
+		.keep_new = ask->keep_new,
+		.trust_unsigned = ask->trust_unsigned,
+		.run = ask->run,
+		.rewind = ask->rewind,
+		.turn = ask->turn,
+		.verb = ask->rewind ? "rewind" : "restore",
+		.top = -1,
+		.qfd = -1,
+		.ifd = -1,
+	};
+	LG_REQUEST_AUTO struct request q = { .ifd = -1,
+					     .since_ns = ask->since_ns,
+					     .paths = (char **)ask->paths,
+					     .npaths = ask->npaths };
+	int rc = GO_ON;
 
-	rc = parse_args(&r, &q, argc, argv);
-	if (rc == GO_ON && r.rewind && !q.npaths)
+	*t = (struct undo_tally){ 0 };
+	if (r.rewind && !q.npaths)
 		rc = project_of(&r, &q);
 	if (rc != GO_ON)
 		return rc;
@@ -890,7 +656,7 @@ static int restore_or_rewind(const char *dir, int argc, char **argv,
 	rc = pick_turns(&r);
 	if (rc != GO_ON)
 		return rc;
-	unmatched = unmatched_paths(&r, &q);
+	t->unmatched = unmatched_paths(&r, &q);
 	rst_times_from_state_dir(&r, q.qdir);
 	if (r.rewound_ns >
 	    r.end_ns) /* an earlier rewind's work: not a change */
@@ -915,21 +681,18 @@ static int restore_or_rewind(const char *dir, int argc, char **argv,
 	put_all(&r);
 	if (r.rewind && !r.dry && r.x.n)
 		note_rewound(&r, &q);
-	print_summary(&r);
+	t->restored = r.restored;
+	t->conflicts = r.conflicts;
+	t->missing = r.missing;
+	t->failed = r.failed;
+	t->earlier = r.earlier;
+	t->refused = r.refused;
+	t->changed = r.changed;
+	t->set_aside = r.set_aside;
+	t->moved = r.moved;
+	t->made_gone = r.made_gone;
+	t->noted = r.noted;
 	if (!r.dry && r.x.n)
-		audit_restore(dir, r.id, &r);
-	return r.conflicts || r.missing || r.failed || r.refused || r.changed ||
-			       unmatched ?
-		       1 :
-		       0;
-}
-
-int lgctl_restore(const char *dir, int argc, char **argv)
-{
-	return restore_or_rewind(dir, argc, argv, false);
-}
-
-int lgctl_rewind(const char *dir, int argc, char **argv)
-{
-	return restore_or_rewind(dir, argc, argv, true);
+		audit_restore(&r);
+	return 0;
 }
