@@ -345,12 +345,16 @@ static int restore_or_rewind(const char *dir, int argc, char **argv,
 		       0;
 }
 
-int lgctl_restore(const char *dir, int argc, char **argv)
+int lgctl_restore(const char *dir, const struct lg_config *cfg, int argc,
+		  char **argv)
 {
+	(void)cfg;
 	return restore_or_rewind(dir, argc, argv, false);
 }
 
-int lgctl_rewind(const char *dir, int argc, char **argv)
+int lgctl_rewind(const char *dir, const struct lg_config *cfg, int argc,
+		 char **argv)
 {
+	(void)cfg;
 	return restore_or_rewind(dir, argc, argv, true);
 }
