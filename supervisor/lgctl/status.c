@@ -132,4 +132,3 @@ int lgctl_status(const char *dir, const struct lg_config *cfg, int argc,
 		printf("no sessions in %s\n", dir);
 	return 0;
 }
-

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the undo engine (undo.h), what its files share. undo.c is
+ * Inside the undo engine (undo.h), what its files share. run.c is
  * undo_run and its phases; it calls down into index.c (the index and the
  * quarantine opened and trusted, read as the index's owner, each line's
  * kept file checked) and put.c (one entry put back, the session's
  * version set aside), which calls index.c for a line's folder and for
  * the set-aside's index line; all three walk paths with walk.c and say
  * what they do through say.c; rewind.c (rewind.h, pure) picks a rewind's
- * entries for undo.c. Nothing calls back up.
+ * entries for run.c. Nothing calls back up.
  */
 #ifndef LG_UNDO_INT_H
 #define LG_UNDO_INT_H
