@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * lgctl restore and lgctl rewind: the command line of the undo engine
- * (undo/undo.h). Their options read into an undo_ask, the undo run, each
+ * (undo/undo.h). Their options read into an lg_undo_ask, the undo run, each
  * line it says printed safe for the terminal (what it did on standard
  * output, why it refuses on standard error), its tally summed up and
  * made the exit status.
@@ -68,7 +68,7 @@ static void rewind_usage(FILE *f)
 
 /* What the command line holds: the ask, and the strings it points to. */
 struct verb {
-	struct undo_ask ask;
+	struct lg_undo_ask ask;
 	char *to; /* --to DIR as given (ask.to once checked) */
 	char **paths; /* PATH...: made absolute and folded */
 	size_t npaths;
@@ -99,7 +99,7 @@ static int parse_options(struct verb *cl, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct undo_ask *r = &cl->ask;
+	struct lg_undo_ask *r = &cl->ask;
 	void (*usage)(FILE *) = r->rewind ? rewind_usage : restore_usage;
 	int c;
 
@@ -234,7 +234,7 @@ static char *absolute(const char *p)
 /* The options, then SESSION [PATH...]; --to DIR checked. */
 static int parse_args(struct verb *cl, int argc, char **argv)
 {
-	struct undo_ask *r = &cl->ask;
+	struct lg_undo_ask *r = &cl->ask;
 	int rc = parse_options(cl, argc, argv);
 
 	if (rc != GO_ON)
@@ -270,7 +270,7 @@ static int parse_args(struct verb *cl, int argc, char **argv)
 
 		while (n > 1 && cl->to[n - 1] == '/')
 			cl->to[--n] = '\0';
-		if (!undo_path_normal(cl->to)) {
+		if (!lg_undo_path_normal(cl->to)) {
 			fprintf(stderr,
 				"lgctl restore: --to needs an absolute directory, without '.' or '..'\n");
 			return 2;
@@ -282,7 +282,8 @@ static int parse_args(struct verb *cl, int argc, char **argv)
 	return GO_ON;
 }
 
-static void print_summary(const struct undo_ask *a, const struct undo_tally *r)
+static void print_summary(const struct lg_undo_ask *a,
+			  const struct lg_undo_tally *r)
 {
 	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
 	       a->dry ? "dry run: " : "", r->restored,
@@ -329,13 +330,13 @@ static int restore_or_rewind(const char *dir, int argc, char **argv,
 			 .by = lgctl_operator(),
 			 .say = say },
 	};
-	struct undo_tally t;
+	struct lg_undo_tally t;
 	int rc;
 
 	rc = parse_args(&cl, argc, argv);
 	if (rc != GO_ON)
 		return rc;
-	rc = undo_run(&cl.ask, &t);
+	rc = lg_undo_run(&cl.ask, &t);
 	if (rc)
 		return rc;
 	print_summary(&cl.ask, &t);

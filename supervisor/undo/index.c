@@ -141,7 +141,7 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 	size_t len;
 	struct folder *f;
 
-	if (!k || !undo_path_normal(k)) {
+	if (!k || !lg_undo_path_normal(k)) {
 		lg_error_set(err, 0,
 			     "its kept file's path is not absolute and normal");
 		return NULL;
@@ -425,7 +425,8 @@ int rst_open_index(struct restore *r, struct request *q)
 	char name[PATH_MAX];
 	int e;
 
-	e = undo_path_normal(q->qdir) ? rst_walk_abs(q->qdir, false) : -EINVAL;
+	e = lg_undo_path_normal(q->qdir) ? rst_walk_abs(q->qdir, false) :
+					   -EINVAL;
 	if (e >= 0) {
 		qd = e;
 		snprintf(name, sizeof(name), "%s.jsonl", r->id);

@@ -352,7 +352,7 @@ static bool put_open(struct restore *r, struct put *p)
 	const struct lgq_entry *e = p->e;
 	struct lg_error why;
 
-	if (!undo_path_normal(e->path)) {
+	if (!lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
 		return false;
 	}
@@ -570,7 +570,7 @@ void rst_put_dir(struct restore *r, struct lgq_entry *e)
 	LG_AUTOCLOSE int pfd = -1;
 	struct stat st;
 
-	if (!undo_path_normal(e->path)) {
+	if (!lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
 		return;
 	}
@@ -802,8 +802,8 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	/* a rewind undoes each rename, one step back (undo/rewind.h) */
 	if (r->to || (!r->rewind && moved_since(r, e)))
 		return; /* only in place; an older rename of a moved inode */
-	if (!e->moved_to || !undo_path_normal(e->moved_to) ||
-	    !undo_path_normal(e->path)) {
+	if (!e->moved_to || !lg_undo_path_normal(e->moved_to) ||
+	    !lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its paths are not absolute and normal");
 		return;
 	}
@@ -927,7 +927,7 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 	bool born;
 
 	e->done = true;
-	if (r->keep_new || r->to || !undo_path_normal(e->path))
+	if (r->keep_new || r->to || !lg_undo_path_normal(e->path))
 		return;
 	pfd = walk_parent(r, e->path, false, &name);
 	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
@@ -1032,7 +1032,7 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	const char *name;
 
 	e->done = true;
-	if (r->to || !undo_path_normal(e->path))
+	if (r->to || !lg_undo_path_normal(e->path))
 		return;
 	if (r->dry && r->rewind && would_put(r, e->path)) {
 		/* the version a dry run did not put back decides nothing */

@@ -13,7 +13,7 @@
  * folder only when nobody else could have swapped it, and takes modes
  * and owners from the kept file, not from the index's text.
  *
- * This file is undo_run: its phases in the order it runs them, a
+ * This file is lg_undo_run: its phases in the order it runs them, a
  * rewind's scope and its record, the audit record. Its command line is
  * lgctl/restore.c. The index and the quarantine are index.c's, putting
  * one entry back is put.c's, the path walks walk.c's, what it says
@@ -431,7 +431,7 @@ static int project_of(struct restore *r, struct request *q)
 	if (f && fgets(line, sizeof(line), f))
 		o = json_loads(line, 0, NULL);
 	cwd = json_string_value(json_object_get(o, "cwd"));
-	if (!cwd || cwd[0] != '/' || !undo_path_normal(cwd)) {
+	if (!cwd || cwd[0] != '/' || !lg_undo_path_normal(cwd)) {
 		rst_say(r,
 			"note      session %s's recording does not say where it started: every path it changed is rewound\n",
 			r->id);
@@ -602,7 +602,7 @@ static unsigned unmatched_paths(const struct restore *r,
  * quarantine checked with that owner, the owner's credentials taken,
  * and only then the index read and any path touched.
  */
-int undo_run(const struct undo_ask *ask, struct undo_tally *t)
+int lg_undo_run(const struct lg_undo_ask *ask, struct lg_undo_tally *t)
 {
 	LG_RESTORE_AUTO struct restore r = {
 		.ask = ask,
@@ -628,7 +628,7 @@ int undo_run(const struct undo_ask *ask, struct undo_tally *t)
 					     .npaths = ask->npaths };
 	int rc = GO_ON;
 
-	*t = (struct undo_tally){ 0 };
+	*t = (struct lg_undo_tally){ 0 };
 	if (r.rewind && !q.npaths)
 		rc = project_of(&r, &q);
 	if (rc != GO_ON)

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 /* What to undo, and how. */
-struct undo_ask {
+struct lg_undo_ask {
 	const char *state_dir, *id; /* id: a valid session id */
 	bool rewind; /* lgctl rewind: turns turn and later (turn >= 1) */
 	long long turn;
@@ -26,7 +26,7 @@ struct undo_ask {
 	bool trust_unsigned; /* an index lgrun did not seal, believed */
 	unsigned run; /* a session id's run N (0: the last that kept) */
 	long long since_ns; /* only what was kept since (0: all) */
-	const char *to; /* under this directory instead (undo_path_normal) */
+	const char *to; /* under this directory instead (lg_undo_path_normal) */
 	/*
 	 * only these paths and what is under them: absolute, "." and ".."
 	 * folded; none: everything (a rewind: the folder the session
@@ -45,7 +45,7 @@ struct undo_ask {
 };
 
 /* What the undo did, path by path counted. */
-struct undo_tally {
+struct lg_undo_tally {
 	unsigned restored, conflicts, missing, failed, earlier, refused,
 		changed, set_aside, moved, made_gone, noted;
 	unsigned unmatched; /* paths asked for that nothing kept is at or under */
@@ -59,9 +59,9 @@ struct undo_tally {
  * index, a running session, an unsealed index, no turns, no such run), 2
  * an error.
  */
-int undo_run(const struct undo_ask *ask, struct undo_tally *t);
+int lg_undo_run(const struct lg_undo_ask *ask, struct lg_undo_tally *t);
 
 /* Absolute, no empty, "." or ".." component, no trailing '/' (ask->to). */
-bool undo_path_normal(const char *p);
+bool lg_undo_path_normal(const char *p);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside the undo engine (undo.h), what its files share. run.c is
- * undo_run and its phases; it calls down into index.c (the index and the
+ * lg_undo_run and its phases; it calls down into index.c (the index and the
  * quarantine opened and trusted, read as the index's owner, each line's
  * kept file checked) and put.c (one entry put back, the session's
  * version set aside), which calls index.c for a line's folder and for
@@ -32,7 +32,8 @@ struct folder {
 };
 
 struct restore {
-	const struct undo_ask *ask; /* what was asked, and to whom it is said */
+	const struct lg_undo_ask
+		*ask; /* what was asked, and to whom it is said */
 	struct lgq_index x;
 	const char *to, *id, *state_dir;
 	bool dry, newest, force;
@@ -61,7 +62,7 @@ struct restore {
 };
 
 /*
- * A phase of undo_run answers GO_ON when the undo goes on; any other
+ * A phase of lg_undo_run answers GO_ON when the undo goes on; any other
  * answer is lgctl's exit status (undo.h), the reason said.
  */
 enum { GO_ON = -1 };
@@ -104,7 +105,7 @@ void rst_problem(const struct restore *r, const char *fmt, ...)
 int rst_open2(int dfd, const char *name, int flags, mode_t mode);
 /* A walk's -errno in words. */
 const char *rst_why_of(int err);
-/* undo_path_normal (undo.h): absolute and normal. */
+/* lg_undo_path_normal (undo.h): absolute and normal. */
 /* rel opened from at (folders made when make): O_PATH fd or -errno. */
 int rst_walk(int at, const char *rel, bool make);
 /* An absolute path walked from / as rst_walk does. */
@@ -112,7 +113,7 @@ int rst_walk_abs(const char *abs, bool make);
 
 /* index.c: the index and its quarantine, trusted or refused. */
 
-/* Phases of undo_run, in this order; each GO_ON or an exit status. */
+/* Phases of lg_undo_run, in this order; each GO_ON or an exit status. */
 int rst_name_index(const struct restore *r, struct request *q);
 int rst_open_index(struct restore *r, struct request *q);
 int rst_open_quarantine(struct restore *r, const struct request *q);

@@ -40,7 +40,7 @@ const char *rst_why_of(int err)
 }
 
 /* Absolute, no empty, "." or ".." component, no trailing '/'. */
-bool undo_path_normal(const char *p)
+bool lg_undo_path_normal(const char *p)
 {
 	const char *c = p;
 
