@@ -282,29 +282,30 @@ static int parse_args(struct verb *cl, int argc, char **argv)
 	return GO_ON;
 }
 
+/* The tally in one line (what a dry run would do, said so). */
 static void print_summary(const struct lg_undo_ask *a,
-			  const struct lg_undo_tally *r)
+			  const struct lg_undo_tally *t)
 {
 	printf("%s%u file(s) %srestored, %u conflict(s), %u missing, %u failed",
-	       a->dry ? "dry run: " : "", r->restored,
-	       a->dry ? "would be " : "", r->conflicts, r->missing, r->failed);
-	if (r->moved)
-		printf("; %u %smoved back", r->moved,
+	       a->dry ? "dry run: " : "", t->restored,
+	       a->dry ? "would be " : "", t->conflicts, t->missing, t->failed);
+	if (t->moved)
+		printf("; %u %smoved back", t->moved,
 		       a->dry ? "would be " : "");
-	if (r->made_gone)
+	if (t->made_gone)
 		printf("; %u made by the session %sset aside or removed",
-		       r->made_gone, a->dry ? "would be " : "");
-	if (r->noted)
+		       t->made_gone, a->dry ? "would be " : "");
+	if (t->noted)
 		printf("; %u append(s) cut back or mode(s) set back%s",
-		       r->noted, a->dry ? " (would be)" : "");
-	if (r->earlier)
-		printf("; %u restored earlier", r->earlier);
-	if (r->set_aside)
-		printf("; %u set aside", r->set_aside);
-	if (r->refused)
-		printf("; %u refused", r->refused);
-	if (r->changed)
-		printf("; %u changed since kept (--force)", r->changed);
+		       t->noted, a->dry ? " (would be)" : "");
+	if (t->earlier)
+		printf("; %u restored earlier", t->earlier);
+	if (t->set_aside)
+		printf("; %u set aside", t->set_aside);
+	if (t->refused)
+		printf("; %u refused", t->refused);
+	if (t->changed)
+		printf("; %u changed since kept (--force)", t->changed);
 	printf("\n");
 }
 
