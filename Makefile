@@ -108,6 +108,8 @@ SYS_SRC := $(call sup,session quarantine tree store record) $(PROVENANCE_SRC) \
 SYS_SRC := $(filter-out $(PURE_SRC) supervisor/record/replay.c,$(SYS_SRC))
 LGRUN_SRC := $(call sup,lgrun)
 LGCTL_SRC := $(call sup,lgctl)
+# the undo engine (restore, rewind): lgctl's alone
+UNDO_SRC := $(call sup,undo)
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WIRE_SRC := supervisor/control/wiredec.c preload/recog.c preload/sql.c preload/volatile.c
@@ -226,11 +228,11 @@ $(B)/bin/lgrun: $(call obj,$(LGRUN_SRC)) $(SYS_OBJ) $(PURE_OBJ)
 # lgctl reads the config, the state dir, the audit and the store, and runs
 # recordings through the pure guard (replay, suggest): it links those, never
 # the session, the notify path or the supervisor's threads.
-LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/rewind quarantine/seal lib/spill lib/atomic \
+LGCTL_DEPS := record/audit record/record record/held record/replay quarantine/index quarantine/seal lib/spill lib/atomic \
 	lib/procmem lib/libdir lib/caps \
 	tree/watchdog tree/cgroup lib/log lib/clock lib/text lib/termtext lib/json \
 	lib/canon lib/glob lib/error lib/sha store/state store/strict store/store proxy/routes
-$(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
+$(B)/bin/lgctl: $(call obj,$(LGCTL_SRC) $(UNDO_SRC) $(patsubst %,supervisor/%.c,$(LGCTL_DEPS)) \
 		$(CONFIG_SRC) $(GUARD_SRC) \
 		preload/recog.c preload/sql.c)
 	@mkdir -p $(dir $@)
@@ -280,7 +282,7 @@ $(B)/tests/test_spill: $(B)/obj/supervisor/lib/spill.o $(B)/obj/supervisor/lib/c
 $(B)/tests/test_fdpass: $(B)/obj/supervisor/lib/fdpass.o
 $(B)/tests/test_filter: $(B)/obj/supervisor/seccomp/filter.o $(B)/obj/supervisor/lib/log.o
 # the rewind's choice of entries
-$(B)/tests/test_turns: $(B)/obj/supervisor/quarantine/rewind.o
+$(B)/tests/test_turns: $(B)/obj/supervisor/undo/rewind.o
 $(B)/tests/test_atomic: $(B)/obj/supervisor/lib/atomic.o
 # the archives' index, against archives the real tar and zip make
 $(B)/tests/test_archive: $(B)/obj/supervisor/provenance/archive.o

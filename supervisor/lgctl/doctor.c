@@ -715,13 +715,15 @@ static const char *in_container(void)
 	return NULL;
 }
 
-int lgctl_doctor(const char *dir, int argc, char **argv)
+int lgctl_doctor(const char *dir, const struct lg_config *cfg, int argc,
+		 char **argv)
 {
 	struct doctor d = { 0 };
 	char shim[PATH_MAX];
 	bool can = true, no_canary = false;
 	const char *container;
 
+	(void)cfg;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--no-canary") == 0)
 			no_canary = true;

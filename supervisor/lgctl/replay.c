@@ -166,7 +166,8 @@ static void report(const struct lg_replay *r, const char *config,
 	print_turns(r);
 }
 
-int lgctl_replay(const char *dir, int argc, char **argv)
+int lgctl_replay(const char *dir, const struct lg_config *loaded, int argc,
+		 char **argv)
 {
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -185,6 +186,7 @@ int lgctl_replay(const char *dir, int argc, char **argv)
 	bool same;
 	int c, e;
 
+	(void)loaded; /* the recording's own, or --config's */
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "c:p:a:h", lo, NULL)) != -1) {
 		switch (c) {

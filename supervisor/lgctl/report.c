@@ -474,7 +474,8 @@ static bool ends_with(const char *s, const char *tail)
 	return n >= k && !strcmp(s + n - k, tail);
 }
 
-int lgctl_report(const char *dir, int argc, char **argv)
+int lgctl_report(const char *dir, const struct lg_config *cfg, int argc,
+		 char **argv)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -490,6 +491,7 @@ int lgctl_report(const char *dir, int argc, char **argv)
 	FILE *f;
 	int c, rc = 0;
 
+	(void)cfg;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:th", lo, NULL)) != -1) {
 		switch (c) {

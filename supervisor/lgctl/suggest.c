@@ -313,7 +313,8 @@ static void recs_close(struct rec **recs)
 	errno = e;
 }
 
-int lgctl_suggest(const char *dir, int argc, char **argv)
+int lgctl_suggest(const char *dir, const struct lg_config *loaded, int argc,
+		  char **argv)
 {
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -330,6 +331,7 @@ int lgctl_suggest(const char *dir, int argc, char **argv)
 	size_t n;
 	int c, rc = 2;
 
+	(void)loaded; /* --config's, or the recordings' own */
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "c:m:h", lo, NULL)) != -1) {
 		char *end;

@@ -432,7 +432,8 @@ static void top_usage(FILE *f)
 		"name, age, events, deletes; r reverse. --once: one frame, no terminal control.\n");
 }
 
-int lgctl_top(const char *dir, int argc, char **argv)
+int lgctl_top(const char *dir, const struct lg_config *cfg, int argc,
+	      char **argv)
 {
 	static const struct option lo[] = {
 		{ "interval", required_argument, NULL, 'i' },
@@ -444,6 +445,7 @@ int lgctl_top(const char *dir, int argc, char **argv)
 	bool once = false;
 	int c;
 
+	(void)cfg;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "i:1h", lo, NULL)) != -1) {
 		switch (c) {

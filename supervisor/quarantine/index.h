@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Fields of a line that older indexes lack (lgq_entry.have). */
 enum {
@@ -96,8 +97,20 @@ int lgq_load(struct lgq_index *x, const char *file, char **paths, size_t npaths,
 int lgq_load_fd(struct lgq_index *x, int fd, char **paths, size_t npaths,
 		long long since_ns);
 void lgq_free(struct lgq_index *x);
-/* One entry's strings and xattrs released (an entry taken out of x). */
-void lgq_entry_free(struct lgq_entry *e);
+/*
+ * One entry's strings and xattrs released (an entry taken out of x).
+ * Inline, so that undo/rewind.c's choice is tested alone (test_turns).
+ */
+static inline void lgq_entry_free(struct lgq_entry *e)
+{
+	free(e->path);
+	free(e->kept);
+	free(e->dest);
+	free(e->moved_to);
+	free(e->moved_from);
+	free(e->at_path);
+	json_decref(e->xattrs);
+}
 
 /*
  * A session id run again is another run (its lines carry its start_ns):

@@ -244,7 +244,7 @@ dry() {
 
 # set_aside NAME ID: what turn 4 made (made.txt, newdir/new.txt) is gone
 # from the tree after a rewind past turn 4, and the index says where it was
-# set aside (op set_aside, lgctl restore_put.c), with its content there.
+# set aside (op set_aside, lgctl restore, undo/put.c), with its content there.
 set_aside() {
 	local name=$1 id=$2
 	if [ -e "$P/made.txt" ] || [ -e "$P/newdir" ]; then

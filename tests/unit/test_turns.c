@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests for the agent's turns (session/turns.c: which responses begin
- * one) and the rewind's choice of entries (quarantine/rewind.c: which
+ * one) and the rewind's choice of entries (undo/rewind.c: which
  * undo turns K and later, and at what name), issue 40.
  */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "quarantine/rewind.h"
+#include "undo/rewind.h"
 #include "session/turns.h"
 
 #define MAIN 0x1111

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl restore puts one entry back: the kept file opened and checked
- * (unchanged since it was kept, or --force), what is at the path now a
- * conflict unless it is the session's own version, which is set aside
- * into the quarantine first; then the kept file moved back with
- * renameat2(RENAME_NOREPLACE) (never over anything), or copied when it
- * is on another filesystem, with the original's owner, mode and times.
- * A directory is made, its metadata set after its files.
+ * The undo puts one entry back (lgctl restore, lgctl rewind): the kept
+ * file opened and checked (unchanged since it was kept, or --force),
+ * what is at the path now a conflict unless it is the session's own
+ * version, which is set aside into the quarantine first; then the kept
+ * file moved back with renameat2(RENAME_NOREPLACE) (never over
+ * anything), or copied when it is on another filesystem, with the
+ * original's owner, mode and times. A directory is made, its metadata
+ * set after its files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 /* The kept file is lgrun's copy of the original (not the original's inode). */
 static bool is_copy(const struct lgq_entry *e)
@@ -227,9 +228,10 @@ static int set_aside(struct restore *r, const struct lgq_entry *e,
 	else
 		err = move_aside(pfd, name, bfd, nn, &copied);
 	if (err) {
-		printf("failed    %s: the session's version could not be set aside (%s): left as it is\n",
-		       lgq_show(e->path),
-		       err == -EXDEV ? strerror(EXDEV) : rst_why_of(err));
+		rst_say(r,
+			"failed    %s: the session's version could not be set aside (%s): left as it is\n",
+			e->path,
+			err == -EXDEV ? strerror(EXDEV) : rst_why_of(err));
 		r->failed++;
 		return err;
 	}
@@ -240,12 +242,14 @@ static int set_aside(struct restore *r, const struct lgq_entry *e,
 		  &after) < 0)
 		after = *cur;
 	err = rst_index_set_aside(r, n, e->path, kept, cur, &after);
-	printf("set aside %s: the session's version (%lld bytes) is in the quarantine as %s%s\n",
-	       lgq_show(e->path), (long long)after.stx_size, lgq_show(kept),
-	       err ? " (not in its index: move it back by hand)" : "");
+	rst_say(r,
+		"set aside %s: the session's version (%lld bytes) is in the quarantine as %s%s\n",
+		e->path, (long long)after.stx_size, kept,
+		err ? " (not in its index: move it back by hand)" : "");
 	if (!copied && after.stx_ino != cur->stx_ino)
-		printf("note      %s changed while it was set aside: what was moved is what is kept\n",
-		       lgq_show(e->path));
+		rst_say(r,
+			"note      %s changed while it was set aside: what was moved is what is kept\n",
+			e->path);
 	r->set_aside++;
 	return 0;
 }
@@ -313,7 +317,7 @@ static int parent_of(const struct restore *r, const struct lgq_entry *e,
 static void refuse(struct restore *r, const struct lgq_entry *e,
 		   const char *why)
 {
-	printf("refused   %s: %s\n", lgq_show(e->path), why);
+	rst_say(r, "refused   %s: %s\n", e->path, why);
 	r->refused++;
 }
 
@@ -348,7 +352,7 @@ static bool put_open(struct restore *r, struct put *p)
 	const struct lgq_entry *e = p->e;
 	struct lg_error why;
 
-	if (!rst_normal(e->path)) {
+	if (!lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
 		return false;
 	}
@@ -382,13 +386,15 @@ static void put_gone(struct restore *r, const struct put *p)
 	/* moved back by an earlier restore: the same inode is there */
 	if (p->here && ino && (long long)p->cur.stx_ino == ino &&
 	    (S_ISREG(p->cur.stx_mode) || S_ISLNK(p->cur.stx_mode))) {
-		printf("earlier   %s (restored by an earlier lgctl restore)\n",
-		       lgq_show(e->dest));
+		rst_say(r,
+			"earlier   %s (restored by an earlier lgctl restore)\n",
+			e->dest);
 		r->earlier++;
 		return;
 	}
-	printf("missing   %s (no longer in the quarantine: restored or collected)\n",
-	       lgq_show(e->path));
+	rst_say(r,
+		"missing   %s (no longer in the quarantine: restored or collected)\n",
+		e->path);
 	r->missing++;
 }
 
@@ -406,25 +412,25 @@ static bool put_kept_ok(struct restore *r, struct put *p)
 		return false;
 	}
 	if (p->kfd < 0) {
-		lg_error_set(&why, -p->kfd, "its kept file %s: %s",
-			     lgq_show(e->kept), rst_why_of(p->kfd));
+		lg_error_set(&why, -p->kfd, "its kept file %s: %s", e->kept,
+			     rst_why_of(p->kfd));
 		refuse(r, e, why.msg);
 		return false;
 	}
 	if (fstat(p->kfd, &p->ks) < 0 ||
 	    !(S_ISLNK(e->mode) ? S_ISLNK(p->ks.st_mode) :
 				 S_ISREG(p->ks.st_mode))) {
-		lg_error_set(&why, 0, "its kept file %s is not a %s",
-			     lgq_show(e->kept),
+		lg_error_set(&why, 0, "its kept file %s is not a %s", e->kept,
 			     S_ISLNK(e->mode) ? "symlink" : "regular file");
 		refuse(r, e, why.msg);
 		return false;
 	}
 	if (changed(e, &p->ks, &why)) {
-		printf("changed   %s: its kept file %s changed since it was kept (%s)%s\n",
-		       lgq_show(e->path), lgq_show(e->kept), why.msg,
-		       r->force ? ": restored anyway (--force)" :
-				  "; restore it with --force");
+		rst_say(r,
+			"changed   %s: its kept file %s changed since it was kept (%s)%s\n",
+			e->path, e->kept, why.msg,
+			r->force ? ": restored anyway (--force)" :
+				   "; restore it with --force");
 		if (!r->force) {
 			r->changed++;
 			return false;
@@ -442,18 +448,21 @@ static bool put_clear(struct restore *r, struct put *p)
 {
 	if (r->to || !session_version(r, p->e, &p->cur)) {
 		if (r->rewind) /* --to is restore's: say where the version is */
-			printf("conflict  %s exists: left as it is (changed since the session; what it held when turn %lld began is kept as %s)\n",
-			       lgq_show(p->e->dest), r->turn,
-			       lgq_show(p->e->kept ? p->e->kept : "?"));
+			rst_say(r,
+				"conflict  %s exists: left as it is (changed since the session; what it held when turn %lld began is kept as %s)\n",
+				p->e->dest, r->turn,
+				p->e->kept ? p->e->kept : "?");
 		else
-			printf("conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
-			       lgq_show(p->e->dest));
+			rst_say(r,
+				"conflict  %s exists: left as it is (changed since the session; restore it elsewhere with --to DIR)\n",
+				p->e->dest);
 		r->conflicts++;
 		return false;
 	}
 	if (r->dry) {
-		printf("would set aside %s (the session's version, %lld bytes)\n",
-		       lgq_show(p->e->dest), (long long)p->cur.stx_size);
+		rst_say(r,
+			"would set aside %s (the session's version, %lld bytes)\n",
+			p->e->dest, (long long)p->cur.stx_size);
 		return true;
 	}
 	return set_aside(r, p->e, p->f, p->pfd, p->name, &p->cur) == 0;
@@ -492,15 +501,14 @@ static bool put_back(struct restore *r, struct put *p)
 			p->out = copy_into(p->kfd, p->pfd, p->name);
 			err = p->out < 0 ? p->out : 0;
 		} else if (err == -EEXIST) {
-			printf("conflict  %s exists: left as it is\n",
-			       lgq_show(p->e->dest));
+			rst_say(r, "conflict  %s exists: left as it is\n",
+				p->e->dest);
 			r->conflicts++;
 			return false;
 		}
 	}
 	if (err) {
-		printf("failed    %s: %s\n", lgq_show(p->e->dest),
-		       rst_why_of(err));
+		rst_say(r, "failed    %s: %s\n", p->e->dest, rst_why_of(err));
 		r->failed++;
 		return false;
 	}
@@ -515,22 +523,22 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	if (!put_open(r, &p) || !put_kept_ok(r, &p))
 		return;
 	if (p.pfd < 0 && p.pfd != -ENOENT) {
-		printf("failed    %s: its folder: %s\n", lgq_show(e->dest),
-		       rst_why_of(p.pfd));
+		rst_say(r, "failed    %s: its folder: %s\n", e->dest,
+			rst_why_of(p.pfd));
 		r->failed++;
 		return;
 	}
 	if (p.here && !put_clear(r, &p))
 		return;
 	if (r->dry && S_ISLNK(e->mode)) {
-		printf("would restore %s (a symlink)\n", lgq_show(e->dest));
+		rst_say(r, "would restore %s (a symlink)\n", e->dest);
 		r->restored++;
 		e->would = true;
 		return;
 	}
 	if (r->dry) {
-		printf("would restore %s (%lld bytes)\n", lgq_show(e->dest),
-		       (long long)p.ks.st_size);
+		rst_say(r, "would restore %s (%lld bytes)\n", e->dest,
+			(long long)p.ks.st_size);
 		r->restored++;
 		e->would = true;
 		return;
@@ -543,8 +551,7 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 		ssize_t n = readlinkat(p.kfd, "", target, sizeof(target) - 1);
 
 		target[n < 0 ? 0 : n] = '\0';
-		printf("restored  %s (a symlink to %s)\n", lgq_show(e->dest),
-		       lgq_show(target));
+		rst_say(r, "restored  %s (a symlink to %s)\n", e->dest, target);
 		r->restored++;
 		return;
 	}
@@ -552,8 +559,8 @@ void rst_put_file(struct restore *r, struct lgq_entry *e)
 	set_meta_fd(fd, e, &p.ks);
 	if (fstat(fd, &p.ks) < 0)
 		p.ks.st_size = 0;
-	printf("restored  %s (%lld bytes)\n", lgq_show(e->dest),
-	       (long long)p.ks.st_size);
+	rst_say(r, "restored  %s (%lld bytes)\n", e->dest,
+		(long long)p.ks.st_size);
 	r->restored++;
 }
 
@@ -563,28 +570,29 @@ void rst_put_dir(struct restore *r, struct lgq_entry *e)
 	LG_AUTOCLOSE int pfd = -1;
 	struct stat st;
 
-	if (!rst_normal(e->path)) {
+	if (!lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its path is not absolute and normal");
 		return;
 	}
 	pfd = parent_of(r, e, false);
 	if (pfd >= 0 && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
-			printf("conflict  %s exists and is not a directory\n",
-			       lgq_show(e->dest));
+			rst_say(r,
+				"conflict  %s exists and is not a directory\n",
+				e->dest);
 			r->conflicts++;
 		}
 		return; /* there again: its files go into it */
 	}
 	if (r->dry) {
-		printf("would make %s/\n", lgq_show(e->dest));
+		rst_say(r, "would make %s/\n", e->dest);
 		return;
 	}
 	if (pfd < 0)
 		pfd = parent_of(r, e, true);
 	if (pfd < 0 || mkdirat(pfd, name, 0700) < 0) {
-		printf("failed    %s/: %s\n", lgq_show(e->dest),
-		       rst_why_of(pfd < 0 ? pfd : -errno));
+		rst_say(r, "failed    %s/: %s\n", e->dest,
+			rst_why_of(pfd < 0 ? pfd : -errno));
 		r->failed++;
 		return;
 	}
@@ -791,10 +799,11 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 	bool occupied;
 
 	e->done = true;
-	/* a rewind undoes each rename, one step back (quarantine/rewind.h) */
+	/* a rewind undoes each rename, one step back (undo/rewind.h) */
 	if (r->to || (!r->rewind && moved_since(r, e)))
 		return; /* only in place; an older rename of a moved inode */
-	if (!e->moved_to || !rst_normal(e->moved_to) || !rst_normal(e->path)) {
+	if (!e->moved_to || !lg_undo_path_normal(e->moved_to) ||
+	    !lg_undo_path_normal(e->path)) {
 		refuse(r, e, "its paths are not absolute and normal");
 		return;
 	}
@@ -810,15 +819,16 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 		return; /* not there: removed since (its kept entry), or gone */
 	if (r->end_ns && ns_of(cur.stx_ctime) > r->end_ns &&
 	    !rst_moved_back(r, &cur)) {
-		printf("conflict  %s: renamed to %s by the session, changed there since: left as it is\n",
-		       lgq_show(e->path), lgq_show(e->moved_to));
+		rst_say(r,
+			"conflict  %s: renamed to %s by the session, changed there since: left as it is\n",
+			e->path, e->moved_to);
 		r->conflicts++;
 		return;
 	}
 	tpfd = walk_parent(r, e->path, !r->dry, &to);
 	if (tpfd < 0 && !(r->dry && tpfd == -ENOENT)) {
-		printf("failed    %s: its folder: %s\n", lgq_show(e->path),
-		       rst_why_of(tpfd));
+		rst_say(r, "failed    %s: its folder: %s\n", e->path,
+			rst_why_of(tpfd));
 		r->failed++;
 		return;
 	}
@@ -835,27 +845,26 @@ void rst_put_moved(struct restore *r, struct lgq_entry *e)
 		    session_version(r, e, &there))
 			f = any_folder(r);
 		if (!f || set_aside(r, e, f, tpfd, to, &there) != 0) {
-			printf("conflict  %s exists: left as it is; what it held before the session is at %s\n",
-			       lgq_show(e->path), lgq_show(e->moved_to));
+			rst_say(r,
+				"conflict  %s exists: left as it is; what it held before the session is at %s\n",
+				e->path, e->moved_to);
 			r->conflicts++;
 			return;
 		}
 	}
 	if (r->dry) {
-		printf("would move back %s (from %s)\n", lgq_show(e->path),
-		       lgq_show(e->moved_to));
+		rst_say(r, "would move back %s (from %s)\n", e->path,
+			e->moved_to);
 		r->moved++;
 		return;
 	}
 	if (renameat2(fpfd, from, tpfd, to, RENAME_NOREPLACE) < 0) {
-		printf("failed    %s: moving it back from %s: %s\n",
-		       lgq_show(e->path), lgq_show(e->moved_to),
-		       rst_why_of(-errno));
+		rst_say(r, "failed    %s: moving it back from %s: %s\n",
+			e->path, e->moved_to, rst_why_of(-errno));
 		r->failed++;
 		return;
 	}
-	printf("moved back %s (from %s)\n", lgq_show(e->path),
-	       lgq_show(e->moved_to));
+	rst_say(r, "moved back %s (from %s)\n", e->path, e->moved_to);
 	r->moved++;
 	e->back = true;
 	/* what moved (a rewind's: maybe another inode), this restore's now */
@@ -918,7 +927,7 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 	bool born;
 
 	e->done = true;
-	if (r->keep_new || r->to || !rst_normal(e->path))
+	if (r->keep_new || r->to || !lg_undo_path_normal(e->path))
 		return;
 	pfd = walk_parent(r, e->path, false, &name);
 	if (pfd < 0 || statx(pfd, name, AT_SYMLINK_NOFOLLOW,
@@ -938,38 +947,44 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 	/* a folder's change time is its entries' (set aside just now) */
 	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&
 	    ns_of(cur.stx_ctime) > r->end_ns && !rst_moved_back(r, &cur)) {
-		printf("conflict  %s: made by the session, changed since: left as it is\n",
-		       lgq_show(e->path));
+		rst_say(r,
+			"conflict  %s: made by the session, changed since: left as it is\n",
+			e->path);
 		r->conflicts++;
 		return;
 	}
 	if (S_ISDIR(cur.stx_mode)) {
 		if (r->dry) {
-			printf("would remove %s (a folder the session made, when empty)\n",
-			       lgq_show(e->path));
+			rst_say(r,
+				"would remove %s (a folder the session made, when empty)\n",
+				e->path);
 			return;
 		}
 		if (unlinkat(pfd, name, AT_REMOVEDIR) == 0) {
-			printf("removed   %s (a folder the session made, empty)\n",
-			       lgq_show(e->path));
+			rst_say(r,
+				"removed   %s (a folder the session made, empty)\n",
+				e->path);
 			r->made_gone++;
 		} else {
-			printf("left      %s: a folder the session made, not empty (%s)\n",
-			       lgq_show(e->path), strerror(errno));
+			rst_say(r,
+				"left      %s: a folder the session made, not empty (%s)\n",
+				e->path, strerror(errno));
 		}
 		return;
 	}
 	if (e->ino && !S_ISDIR(cur.stx_mode) && cur.stx_nlink > 1) {
 		/* a name more of a file that keeps its own: no data goes */
 		if (r->dry) {
-			printf("would remove %s (a hard link the session made)\n",
-			       lgq_show(e->path));
+			rst_say(r,
+				"would remove %s (a hard link the session made)\n",
+				e->path);
 		} else if (unlinkat(pfd, name, 0) == 0) {
-			printf("removed   %s (a hard link the session made; the file stays under its other name)\n",
-			       lgq_show(e->path));
+			rst_say(r,
+				"removed   %s (a hard link the session made; the file stays under its other name)\n",
+				e->path);
 		} else {
-			printf("failed    %s: %s\n", lgq_show(e->path),
-			       strerror(errno));
+			rst_say(r, "failed    %s: %s\n", e->path,
+				strerror(errno));
 			r->failed++;
 			return;
 		}
@@ -977,15 +992,16 @@ void rst_put_made(struct restore *r, struct lgq_entry *e)
 		return;
 	}
 	if (r->dry) {
-		printf("would set aside %s (made by the session)\n",
-		       lgq_show(e->path));
+		rst_say(r, "would set aside %s (made by the session)\n",
+			e->path);
 		r->made_gone++;
 		return;
 	}
 	f = own_folder(r);
 	if (!f) {
-		printf("failed    %s: made by the session, and no quarantine folder to set it aside in: left as it is\n",
-		       lgq_show(e->path));
+		rst_say(r,
+			"failed    %s: made by the session, and no quarantine folder to set it aside in: left as it is\n",
+			e->path);
 		r->failed++;
 		return;
 	}
@@ -1016,16 +1032,16 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	const char *name;
 
 	e->done = true;
-	if (r->to || !rst_normal(e->path))
+	if (r->to || !lg_undo_path_normal(e->path))
 		return;
 	if (r->dry && r->rewind && would_put(r, e->path)) {
 		/* the version a dry run did not put back decides nothing */
 		if (e->mode_only)
-			printf("would set back %s's mode to %04o\n",
-			       lgq_show(e->path), e->mode & 07777);
+			rst_say(r, "would set back %s's mode to %04o\n",
+				e->path, e->mode & 07777);
 		else
-			printf("would cut back %s to %lld bytes\n",
-			       lgq_show(e->path), e->size);
+			rst_say(r, "would cut back %s to %lld bytes\n", e->path,
+				e->size);
 		r->noted++;
 		return;
 	}
@@ -1042,9 +1058,10 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	/* a folder's change time is its entries' too (this restore's) */
 	if (!S_ISDIR(cur.stx_mode) && r->end_ns &&
 	    ns_of(cur.stx_ctime) > r->end_ns && !rst_moved_back(r, &cur)) {
-		printf("conflict  %s: %s by the session, changed since: left as it is\n",
-		       lgq_show(e->path),
-		       e->appended ? "appended to" : "its mode changed");
+		rst_say(r,
+			"conflict  %s: %s by the session, changed since: left as it is\n",
+			e->path,
+			e->appended ? "appended to" : "its mode changed");
 		r->conflicts++;
 		return;
 	}
@@ -1061,17 +1078,16 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 		if ((cur.stx_mode & 07777) == (e->mode & 07777))
 			return;
 		if (r->dry) {
-			printf("would set back %s's mode to %04o\n",
-			       lgq_show(e->path), e->mode & 07777);
+			rst_say(r, "would set back %s's mode to %04o\n",
+				e->path, e->mode & 07777);
 		} else if (fchmodat(pfd, name, e->mode & 07777, 0) < 0) {
-			printf("failed    %s: its mode: %s\n",
-			       lgq_show(e->path), strerror(errno));
+			rst_say(r, "failed    %s: its mode: %s\n", e->path,
+				strerror(errno));
 			r->failed++;
 			return;
 		} else {
-			printf("mode      %s set back to %04o (was %04o)\n",
-			       lgq_show(e->path), e->mode & 07777,
-			       cur.stx_mode & 07777);
+			rst_say(r, "mode      %s set back to %04o (was %04o)\n",
+				e->path, e->mode & 07777, cur.stx_mode & 07777);
 		}
 		r->noted++;
 		return;
@@ -1079,26 +1095,27 @@ void rst_put_note(struct restore *r, struct lgq_entry *e)
 	if ((long long)cur.stx_size == e->size)
 		return;
 	if ((long long)cur.stx_size < e->size || !S_ISREG(cur.stx_mode)) {
-		printf("conflict  %s: appended to by the session, now shorter than before it (%lld bytes, was %lld): left as it is\n",
-		       lgq_show(e->path), (long long)cur.stx_size, e->size);
+		rst_say(r,
+			"conflict  %s: appended to by the session, now shorter than before it (%lld bytes, was %lld): left as it is\n",
+			e->path, (long long)cur.stx_size, e->size);
 		r->conflicts++;
 		return;
 	}
 	if (r->dry) {
-		printf("would cut back %s to %lld bytes (the session appended %lld)\n",
-		       lgq_show(e->path), e->size,
-		       (long long)cur.stx_size - e->size);
+		rst_say(r,
+			"would cut back %s to %lld bytes (the session appended %lld)\n",
+			e->path, e->size, (long long)cur.stx_size - e->size);
 		r->noted++;
 		return;
 	}
 	fd = rst_open2(pfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK, 0);
 	if (fd < 0 || ftruncate(fd, e->size) < 0) {
-		printf("failed    %s: cutting it back: %s\n", lgq_show(e->path),
-		       strerror(fd < 0 ? -fd : errno));
+		rst_say(r, "failed    %s: cutting it back: %s\n", e->path,
+			strerror(fd < 0 ? -fd : errno));
 		r->failed++;
 		return;
 	}
-	printf("cut back  %s to %lld bytes (the session appended %lld)\n",
-	       lgq_show(e->path), e->size, (long long)cur.stx_size - e->size);
+	rst_say(r, "cut back  %s to %lld bytes (the session appended %lld)\n",
+		e->path, e->size, (long long)cur.stx_size - e->size);
 	r->noted++;
 }

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside lgctl restore, what its files share. restore.c is the command
- * and its phases; it calls down into restore_index.c (the index and the
+ * Inside the undo engine (undo.h), what its files share. run.c is
+ * lg_undo_run and its phases; it calls down into index.c (the index and the
  * quarantine opened and trusted, read as the index's owner, each line's
- * kept file checked) and restore_put.c (one entry put back, the session's
- * version set aside), which calls restore_index.c for a line's folder and
- * for the set-aside's index line; all three walk paths with
- * restore_walk.c. Nothing calls back up.
+ * kept file checked) and put.c (one entry put back, the session's
+ * version set aside), which calls index.c for a line's folder and for
+ * the set-aside's index line; all three walk paths with walk.c and say
+ * what they do through say.c; rewind.c (rewind.h, pure) picks a rewind's
+ * entries for run.c. Nothing calls back up.
  */
-#ifndef LG_RESTORE_INT_H
-#define LG_RESTORE_INT_H
+#ifndef LG_UNDO_INT_H
+#define LG_UNDO_INT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -18,8 +19,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "lgctl.h"
 #include "lib/error.h"
+#include "quarantine/index.h"
+#include "undo.h"
 
 /* A folder of the session's quarantine (<top>/<session>/<bucket>). */
 struct folder {
@@ -30,6 +32,8 @@ struct folder {
 };
 
 struct restore {
+	const struct lg_undo_ask
+		*ask; /* what was asked, and to whom it is said */
 	struct lgq_index x;
 	const char *to, *id, *state_dir;
 	bool dry, newest, force;
@@ -42,7 +46,6 @@ struct restore {
 	const char *verb; /* "restore" or "rewind", for messages */
 	/* an earlier rewind of the same paths: to turn rewound, at rewound_ns */
 	long long rewound, rewound_ns;
-	const struct request *q;
 	struct lgq_sealed sealed; /* SESSION.runs's digests: what is believed */
 	/* the run restored: its start, its end line's time, the next's start */
 	long long run_start, run_end, next_start;
@@ -59,17 +62,17 @@ struct restore {
 };
 
 /*
- * A phase of lgctl_restore answers GO_ON when the restore goes on; any
- * other answer is lgctl's exit status, the reason said.
+ * A phase of lg_undo_run answers GO_ON when the undo goes on; any other
+ * answer is lgctl's exit status (undo.h), the reason said.
  */
 enum { GO_ON = -1 };
 
-/* What the command line asks, and the index it names. */
+/* Which entries are asked for, and the index they are in. */
 struct request {
-	char *to; /* --to DIR as given (r->to once checked) */
 	long long since_ns;
-	char **paths; /* PATH...: only these, made absolute and folded */
+	char **paths; /* ask's, or a rewind's folder (own_paths) */
 	size_t npaths;
+	bool own_paths;
 	char index[PATH_MAX + 300]; /* as messages name it */
 	char qdir[PATH_MAX + 16]; /* <state dir>/quarantine, absolute */
 	int ifd; /* the index, read */
@@ -86,23 +89,31 @@ static inline long long st_ns(struct timespec t)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* restore_walk.c: paths opened a component at a time, never through a
+/*
+ * say.c: a line said to the asker (ask->say; its newline, if any, taken
+ * off): what was done (rst_say), or why it is refused (rst_problem).
+ */
+void rst_say(const struct restore *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rst_problem(const struct restore *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* walk.c: paths opened a component at a time, never through a
  * symlink (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS). */
 
 /* name opened beneath dfd: a descriptor or -errno. */
 int rst_open2(int dfd, const char *name, int flags, mode_t mode);
 /* A walk's -errno in words. */
 const char *rst_why_of(int err);
-/* Absolute, no empty, "." or ".." component, no trailing '/'. */
-bool rst_normal(const char *p);
+/* lg_undo_path_normal (undo.h): absolute and normal. */
 /* rel opened from at (folders made when make): O_PATH fd or -errno. */
 int rst_walk(int at, const char *rel, bool make);
 /* An absolute path walked from / as rst_walk does. */
 int rst_walk_abs(const char *abs, bool make);
 
-/* restore_index.c: the index and its quarantine, trusted or refused. */
+/* index.c: the index and its quarantine, trusted or refused. */
 
-/* Phases of lgctl_restore, in this order; each GO_ON or an exit status. */
+/* Phases of lg_undo_run, in this order; each GO_ON or an exit status. */
 int rst_name_index(const struct restore *r, struct request *q);
 int rst_open_index(struct restore *r, struct request *q);
 int rst_open_quarantine(struct restore *r, const struct request *q);
@@ -119,7 +130,7 @@ int rst_index_set_aside(struct restore *r, long long n, const char *path,
 			const char *kept, const struct statx *before,
 			const struct statx *after);
 
-/* restore_put.c: one entry put back. */
+/* put.c: one entry put back. */
 
 void rst_put_file(struct restore *r, struct lgq_entry *e);
 void rst_put_dir(struct restore *r, struct lgq_entry *e);

@@ -4,10 +4,10 @@
  * entries (index.h), those that undo turns K and later, each at the name
  * it had when turn K began, for the restore to put back.
  */
-#ifndef LG_QUARANTINE_REWIND_H
-#define LG_QUARANTINE_REWIND_H
+#ifndef LG_UNDO_REWIND_H
+#define LG_UNDO_REWIND_H
 
-#include "index.h"
+#include "quarantine/index.h"
 
 /*
  * turn 0, the whole session (a restore): every entry but the session's

@@ -6,18 +6,6 @@
 
 #include "rewind.h"
 
-/* Here, not in index.c, so that the choice is tested alone (test_turns). */
-void lgq_entry_free(struct lgq_entry *e)
-{
-	free(e->path);
-	free(e->kept);
-	free(e->dest);
-	free(e->moved_to);
-	free(e->moved_from);
-	free(e->at_path);
-	json_decref(e->xattrs);
-}
-
 /* p is at or below dir: the length of dir, else 0. */
 static size_t at_or_below(const char *p, const char *dir)
 {

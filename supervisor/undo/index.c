@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl restore's index and quarantine: the index opened and its owner
- * known, its quarantine checked from / with that owner (root's or the
- * owner's, writable by no one else, reached without a symlink, holding
- * that index still), the owner's credentials taken before the index is
- * read; each line's kept file in a trusted folder of this session; the
- * session's start and end from the state dir; a set-aside's line
- * appended to the index.
+ * The undo's index and quarantine (lgctl restore, lgctl rewind): the
+ * index opened and its owner known, its quarantine checked from / with
+ * that owner (root's or the owner's, writable by no one else, reached
+ * without a symlink, holding that index still), the owner's credentials
+ * taken before the index is read; each line's kept file in a trusted
+ * folder of this session; the session's start and end from the state
+ * dir; a set-aside's line appended to the index.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +26,7 @@
 #include "lib/json.h"
 #include "record/audit.h"
 #include "quarantine/seal.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 /*
  * A directory the quarantine may use: owned by root or by the index's
@@ -72,7 +72,7 @@ static int walk_trusted(const struct restore *r, const char *abs,
 
 		snprintf(done + n, sizeof(done) - n, "/%s", c);
 		if (fd < 0)
-			return lg_error_set(err, -fd, "%s: %s", lgq_show(done),
+			return lg_error_set(err, -fd, "%s: %s", done,
 					    rst_why_of(fd));
 		close(cur);
 		cur = fd;
@@ -81,7 +81,7 @@ static int walk_trusted(const struct restore *r, const char *abs,
 			return lg_error_set(
 				err, EPERM,
 				"the quarantine's folder %s is %s (uid %u, mode %04o): not used",
-				lgq_show(done),
+				done,
 				S_ISDIR(st.st_mode) && st.st_uid != 0 &&
 						st.st_uid != r->owner ?
 					"another user's" :
@@ -141,7 +141,7 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 	size_t len;
 	struct folder *f;
 
-	if (!k || !rst_normal(k)) {
+	if (!k || !lg_undo_path_normal(k)) {
 		lg_error_set(err, 0,
 			     "its kept file's path is not absolute and normal");
 		return NULL;
@@ -158,7 +158,7 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 		lg_error_set(
 			err, 0,
 			"its kept file %s is not in a quarantine folder of session %s",
-			lgq_show(k), lgq_show(r->id));
+			k, r->id);
 		return NULL;
 	}
 	len = (size_t)(name - k);
@@ -196,10 +196,10 @@ struct folder *rst_folder_of(struct restore *r, const struct lgq_entry *e,
 					lg_error_set(
 						&f->why, EPERM,
 						"the quarantine's folder %s is another user's or writable by others",
-						lgq_show(f->path));
+						f->path);
 				} else if (f->fd < 0) {
 					lg_error_set(&f->why, -f->fd, "%s: %s",
-						     lgq_show(f->path),
+						     f->path,
 						     rst_why_of(f->fd));
 				}
 			}
@@ -425,24 +425,25 @@ int rst_open_index(struct restore *r, struct request *q)
 	char name[PATH_MAX];
 	int e;
 
-	e = rst_normal(q->qdir) ? rst_walk_abs(q->qdir, false) : -EINVAL;
+	e = lg_undo_path_normal(q->qdir) ? rst_walk_abs(q->qdir, false) :
+					   -EINVAL;
 	if (e >= 0) {
 		qd = e;
 		snprintf(name, sizeof(name), "%s.jsonl", r->id);
 		e = rst_open2(qd, name, O_RDONLY, 0);
 	}
 	if (e == -ENOENT) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl: session '%s' has nothing in the quarantine (no %s)\n",
-			r->id, lgq_show(q->index));
+			r->id, q->index);
 		return 1;
 	}
 	if (e >= 0)
 		q->ifd = e;
 	if (e < 0 || fstat(e, &q->ist) < 0 || !S_ISREG(q->ist.st_mode)) {
-		fprintf(stderr, "lgctl: cannot read %s: %s\n",
-			lgq_show(q->index),
-			e < 0 ? rst_why_of(e) : "not a regular file");
+		rst_problem(r, "lgctl: cannot read %s: %s\n", q->index,
+			    e < 0 ? rst_why_of(e) : "not a regular file");
 		return 2;
 	}
 	r->owner = q->ist.st_uid;
@@ -476,17 +477,17 @@ int rst_open_quarantine(struct restore *r, const struct request *q)
 	if (r->qfd >= 0 &&
 	    (fstat(r->qfd, &qst) < 0 || (r->owner == 0 && qst.st_uid != 0))) {
 		lg_closep(&r->qfd);
-		r->qfd = lg_error_set(&why, EPERM,
-				      "%s is not root's, its index is",
-				      lgq_show(q->qdir));
+		r->qfd = lg_error_set(
+			&why, EPERM, "%s is not root's, its index is", q->qdir);
 	}
 	if (r->qfd >= 0 && !same_index(r, q)) {
 		lg_closep(&r->qfd);
 		r->qfd = lg_error_set(&why, EPERM, "%s was replaced while read",
-				      lgq_show(q->index));
+				      q->index);
 	}
 	if (r->qfd < 0) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl restore: refused: %s (a quarantine is used only when it is root's or its index's owner's, not writable by others, and reached without a symlink)\n",
 			why.msg);
 		return 2;
@@ -500,7 +501,8 @@ int rst_load_as_owner(struct restore *r, const struct request *q)
 	int e = become_owner(r);
 
 	if (e < 0) {
-		fprintf(stderr,
+		rst_problem(
+			r,
 			"lgctl restore: cannot act as the index's owner (uid %u): %s\n",
 			(unsigned)r->owner, strerror(-e));
 		return 2;
@@ -522,8 +524,8 @@ int rst_load_as_owner(struct restore *r, const struct request *q)
 	}
 	e = lgq_load_fd(&r->x, q->ifd, q->paths, q->npaths, q->since_ns);
 	if (e < 0) {
-		fprintf(stderr, "lgctl: cannot read %s: %s\n",
-			lgq_show(q->index), strerror(-e));
+		rst_problem(r, "lgctl: cannot read %s: %s\n", q->index,
+			    strerror(-e));
 		return 2;
 	}
 	return GO_ON;

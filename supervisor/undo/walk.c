@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lgctl restore's path walks: every path opened a component at a time
+ * The undo's path walks: every path opened a component at a time
  * from a directory descriptor with openat2(RESOLVE_BENEATH |
  * RESOLVE_NO_SYMLINKS), never through a symlink nor above where it
  * starts, and only paths that are absolute and normal.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
-#include "restore_int.h"
+#include "undo_int.h"
 
 int rst_open2(int dfd, const char *name, int flags, mode_t mode)
 {
@@ -40,7 +40,7 @@ const char *rst_why_of(int err)
 }
 
 /* Absolute, no empty, "." or ".." component, no trailing '/'. */
-bool rst_normal(const char *p)
+bool lg_undo_path_normal(const char *p)
 {
 	const char *c = p;
 
