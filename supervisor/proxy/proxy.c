@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
+
 #include "proxy_int.h"
 
 /* --- the agent's side (MHD) ---------------------------------------------- */
@@ -462,6 +464,36 @@ static enum MHD_Result take_body(struct req *r, const char *upload,
 }
 
 /*
+ * A path under no route: 404, naming the routes this proxy has (the
+ * built-in ones and [llm] variables'), each as /NAME. A name that is not
+ * plain (letters, digits, '-', '_', '.') is left out rather than escaped.
+ */
+static enum MHD_Result unknown_route(struct lg_proxy *p,
+				     struct MHD_Connection *con)
+{
+	char body[1024];
+	size_t n = 0;
+	bool first = true;
+
+	n += (size_t)snprintf(body, sizeof(body),
+			      "{\"error\":\"lgrun proxy: unknown route; use");
+	for (size_t i = 0; i < p->nroutes && n < sizeof(body) - 80; i++) {
+		const char *name = p->routes[i].name;
+		bool plain = *name && strlen(name) < 64;
+
+		for (const char *c = name; plain && *c; c++)
+			plain = isalnum((unsigned char)*c) || *c == '-' ||
+				*c == '_' || *c == '.';
+		if (plain)
+			n += (size_t)snprintf(body + n, sizeof(body) - n,
+					      "%s /%s", first ? "" : ",", name);
+		first = first && !plain;
+	}
+	snprintf(body + n, sizeof(body) - n, "\"}");
+	return answer(con, 404, body, "application/json");
+}
+
+/*
  * The request is whole: read (the results it carries complete the last
  * turn's calls), then refused while the model is blocked, or steered and
  * forwarded (a websocket started).
@@ -473,10 +505,7 @@ static enum MHD_Result take_request(struct lg_proxy *p, struct req *r,
 
 	COUNT(p->st.requests);
 	if (!r->route)
-		return answer(
-			con, 404,
-			"{\"error\":\"lgrun proxy: unknown route; use /anthropic, /openai or /gemini\"}",
-			"application/json");
+		return unknown_route(p, con);
 	if (r->too_big)
 		return answer(con, 413,
 			      "{\"error\":\"lgrun proxy: body too large\"}",

@@ -37,6 +37,8 @@ run_lg -c "$T/both.ini" -s own -- sh -c '
 	curl -sS --fail --noproxy "*" -H "content-type: application/json" -H "x-api-key: k" \
 		-d "{\"model\":\"m\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" \
 		"$ANTHROPIC_BASE_URL/v1/messages" >"$0/own-llm.out" || exit 12
+	curl -sS --noproxy "*" -o "$0/own-404.out" -w "%{http_code}" -d "{}" \
+		"${ANTHROPIC_BASE_URL%/anthropic}/nosuch/v1/messages" >"$0/own-404.code" || exit 13
 ' "$T" "$HP" >"$T/own.out" 2>"$T/own.err" &
 LG=$!
 for _ in $(seq 1 200); do [ -e ready ] && break; sleep 0.05; done
@@ -79,6 +81,10 @@ wait $LG
 RC=$?
 assert_rc 0 "$RC" "the session's own tree through both proxies ($(cat own.err))"
 grep -q "hello from the origin" own-egress.out || fail "the tree's plain HTTP through the egress proxy: $(cat own-egress.out)"
+# a path under no route: 404, naming the proxy's routes, as JSON
+[ "$(cat own-404.code)" = 404 ] || fail "a path under no route: HTTP $(cat own-404.code), expected 404"
+jq -e '.error | test("unknown route; use /anthropic, /openai, /gemini")' own-404.out >/dev/null ||
+	fail "the 404 does not name the routes as JSON: $(cat own-404.out)"
 [ "$(grep -c . "$MOCK_LOG")" = 1 ] || fail "the tree's model request did not reach the mock once: $(cat "$MOCK_LOG")"
 
 # counted and audited: 8 refusals, the other user's with its uid
