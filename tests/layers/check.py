@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """make layers: every #include of supervisor/ and preload/ crosses only into
-what HACKING.md's map allows ("The map": the folder's "includes from"
-column; a folder may always include its own files). A row names folders
+what HACKING.md's map allows ("The map": each folder's "includes from"
+line; a folder may always include its own files). A line names folders
 (`lib/`, `guard/`) and may narrow one to headers (`seccomp/` (`pathres.h`)):
 the check is by folder, the narrowing is the reader's. Prints each include
 that crosses into a folder its row does not name, and exits 1 if any does.
@@ -15,26 +15,43 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def folders_of_map():
-    """{folder: set of folders it may include from}, from HACKING's map."""
+    """{folder: set of folders it may include from}, from HACKING's map:
+    a list item "- `supervisor/X/`: what" followed by its sub-item
+    "  - includes from: ..." (which may wrap over several lines)."""
     text = open(os.path.join(ROOT, "HACKING.md"), encoding="utf-8").read()
     start = text.index("## The map")
     end = text.index("\n## ", start + 1)
     allowed = {}
-    for line in text[start:end].splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        if len(cells) < 5 or not cells[1].startswith("`"):
+    folder = None
+    inc = None
+    for line in text[start:end].splitlines() + [""]:
+        m = re.match(r"^- `([^`]+)`[,:]", line)
+        if m or not line.startswith("  "):
+            if folder is not None and inc is not None:
+                allowed[folder] = names_in(inc)
+            folder, inc = None, None
+        if m:
+            folder = m.group(1).rstrip("/")
+            if folder.startswith("supervisor/"):
+                folder = folder[len("supervisor/"):]
             continue
-        folder = cells[1].strip("`").rstrip("/")
-        if folder.startswith("supervisor/"):
-            folder = folder[len("supervisor/"):]
-        names = set()
-        for tok in re.findall(r"`([^`]+)`", cells[3]):
-            tok = tok.strip()
-            m = re.match(r"^(?:supervisor/)?([a-z0-9_]+)/", tok)
-            if m:
-                names.add(m.group(1))
-        allowed[folder] = names
+        if folder is None:
+            continue
+        s = line.strip()
+        if s.startswith("- includes from:"):
+            inc = s[len("- includes from:"):]
+        elif inc is not None:
+            inc += " " + s
     return allowed
+
+
+def names_in(cell):
+    names = set()
+    for tok in re.findall(r"`([^`]+)`", cell):
+        m = re.match(r"^(?:supervisor/)?([a-z0-9_]+)/", tok.strip())
+        if m:
+            names.add(m.group(1))
+    return names
 
 
 def folder_of_include(src_dir, inc):
