@@ -192,10 +192,10 @@ all: deps-check $(BINS) $(PROXYLIB) $(TLSLIB) $(if $(SHIM_SRC),$(SHIM)) \
 	$(if $(HAVE_BPF),$(BPFLIB)) $(B)/man/lgrun.ini.5
 
 # lgrun.ini(5), made from conf/lgrun.ini (which shows every key): one source.
-$(B)/man/lgrun.ini.5: conf/lgrun.ini man/ini2man.awk
+$(B)/man/lgrun.ini.5: conf/lgrun.ini man/inikey.awk man/ini2man.awk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  MAN     $@")
-	$(Q)awk -v date=2026-11 -v version=$(VERSION) -f man/ini2man.awk conf/lgrun.ini >$@
+	$(Q)awk -v date=2026-11 -v version=$(VERSION) -f man/inikey.awk -f man/ini2man.awk conf/lgrun.ini >$@
 
 # Called by check and demo: installs what is missing (as root) or says how.
 # Every compile waits for it (an order-only prerequisite): on a fresh clone,
@@ -419,7 +419,7 @@ layers:
 # (the source of lgrun.ini(5) too). `make docs` writes it; docs-check fails
 # when the page checked in is not what it would write, and checks every
 # relative link and #anchor of README.md, HACKING.md and docs/*.md.
-DOCS_CONFIG = awk -f man/ini2md.awk conf/lgrun.ini | \
+DOCS_CONFIG = awk -f man/inikey.awk -f man/ini2md.awk conf/lgrun.ini | \
 	awk 'NR == FNR { keys = keys $$0 "\n"; next } \
 	     /^@KEYS@$$/ { printf "%s", keys; next } { print }' - docs/configuration.md.in
 

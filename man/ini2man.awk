@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # lgrun.ini(5) from conf/lgrun.ini, the file that shows every key with its
 # default and what it does: one source, so the two cannot drift.
-#   awk -v date=2026-11 -v version=0.1.0 -f man/ini2man.awk conf/lgrun.ini
+#   awk -v date=2026-11 -v version=0.1.0 -f man/inikey.awk -f man/ini2man.awk conf/lgrun.ini
 function esc(s) {
 	gsub(/\\/, "\\e", s)
 	if (s ~ /^[.']/)
@@ -50,18 +50,10 @@ BEGIN {
 # a key: "; name = value   ; comment" (the value may be empty)
 /^; [a-z_]+ =/ {
 	flush_para()
-	line = $0
-	sub(/^; /, "", line)
-	name = line
-	sub(/ =.*/, "", name)
-	rest = line
-	sub(/^[a-z_]+ =[ ]*/, "", rest)
-	comment = ""
-	if (match(rest, /(^|  +); /)) {
-		comment = substr(rest, RSTART + RLENGTH)
-		rest = substr(rest, 1, RSTART - 1)
-	}
-	sub(/[ ]+$/, "", rest)
+	inikey($0)
+	name = key_name
+	rest = key_value
+	comment = key_comment
 	print ".TP"
 	if (rest == "")
 		print "\\fB" esc(name) "\\fR ="

@@ -2,7 +2,7 @@
 # The key reference of docs/configuration.md from conf/lgrun.ini, the file
 # that shows every key with its default and what it does: the source of
 # lgrun.ini(5) too (man/ini2man.awk), so the three cannot drift.
-#   awk -f man/ini2md.awk conf/lgrun.ini
+#   awk -f man/inikey.awk -f man/ini2md.awk conf/lgrun.ini
 # docs/configuration.md is docs/configuration.md.in with the line
 # "@KEYS@" replaced by this output (make docs, checked by make docs-check).
 function md(s) {
@@ -75,18 +75,10 @@ function flush_all() {
 	flush_row()
 	flush_para()
 	flush_code()
-	line = $0
-	sub(/^; /, "", line)
-	name = line
-	sub(/ =.*/, "", name)
-	rest = line
-	sub(/^[a-z_]+ =[ ]*/, "", rest)
-	comment = ""
-	if (match(rest, /(^|  +); /)) {
-		comment = substr(rest, RSTART + RLENGTH)
-		rest = substr(rest, 1, RSTART - 1)
-	}
-	sub(/[ ]+$/, "", rest)
+	inikey($0)
+	name = key_name
+	rest = key_value
+	comment = key_comment
 	gsub(/\|/, "\\|", rest)
 	row = "| `" name "` | " (rest == "" ? "" : "`" rest "`") " | " md(comment)
 	key = 1
